@@ -1,0 +1,195 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use gapscore_core::{Dialect, FlakyPolicy, OutputFormat, SkippedPolicy, Threshold, XfailPolicy};
+
+/// Turn test-runner output into an honest Gap Score (Shadow Score).
+#[derive(Debug, Parser)]
+#[command(name = "gapscore", version, about, infer_long_args = true)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// gapscore's commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Score sealed (and optionally open) test results and write a Gap Report.
+    Score(ScoreArgs),
+    /// Print a JSON Schema: gapscore's report or canonical results schema, or an upstream one.
+    Schema(SchemaArgs),
+}
+
+/// `gapscore score`.
+#[derive(Debug, Args)]
+#[command(after_help = "Exit codes: 0 ok, 1 score above --threshold, 2 usage or input error.")]
+pub struct ScoreArgs {
+    /// Result files of the sealed (hidden, spec-derived) tests.
+    #[arg(long, required = true, num_args = 1.., value_name = "FILE")]
+    pub sealed: Vec<PathBuf>,
+
+    /// Result files of the implementer's own (open) tests.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    pub open: Vec<PathBuf>,
+
+    /// Exit 1 when the displayed score is above this percentage (0 means: no failures at all).
+    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
+    pub threshold: Option<Threshold>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Json)]
+    pub format: FormatArg,
+
+    /// JSON key names: `shadow` (shadow_score_*), `gap` (gap_score_*) or `both`.
+    #[arg(long, value_enum, default_value_t = DialectArg::Shadow)]
+    pub dialect: DialectArg,
+
+    /// Write the report to this file (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+
+    /// What skipped and todo sealed tests count as.
+    #[arg(long, value_enum, default_value_t = SkippedArg::Fail)]
+    pub skipped: SkippedArg,
+
+    /// What xfailed sealed tests count as.
+    #[arg(long, value_enum, default_value_t = PassFailArg::Fail)]
+    pub xfail: PassFailArg,
+
+    /// What sealed tests that passed only on a retry count as.
+    #[arg(long, value_enum, default_value_t = PassFailArg::Pass)]
+    pub flaky: PassFailArg,
+
+    /// Refuse to report on zero sealed tests (exit 2) instead of an advisory 0.0.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// `report.specification`: path or name of the specification document.
+    #[arg(long = "spec", value_name = "SPEC")]
+    pub specification: Option<String>,
+
+    /// `report.sealed_hash`: SHA-256 of the sealed test directory (`sha256:<hex>`, bare hex, or
+    /// `<hex>  -`).
+    #[arg(long, value_name = "HASH")]
+    pub sealed_hash: Option<String>,
+
+    /// `report.id` (default: `run-<UTC date>-<time>`).
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+}
+
+/// `gapscore schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Which schema to print.
+    #[arg(value_enum)]
+    pub which: SchemaArg,
+}
+
+/// Schemas `gapscore schema` prints.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SchemaArg {
+    /// gapscore's Gap Report schema.
+    Report,
+    /// gapscore's canonical test-run schema.
+    Results,
+    /// Upstream Shadow Score schema, spec v1.0.0.
+    ShadowV1,
+    /// Upstream Shadow Score schema, spec v2.0.0.
+    ShadowV2,
+    /// Upstream Gap Score schema (before the rename).
+    Gap,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    /// JSON Gap Report (2-space indent).
+    Json,
+    /// Markdown, fit for a pull-request comment.
+    Markdown,
+    /// The reference validators' summary text.
+    Summary,
+}
+
+impl From<FormatArg> for OutputFormat {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Json => OutputFormat::Json,
+            FormatArg::Markdown => OutputFormat::Markdown,
+            FormatArg::Summary => OutputFormat::Summary,
+        }
+    }
+}
+
+/// `--dialect`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DialectArg {
+    /// `shadow_score_*` keys.
+    Shadow,
+    /// `gap_score_*` keys.
+    Gap,
+    /// Both key sets.
+    Both,
+}
+
+impl From<DialectArg> for Dialect {
+    fn from(d: DialectArg) -> Self {
+        match d {
+            DialectArg::Shadow => Dialect::Shadow,
+            DialectArg::Gap => Dialect::Gap,
+            DialectArg::Both => Dialect::Both,
+        }
+    }
+}
+
+/// `--skipped`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SkippedArg {
+    /// Count as passed.
+    Pass,
+    /// Count as failed (not verified).
+    Fail,
+    /// Leave out of the total.
+    Exclude,
+}
+
+impl From<SkippedArg> for SkippedPolicy {
+    fn from(s: SkippedArg) -> Self {
+        match s {
+            SkippedArg::Pass => SkippedPolicy::Pass,
+            SkippedArg::Fail => SkippedPolicy::Fail,
+            SkippedArg::Exclude => SkippedPolicy::Exclude,
+        }
+    }
+}
+
+/// `--xfail` and `--flaky`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PassFailArg {
+    /// Count as passed.
+    Pass,
+    /// Count as failed.
+    Fail,
+}
+
+impl From<PassFailArg> for XfailPolicy {
+    fn from(p: PassFailArg) -> Self {
+        match p {
+            PassFailArg::Pass => XfailPolicy::Pass,
+            PassFailArg::Fail => XfailPolicy::Fail,
+        }
+    }
+}
+
+impl From<PassFailArg> for FlakyPolicy {
+    fn from(p: PassFailArg) -> Self {
+        match p {
+            PassFailArg::Pass => FlakyPolicy::Pass,
+            PassFailArg::Fail => FlakyPolicy::Fail,
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! One module per command.
+
+pub mod schema;
+pub mod score;
+
+use anyhow::Result;
+
+use crate::args::{Cli, Command};
+
+/// Runs a parsed command; returns the exit code, or an error (exit 2).
+pub fn dispatch(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Command::Score(args) => score::run(args),
+        Command::Schema(args) => schema::run(&args),
+    }
+}

@@ -1,0 +1,21 @@
+//! `gapscore schema`: print a JSON Schema.
+
+use anyhow::Result;
+use gapscore_schema::SchemaId;
+
+use crate::args::{SchemaArg, SchemaArgs};
+use crate::{EXIT_OK, io};
+
+/// Prints the chosen schema as shipped (the committed files, which a test keeps equal to what
+/// the types generate).
+pub fn run(args: &SchemaArgs) -> Result<u8> {
+    let id = match args.which {
+        SchemaArg::Report => SchemaId::Report,
+        SchemaArg::Results => SchemaId::Results,
+        SchemaArg::ShadowV1 => SchemaId::ShadowV1,
+        SchemaArg::ShadowV2 => SchemaId::ShadowV2,
+        SchemaArg::Gap => SchemaId::GapPreRename,
+    };
+    io::write_output(None, id.text())?;
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,51 @@
+//! Sealed-directory hash values: parsing the three published spellings into one canonical form.
+
+/// Why a hash text was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid sealed hash `{0}` (expected 64 hex digits, as `sha256:<hex>`, bare `<hex>` or `<hex>  -`)")]
+pub struct HashFormatError(pub String);
+
+/// Reads a SHA-256 hash written as `sha256:<hex>` (Dark Factory, the spec's example), bare
+/// `<hex>` or `<hex>  -` (the output of `shasum`, Terminal Stampede's `.seal-hash`), with any
+/// letter case and trailing newline, and returns the canonical `sha256:<lowercase hex>`.
+pub fn canonical_sha256(text: &str) -> Result<String, HashFormatError> {
+    let t = text.trim();
+    let t = t.strip_suffix('-').map_or(t, str::trim_end);
+    let hex = match t.get(..7) {
+        Some(p) if p.eq_ignore_ascii_case("sha256:") => &t[7..],
+        _ => t,
+    };
+    if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(format!("sha256:{}", hex.to_ascii_lowercase()))
+    } else {
+        Err(HashFormatError(text.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEX: &str = "abcfa6a9f8d2b7d1e4a0cdc1c8e4df9b7a7c1f0d0e1d2c3b4a5968778695a4b3";
+
+    #[test]
+    fn accepts_all_three_forms() {
+        let want = format!("sha256:{HEX}");
+        for form in [
+            HEX.to_owned(),
+            format!("sha256:{HEX}"),
+            format!("SHA256:{}", HEX.to_uppercase()),
+            format!("{HEX}  -\n"),
+            format!("{HEX}  -"),
+        ] {
+            assert_eq!(canonical_sha256(&form).as_deref(), Ok(want.as_str()), "{form:?}");
+        }
+    }
+
+    #[test]
+    fn rejects_placeholders() {
+        for bad in ["sha256:a1b2c3d4...", "", "sha256:", &HEX[1..], &format!("{HEX}0")] {
+            assert!(canonical_sha256(bad).is_err(), "{bad}");
+        }
+    }
+}

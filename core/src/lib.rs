@@ -1,0 +1,36 @@
+//! gapscore's core: the canonical test-result model, the status policy, exact scoring and the
+//! Gap Report.
+//!
+//! Data flows one way: an adapter reads bytes and pushes events into an [`EventSink`]; a
+//! [`Normalizer`] in front of the consumer turns tests that started and never finished into
+//! problems; the consumer is either a [`RunCollector`] (keeps the whole [`TestRun`]) or a
+//! [`Tally`] (applies the [`StatusPolicy`] and keeps only counts and failures). [`build_report`]
+//! turns tallies into a [`GapReport`], which [`render`] prints as JSON, Markdown or summary text.
+//!
+//! Principal types:
+//! - [`TestRun`], [`TestCase`], [`Status`], [`Category`], [`Problem`], [`ProblemKind`]: the model.
+//! - [`StatusPolicy`], [`Tally`], [`Score`], [`Level`], [`Threshold`]: scoring.
+//! - [`GapReport`], [`Dialect`], [`ReportOptions`]: the §5 report in the Shadow and Gap dialects.
+//! - [`simple`]: the spec's own `{"tests": [...]}` results format.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod event;
+pub mod hash;
+pub mod model;
+pub mod render;
+pub mod report;
+pub mod score;
+pub mod simple;
+
+pub use error::{InputError, Location};
+pub use event::{EventSink, Normalizer, RunCollector, replay};
+pub use model::{Attempt, Category, Problem, ProblemKind, Producer, Status, TestCase, TestRun};
+pub use render::{OutputFormat, render};
+pub use report::{Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, build_report};
+pub use score::{
+    FlakyPolicy, Level, Outcome, Score, SkippedPolicy, StatusPolicy, SuiteCounts, Tally, Threshold,
+    XfailPolicy,
+};

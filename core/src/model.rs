@@ -1,0 +1,508 @@
+//! The canonical test-result model every adapter produces: [`TestRun`] with its [`TestCase`]s and
+//! run-level [`Problem`]s.
+
+use std::fmt;
+use std::str::FromStr;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The outcome of one test, in the canonical vocabulary shared by every adapter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The test ran and its assertions held.
+    Passed,
+    /// The test ran and an assertion failed.
+    Failed,
+    /// The test could not complete: an unexpected exception, a setup or teardown error.
+    Errored,
+    /// The test was not run (skip marker, filter, missing precondition).
+    Skipped,
+    /// An expected failure that did fail (pytest `xfail`): the requirement is still unmet.
+    Xfailed,
+    /// An expected failure that passed (pytest `xpass`, a passing TAP `TODO`).
+    Xpassed,
+    /// A test declared but not implemented yet (Jest/node `todo`, a failing TAP `TODO`).
+    Todo,
+}
+
+impl Status {
+    /// Every status, in the order reports list them.
+    pub const ALL: [Status; 7] = [
+        Status::Passed,
+        Status::Failed,
+        Status::Errored,
+        Status::Skipped,
+        Status::Xfailed,
+        Status::Xpassed,
+        Status::Todo,
+    ];
+
+    /// The canonical spelling (`passed`, `failed`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Errored => "errored",
+            Status::Skipped => "skipped",
+            Status::Xfailed => "xfailed",
+            Status::Xpassed => "xpassed",
+            Status::Todo => "todo",
+        }
+    }
+
+    /// Reads a status spelling case-insensitively. Besides the canonical names this accepts the
+    /// spellings runners commonly write (`pass`, `fail`, `failure`, `error`, `skip`, `pending`,
+    /// `xfail`, `xpass`). Anything else is `None`: an unknown status is an input error, never a
+    /// silent pass.
+    pub fn parse_lenient(s: &str) -> Option<Status> {
+        let lower = s.to_ascii_lowercase();
+        Some(match lower.as_str() {
+            "passed" | "pass" => Status::Passed,
+            "failed" | "fail" | "failure" => Status::Failed,
+            "errored" | "error" => Status::Errored,
+            "skipped" | "skip" | "pending" => Status::Skipped,
+            "xfailed" | "xfail" => Status::Xfailed,
+            "xpassed" | "xpass" => Status::Xpassed,
+            "todo" => Status::Todo,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error returned when a status spelling is not recognised.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown status `{0}` (expected one of passed, failed, errored, skipped, xfailed, xpassed, todo)")]
+pub struct UnknownStatus(pub String);
+
+impl FromStr for Status {
+    type Err = UnknownStatus;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Status::parse_lenient(s).ok_or_else(|| UnknownStatus(s.to_owned()))
+    }
+}
+
+/// The §5.3 failure categories, plus `unknown` for tests nobody categorised (counted, never dropped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// Standard expected-input to expected-output scenarios.
+    HappyPath,
+    /// Boundary conditions, empty inputs, maximum values, unicode.
+    EdgeCase,
+    /// Invalid inputs, missing data, malformed requests.
+    ErrorHandling,
+    /// Injection, overflow, unauthorised access, data leakage.
+    Security,
+    /// No category was given or recognised.
+    Unknown,
+}
+
+impl Category {
+    /// The four categories of spec §5.3, in the order reports list them.
+    pub const SPEC: [Category; 4] = [
+        Category::HappyPath,
+        Category::EdgeCase,
+        Category::ErrorHandling,
+        Category::Security,
+    ];
+
+    /// The canonical snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::HappyPath => "happy_path",
+            Category::EdgeCase => "edge_case",
+            Category::ErrorHandling => "error_handling",
+            Category::Security => "security",
+            Category::Unknown => "unknown",
+        }
+    }
+
+    /// Reads a category name case-insensitively, accepting `-` or space for `_` and the plural
+    /// `edge_cases` that the spec's own §5.1 example uses.
+    pub fn parse_lenient(s: &str) -> Option<Category> {
+        let norm: String = s
+            .trim()
+            .chars()
+            .map(|c| if c == '-' || c == ' ' { '_' } else { c.to_ascii_lowercase() })
+            .collect();
+        Some(match norm.as_str() {
+            "happy_path" | "happy_paths" | "happy" => Category::HappyPath,
+            "edge_case" | "edge_cases" | "edge" => Category::EdgeCase,
+            "error_handling" | "error" | "errors" => Category::ErrorHandling,
+            "security" => Category::Security,
+            "unknown" => Category::Unknown,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Kinds of run-level trouble: evidence that tests did not run, or did not all report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProblemKind {
+    /// The code under test (or the test code) did not compile.
+    BuildFailure,
+    /// The runner could not collect or import a test module.
+    CollectionError,
+    /// A whole suite or test file failed to run.
+    SuiteError,
+    /// The run was aborted before it finished.
+    Aborted,
+    /// The runner or the code under test crashed (panic, segfault).
+    Crash,
+    /// The run or a test hit a time limit.
+    Timeout,
+    /// The runner was killed (signal, out of memory).
+    Killed,
+    /// The result file ends before its structure is complete.
+    Truncated,
+    /// A TAP `Bail out!`.
+    BailOut,
+    /// A TAP plan disagrees with the number of results.
+    PlanMismatch,
+    /// A TAP stream without any plan, so completeness cannot be checked.
+    NoPlan,
+    /// Tests that should have run have no record at all.
+    MissingTests,
+    /// Tests that started have no result.
+    MissingResults,
+}
+
+impl ProblemKind {
+    /// Every problem kind.
+    pub const ALL: [ProblemKind; 13] = [
+        ProblemKind::BuildFailure,
+        ProblemKind::CollectionError,
+        ProblemKind::SuiteError,
+        ProblemKind::Aborted,
+        ProblemKind::Crash,
+        ProblemKind::Timeout,
+        ProblemKind::Killed,
+        ProblemKind::Truncated,
+        ProblemKind::BailOut,
+        ProblemKind::PlanMismatch,
+        ProblemKind::NoPlan,
+        ProblemKind::MissingTests,
+        ProblemKind::MissingResults,
+    ];
+
+    /// The kebab-case name used in JSON (`build-failure`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProblemKind::BuildFailure => "build-failure",
+            ProblemKind::CollectionError => "collection-error",
+            ProblemKind::SuiteError => "suite-error",
+            ProblemKind::Aborted => "aborted",
+            ProblemKind::Crash => "crash",
+            ProblemKind::Timeout => "timeout",
+            ProblemKind::Killed => "killed",
+            ProblemKind::Truncated => "truncated",
+            ProblemKind::BailOut => "bail-out",
+            ProblemKind::PlanMismatch => "plan-mismatch",
+            ProblemKind::NoPlan => "no-plan",
+            ProblemKind::MissingTests => "missing-tests",
+            ProblemKind::MissingResults => "missing-results",
+        }
+    }
+
+    /// A short human phrase, used in synthetic failure entries ("build failure").
+    pub fn phrase(self) -> &'static str {
+        match self {
+            ProblemKind::BuildFailure => "build failure",
+            ProblemKind::CollectionError => "collection error",
+            ProblemKind::SuiteError => "suite error",
+            ProblemKind::Aborted => "run aborted",
+            ProblemKind::Crash => "crash",
+            ProblemKind::Timeout => "timeout",
+            ProblemKind::Killed => "runner killed",
+            ProblemKind::Truncated => "truncated output",
+            ProblemKind::BailOut => "bail out",
+            ProblemKind::PlanMismatch => "plan mismatch",
+            ProblemKind::NoPlan => "no plan",
+            ProblemKind::MissingTests => "missing tests",
+            ProblemKind::MissingResults => "missing results",
+        }
+    }
+}
+
+impl fmt::Display for ProblemKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One run-level problem.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct Problem {
+    /// What went wrong.
+    pub kind: ProblemKind,
+    /// Details in the producer's words where possible (the build error, the collection error).
+    pub detail: String,
+    /// The suite, package or file the problem belongs to, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
+}
+
+impl Problem {
+    /// A problem with a kind and detail text.
+    pub fn new(kind: ProblemKind, detail: impl Into<String>) -> Self {
+        Problem {
+            kind,
+            detail: detail.into(),
+            suite: None,
+        }
+    }
+
+    /// Sets the suite the problem belongs to.
+    #[must_use]
+    pub fn with_suite(mut self, suite: impl Into<String>) -> Self {
+        self.suite = Some(suite.into());
+        self
+    }
+}
+
+/// One earlier attempt of a test that the format marks as retried.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct Attempt {
+    /// The outcome of this attempt.
+    pub status: Status,
+    /// The failure message of this attempt, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Duration in seconds, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+}
+
+impl Attempt {
+    /// An attempt with the given outcome.
+    pub fn new(status: Status) -> Self {
+        Attempt {
+            status,
+            message: None,
+            duration: None,
+        }
+    }
+}
+
+/// One test result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct TestCase {
+    /// Stable identifier: the suite path and name joined by `::`, unless the format has its own
+    /// (a pytest node id). Two entries with the same id are duplicates, never merged silently.
+    pub id: String,
+    /// The enclosing suite path as one string (file, class, package, describe blocks joined
+    /// by ` > `); `null` when the test has none.
+    pub suite: Option<String>,
+    /// The test's own name.
+    pub name: String,
+    /// The final outcome (the last attempt's, when the format records retries).
+    pub status: Status,
+    /// Duration in seconds; absent when unknown (never a fake zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    /// The failure, error or skip message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// What the test expected, when the format states it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// What the test got, when the format states it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// The §5.3 category, when the input names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<Category>,
+    /// Source file of the test, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Source line of the test, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// Earlier attempts, when the format marks this test as retried; the final attempt is the
+    /// test's own status.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<Attempt>,
+    /// True when this entry has children that are results of their own (a Go test with
+    /// subtests, a TAP subtest point). Scoring counts the children, and the parent only when it
+    /// failed while none of its children did.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub parent: bool,
+    /// The id of the enclosing test that is itself a result, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl TestCase {
+    /// A test with a suite path, name and status; the id is derived with [`TestCase::make_id`].
+    pub fn new(suite: Option<String>, name: impl Into<String>, status: Status) -> Self {
+        let name = name.into();
+        TestCase {
+            id: Self::make_id(suite.as_deref(), &name),
+            suite,
+            name,
+            status,
+            duration: None,
+            message: None,
+            expected: None,
+            actual: None,
+            category: None,
+            file: None,
+            line: None,
+            attempts: Vec::new(),
+            parent: false,
+            parent_id: None,
+        }
+    }
+
+    /// The default id: `suite::name`, or the name alone without a suite.
+    pub fn make_id(suite: Option<&str>, name: &str) -> String {
+        match suite {
+            Some(s) if !s.is_empty() => format!("{s}::{name}"),
+            _ => name.to_owned(),
+        }
+    }
+
+    /// True when an earlier attempt failed or errored and the final one passed: a flaky test.
+    pub fn is_flaky(&self) -> bool {
+        matches!(self.status, Status::Passed | Status::Xpassed)
+            && self
+                .attempts
+                .iter()
+                .any(|a| matches!(a.status, Status::Failed | Status::Errored))
+    }
+
+    /// The name shown in reports: `suite::name`, or the name alone.
+    pub fn display_name(&self) -> String {
+        Self::make_id(self.suite.as_deref(), &self.name)
+    }
+}
+
+/// What produced a result file, when the adapter can tell.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct Producer {
+    /// The tool (`pytest`, `jest-junit`, `go test`, ...).
+    pub name: String,
+    /// Its version, when the file records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+impl Producer {
+    /// A producer with a name and no version.
+    pub fn new(name: impl Into<String>) -> Self {
+        Producer {
+            name: name.into(),
+            version: None,
+        }
+    }
+}
+
+/// Everything read from one result file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct TestRun {
+    /// The file the run was read from, as the user gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The format id of the adapter that read it (`simple`, `junit-xml`, ...).
+    pub format: String,
+    /// The producing tool, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub producer: Option<Producer>,
+    /// Every test result, in input order.
+    pub tests: Vec<TestCase>,
+    /// Run-level problems: evidence that tests did not run or did not all report.
+    pub problems: Vec<Problem>,
+    /// Things worth knowing that are not problems (duplicate names, disagreeing declared counts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl TestRun {
+    /// An empty run of the given format.
+    pub fn new(format: impl Into<String>) -> Self {
+        TestRun {
+            format: format.into(),
+            ..TestRun::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_spellings_are_case_insensitive() {
+        for (s, want) in [
+            ("FAILED", Status::Failed),
+            ("Failed", Status::Failed),
+            ("error", Status::Errored),
+            ("Error", Status::Errored),
+            ("PASS", Status::Passed),
+            ("xFail", Status::Xfailed),
+            ("pending", Status::Skipped),
+            ("TODO", Status::Todo),
+        ] {
+            assert_eq!(s.parse::<Status>(), Ok(want), "{s}");
+        }
+    }
+
+    #[test]
+    fn unknown_status_is_an_error() {
+        for s in ["", "ok", "broken", " passed", "passed "] {
+            assert!(s.parse::<Status>().is_err(), "{s:?} must not parse");
+        }
+    }
+
+    #[test]
+    fn category_accepts_spec_example_plural() {
+        assert_eq!(Category::parse_lenient("edge_cases"), Some(Category::EdgeCase));
+        assert_eq!(Category::parse_lenient("Error-Handling"), Some(Category::ErrorHandling));
+        assert_eq!(Category::parse_lenient("performance"), None);
+    }
+
+    #[test]
+    fn flaky_needs_a_failed_attempt_then_a_pass() {
+        let mut t = TestCase::new(None, "t", Status::Passed);
+        assert!(!t.is_flaky());
+        t.attempts.push(Attempt::new(Status::Failed));
+        assert!(t.is_flaky());
+        t.status = Status::Failed;
+        assert!(!t.is_flaky());
+    }
+
+    #[test]
+    fn problem_kind_names_round_trip() {
+        for k in ProblemKind::ALL {
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(json, format!("\"{}\"", k.as_str()));
+            let back: ProblemKind = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, k);
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! Renderers for a [`GapReport`]: JSON (2-space indent), the reference validators' `summary`
+//! text, and Markdown fit for a pull-request comment.
+
+use std::fmt::Write as _;
+
+use crate::model::Category;
+use crate::report::{Dialect, GapReport};
+use crate::score::Level;
+
+/// Output formats of a report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// Pretty JSON, 2-space indent, trailing newline.
+    #[default]
+    Json,
+    /// Markdown for humans.
+    Markdown,
+    /// The reference validators' summary lines.
+    Summary,
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "json" => Ok(OutputFormat::Json),
+            "markdown" | "md" => Ok(OutputFormat::Markdown),
+            "summary" => Ok(OutputFormat::Summary),
+            other => Err(format!(
+                "invalid format `{other}` (expected one of: json, markdown, summary)"
+            )),
+        }
+    }
+}
+
+/// Renders a report in the given format.
+pub fn render(report: &GapReport, format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Json => render_json(report),
+        OutputFormat::Markdown => render_markdown(report),
+        OutputFormat::Summary => render_summary(report),
+    }
+}
+
+/// Pretty JSON with a trailing newline.
+pub fn render_json(report: &GapReport) -> String {
+    // Serialising plain data with string keys cannot fail; keep a readable fallback anyway.
+    let mut s = serde_json::to_string_pretty(report)
+        .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialise report: {e}\"}}"));
+    s.push('\n');
+    s
+}
+
+fn score_text(report: &GapReport) -> String {
+    format!("{:.1}", report.score_value().unwrap_or(0.0))
+}
+
+/// The summary lines of the reference validators (`Shadow Score: 11.1% 🟢 (minor)`, `Sealed:
+/// 16/18 passed`, ...), followed by gapscore's advisory lines when the report is advisory.
+pub fn render_summary(report: &GapReport) -> String {
+    let dialect = report.dialect();
+    let level = report.report.level;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: {}% {} ({})",
+        dialect.score_name(),
+        score_text(report),
+        level.indicator(),
+        level
+    );
+    let s = &report.sealed_tests;
+    let _ = writeln!(out, "Sealed: {}/{} passed", s.passed, s.total);
+    if let Some(o) = &report.open_tests {
+        let _ = writeln!(out, "Open:   {}/{} passed", o.passed, o.total);
+    }
+    if !report.failures.is_empty() {
+        let _ = writeln!(out, "\nFailures ({}):", report.failures.len());
+        for f in &report.failures {
+            let _ = writeln!(out, "  ❌ {}: {}", f.test_name, one_line(&f.message));
+        }
+    }
+    if let Some(reason) = &report.report.advisory_reason {
+        let _ = writeln!(out, "\nAdvisory: {reason}");
+    }
+    out
+}
+
+fn one_line(s: &str) -> String {
+    let first = s.lines().next().unwrap_or("");
+    if s.lines().nth(1).is_some() {
+        format!("{first} …")
+    } else {
+        first.to_owned()
+    }
+}
+
+/// Escapes text for a Markdown table cell: pipes, newlines and HTML-significant characters.
+fn cell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '\n' => out.push_str("<br>"),
+            '\r' => {}
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '`' => out.push_str("\\`"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A fenced block whose fence is longer than any backtick run inside, so content cannot break out.
+fn fenced(s: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in s.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    format!("{fence}text\n{}\n{fence}\n", s.trim_end_matches('\n'))
+}
+
+/// Markdown: headline with score and level, counts, suites table, failures with
+/// expected/actual, and the category comparison when open results were given.
+pub fn render_markdown(report: &GapReport) -> String {
+    let dialect = report.dialect();
+    let name = dialect.score_name();
+    let level = report.report.level;
+    let mut out = String::new();
+    let report_name = match dialect {
+        Dialect::Gap => "Gap Report",
+        Dialect::Shadow | Dialect::Both => "Shadow Report",
+    };
+    let _ = writeln!(out, "# {report_name}\n");
+    let _ = writeln!(
+        out,
+        "**{name}: {}%** {} {}\n",
+        score_text(report),
+        level.indicator(),
+        level.title()
+    );
+    if let Some(reason) = &report.report.advisory_reason {
+        let _ = writeln!(out, "> [!WARNING]\n> **Advisory:** {}\n", cell(reason));
+    }
+    if level != Level::Perfect
+        && report.sealed_tests.failed > 0
+        && report.score_value() == Some(0.0)
+    {
+        let exact = report.gapscore.as_ref().map_or(0.0, |e| e.score_exact);
+        let _ = writeln!(
+            out,
+            "_The score rounds to 0.0 but is {exact:.4}%: {} of {} sealed tests failed._\n",
+            report.sealed_tests.failed, report.sealed_tests.total
+        );
+    }
+
+    let _ = writeln!(out, "| Suite | Total | Passed | Failed |");
+    let _ = writeln!(out, "|---|---:|---:|---:|");
+    let s = &report.sealed_tests;
+    let _ = writeln!(out, "| Sealed | {} | {} | {} |", s.total, s.passed, s.failed);
+    if let Some(o) = &report.open_tests {
+        let _ = writeln!(out, "| Open | {} | {} | {} |", o.total, o.passed, o.failed);
+    }
+    out.push('\n');
+
+    let mut meta = Vec::new();
+    if let Some(id) = &report.report.id {
+        meta.push(format!("Run `{}`", cell(id)));
+    }
+    if let Some(spec) = &report.report.specification {
+        meta.push(format!("specification `{}`", cell(spec)));
+    }
+    if let Some(h) = &report.report.sealed_hash {
+        meta.push(format!("sealed hash `{}`", cell(h)));
+    }
+    if !meta.is_empty() {
+        let _ = writeln!(out, "{}\n", meta.join(" · "));
+    }
+
+    if let Some(ext) = &report.gapscore {
+        if ext.suites.len() > 1 || ext.suites.values().any(|c| c.failed > 0) {
+            let _ = writeln!(out, "## Sealed suites\n");
+            let _ = writeln!(out, "| Suite | Total | Passed | Failed |");
+            let _ = writeln!(out, "|---|---:|---:|---:|");
+            for (suite, c) in &ext.suites {
+                let mark = if c.failed > 0 { "❌" } else { "✅" };
+                let _ = writeln!(
+                    out,
+                    "| {mark} {} | {} | {} | {} |",
+                    cell(suite),
+                    c.total,
+                    c.passed,
+                    c.failed
+                );
+            }
+            out.push('\n');
+        }
+    }
+
+    if !report.failures.is_empty() {
+        let _ = writeln!(out, "## Failures ({})\n", report.failures.len());
+        for f in &report.failures {
+            let _ = writeln!(out, "### ❌ `{}`\n", f.test_name.replace('`', "'"));
+            let mut facts = vec![format!("**Category:** {}", f.category)];
+            if let Some(s) = f.status {
+                facts.push(format!("**Status:** {s}"));
+            }
+            if let Some(p) = f.problem {
+                facts.push(format!("**Problem:** {p}"));
+            }
+            let _ = writeln!(out, "{}\n", facts.join(" · "));
+            if !f.message.is_empty() {
+                if f.message.contains('\n') {
+                    out.push_str(&fenced(&f.message));
+                    out.push('\n');
+                } else {
+                    let _ = writeln!(out, "{}\n", cell(&f.message));
+                }
+            }
+            if !f.expected.is_empty() || !f.actual.is_empty() {
+                let _ = writeln!(out, "| Expected | Actual |\n|---|---|");
+                let _ = writeln!(out, "| {} | {} |\n", cell(&f.expected), cell(&f.actual));
+            }
+        }
+    }
+
+    if let Some(cc) = &report.coverage_comparison {
+        let _ = writeln!(out, "## Coverage by category\n");
+        let _ = writeln!(out, "| Category | Sealed | Open | Delta |");
+        let _ = writeln!(out, "|---|---:|---:|---:|");
+        let rows = [
+            (Category::HappyPath, Some(cc.happy_path)),
+            (Category::EdgeCase, Some(cc.edge_case)),
+            (Category::ErrorHandling, Some(cc.error_handling)),
+            (Category::Security, Some(cc.security)),
+            (Category::Unknown, cc.unknown),
+        ];
+        for (cat, row) in rows {
+            if let Some(r) = row {
+                let _ = writeln!(
+                    out,
+                    "| {cat} | {} | {} | {:+} |",
+                    r.sealed, r.open, r.delta
+                );
+            }
+        }
+        out.push('\n');
+        if let Some(d) = report.gapscore.as_ref().and_then(|e| e.coverage_delta) {
+            let _ = writeln!(
+                out,
+                "Coverage delta (§3.5): {d} categor{} tested by one suite and not the other.\n",
+                if d == 1 { "y" } else { "ies" }
+            );
+        }
+    }
+
+    if let Some(ext) = &report.gapscore {
+        if !ext.flaky.is_empty() {
+            let _ = writeln!(out, "## Flaky sealed tests ({})\n", ext.flaky.len());
+            for id in &ext.flaky {
+                let _ = writeln!(out, "- `{}`", id.replace('`', "'"));
+            }
+            out.push('\n');
+        }
+        if !ext.duplicates.is_empty() {
+            let _ = writeln!(
+                out,
+                "## Duplicate sealed test ids ({})\n\nEach entry was counted separately.\n",
+                ext.duplicates.len()
+            );
+            for id in &ext.duplicates {
+                let _ = writeln!(out, "- `{}`", id.replace('`', "'"));
+            }
+            out.push('\n');
+        }
+        let _ = writeln!(
+            out,
+            "<sub>{} · level decided on exact counts · skipped: {}, xfail: {}, flaky: {}</sub>",
+            ext.tool,
+            ext.status_policy.skipped,
+            ext.status_policy.xfail,
+            ext.status_policy.flaky
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fences_outgrow_backticks_inside() {
+        assert_eq!(fenced("a ``` b"), "````text\na ``` b\n````\n");
+        assert_eq!(fenced("plain"), "```text\nplain\n```\n");
+    }
+
+    #[test]
+    fn cells_escape_table_breakers() {
+        assert_eq!(cell("a|b\nc<d>"), "a\\|b<br>c&lt;d&gt;");
+    }
+}

@@ -1,0 +1,469 @@
+//! The §5 Gap Report: [`GapReport`] and its parts, in both JSON dialects ([`Dialect`]), built
+//! from scored suites by [`build_report`].
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Category, Problem, ProblemKind, Producer, Status};
+use crate::score::{FailureOrigin, Level, StatusPolicy, SuiteCounts, Tally};
+
+/// The spec version gapscore reports conform to.
+pub const SPEC_VERSION: &str = "1.0.0";
+
+/// Which key names a report uses. The spec was published under two names with the same rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// `shadow_score_spec_version`, `report.shadow_score`, `initial_/final_shadow_score`.
+    #[default]
+    Shadow,
+    /// `gap_score_spec_version`, `report.gap_score`, `initial_/final_gap_score`.
+    Gap,
+    /// Both key sets, with equal values: readable by tools of either name.
+    Both,
+}
+
+impl Dialect {
+    fn shadow(self) -> bool {
+        matches!(self, Dialect::Shadow | Dialect::Both)
+    }
+    fn gap(self) -> bool {
+        matches!(self, Dialect::Gap | Dialect::Both)
+    }
+
+    /// The score's name in prose (`Shadow Score` or `Gap Score`).
+    pub fn score_name(self) -> &'static str {
+        match self {
+            Dialect::Gap => "Gap Score",
+            Dialect::Shadow | Dialect::Both => "Shadow Score",
+        }
+    }
+}
+
+impl std::str::FromStr for Dialect {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "shadow" => Ok(Dialect::Shadow),
+            "gap" => Ok(Dialect::Gap),
+            "both" => Ok(Dialect::Both),
+            other => Err(format!(
+                "invalid dialect `{other}` (expected one of: shadow, gap, both)"
+            )),
+        }
+    }
+}
+
+/// A Gap Report (Shadow Report) as defined in spec §5.1–§5.2.
+///
+/// Either spec-version key may be present (one per dialect, both in `both`), and likewise the
+/// score keys under `report`; gapscore's own extra data lives under `gapscore`, which every
+/// published schema allows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(
+    title = "Gap Report",
+    extend("anyOf" = [
+        {"required": ["shadow_score_spec_version"]},
+        {"required": ["gap_score_spec_version"]}
+    ])
+)]
+#[non_exhaustive]
+pub struct GapReport {
+    /// Spec version, Shadow dialect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^\d+\.\d+\.\d+$"))]
+    pub shadow_score_spec_version: Option<String>,
+    /// Spec version, Gap dialect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^\d+\.\d+\.\d+$"))]
+    pub gap_score_spec_version: Option<String>,
+    /// Score, level and provenance.
+    pub report: ReportMeta,
+    /// Sealed suite counts; `passed + failed == total`.
+    pub sealed_tests: SuiteCounts,
+    /// One entry per sealed test counted as failed, and one per run-level problem.
+    pub failures: Vec<Failure>,
+    /// Open suite counts, when open results were given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_tests: Option<SuiteCounts>,
+    /// Tests per category in each suite, when open results were given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage_comparison: Option<CoverageComparison>,
+    /// Hardening loop metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardening: Option<Hardening>,
+    /// gapscore's extension data: policy, status breakdown, problems, inputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gapscore: Option<Extension>,
+}
+
+/// The `report` object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("anyOf" = [
+    {"required": ["shadow_score"]},
+    {"required": ["gap_score"]}
+]))]
+#[non_exhaustive]
+pub struct ReportMeta {
+    /// Unique identifier of this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// When the report was made (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "date-time"))]
+    pub timestamp: Option<String>,
+    /// Path or identifier of the specification document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specification: Option<String>,
+    /// The score, Shadow dialect: failed / total × 100 with one decimal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 100.0))]
+    pub shadow_score: Option<f64>,
+    /// The score, Gap dialect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 100.0))]
+    pub gap_score: Option<f64>,
+    /// The §3.4 level, decided on exact counts.
+    pub level: Level,
+    /// SHA-256 of the sealed test directory (`sha256:<hex>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_hash: Option<String>,
+    /// True when the seal could not be verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal_broken: Option<bool>,
+    /// True when the score is not authoritative (a suite did not run, flaky passes, no tests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advisory: Option<bool>,
+    /// Why the score is not authoritative.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advisory_reason: Option<String>,
+}
+
+/// One failure entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct Failure {
+    /// The failing sealed test (or a `[problem-kind] place` label for a suite that did not run).
+    pub test_name: String,
+    /// Its category.
+    pub category: Category,
+    /// What was expected (empty when the input does not say).
+    pub expected: String,
+    /// What happened (empty when the input does not say).
+    pub actual: String,
+    /// The failure message (shared with the implementer during hardening).
+    pub message: String,
+    /// The test's status as read, when the entry is a test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// The problem kind, when the entry stands for a suite that did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<ProblemKind>,
+}
+
+/// Sealed and open test counts for one category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CategoryComparison {
+    /// Sealed tests in this category.
+    pub sealed: u64,
+    /// Open tests in this category.
+    pub open: u64,
+    /// `sealed - open` (signed, as the reference validators compute it).
+    pub delta: i64,
+}
+
+impl CategoryComparison {
+    fn new(sealed: u64, open: u64) -> Self {
+        CategoryComparison {
+            sealed,
+            open,
+            delta: sealed as i64 - open as i64,
+        }
+    }
+}
+
+/// The `coverage_comparison` object: the four §5.3 categories, and `unknown` when any test
+/// has no category.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct CoverageComparison {
+    /// Happy-path tests.
+    pub happy_path: CategoryComparison,
+    /// Edge-case tests.
+    pub edge_case: CategoryComparison,
+    /// Error-handling tests.
+    pub error_handling: CategoryComparison,
+    /// Security tests.
+    pub security: CategoryComparison,
+    /// Tests without a category (present only when there are some).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<CategoryComparison>,
+}
+
+/// The `hardening` object (§4.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct Hardening {
+    /// Cycles run.
+    pub cycles_completed: u64,
+    /// Cycles allowed.
+    #[schemars(range(min = 1))]
+    pub max_cycles: u64,
+    /// Score before the first cycle, Shadow dialect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_shadow_score: Option<f64>,
+    /// Score after the last cycle, Shadow dialect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_shadow_score: Option<f64>,
+    /// Score before the first cycle, Gap dialect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_gap_score: Option<f64>,
+    /// Score after the last cycle, Gap dialect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_gap_score: Option<f64>,
+    /// (initial − final) / cycles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardening_velocity: Option<f64>,
+}
+
+/// gapscore's extension object (`gapscore` at the report root).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct Extension {
+    /// The tool and version that wrote the report.
+    pub tool: String,
+    /// The unrounded score, so a failure that displays as 0.0 is still visible as non-zero.
+    pub score_exact: f64,
+    /// The status policy the counts were made under.
+    pub status_policy: StatusPolicy,
+    /// Every sealed test read, by status, before the policy (problems not included).
+    pub sealed_statuses: BTreeMap<Status, u64>,
+    /// Sealed tests left out by the policy (`--skipped exclude`).
+    pub sealed_excluded: u64,
+    /// Every open test read, by status, when open results were given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_statuses: Option<BTreeMap<Status, u64>>,
+    /// Run-level problems of the sealed suite; each is also one failure entry.
+    pub problems: Vec<Problem>,
+    /// Run-level problems of the open suite (not scored).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_problems: Vec<Problem>,
+    /// Sealed tests that passed only on a retry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flaky: Vec<String>,
+    /// Sealed test ids that occur more than once (every entry is counted).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub duplicates: Vec<String>,
+    /// §3.5 coverage delta: |sealed categories tested − open categories tested|.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage_delta: Option<u64>,
+    /// Per-suite sealed counts, by suite path (or file, for inputs without suites).
+    pub suites: BTreeMap<String, SuiteCounts>,
+    /// The files read.
+    pub inputs: Vec<InputInfo>,
+    /// Warnings from reading the inputs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// One input file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct InputInfo {
+    /// `sealed` or `open`.
+    pub role: String,
+    /// The path as given.
+    pub path: String,
+    /// The format it was read as.
+    pub format: String,
+    /// The producing tool, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub producer: Option<Producer>,
+}
+
+impl InputInfo {
+    /// Describes one input file.
+    pub fn new(role: &str, path: impl Into<String>, format: impl Into<String>) -> Self {
+        InputInfo {
+            role: role.to_owned(),
+            path: path.into(),
+            format: format.into(),
+            producer: None,
+        }
+    }
+}
+
+/// Provenance and presentation options for [`build_report`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ReportOptions {
+    /// Key set to emit.
+    pub dialect: Dialect,
+    /// `report.id`.
+    pub id: Option<String>,
+    /// `report.timestamp`.
+    pub timestamp: Option<String>,
+    /// `report.specification`.
+    pub specification: Option<String>,
+    /// `report.sealed_hash`.
+    pub sealed_hash: Option<String>,
+    /// Files read, for the extension object.
+    pub inputs: Vec<InputInfo>,
+}
+
+/// Builds a report from the scored sealed suite and, optionally, the open suite.
+pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) -> GapReport {
+    let score = sealed.score();
+    let rounded = score.rounded();
+    let dialect = opts.dialect;
+
+    let mut reasons = Vec::new();
+    if !sealed.problems.is_empty() {
+        let list: Vec<String> = sealed
+            .problems
+            .iter()
+            .map(|p| match &p.suite {
+                Some(s) => format!("{} in {s}", p.kind),
+                None => p.kind.to_string(),
+            })
+            .collect();
+        reasons.push(format!(
+            "the sealed suite did not fully run ({} problem{}: {})",
+            sealed.problems.len(),
+            plural(sealed.problems.len()),
+            list.join(", ")
+        ));
+    }
+    if score.total == 0 {
+        reasons.push("no sealed tests were counted: a score over zero tests proves nothing".into());
+    }
+    if !sealed.flaky.is_empty() {
+        reasons.push(format!(
+            "{} sealed test{} passed only on a retry (flaky)",
+            sealed.flaky.len(),
+            plural(sealed.flaky.len())
+        ));
+    }
+    let advisory = !reasons.is_empty();
+
+    let report = ReportMeta {
+        id: opts.id.clone(),
+        timestamp: opts.timestamp.clone(),
+        specification: opts.specification.clone(),
+        shadow_score: dialect.shadow().then_some(rounded),
+        gap_score: dialect.gap().then_some(rounded),
+        level: score.level(),
+        sealed_hash: opts.sealed_hash.clone(),
+        seal_broken: None,
+        advisory: advisory.then_some(true),
+        advisory_reason: advisory.then(|| reasons.join("; ")),
+    };
+
+    let failures = sealed
+        .failures
+        .iter()
+        .map(|f| Failure {
+            test_name: f.test_name.clone(),
+            category: f.category,
+            expected: f.expected.clone().unwrap_or_default(),
+            actual: f.actual.clone().unwrap_or_default(),
+            message: f.message.clone().unwrap_or_default(),
+            status: match f.origin {
+                FailureOrigin::Test(s) => Some(s),
+                FailureOrigin::Problem(_) => None,
+            },
+            problem: match f.origin {
+                FailureOrigin::Problem(k) => Some(k),
+                FailureOrigin::Test(_) => None,
+            },
+        })
+        .collect();
+
+    let coverage_comparison = open.map(|o| {
+        let c = |cat| CategoryComparison::new(sealed.categories.get(cat), o.categories.get(cat));
+        let unknown = c(Category::Unknown);
+        CoverageComparison {
+            happy_path: c(Category::HappyPath),
+            edge_case: c(Category::EdgeCase),
+            error_handling: c(Category::ErrorHandling),
+            security: c(Category::Security),
+            unknown: (unknown.sealed > 0 || unknown.open > 0).then_some(unknown),
+        }
+    });
+
+    let statuses = |t: &Tally| -> BTreeMap<Status, u64> {
+        Status::ALL
+            .iter()
+            .map(|s| (*s, t.by_status.get(*s)))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    };
+    let mut warnings = sealed.warnings.clone();
+    if let Some(o) = open {
+        warnings.extend(o.warnings.iter().map(|w| format!("open: {w}")));
+    }
+
+    let extension = Extension {
+        tool: concat!("gapscore ", env!("CARGO_PKG_VERSION")).to_owned(),
+        score_exact: score.percent(),
+        status_policy: sealed.policy(),
+        sealed_statuses: statuses(sealed),
+        sealed_excluded: sealed.excluded,
+        open_statuses: open.map(statuses),
+        problems: sealed.problems.clone(),
+        open_problems: open.map(|o| o.problems.clone()).unwrap_or_default(),
+        flaky: sealed.flaky.clone(),
+        duplicates: sealed.duplicates.clone(),
+        coverage_delta: open.map(|o| {
+            sealed
+                .categories
+                .spec_categories_tested()
+                .abs_diff(o.categories.spec_categories_tested())
+        }),
+        suites: sealed.suites.clone(),
+        inputs: opts.inputs.clone(),
+        warnings,
+    };
+
+    GapReport {
+        shadow_score_spec_version: dialect.shadow().then(|| SPEC_VERSION.to_owned()),
+        gap_score_spec_version: dialect.gap().then(|| SPEC_VERSION.to_owned()),
+        report,
+        sealed_tests: sealed.counts,
+        failures,
+        open_tests: open.map(|o| o.counts),
+        coverage_comparison,
+        hardening: None,
+        gapscore: Some(extension),
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+impl GapReport {
+    /// The score under whichever dialect key is present (Shadow first).
+    pub fn score_value(&self) -> Option<f64> {
+        self.report.shadow_score.or(self.report.gap_score)
+    }
+
+    /// The dialect the report is written in, judged from its keys.
+    pub fn dialect(&self) -> Dialect {
+        match (
+            self.shadow_score_spec_version.is_some(),
+            self.gap_score_spec_version.is_some(),
+        ) {
+            (true, true) => Dialect::Both,
+            (false, true) => Dialect::Gap,
+            _ => Dialect::Shadow,
+        }
+    }
+
+    /// True when the report is marked advisory.
+    pub fn is_advisory(&self) -> bool {
+        self.report.advisory == Some(true)
+    }
+}

@@ -1,0 +1,768 @@
+//! Status policy, scoring and levels: [`StatusPolicy`] decides what each status counts as,
+//! [`Tally`] consumes events and keeps only counts and failures, [`Score`] and [`Level`] are
+//! computed on exact integers.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::str::FromStr;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::event::{DuplicateTracker, EventSink};
+use crate::model::{Category, Problem, ProblemKind, Producer, Status, TestCase};
+
+/// What a skipped or todo sealed test counts as.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SkippedPolicy {
+    /// Counted as passed.
+    Pass,
+    /// Counted as failed: the requirement was not verified (the default).
+    #[default]
+    Fail,
+    /// Left out of the total entirely (and listed as excluded).
+    Exclude,
+}
+
+/// What an xfailed sealed test counts as.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum XfailPolicy {
+    /// Counted as passed (the xfail marker is trusted).
+    Pass,
+    /// Counted as failed: the assertion failed, so the requirement is unmet (the default).
+    #[default]
+    Fail,
+}
+
+/// What a flaky sealed test (failed, then passed on a retry the format marks) counts as.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FlakyPolicy {
+    /// Counted as passed, listed as flaky, and the report is advisory (the default).
+    #[default]
+    Pass,
+    /// Counted as failed.
+    Fail,
+}
+
+macro_rules! policy_from_str {
+    ($ty:ty, $($s:literal => $v:expr),+) => {
+        impl FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    $($s => Ok($v),)+
+                    other => Err(format!(
+                        "invalid value `{other}` (expected one of: {})",
+                        [$($s),+].join(", ")
+                    )),
+                }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                $(if *self == $v { return f.write_str($s); })+
+                Ok(())
+            }
+        }
+    };
+}
+policy_from_str!(SkippedPolicy, "pass" => SkippedPolicy::Pass, "fail" => SkippedPolicy::Fail, "exclude" => SkippedPolicy::Exclude);
+policy_from_str!(XfailPolicy, "pass" => XfailPolicy::Pass, "fail" => XfailPolicy::Fail);
+policy_from_str!(FlakyPolicy, "pass" => FlakyPolicy::Pass, "fail" => FlakyPolicy::Fail);
+
+/// How statuses count for the sealed suite. The defaults are the honest reading: anything that
+/// did not demonstrably pass is not a pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct StatusPolicy {
+    /// Skipped and todo tests.
+    pub skipped: SkippedPolicy,
+    /// Expected failures that failed.
+    pub xfail: XfailPolicy,
+    /// Tests that passed only on a retry.
+    pub flaky: FlakyPolicy,
+}
+
+impl StatusPolicy {
+    /// A policy from its three parts.
+    pub fn new(skipped: SkippedPolicy, xfail: XfailPolicy, flaky: FlakyPolicy) -> Self {
+        StatusPolicy {
+            skipped,
+            xfail,
+            flaky,
+        }
+    }
+
+    /// What one test counts as under this policy.
+    pub fn outcome(&self, test: &TestCase) -> Outcome {
+        match test.status {
+            Status::Passed | Status::Xpassed => {
+                if test.is_flaky() && self.flaky == FlakyPolicy::Fail {
+                    Outcome::Fail
+                } else {
+                    Outcome::Pass
+                }
+            }
+            Status::Failed | Status::Errored => Outcome::Fail,
+            Status::Xfailed => match self.xfail {
+                XfailPolicy::Pass => Outcome::Pass,
+                XfailPolicy::Fail => Outcome::Fail,
+            },
+            Status::Skipped | Status::Todo => match self.skipped {
+                SkippedPolicy::Pass => Outcome::Pass,
+                SkippedPolicy::Fail => Outcome::Fail,
+                SkippedPolicy::Exclude => Outcome::Excluded,
+            },
+        }
+    }
+}
+
+/// What a test counts as for the score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Counted in total and passed.
+    Pass,
+    /// Counted in total and failed.
+    Fail,
+    /// Not counted.
+    Excluded,
+}
+
+/// The §3.4 interpretation scale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// No sealed test failed.
+    Perfect,
+    /// Up to 15 %.
+    Minor,
+    /// Above 15 % up to 30 %.
+    Moderate,
+    /// Above 30 % up to 50 %.
+    Significant,
+    /// Above 50 %.
+    Critical,
+}
+
+impl Level {
+    /// The level for `failed` of `total`, decided on exact integers: any failure is at least
+    /// minor (1 in 3000 is minor, never perfect); the bands close the spec's gaps (0–1 %,
+    /// 15–16 %, ...) with `<=` as the reference validators do, but on `failed*100` against
+    /// `15*total` instead of a rounded float.
+    pub fn from_counts(failed: u64, total: u64) -> Level {
+        if failed == 0 || total == 0 {
+            return Level::Perfect;
+        }
+        let f = u128::from(failed) * 100;
+        let t = u128::from(total);
+        if f <= 15 * t {
+            Level::Minor
+        } else if f <= 30 * t {
+            Level::Moderate
+        } else if f <= 50 * t {
+            Level::Significant
+        } else {
+            Level::Critical
+        }
+    }
+
+    /// The lowercase name (`perfect`, `minor`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Perfect => "perfect",
+            Level::Minor => "minor",
+            Level::Moderate => "moderate",
+            Level::Significant => "significant",
+            Level::Critical => "critical",
+        }
+    }
+
+    /// The indicator the spec's table and the reference validators print.
+    pub fn indicator(self) -> &'static str {
+        match self {
+            Level::Perfect => "✅",
+            Level::Minor => "🟢",
+            Level::Moderate => "🟡",
+            Level::Significant => "🟠",
+            Level::Critical => "🔴",
+        }
+    }
+
+    /// The name with a capital first letter (`Minor`), for prose.
+    pub fn title(self) -> &'static str {
+        match self {
+            Level::Perfect => "Perfect",
+            Level::Minor => "Minor",
+            Level::Moderate => "Moderate",
+            Level::Significant => "Significant",
+            Level::Critical => "Critical",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A score threshold: finite and not negative.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Threshold(f64);
+
+/// Why a threshold was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ThresholdError {
+    /// Not a number at all.
+    #[error("threshold `{0}` is not a number")]
+    NotANumber(String),
+    /// NaN or infinite.
+    #[error("threshold `{0}` must be a finite number")]
+    NotFinite(String),
+    /// Below zero.
+    #[error("threshold `{0}` must not be negative")]
+    Negative(String),
+}
+
+impl Threshold {
+    /// Validates a threshold value.
+    pub fn new(value: f64) -> Result<Self, ThresholdError> {
+        if !value.is_finite() {
+            Err(ThresholdError::NotFinite(value.to_string()))
+        } else if value < 0.0 {
+            Err(ThresholdError::Negative(value.to_string()))
+        } else {
+            Ok(Threshold(value))
+        }
+    }
+
+    /// The value.
+    pub fn value(self) -> f64 {
+        self.0
+    }
+}
+
+impl FromStr for Threshold {
+    type Err = ThresholdError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let v: f64 = s
+            .trim()
+            .parse()
+            .map_err(|_| ThresholdError::NotANumber(s.to_owned()))?;
+        if !v.is_finite() {
+            return Err(ThresholdError::NotFinite(s.to_owned()));
+        }
+        if v < 0.0 {
+            return Err(ThresholdError::Negative(s.to_owned()));
+        }
+        Ok(Threshold(v))
+    }
+}
+
+/// `failed` of `total` sealed tests, with the derived score and level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Score {
+    /// Sealed tests counted as failed (including one entry per run-level problem).
+    pub failed: u64,
+    /// Sealed tests counted.
+    pub total: u64,
+}
+
+impl Score {
+    /// A score from counts.
+    pub fn new(failed: u64, total: u64) -> Self {
+        Score { failed, total }
+    }
+
+    /// The unrounded percentage; 0 for an empty suite.
+    pub fn percent(&self) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            self.failed as f64 / self.total as f64 * 100.0
+        }
+    }
+
+    /// The displayed score with one decimal. `format!("{:.1}")` rounds the exact binary value
+    /// with ties to even, which reproduces the Python reference's `round(x, 1)`.
+    pub fn display(&self) -> String {
+        format!("{:.1}", self.percent())
+    }
+
+    /// The displayed score as a number (what reports carry).
+    pub fn rounded(&self) -> f64 {
+        // The string always holds a finite number formatted by us, so parsing cannot fail; fall
+        // back to the unrounded value rather than panic.
+        self.display().parse().unwrap_or_else(|_| self.percent())
+    }
+
+    /// The level, on exact integers.
+    pub fn level(&self) -> Level {
+        Level::from_counts(self.failed, self.total)
+    }
+
+    /// Whether the score exceeds a threshold. The displayed (rounded) score is compared with `>`,
+    /// as the reference validators do (11.1 % against a threshold of 11.1 passes); a threshold of
+    /// zero means "no failures at all", so a failure that rounds to 0.0 still exceeds it.
+    pub fn exceeds(&self, threshold: Threshold) -> bool {
+        self.rounded() > threshold.value() || (threshold.value() == 0.0 && self.failed > 0)
+    }
+}
+
+/// Counts of a suite, as §5.2 reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteCounts {
+    /// Tests counted.
+    pub total: u64,
+    /// Counted as passed.
+    pub passed: u64,
+    /// Counted as failed.
+    pub failed: u64,
+}
+
+/// Where a failure entry comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureOrigin {
+    /// A test whose outcome counts as failed.
+    Test(Status),
+    /// A run-level problem: tests did not run.
+    Problem(ProblemKind),
+}
+
+/// One entry in the report's failure list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailureEntry {
+    /// The name shown (`suite::name`, or a `[problem]` label).
+    pub test_name: String,
+    /// The test's category.
+    pub category: Category,
+    /// What was expected, when known.
+    pub expected: Option<String>,
+    /// What happened, when known.
+    pub actual: Option<String>,
+    /// The message.
+    pub message: Option<String>,
+    /// Why it is a failure.
+    pub origin: FailureOrigin,
+}
+
+/// Per-status counts of every test read (before the policy).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StatusCounts([u64; 7]);
+
+impl StatusCounts {
+    /// Adds one test.
+    pub fn add(&mut self, s: Status) {
+        self.0[s as usize] += 1;
+    }
+
+    /// The count for a status.
+    pub fn get(&self, s: Status) -> u64 {
+        self.0[s as usize]
+    }
+}
+
+/// Per-category counts of tests (the §5.2 coverage comparison counts all tests, not failures).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CategoryCounts([u64; 5]);
+
+impl CategoryCounts {
+    /// Adds one test.
+    pub fn add(&mut self, c: Category) {
+        self.0[c as usize] += 1;
+    }
+
+    /// The count for a category.
+    pub fn get(&self, c: Category) -> u64 {
+        self.0[c as usize]
+    }
+
+    /// How many of the four spec categories have at least one test (for the §3.5 coverage delta).
+    pub fn spec_categories_tested(&self) -> u64 {
+        Category::SPEC.iter().filter(|c| self.get(**c) > 0).count() as u64
+    }
+}
+
+/// A scoring consumer: applies the policy to each test as it arrives and keeps counts, failure
+/// entries, problems and warnings, never the passing tests themselves, so memory does not grow
+/// with the number of passing tests.
+#[derive(Debug, Default)]
+pub struct Tally {
+    policy: StatusPolicy,
+    source: Option<String>,
+    /// What the policy counted.
+    pub counts: SuiteCounts,
+    /// Tests the policy left out (`--skipped exclude`).
+    pub excluded: u64,
+    /// Every test read, by status, before the policy.
+    pub by_status: StatusCounts,
+    /// Every counted test, by category.
+    pub categories: CategoryCounts,
+    /// Counts per suite path (the input file for tests without a suite).
+    pub suites: BTreeMap<String, SuiteCounts>,
+    /// Failure entries in input order: tests first as they arrive, problem entries as they arrive.
+    pub failures: Vec<FailureEntry>,
+    /// Ids of tests that passed only on a retry.
+    pub flaky: Vec<String>,
+    /// Run-level problems, each also counted as one failure entry.
+    pub problems: Vec<Problem>,
+    /// Ids that occurred more than once (each entry counted).
+    pub duplicates: Vec<String>,
+    /// Warnings from the inputs.
+    pub warnings: Vec<String>,
+    /// Producers of the inputs.
+    pub producers: Vec<Producer>,
+    dups: DuplicateTracker,
+    failed_parents: Vec<TestCase>,
+    parents_with_failed_child: HashSet<String>,
+}
+
+impl Tally {
+    /// An empty tally with a policy.
+    pub fn new(policy: StatusPolicy) -> Self {
+        Tally {
+            policy,
+            ..Tally::default()
+        }
+    }
+
+    /// Names the file the next events come from (used to label problems without a suite).
+    pub fn set_source(&mut self, source: Option<String>) {
+        self.source = source;
+    }
+
+    /// The policy in force.
+    pub fn policy(&self) -> StatusPolicy {
+        self.policy
+    }
+
+    /// Ends the input: a parent test that failed while none of its children did is counted
+    /// here, so its failure is never lost (a Go test failing in cleanup after passing subtests).
+    pub fn finish(&mut self) {
+        for parent in std::mem::take(&mut self.failed_parents) {
+            if !self.parents_with_failed_child.contains(&parent.id) {
+                self.count(parent);
+            }
+        }
+    }
+
+    /// The score over what was counted.
+    pub fn score(&self) -> Score {
+        Score::new(self.counts.failed, self.counts.total)
+    }
+
+    fn count(&mut self, test: TestCase) {
+        let outcome = self.policy.outcome(&test);
+        if outcome == Outcome::Excluded {
+            self.excluded += 1;
+            return;
+        }
+        self.counts.total += 1;
+        self.categories
+            .add(test.category.unwrap_or(Category::Unknown));
+        if test.is_flaky() {
+            self.flaky.push(test.id.clone());
+        }
+        let place = self.place(test.suite.as_deref());
+        let suite = self.suites.entry(place).or_default();
+        suite.total += 1;
+        match outcome {
+            Outcome::Pass => {
+                self.counts.passed += 1;
+                suite.passed += 1;
+            }
+            Outcome::Fail => {
+                self.counts.failed += 1;
+                suite.failed += 1;
+                self.failures.push(failure_of(test));
+            }
+            Outcome::Excluded => {}
+        }
+    }
+
+    fn place(&self, suite: Option<&str>) -> String {
+        suite
+            .map(str::to_owned)
+            .or_else(|| self.source.clone())
+            .unwrap_or_else(|| "run".to_owned())
+    }
+}
+
+fn failure_of(test: TestCase) -> FailureEntry {
+    let message = match test.status {
+        Status::Skipped | Status::Todo | Status::Xfailed if test.message.is_none() => {
+            Some(format!("sealed test not verified: {}", test.status))
+        }
+        Status::Passed | Status::Xpassed => {
+            // Only reachable under `--flaky fail`.
+            let failed_attempts = test
+                .attempts
+                .iter()
+                .filter(|a| matches!(a.status, Status::Failed | Status::Errored))
+                .count();
+            Some(format!(
+                "flaky: failed {failed_attempts} time(s) before passing on a retry{}",
+                test.attempts
+                    .iter()
+                    .rev()
+                    .find_map(|a| a.message.as_deref())
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
+            ))
+        }
+        _ => test.message,
+    };
+    FailureEntry {
+        test_name: TestCase::make_id(test.suite.as_deref(), &test.name),
+        category: test.category.unwrap_or(Category::Unknown),
+        expected: test.expected,
+        actual: test.actual,
+        message,
+        origin: FailureOrigin::Test(test.status),
+    }
+}
+
+impl EventSink for Tally {
+    fn producer(&mut self, producer: Producer) {
+        if !self.producers.contains(&producer) {
+            self.producers.push(producer);
+        }
+    }
+
+    fn test_finished(&mut self, test: TestCase) {
+        self.by_status.add(test.status);
+        if self.dups.is_duplicate(&test.id) {
+            self.duplicates.push(test.id.clone());
+        }
+        let outcome = self.policy.outcome(&test);
+        if outcome == Outcome::Fail {
+            if let Some(pid) = &test.parent_id {
+                self.parents_with_failed_child.insert(pid.clone());
+            }
+        }
+        if test.parent {
+            // Parents are represented by their children; keep a failing one until the end to
+            // see whether a child carries its failure.
+            if outcome == Outcome::Fail {
+                self.failed_parents.push(test);
+            }
+            return;
+        }
+        self.count(test);
+    }
+
+    fn problem(&mut self, problem: Problem) {
+        let place = self.place(problem.suite.as_deref());
+        let detail = problem.detail.trim();
+        self.counts.total += 1;
+        self.counts.failed += 1;
+        let suite = self.suites.entry(place.clone()).or_default();
+        suite.total += 1;
+        suite.failed += 1;
+        self.failures.push(FailureEntry {
+            test_name: format!("[{}] {place}", problem.kind),
+            category: Category::Unknown,
+            expected: Some("the sealed suite runs and reports every result".to_owned()),
+            actual: (!detail.is_empty()).then(|| detail.to_owned()),
+            message: Some(format!(
+                "suite failed to run: {} in {place}",
+                problem.kind.phrase()
+            )),
+            origin: FailureOrigin::Problem(problem.kind),
+        });
+        self.problems.push(problem);
+    }
+
+    fn warning(&mut self, message: String) {
+        let message = match &self.source {
+            Some(src) => format!("{src}: {message}"),
+            None => message,
+        };
+        self.warnings.push(message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Attempt;
+
+    fn t(name: &str, status: Status) -> TestCase {
+        TestCase::new(None, name, status)
+    }
+
+    #[test]
+    fn level_boundaries_on_exact_integers() {
+        assert_eq!(Level::from_counts(0, 10), Level::Perfect);
+        assert_eq!(Level::from_counts(1, 3000), Level::Minor);
+        assert_eq!(Level::from_counts(3, 20), Level::Minor); // exactly 15 %
+        assert_eq!(Level::from_counts(4, 25), Level::Moderate); // 16 %
+        assert_eq!(Level::from_counts(17, 113), Level::Moderate); // 15.04 %, displays 15.0
+        assert_eq!(Level::from_counts(3, 10), Level::Moderate); // exactly 30 %
+        assert_eq!(Level::from_counts(31, 100), Level::Significant);
+        assert_eq!(Level::from_counts(1, 2), Level::Significant); // exactly 50 %
+        assert_eq!(Level::from_counts(1001, 2001), Level::Critical);
+        assert_eq!(Level::from_counts(9, 15), Level::Critical);
+        assert_eq!(Level::from_counts(0, 0), Level::Perfect);
+        assert_eq!(Level::from_counts(u64::MAX, u64::MAX), Level::Critical);
+    }
+
+    #[test]
+    fn display_rounds_like_python() {
+        assert_eq!(Score::new(2, 18).display(), "11.1");
+        assert_eq!(Score::new(1, 16).display(), "6.2"); // ties to even on the binary value
+        assert_eq!(Score::new(1, 80).display(), "1.2");
+        assert_eq!(Score::new(5, 16).display(), "31.2");
+        assert_eq!(Score::new(1, 3000).display(), "0.0");
+        assert_eq!(Score::new(0, 0).display(), "0.0");
+        assert_eq!(Score::new(4, 4).display(), "100.0");
+    }
+
+    #[test]
+    fn threshold_compares_displayed_score() {
+        let th = |s: &str| s.parse::<Threshold>().unwrap();
+        assert!(!Score::new(2, 18).exceeds(th("11.1")));
+        assert!(Score::new(2, 18).exceeds(th("10")));
+        assert!(!Score::new(2, 18).exceeds(th("15")));
+        assert!(Score::new(9, 15).exceeds(th("0")));
+        assert!(!Score::new(0, 5).exceeds(th("0")));
+        // A failure that rounds to 0.0 still exceeds a zero threshold.
+        assert!(Score::new(1, 3000).exceeds(th("0")));
+    }
+
+    #[test]
+    fn threshold_rejects_nan_inf_negative() {
+        for s in ["nan", "NaN", "inf", "-inf", "infinity", "-5", "-0.1", "x", ""] {
+            assert!(s.parse::<Threshold>().is_err(), "{s}");
+        }
+        assert!("-0".parse::<Threshold>().is_ok());
+        assert!(Threshold::new(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn default_policy_counts_everything_unverified_as_failed() {
+        let mut tally = Tally::new(StatusPolicy::default());
+        for (n, s) in [
+            ("a", Status::Passed),
+            ("b", Status::Xpassed),
+            ("c", Status::Failed),
+            ("d", Status::Errored),
+            ("e", Status::Skipped),
+            ("f", Status::Xfailed),
+            ("g", Status::Todo),
+        ] {
+            tally.test_finished(t(n, s));
+        }
+        tally.finish();
+        assert_eq!(
+            tally.counts,
+            SuiteCounts {
+                total: 7,
+                passed: 2,
+                failed: 5
+            }
+        );
+        assert_eq!(tally.failures.len(), 5);
+        assert_eq!(
+            tally.failures[2].message.as_deref(),
+            Some("sealed test not verified: skipped")
+        );
+    }
+
+    #[test]
+    fn skipped_exclude_and_xfail_pass() {
+        let policy = StatusPolicy::new(SkippedPolicy::Exclude, XfailPolicy::Pass, FlakyPolicy::Pass);
+        let mut tally = Tally::new(policy);
+        tally.test_finished(t("a", Status::Skipped));
+        tally.test_finished(t("b", Status::Todo));
+        tally.test_finished(t("c", Status::Xfailed));
+        tally.test_finished(t("d", Status::Passed));
+        assert_eq!(tally.counts.total, 2);
+        assert_eq!(tally.counts.failed, 0);
+        assert_eq!(tally.excluded, 2);
+    }
+
+    #[test]
+    fn flaky_passes_by_default_and_fails_on_request() {
+        let mut flaky = t("f", Status::Passed);
+        flaky.attempts.push(Attempt::new(Status::Failed));
+        let mut tally = Tally::new(StatusPolicy::default());
+        tally.test_finished(flaky.clone());
+        assert_eq!(tally.counts.failed, 0);
+        assert_eq!(tally.flaky, vec!["f".to_owned()]);
+
+        let mut strict = Tally::new(StatusPolicy::new(
+            SkippedPolicy::Fail,
+            XfailPolicy::Fail,
+            FlakyPolicy::Fail,
+        ));
+        strict.test_finished(flaky);
+        assert_eq!(strict.counts.failed, 1);
+        assert!(strict.failures[0].message.as_deref().unwrap().starts_with("flaky"));
+    }
+
+    #[test]
+    fn duplicates_each_count() {
+        let mut tally = Tally::new(StatusPolicy::default());
+        tally.test_finished(t("x", Status::Failed));
+        tally.test_finished(t("x", Status::Passed));
+        assert_eq!(tally.counts.total, 2);
+        assert_eq!(tally.counts.failed, 1);
+        assert_eq!(tally.duplicates, vec!["x".to_owned()]);
+    }
+
+    #[test]
+    fn problems_add_failure_entries() {
+        let mut tally = Tally::new(StatusPolicy::default());
+        tally.set_source(Some("go.jsonl".into()));
+        tally.test_finished(t("ok", Status::Passed));
+        tally.problem(Problem::new(ProblemKind::BuildFailure, "undefined: x").with_suite("pkg/x"));
+        assert_eq!(tally.score(), Score::new(1, 2));
+        let f = &tally.failures[0];
+        assert_eq!(f.test_name, "[build-failure] pkg/x");
+        assert_eq!(
+            f.message.as_deref(),
+            Some("suite failed to run: build failure in pkg/x")
+        );
+        tally.problem(Problem::new(ProblemKind::Truncated, ""));
+        assert_eq!(tally.failures[1].test_name, "[truncated] go.jsonl");
+        assert_eq!(tally.failures[1].actual, None);
+    }
+
+    #[test]
+    fn parents_count_only_when_no_child_carries_the_failure() {
+        let mut tally = Tally::new(StatusPolicy::default());
+        let mut child = TestCase::new(Some("p".into()), "T/a", Status::Failed);
+        child.parent_id = Some("p::T".into());
+        let mut parent = TestCase::new(Some("p".into()), "T", Status::Failed);
+        parent.parent = true;
+        tally.test_finished(child);
+        tally.test_finished(parent);
+        // A parent failing after passing children (cleanup failure) is still counted.
+        let mut child2 = TestCase::new(Some("p".into()), "U/a", Status::Passed);
+        child2.parent_id = Some("p::U".into());
+        let mut parent2 = TestCase::new(Some("p".into()), "U", Status::Failed);
+        parent2.parent = true;
+        let mut parent3 = TestCase::new(Some("p".into()), "V", Status::Passed);
+        parent3.parent = true;
+        tally.test_finished(child2);
+        tally.test_finished(parent2);
+        tally.test_finished(parent3);
+        tally.finish();
+        assert_eq!(
+            tally.counts,
+            SuiteCounts {
+                total: 3,
+                passed: 1,
+                failed: 2
+            }
+        );
+        assert_eq!(tally.failures[1].test_name, "p::U");
+    }
+}

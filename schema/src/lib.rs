@@ -1,0 +1,152 @@
+//! JSON Schemas for gapscore: generated ones for the [`GapReport`](gapscore_core::GapReport) and
+//! the canonical [`TestRun`](gapscore_core::TestRun), and the upstream Shadow/Gap schemas, bundled.
+//!
+//! [`generate`] produces a schema from the Rust types (draft 2020-12); the committed copies in
+//! this crate's folder are checked against it by a test. [`validate`] checks a JSON value against
+//! any [`SchemaId`] and returns every error with its JSON pointer, offline (no `$ref` is fetched).
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use std::sync::OnceLock;
+
+use gapscore_core::{GapReport, TestRun};
+use schemars::generate::SchemaSettings;
+use serde_json::Value;
+
+/// The schemas gapscore knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SchemaId {
+    /// gapscore's own Gap Report schema (`gap-report.schema.json`).
+    Report,
+    /// gapscore's canonical test run (`test-results.schema.json`).
+    Results,
+    /// Upstream Shadow Score report schema, spec v1.0.0.
+    ShadowV1,
+    /// Upstream Shadow Score report schema, spec v2.0.0.
+    ShadowV2,
+    /// Upstream Gap Score report schema from before the rename.
+    GapPreRename,
+}
+
+impl SchemaId {
+    /// Every schema.
+    pub const ALL: [SchemaId; 5] = [
+        SchemaId::Report,
+        SchemaId::Results,
+        SchemaId::ShadowV1,
+        SchemaId::ShadowV2,
+        SchemaId::GapPreRename,
+    ];
+
+    /// A short name for messages (`gapscore-report`, `shadow-v1`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            SchemaId::Report => "gapscore-report",
+            SchemaId::Results => "gapscore-results",
+            SchemaId::ShadowV1 => "shadow-v1",
+            SchemaId::ShadowV2 => "shadow-v2",
+            SchemaId::GapPreRename => "gap-pre-rename",
+        }
+    }
+
+    /// The committed file name, relative to this crate's folder.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            SchemaId::Report => "gap-report.schema.json",
+            SchemaId::Results => "test-results.schema.json",
+            SchemaId::ShadowV1 => "upstream/shadow-report-schema.v1.json",
+            SchemaId::ShadowV2 => "upstream/shadow-report-schema.v2.json",
+            SchemaId::GapPreRename => "upstream/gap-report-schema.pre-rename.json",
+        }
+    }
+
+    /// The schema text as shipped in the binary.
+    pub fn text(self) -> &'static str {
+        match self {
+            SchemaId::Report => include_str!("../gap-report.schema.json"),
+            SchemaId::Results => include_str!("../test-results.schema.json"),
+            SchemaId::ShadowV1 => include_str!("../upstream/shadow-report-schema.v1.json"),
+            SchemaId::ShadowV2 => include_str!("../upstream/shadow-report-schema.v2.json"),
+            SchemaId::GapPreRename => include_str!("../upstream/gap-report-schema.pre-rename.json"),
+        }
+    }
+}
+
+/// Generates gapscore's schema for a type from the Rust definitions: pretty JSON, trailing newline.
+pub fn generate(id: SchemaId) -> Option<String> {
+    let generator = SchemaSettings::draft2020_12().into_generator();
+    let mut schema = match id {
+        SchemaId::Report => generator.into_root_schema_for::<GapReport>(),
+        SchemaId::Results => generator.into_root_schema_for::<TestRun>(),
+        _ => return None,
+    };
+    let (sid, title) = match id {
+        SchemaId::Report => ("urn:gapscore:schema:gap-report:v1", "Gap Report (gapscore)"),
+        _ => ("urn:gapscore:schema:test-results:v1", "Canonical test run (gapscore)"),
+    };
+    schema.insert("$id".into(), Value::String(sid.into()));
+    schema.insert("title".into(), Value::String(title.into()));
+    let mut text = serde_json::to_string_pretty(&schema).ok()?;
+    text.push('\n');
+    Some(text)
+}
+
+/// One schema violation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SchemaError {
+    /// JSON pointer into the instance (`""` for the root).
+    pub instance_path: String,
+    /// JSON pointer into the schema, naming the rule.
+    pub schema_path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.instance_path.is_empty() {
+            "(root)"
+        } else {
+            &self.instance_path
+        };
+        write!(f, "{at}: {} (schema: {})", self.message, self.schema_path)
+    }
+}
+
+fn validator(id: SchemaId) -> Result<&'static jsonschema::Validator, String> {
+    static CELLS: [OnceLock<Result<jsonschema::Validator, String>>; 5] =
+        [const { OnceLock::new() }; 5];
+    let idx = SchemaId::ALL.iter().position(|s| *s == id).unwrap_or(0);
+    CELLS[idx]
+        .get_or_init(|| {
+            let schema: Value = serde_json::from_str(id.text())
+                .map_err(|e| format!("bundled schema `{}` is not JSON: {e}", id.name()))?;
+            jsonschema::validator_for(&schema)
+                .map_err(|e| format!("bundled schema `{}` does not compile: {e}", id.name()))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Validates `instance` against a schema and returns every violation, sorted by instance path.
+///
+/// The outer error means the bundled schema itself is unusable, which a test rules out.
+pub fn validate(id: SchemaId, instance: &Value) -> Result<Vec<SchemaError>, String> {
+    let v = validator(id)?;
+    let mut errors: Vec<SchemaError> = v
+        .iter_errors(instance)
+        .map(|e| SchemaError {
+            instance_path: e.instance_path().to_string(),
+            schema_path: e.schema_path().to_string(),
+            message: e.to_string(),
+        })
+        .collect();
+    errors.sort_by(|a, b| {
+        (a.instance_path.as_str(), a.schema_path.as_str())
+            .cmp(&(b.instance_path.as_str(), b.schema_path.as_str()))
+    });
+    Ok(errors)
+}
