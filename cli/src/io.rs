@@ -35,7 +35,10 @@ pub fn write_output(out: Option<&Path>, content: &str) -> Result<()> {
     match out {
         None => {
             let mut stdout = io::stdout().lock();
-            match stdout.write_all(content.as_bytes()).and_then(|()| stdout.flush()) {
+            match stdout
+                .write_all(content.as_bytes())
+                .and_then(|()| stdout.flush())
+            {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
                 Err(e) => Err(e).context("cannot write to standard output"),

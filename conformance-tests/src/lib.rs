@@ -1,6 +1,16 @@
-//! gapscore's conformance suite. For now it holds the upstream fixture runner
-//! (`tests/upstream.rs`), which runs the built `gapscore` binary on every fixture of the
-//! Shadow/Gap Score conformance suites (v1 in the Gap dialect, v2 in the Shadow dialect) and
-//! checks what the upstream runner checks. The report checker (levels 1–3) joins it later.
+//! gapscore's conformance suite.
+//!
+//! [`upstream`] re-implements the Shadow/Gap Score conformance runner so any validator binary —
+//! gapscore's own, in `cli/tests/upstream_conformance.rs` — can be run against the upstream
+//! fixtures bundled in `upstream/` (v1 in the Gap dialect, v2 in the Shadow dialect). The report
+//! checker (levels 1–3) joins it later.
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod upstream;
+
+/// The folder holding the bundled upstream fixtures and example inputs.
+pub fn upstream_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("upstream")
+}

@@ -2,7 +2,9 @@
 
 /// Why a hash text was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid sealed hash `{0}` (expected 64 hex digits, as `sha256:<hex>`, bare `<hex>` or `<hex>  -`)")]
+#[error(
+    "invalid sealed hash `{0}` (expected 64 hex digits, as `sha256:<hex>`, bare `<hex>` or `<hex>  -`)"
+)]
 pub struct HashFormatError(pub String);
 
 /// Reads a SHA-256 hash written as `sha256:<hex>` (Dark Factory, the spec's example), bare
@@ -38,13 +40,23 @@ mod tests {
             format!("{HEX}  -\n"),
             format!("{HEX}  -"),
         ] {
-            assert_eq!(canonical_sha256(&form).as_deref(), Ok(want.as_str()), "{form:?}");
+            assert_eq!(
+                canonical_sha256(&form).as_deref(),
+                Ok(want.as_str()),
+                "{form:?}"
+            );
         }
     }
 
     #[test]
     fn rejects_placeholders() {
-        for bad in ["sha256:a1b2c3d4...", "", "sha256:", &HEX[1..], &format!("{HEX}0")] {
+        for bad in [
+            "sha256:a1b2c3d4...",
+            "",
+            "sha256:",
+            &HEX[1..],
+            &format!("{HEX}0"),
+        ] {
             assert!(canonical_sha256(bad).is_err(), "{bad}");
         }
     }

@@ -8,7 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The outcome of one test, in the canonical vocabulary shared by every adapter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// The test ran and its assertions held.
@@ -79,7 +81,9 @@ impl fmt::Display for Status {
 
 /// The error returned when a status spelling is not recognised.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown status `{0}` (expected one of passed, failed, errored, skipped, xfailed, xpassed, todo)")]
+#[error(
+    "unknown status `{0}` (expected one of passed, failed, errored, skipped, xfailed, xpassed, todo)"
+)]
 pub struct UnknownStatus(pub String);
 
 impl FromStr for Status {
@@ -91,7 +95,9 @@ impl FromStr for Status {
 }
 
 /// The §5.3 failure categories, plus `unknown` for tests nobody categorised (counted, never dropped).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
     /// Standard expected-input to expected-output scenarios.
@@ -132,7 +138,13 @@ impl Category {
         let norm: String = s
             .trim()
             .chars()
-            .map(|c| if c == '-' || c == ' ' { '_' } else { c.to_ascii_lowercase() })
+            .map(|c| {
+                if c == '-' || c == ' ' {
+                    '_'
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
             .collect();
         Some(match norm.as_str() {
             "happy_path" | "happy_paths" | "happy" => Category::HappyPath,
@@ -152,7 +164,9 @@ impl fmt::Display for Category {
 }
 
 /// Kinds of run-level trouble: evidence that tests did not run, or did not all report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProblemKind {
     /// The code under test (or the test code) did not compile.
@@ -481,8 +495,14 @@ mod tests {
 
     #[test]
     fn category_accepts_spec_example_plural() {
-        assert_eq!(Category::parse_lenient("edge_cases"), Some(Category::EdgeCase));
-        assert_eq!(Category::parse_lenient("Error-Handling"), Some(Category::ErrorHandling));
+        assert_eq!(
+            Category::parse_lenient("edge_cases"),
+            Some(Category::EdgeCase)
+        );
+        assert_eq!(
+            Category::parse_lenient("Error-Handling"),
+            Some(Category::ErrorHandling)
+        );
         assert_eq!(Category::parse_lenient("performance"), None);
     }
 

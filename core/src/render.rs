@@ -166,7 +166,11 @@ pub fn render_markdown(report: &GapReport) -> String {
     let _ = writeln!(out, "| Suite | Total | Passed | Failed |");
     let _ = writeln!(out, "|---|---:|---:|---:|");
     let s = &report.sealed_tests;
-    let _ = writeln!(out, "| Sealed | {} | {} | {} |", s.total, s.passed, s.failed);
+    let _ = writeln!(
+        out,
+        "| Sealed | {} | {} | {} |",
+        s.total, s.passed, s.failed
+    );
     if let Some(o) = &report.open_tests {
         let _ = writeln!(out, "| Open | {} | {} | {} |", o.total, o.passed, o.failed);
     }
@@ -246,11 +250,7 @@ pub fn render_markdown(report: &GapReport) -> String {
         ];
         for (cat, row) in rows {
             if let Some(r) = row {
-                let _ = writeln!(
-                    out,
-                    "| {cat} | {} | {} | {:+} |",
-                    r.sealed, r.open, r.delta
-                );
+                let _ = writeln!(out, "| {cat} | {} | {} | {:+} |", r.sealed, r.open, r.delta);
             }
         }
         out.push('\n');
@@ -285,10 +285,7 @@ pub fn render_markdown(report: &GapReport) -> String {
         let _ = writeln!(
             out,
             "<sub>{} · level decided on exact counts · skipped: {}, xfail: {}, flaky: {}</sub>",
-            ext.tool,
-            ext.status_policy.skipped,
-            ext.status_policy.xfail,
-            ext.status_policy.flaky
+            ext.tool, ext.status_policy.skipped, ext.status_policy.xfail, ext.status_policy.flaky
         );
     }
     out

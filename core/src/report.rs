@@ -187,11 +187,13 @@ impl CategoryComparison {
 /// The `coverage_comparison` object: the four §5.3 categories, and `unknown` when any test
 /// has no category.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = edge_cases_alias)]
 #[non_exhaustive]
 pub struct CoverageComparison {
     /// Happy-path tests.
     pub happy_path: CategoryComparison,
-    /// Edge-case tests.
+    /// Edge-case tests. The plural `edge_cases` of the spec's own §5.1 example is read too.
+    #[serde(alias = "edge_cases")]
     pub edge_case: CategoryComparison,
     /// Error-handling tests.
     pub error_handling: CategoryComparison,
@@ -200,6 +202,33 @@ pub struct CoverageComparison {
     /// Tests without a category (present only when there are some).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unknown: Option<CategoryComparison>,
+}
+
+/// schemars ignores serde aliases: let the schema accept `edge_cases` wherever `edge_case` is
+/// required, as deserialisation does.
+fn edge_cases_alias(schema: &mut schemars::Schema) {
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
+    if let Some(serde_json::Value::Array(req)) = obj.get_mut("required") {
+        req.retain(|v| v != "edge_case");
+    }
+    if let Some(serde_json::Value::Object(props)) = obj.get_mut("properties") {
+        if let Some(edge) = props.get("edge_case").cloned() {
+            let mut alias = edge;
+            if let Some(a) = alias.as_object_mut() {
+                a.insert(
+                    "description".into(),
+                    "Spelling of `edge_case` used by the spec's §5.1 example.".into(),
+                );
+            }
+            props.insert("edge_cases".into(), alias);
+        }
+    }
+    obj.insert(
+        "anyOf".into(),
+        serde_json::json!([{"required": ["edge_case"]}, {"required": ["edge_cases"]}]),
+    );
 }
 
 /// The `hardening` object (§4.4).

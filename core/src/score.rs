@@ -133,7 +133,9 @@ pub enum Outcome {
 }
 
 /// The §3.4 interpretation scale.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     /// No sealed test failed.
@@ -638,7 +640,9 @@ mod tests {
 
     #[test]
     fn threshold_rejects_nan_inf_negative() {
-        for s in ["nan", "NaN", "inf", "-inf", "infinity", "-5", "-0.1", "x", ""] {
+        for s in [
+            "nan", "NaN", "inf", "-inf", "infinity", "-5", "-0.1", "x", "",
+        ] {
             assert!(s.parse::<Threshold>().is_err(), "{s}");
         }
         assert!("-0".parse::<Threshold>().is_ok());
@@ -677,7 +681,8 @@ mod tests {
 
     #[test]
     fn skipped_exclude_and_xfail_pass() {
-        let policy = StatusPolicy::new(SkippedPolicy::Exclude, XfailPolicy::Pass, FlakyPolicy::Pass);
+        let policy =
+            StatusPolicy::new(SkippedPolicy::Exclude, XfailPolicy::Pass, FlakyPolicy::Pass);
         let mut tally = Tally::new(policy);
         tally.test_finished(t("a", Status::Skipped));
         tally.test_finished(t("b", Status::Todo));
@@ -704,7 +709,13 @@ mod tests {
         ));
         strict.test_finished(flaky);
         assert_eq!(strict.counts.failed, 1);
-        assert!(strict.failures[0].message.as_deref().unwrap().starts_with("flaky"));
+        assert!(
+            strict.failures[0]
+                .message
+                .as_deref()
+                .unwrap()
+                .starts_with("flaky")
+        );
     }
 
     #[test]

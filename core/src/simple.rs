@@ -6,8 +6,8 @@
 
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::error::{InputError, Location};
@@ -26,7 +26,11 @@ pub struct SimpleOptions {}
 ///
 /// Errors carry the line and column; on error the sink may already have received the tests
 /// before the bad one, so callers that need all-or-nothing collect into a buffer first.
-pub fn parse(input: &[u8], _opts: &SimpleOptions, sink: &mut dyn EventSink) -> Result<(), InputError> {
+pub fn parse(
+    input: &[u8],
+    _opts: &SimpleOptions,
+    sink: &mut dyn EventSink,
+) -> Result<(), InputError> {
     let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
     if input.iter().all(u8::is_ascii_whitespace) {
         return Err(InputError::Empty(
@@ -226,7 +230,10 @@ mod tests {
 
     #[test]
     fn errors_name_the_place() {
-        assert_eq!(err("{\"tests\": [\n  {\"name\": \"a\",}\n]}"), "2:16: trailing comma");
+        assert_eq!(
+            err("{\"tests\": [\n  {\"name\": \"a\",}\n]}"),
+            "2:16: trailing comma"
+        );
         assert!(err(r#"{"tests": null}"#).starts_with("1:14: invalid type: null"));
         assert!(err("[1]").contains("expected a JSON object with a `tests` array"));
         assert_eq!(err(r#"{"other": 1}"#), "1:12: missing `tests` array");

@@ -84,7 +84,10 @@ pub fn generate(id: SchemaId) -> Option<String> {
     };
     let (sid, title) = match id {
         SchemaId::Report => ("urn:gapscore:schema:gap-report:v1", "Gap Report (gapscore)"),
-        _ => ("urn:gapscore:schema:test-results:v1", "Canonical test run (gapscore)"),
+        _ => (
+            "urn:gapscore:schema:test-results:v1",
+            "Canonical test run (gapscore)",
+        ),
     };
     schema.insert("$id".into(), Value::String(sid.into()));
     schema.insert("title".into(), Value::String(title.into()));

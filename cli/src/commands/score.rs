@@ -24,7 +24,13 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
 
     let mut inputs = Vec::new();
     let mut failed_files = 0usize;
-    let sealed = tally_files("sealed", &args.sealed, policy, &mut inputs, &mut failed_files);
+    let sealed = tally_files(
+        "sealed",
+        &args.sealed,
+        policy,
+        &mut inputs,
+        &mut failed_files,
+    );
     let open = (!args.open.is_empty())
         .then(|| tally_files("open", &args.open, policy, &mut inputs, &mut failed_files));
     if failed_files > 0 {
@@ -53,7 +59,9 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
             io::error("no sealed tests were counted (--strict); no report written");
             return Ok(EXIT_ERROR);
         }
-        io::warn("no sealed tests were counted: the report says 0.0 but is advisory (use --strict to fail instead)");
+        io::warn(
+            "no sealed tests were counted: the report says 0.0 but is advisory (use --strict to fail instead)",
+        );
     }
 
     let timestamp = report_time();
@@ -121,7 +129,9 @@ fn report_time() -> SystemTime {
     std::env::var("SOURCE_DATE_EPOCH")
         .ok()
         .and_then(|s| s.trim().parse::<u64>().ok())
-        .map_or_else(SystemTime::now, |secs| UNIX_EPOCH + Duration::from_secs(secs))
+        .map_or_else(SystemTime::now, |secs| {
+            UNIX_EPOCH + Duration::from_secs(secs)
+        })
 }
 
 /// `run-YYYYMMDD-HHMMSS` from an RFC 3339 UTC stamp, in the style of the spec's example id.
