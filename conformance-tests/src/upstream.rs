@@ -198,13 +198,13 @@ impl Fixture {
                     }
                 }
             }
-            if let Some(open) = expected.get("open_tests") {
-                if !json_eq(&out["open_tests"], open) {
-                    problems.push(format!(
-                        "open_tests: got {}, expected {open}",
-                        out["open_tests"]
-                    ));
-                }
+            if let Some(open) = expected.get("open_tests")
+                && !json_eq(&out["open_tests"], open)
+            {
+                problems.push(format!(
+                    "open_tests: got {}, expected {open}",
+                    out["open_tests"]
+                ));
             }
             if let Some(cc) = expected
                 .get("coverage_comparison")

@@ -190,24 +190,24 @@ pub fn render_markdown(report: &GapReport) -> String {
         let _ = writeln!(out, "{}\n", meta.join(" · "));
     }
 
-    if let Some(ext) = &report.gapscore {
-        if ext.suites.len() > 1 || ext.suites.values().any(|c| c.failed > 0) {
-            let _ = writeln!(out, "## Sealed suites\n");
-            let _ = writeln!(out, "| Suite | Total | Passed | Failed |");
-            let _ = writeln!(out, "|---|---:|---:|---:|");
-            for (suite, c) in &ext.suites {
-                let mark = if c.failed > 0 { "❌" } else { "✅" };
-                let _ = writeln!(
-                    out,
-                    "| {mark} {} | {} | {} | {} |",
-                    cell(suite),
-                    c.total,
-                    c.passed,
-                    c.failed
-                );
-            }
-            out.push('\n');
+    if let Some(ext) = &report.gapscore
+        && (ext.suites.len() > 1 || ext.suites.values().any(|c| c.failed > 0))
+    {
+        let _ = writeln!(out, "## Sealed suites\n");
+        let _ = writeln!(out, "| Suite | Total | Passed | Failed |");
+        let _ = writeln!(out, "|---|---:|---:|---:|");
+        for (suite, c) in &ext.suites {
+            let mark = if c.failed > 0 { "❌" } else { "✅" };
+            let _ = writeln!(
+                out,
+                "| {mark} {} | {} | {} | {} |",
+                cell(suite),
+                c.total,
+                c.passed,
+                c.failed
+            );
         }
+        out.push('\n');
     }
 
     if !report.failures.is_empty() {

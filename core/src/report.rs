@@ -213,17 +213,16 @@ fn edge_cases_alias(schema: &mut schemars::Schema) {
     if let Some(serde_json::Value::Array(req)) = obj.get_mut("required") {
         req.retain(|v| v != "edge_case");
     }
-    if let Some(serde_json::Value::Object(props)) = obj.get_mut("properties") {
-        if let Some(edge) = props.get("edge_case").cloned() {
-            let mut alias = edge;
-            if let Some(a) = alias.as_object_mut() {
-                a.insert(
-                    "description".into(),
-                    "Spelling of `edge_case` used by the spec's §5.1 example.".into(),
-                );
-            }
-            props.insert("edge_cases".into(), alias);
+    if let Some(serde_json::Value::Object(props)) = obj.get_mut("properties")
+        && let Some(mut alias) = props.get("edge_case").cloned()
+    {
+        if let Some(a) = alias.as_object_mut() {
+            a.insert(
+                "description".into(),
+                "Spelling of `edge_case` used by the spec's §5.1 example.".into(),
+            );
         }
+        props.insert("edge_cases".into(), alias);
     }
     obj.insert(
         "anyOf".into(),

@@ -543,10 +543,10 @@ impl EventSink for Tally {
             self.duplicates.push(test.id.clone());
         }
         let outcome = self.policy.outcome(&test);
-        if outcome == Outcome::Fail {
-            if let Some(pid) = &test.parent_id {
-                self.parents_with_failed_child.insert(pid.clone());
-            }
+        if outcome == Outcome::Fail
+            && let Some(pid) = &test.parent_id
+        {
+            self.parents_with_failed_child.insert(pid.clone());
         }
         if test.parent {
             // Parents are represented by their children; keep a failing one until the end to

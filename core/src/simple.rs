@@ -3,6 +3,10 @@
 //!
 //! The `tests` array is streamed element by element into the sink: a file with a million tests
 //! never exists in memory as a `Vec`.
+//!
+//! gapscore also reads an optional root `problems` array with the canonical run's keys
+//! (`[{"kind": "build-failure", "detail": "...", "suite": "..."}]`), so the format can carry a
+//! suite that did not run; the reference validators ignore the key.
 
 use std::fmt;
 
@@ -12,7 +16,7 @@ use serde_json::Value;
 
 use crate::error::{InputError, Location};
 use crate::event::EventSink;
-use crate::model::{Category, Status, TestCase};
+use crate::model::{Category, Problem, Status, TestCase};
 
 /// The format id of the simple format.
 pub const FORMAT_ID: &str = "simple";
@@ -89,6 +93,13 @@ impl<'de> Visitor<'de> for RootSeed<'_> {
                 map.next_value_seed(TestsSeed {
                     sink: &mut *self.sink,
                 })?;
+            } else if key == "problems" {
+                for p in map
+                    .next_value::<Option<Vec<Problem>>>()?
+                    .unwrap_or_default()
+                {
+                    self.sink.problem(p);
+                }
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
