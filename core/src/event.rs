@@ -4,7 +4,7 @@
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use crate::model::{Problem, ProblemKind, Producer, TestCase, TestRun};
 
@@ -111,7 +111,27 @@ impl<S: EventSink> EventSink for Normalizer<S> {
 /// so memory stays at a few bytes per test even on inputs with millions of tests.
 #[derive(Debug, Default)]
 pub struct DuplicateTracker {
-    seen: HashSet<u64>,
+    // The keys already are SipHash fingerprints; hashing them again would only cost time.
+    seen: HashSet<u64, BuildHasherDefault<IdentityHasher>>,
+}
+
+/// A hasher for keys that are already well-mixed 64-bit hashes.
+#[derive(Debug, Default)]
+struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 keys are hashed here; fold anything else in rather than drop it.
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 impl DuplicateTracker {

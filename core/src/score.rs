@@ -471,20 +471,37 @@ impl Tally {
         if test.is_flaky() {
             self.flaky.push(test.id.clone());
         }
-        let place = self.place(test.suite.as_deref());
-        let suite = self.suites.entry(place).or_default();
-        suite.total += 1;
+        self.bump_suite(test.suite.as_deref(), outcome == Outcome::Fail);
         match outcome {
-            Outcome::Pass => {
-                self.counts.passed += 1;
-                suite.passed += 1;
-            }
+            Outcome::Pass => self.counts.passed += 1,
             Outcome::Fail => {
                 self.counts.failed += 1;
-                suite.failed += 1;
                 self.failures.push(failure_of(test));
             }
             Outcome::Excluded => {}
+        }
+    }
+
+    /// Adds one counted test to its suite's counts; the suite's key is allocated only the first
+    /// time the suite is seen, since this runs once per test.
+    fn bump_suite(&mut self, suite: Option<&str>, failed: bool) {
+        let Tally { suites, source, .. } = self;
+        let key = suite.or(source.as_deref()).unwrap_or("run");
+        let bump = |c: &mut SuiteCounts| {
+            c.total += 1;
+            if failed {
+                c.failed += 1;
+            } else {
+                c.passed += 1;
+            }
+        };
+        match suites.get_mut(key) {
+            Some(c) => bump(c),
+            None => {
+                let mut c = SuiteCounts::default();
+                bump(&mut c);
+                suites.insert(key.to_owned(), c);
+            }
         }
     }
 
@@ -564,9 +581,7 @@ impl EventSink for Tally {
         let detail = problem.detail.trim();
         self.counts.total += 1;
         self.counts.failed += 1;
-        let suite = self.suites.entry(place.clone()).or_default();
-        suite.total += 1;
-        suite.failed += 1;
+        self.bump_suite(Some(&place), true);
         self.failures.push(FailureEntry {
             test_name: format!("[{}] {place}", problem.kind),
             category: Category::Unknown,
