@@ -4,7 +4,7 @@
 //! `cargo bench -p gapscore-core --bench score_simple [-- TESTS]` (default 1,000,000 tests).
 //! Each mode runs in a fresh child process so its peak RSS is its own.
 
-#![allow(clippy::print_stdout, clippy::unwrap_used)] // A bench binary reports on stdout.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)] // A bench binary reports on stdout.
 
 use std::process::Command;
 use std::time::Instant;
