@@ -21,19 +21,90 @@ pub enum Command {
     Score(ScoreArgs),
     /// Print a JSON Schema: gapscore's report or canonical results schema, or an upstream one.
     Schema(SchemaArgs),
+    /// Read result files in any supported format and print the canonical runs.
+    Parse(ParseArgs),
+    /// List the adapters: built-in and loaded plugins.
+    Adapters(AdaptersArgs),
+}
+
+/// Where adapter plugins come from, and how many threads read inputs.
+#[derive(Debug, Clone, Args)]
+pub struct HostArgs {
+    /// Load this adapter plugin (`libgapscore_adapter_<name>.so`); repeatable.
+    #[arg(long = "plugin", value_name = "FILE")]
+    pub plugins: Vec<PathBuf>,
+
+    /// Load every adapter plugin in this directory; repeatable. `GAPSCORE_PLUGIN_PATH` adds more.
+    #[arg(long = "plugin-dir", value_name = "DIR")]
+    pub plugin_dirs: Vec<PathBuf>,
+
+    /// Threads reading input files (default: one per core). Output order never depends on it.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+}
+
+/// `gapscore parse`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit codes: 0 every file read, 2 some file could not be read (the others are still printed)."
+)]
+pub struct ParseArgs {
+    /// Result files, directories or glob patterns.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Read every file as this format (or adapter name) instead of detecting it.
+    #[arg(long, value_name = "ID")]
+    pub format: Option<String>,
+
+    /// Output: the canonical runs as a JSON array, or one CTRF document.
+    #[arg(long, value_enum, default_value_t = ParseOutput::Json)]
+    pub output: ParseOutput,
+
+    /// Write to this file (atomically) instead of standard output.
+    #[arg(short = 'o', long = "out", value_name = "OUT")]
+    pub out: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub host: HostArgs,
+}
+
+/// `gapscore parse --output`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ParseOutput {
+    /// A JSON array of canonical runs (`schema/test-results.schema.json` each).
+    Json,
+    /// One CTRF document with the tests of every file.
+    Ctrf,
+}
+
+/// `gapscore adapters`.
+#[derive(Debug, Args)]
+pub struct AdaptersArgs {
+    #[command(flatten)]
+    pub host: HostArgs,
 }
 
 /// `gapscore score`.
 #[derive(Debug, Args)]
 #[command(after_help = "Exit codes: 0 ok, 1 score above --threshold, 2 usage or input error.")]
 pub struct ScoreArgs {
-    /// Result files of the sealed (hidden, spec-derived) tests.
+    /// Result files of the sealed (hidden, spec-derived) tests: files, directories or globs, in
+    /// any supported format.
     #[arg(long, required = true, num_args = 1.., value_name = "FILE")]
     pub sealed: Vec<PathBuf>,
 
     /// Result files of the implementer's own (open) tests.
     #[arg(long, num_args = 1.., value_name = "FILE")]
     pub open: Vec<PathBuf>,
+
+    /// Read the inputs as this format (or adapter name) instead of detecting it. (`--format`
+    /// names the report format, as in the reference validators.)
+    #[arg(long, value_name = "ID")]
+    pub input_format: Option<String>,
+
+    #[command(flatten)]
+    pub host: HostArgs,
 
     /// Exit 1 when the displayed score is above this percentage (0 means: no failures at all).
     #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]

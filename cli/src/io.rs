@@ -1,33 +1,10 @@
-//! File and terminal I/O for the commands: reading inputs with errors that name the file,
-//! writing outputs atomically, and printing diagnostics.
+//! File and terminal I/O for the commands: writing outputs atomically and printing
+//! diagnostics. Inputs are read by the adapter host.
 
-use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-
-/// Reads a whole input file. A directory, a missing file or an unreadable one is an error that
-/// names the path.
-pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
-    match fs::metadata(path) {
-        Ok(m) if m.is_dir() => return Err("is a directory, not a result file".to_owned()),
-        Ok(_) => {}
-        Err(e) => return Err(format!("cannot read: {}", io_reason(&e))),
-    }
-    fs::read(path).map_err(|e| format!("cannot read: {}", io_reason(&e)))
-}
-
-fn io_reason(e: &io::Error) -> String {
-    // The OS text without the "(os error N)" suffix, lowercased like our own messages.
-    let s = e.to_string();
-    let s = s.split(" (os error").next().unwrap_or(&s).to_owned();
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_lowercase().chain(c).collect(),
-        None => s,
-    }
-}
 
 /// Writes `content` to `out` atomically (a temporary file in the same directory, then a
 /// rename), or to standard output when `out` is `None`. A closed pipe on stdout is not an error.

@@ -8,6 +8,7 @@
 
 pub mod args;
 pub mod commands;
+mod host;
 mod io;
 
 use std::process::ExitCode;

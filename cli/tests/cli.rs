@@ -24,7 +24,7 @@ fn examples() -> PathBuf {
 
 fn simple_fixture(kind: &str, name: &str) -> PathBuf {
     workspace()
-        .join("core/tests/fixtures/simple")
+        .join("adapters/simple/tests/fixtures")
         .join(kind)
         .join(name)
 }
@@ -301,7 +301,7 @@ fn dialects() {
 #[test]
 fn every_emitted_report_validates_against_our_schema_and_its_dialects() {
     let mut inputs: Vec<PathBuf> =
-        fs::read_dir(workspace().join("core/tests/fixtures/simple/valid"))
+        fs::read_dir(workspace().join("adapters/simple/tests/fixtures/valid"))
             .unwrap()
             .map(|e| e.unwrap().path())
             .collect();
@@ -443,14 +443,15 @@ fn several_files_make_one_suite() {
 
 #[test]
 fn every_invalid_fixture_is_an_input_error_naming_file_and_place() {
-    let dir = workspace().join("core/tests/fixtures/simple/invalid");
+    let dir = workspace().join("adapters/simple/tests/fixtures/invalid");
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
     for f in &files {
-        let o = run(&["score", "--sealed", s(f)]);
+        // Forced format: the reader's own errors, not detection's.
+        let o = run(&["score", "--sealed", s(f), "--input-format", "simple"]);
         assert_eq!(code(&o), 2, "{}", f.display());
         assert!(
             stdout(&o).is_empty(),
@@ -473,10 +474,35 @@ fn every_invalid_fixture_is_an_input_error_naming_file_and_place() {
 }
 
 #[test]
+fn undetectable_and_empty_inputs_are_errors() {
+    let garbage = simple_fixture("invalid", "binary-garbage.json");
+    let o = run(&["score", "--sealed", s(&garbage)]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains(&format!(
+            "{}: no adapter recognises this file (known formats: simple",
+            s(&garbage)
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let o = run(&["score", "--sealed", s(empty.path())]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("directory contains no files"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn all_bad_files_are_reported_in_one_run_and_no_output_is_written() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("report.json");
     fs::write(&out, "previous report\n").unwrap();
+    let empty_dir = tmp.path().join("empty");
+    fs::create_dir(&empty_dir).unwrap();
     let good = examples().join("02-minor-gaps/sealed-results.json");
     let unknown = simple_fixture("invalid", "unknown-status.json");
     let null = simple_fixture("invalid", "tests-null.json");
@@ -487,7 +513,7 @@ fn all_bad_files_are_reported_in_one_run_and_no_output_is_written() {
         s(&good),
         s(&unknown),
         s(&missing),
-        s(tmp.path()),
+        s(&empty_dir),
         "--open",
         s(&null),
         "-o",
@@ -506,21 +532,21 @@ fn all_bad_files_are_reported_in_one_run_and_no_output_is_written() {
         )),
         "{err}"
     );
-    assert!(err.contains("is a directory, not a result file"), "{err}");
+    assert!(err.contains("directory contains no files"), "{err}");
     assert!(
         err.contains(&format!("{}:1:14: invalid type: null", s(&null))),
         "{err}"
     );
     assert!(err.contains("(open results)"), "{err}");
     assert!(
-        err.contains("4 input files could not be read; no report written"),
+        err.contains("4 input files or plugins could not be read; no report written"),
         "{err}"
     );
     assert_eq!(fs::read_to_string(&out).unwrap(), "previous report\n");
     assert_eq!(
         fs::read_dir(tmp.path()).unwrap().count(),
-        1,
-        "no temp files left behind"
+        2,
+        "no temp files left behind (report.json and empty/ only)"
     );
 }
 

@@ -142,6 +142,15 @@ impl DuplicateTracker {
         id.hash(&mut h);
         !self.seen.insert(h.finish())
     }
+
+    /// Takes in another tracker's ids; returns how many of them this one had already seen.
+    pub fn merge(&mut self, other: DuplicateTracker) -> usize {
+        other
+            .seen
+            .into_iter()
+            .filter(|fp| !self.seen.insert(*fp))
+            .count()
+    }
 }
 
 /// A consumer that keeps the whole run, for `gapscore parse` and for tests.

@@ -11,11 +11,11 @@
 //! - [`TestRun`], [`TestCase`], [`Status`], [`Category`], [`Problem`], [`ProblemKind`]: the model.
 //! - [`StatusPolicy`], [`Tally`], [`Score`], [`Level`], [`Threshold`]: scoring.
 //! - [`GapReport`], [`Dialect`], [`ReportOptions`]: the §5 report in the Shadow and Gap dialects.
-//! - [`simple`]: the spec's own `{"tests": [...]}` results format.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod ctrf;
 pub mod error;
 pub mod event;
 pub mod hash;
@@ -23,7 +23,6 @@ pub mod model;
 pub mod render;
 pub mod report;
 pub mod score;
-pub mod simple;
 
 pub use error::{InputError, Location};
 pub use event::{EventSink, Normalizer, RunCollector, replay};

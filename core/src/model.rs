@@ -322,9 +322,12 @@ impl Attempt {
 pub struct TestCase {
     /// Stable identifier: the suite path and name joined by `::`, unless the format has its own
     /// (a pytest node id). Two entries with the same id are duplicates, never merged silently.
+    /// May be left empty (or out) by a plugin: the host then derives it from suite and name.
+    #[serde(default)]
     pub id: String,
     /// The enclosing suite path as one string (file, class, package, describe blocks joined
     /// by ` > `); `null` when the test has none.
+    #[serde(default)]
     pub suite: Option<String>,
     /// The test's own name.
     pub name: String,
@@ -450,6 +453,7 @@ pub struct TestRun {
     /// Every test result, in input order.
     pub tests: Vec<TestCase>,
     /// Run-level problems: evidence that tests did not run or did not all report.
+    #[serde(default)]
     pub problems: Vec<Problem>,
     /// Things worth knowing that are not problems (duplicate names, disagreeing declared counts).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -364,6 +364,13 @@ impl StatusCounts {
         self.0[s as usize] += 1;
     }
 
+    /// Adds another set of counts.
+    pub fn absorb(&mut self, other: &StatusCounts) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+
     /// The count for a status.
     pub fn get(&self, s: Status) -> u64 {
         self.0[s as usize]
@@ -378,6 +385,13 @@ impl CategoryCounts {
     /// Adds one test.
     pub fn add(&mut self, c: Category) {
         self.0[c as usize] += 1;
+    }
+
+    /// Adds another set of counts.
+    pub fn absorb(&mut self, other: &CategoryCounts) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
     }
 
     /// The count for a category.
@@ -451,6 +465,46 @@ impl Tally {
             if !self.parents_with_failed_child.contains(&parent.id) {
                 self.count(parent);
             }
+        }
+    }
+
+    /// Adds a tally of another input file (already [`Tally::finish`]ed) to this one, keeping
+    /// input order. Ids seen in both are counted in both and reported as one warning, since
+    /// only fingerprints of the other file's ids are kept.
+    pub fn merge(&mut self, other: Tally) {
+        self.counts.total += other.counts.total;
+        self.counts.passed += other.counts.passed;
+        self.counts.failed += other.counts.failed;
+        self.excluded += other.excluded;
+        self.by_status.absorb(&other.by_status);
+        self.categories.absorb(&other.categories);
+        for (suite, c) in other.suites {
+            let mine = self.suites.entry(suite).or_default();
+            mine.total += c.total;
+            mine.passed += c.passed;
+            mine.failed += c.failed;
+        }
+        self.failures.extend(other.failures);
+        self.flaky.extend(other.flaky);
+        self.problems.extend(other.problems);
+        self.duplicates.extend(other.duplicates);
+        self.warnings.extend(other.warnings);
+        for p in other.producers {
+            if !self.producers.contains(&p) {
+                self.producers.push(p);
+            }
+        }
+        self.failed_parents.extend(other.failed_parents);
+        self.parents_with_failed_child
+            .extend(other.parents_with_failed_child);
+        let across = self.dups.merge(other.dups);
+        if across > 0 {
+            let source = other.source.as_deref().unwrap_or("an input");
+            self.warnings.push(format!(
+                "{across} test id{} in {source} also occur{} in an earlier input file; every entry is counted",
+                if across == 1 { "" } else { "s" },
+                if across == 1 { "s" } else { "" },
+            ));
         }
     }
 
@@ -741,6 +795,39 @@ mod tests {
         assert_eq!(tally.counts.total, 2);
         assert_eq!(tally.counts.failed, 1);
         assert_eq!(tally.duplicates, vec!["x".to_owned()]);
+    }
+
+    #[test]
+    fn merging_per_file_tallies_equals_one_tally() {
+        let tests = [
+            ("a", Status::Passed),
+            ("b", Status::Failed),
+            ("c", Status::Skipped),
+            ("a", Status::Failed),
+        ];
+        let mut one = Tally::new(StatusPolicy::default());
+        for (n, s) in tests {
+            one.test_finished(t(n, s));
+        }
+        one.finish();
+        let mut first = Tally::new(StatusPolicy::default());
+        let mut second = Tally::new(StatusPolicy::default());
+        second.set_source(Some("second.json".into()));
+        for (i, (n, s)) in tests.iter().enumerate() {
+            if i < 2 { &mut first } else { &mut second }.test_finished(t(n, *s));
+        }
+        first.finish();
+        second.finish();
+        first.merge(second);
+        assert_eq!(first.counts, one.counts);
+        assert_eq!(first.failures, one.failures);
+        assert_eq!(first.by_status, one.by_status);
+        assert_eq!(
+            first.warnings,
+            [
+                "1 test id in second.json also occurs in an earlier input file; every entry is counted"
+            ]
+        );
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! One module per command.
 
+pub mod adapters;
+pub mod parse;
 pub mod schema;
 pub mod score;
 
@@ -12,5 +14,7 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Score(args) => score::run(args),
         Command::Schema(args) => schema::run(&args),
+        Command::Parse(args) => parse::run(&args),
+        Command::Adapters(args) => adapters::run(&args),
     }
 }

@@ -4,14 +4,12 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Result, bail};
+use gapscore_adapters::{Outcome, Registry, expand_inputs, ingest};
 use gapscore_core::hash::canonical_sha256;
-use gapscore_core::simple::{self, SimpleOptions};
-use gapscore_core::{
-    InputInfo, Normalizer, ReportOptions, StatusPolicy, Tally, build_report, render,
-};
+use gapscore_core::{InputInfo, ReportOptions, StatusPolicy, Tally, build_report, render};
 
 use crate::args::ScoreArgs;
-use crate::{EXIT_ERROR, EXIT_OK, EXIT_THRESHOLD, io};
+use crate::{EXIT_ERROR, EXIT_OK, EXIT_THRESHOLD, host, io};
 
 /// Runs `gapscore score`.
 pub fn run(args: ScoreArgs) -> Result<u8> {
@@ -21,21 +19,20 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
         .as_deref()
         .map(canonical_sha256)
         .transpose()?;
+    let (registry, plugin_failures) = host::registry(&args.host);
 
     let mut inputs = Vec::new();
-    let mut failed_files = 0usize;
-    let sealed = tally_files(
-        "sealed",
-        &args.sealed,
-        policy,
-        &mut inputs,
-        &mut failed_files,
-    );
-    let open = (!args.open.is_empty())
-        .then(|| tally_files("open", &args.open, policy, &mut inputs, &mut failed_files));
+    let mut failed_files = plugin_failures;
+    let suite = |role: &str, paths: &[PathBuf], inputs: &mut Vec<InputInfo>, failed: &mut usize| {
+        tally_suite(role, paths, &registry, &args, policy, inputs, failed)
+    };
+    let sealed = suite("sealed", &args.sealed, &mut inputs, &mut failed_files);
+    let open =
+        (!args.open.is_empty()).then(|| suite("open", &args.open, &mut inputs, &mut failed_files));
     if failed_files > 0 {
         bail!(
-            "{failed_files} input file{} could not be read; no report written",
+            "{failed_files} input file{} or plugin{} could not be read; no report written",
+            if failed_files == 1 { "" } else { "s" },
             if failed_files == 1 { "" } else { "s" }
         );
     }
@@ -68,9 +65,9 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
     let stamp = humantime::format_rfc3339_seconds(timestamp).to_string();
     let mut opts = ReportOptions::default();
     opts.dialect = args.dialect.into();
-    opts.id = Some(args.id.unwrap_or_else(|| default_id(&stamp)));
+    opts.id = Some(args.id.clone().unwrap_or_else(|| default_id(&stamp)));
     opts.timestamp = Some(stamp);
-    opts.specification = args.specification;
+    opts.specification = args.specification.clone();
     opts.sealed_hash = sealed_hash;
     opts.inputs = inputs;
     let report = build_report(&sealed, open.as_ref(), &opts);
@@ -86,36 +83,49 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
     })
 }
 
-/// Reads and scores every file of one suite into a tally. Each unreadable file is reported on
-/// stderr and counted; the others are still read so every error is shown in one run.
-fn tally_files(
+/// Reads and scores every file of one suite, in parallel, into one tally (merged in input
+/// order). Each file that cannot be read is reported on stderr and counted; the others are
+/// still read, so every error shows in one run.
+fn tally_suite(
     role: &str,
     paths: &[PathBuf],
+    registry: &Registry,
+    args: &ScoreArgs,
     policy: StatusPolicy,
     inputs: &mut Vec<InputInfo>,
     failed: &mut usize,
 ) -> Tally {
+    let (expanded, errors) = expand_inputs(paths);
+    for e in errors {
+        io::error(&format!("{e} ({role} results)"));
+        *failed += 1;
+    }
+    let outcomes = ingest(
+        registry,
+        &expanded,
+        &host::ingest_options(&args.host, args.input_format.clone()),
+        |source, _format| {
+            let mut t = Tally::new(policy);
+            t.set_source(Some(source.to_owned()));
+            t
+        },
+    );
     let mut tally = Tally::new(policy);
-    for path in paths {
-        let shown = path.display().to_string();
-        let bytes = match io::read_input(path) {
-            Ok(b) => b,
-            Err(e) => {
-                io::error(&format!("{shown}: {e} ({role} results)"));
-                *failed += 1;
-                continue;
+    for (input, outcome) in expanded.iter().zip(outcomes) {
+        match outcome {
+            Outcome::Parsed(mut p) => {
+                p.consumer.finish();
+                let mut info =
+                    InputInfo::new(role, input.path.display().to_string(), p.format.clone());
+                info.producer = p.consumer.producers.first().cloned();
+                inputs.push(info);
+                tally.merge(p.consumer);
             }
-        };
-        tally.set_source(Some(shown.clone()));
-        let mut sink = Normalizer::new(&mut tally);
-        let result = simple::parse(&bytes, &SimpleOptions::default(), &mut sink);
-        sink.finish();
-        match result {
-            Ok(()) => inputs.push(InputInfo::new(role, shown, simple::FORMAT_ID)),
-            Err(e) => {
-                // `file:line:col: message`, the form editors and CI annotators understand.
-                let sep = if e.location().is_some() { ":" } else { ": " };
-                io::error(&format!("{shown}{sep}{e} ({role} results)"));
+            Outcome::Skipped { path, reason } => {
+                io::warn(&format!("{path}: skipped: {reason} ({role} results)"));
+            }
+            Outcome::Failed(e) => {
+                io::error(&format!("{e} ({role} results)"));
                 *failed += 1;
             }
         }

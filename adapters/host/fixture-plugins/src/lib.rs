@@ -1,0 +1,262 @@
+//! Plugins that break the ABI contract on purpose, one entry symbol per fault, loaded by the
+//! host's fault-injection tests through `load_with_symbol`. Also one well-behaved plugin
+//! written with `export_adapter!` whose `parse` panics, to prove the SDK's panic guard.
+//! Never ship this library.
+
+#![allow(unsafe_code)] // Hand-written descriptors, as a C plugin would have.
+#![allow(missing_docs, clippy::missing_safety_doc)]
+
+use std::ffi::c_char;
+
+use gapscore_adapter_sdk::abi::{
+    GAPSCORE_ABI_VERSION, GAPSCORE_OK, GapscoreAdapterV1, GapscoreBuf,
+};
+use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
+
+/// A `Sync` wrapper so descriptors with raw pointers can be statics.
+#[derive(Debug)]
+pub struct Desc(GapscoreAdapterV1);
+// SAFETY: immutable statics pointing at static data only.
+unsafe impl Sync for Desc {}
+
+const FORMATS: [Fmt; 1] = [Fmt(c"broken".as_ptr())];
+#[repr(transparent)]
+#[derive(Debug)]
+pub struct Fmt(*const c_char);
+// SAFETY: points at a static C string literal.
+unsafe impl Sync for Fmt {}
+static FORMAT_LIST: [Fmt; 1] = FORMATS;
+
+unsafe extern "C" fn detect(_: *const u8, _: usize, _: *const c_char) -> u32 {
+    0
+}
+
+unsafe extern "C" fn free_buf(buf: GapscoreBuf) {
+    if !buf.ptr.is_null() && buf.len > 0 && buf.len < 1 << 30 {
+        // SAFETY: every non-null buffer below comes from `GapscoreBuf::from_vec` in this library.
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(buf.ptr, buf.len)) });
+    }
+}
+
+unsafe fn emit(out: *mut GapscoreBuf, bytes: &[u8]) {
+    // SAFETY: the host passes a writable `out`.
+    unsafe { out.write(GapscoreBuf::from_vec(bytes.to_vec())) };
+}
+
+macro_rules! descriptor {
+    ($name:literal, $abi:expr, $size:expr, $parse:expr, $free:expr) => {
+        Desc(GapscoreAdapterV1 {
+            abi_version: $abi,
+            struct_size: $size,
+            name: $name.as_ptr(),
+            adapter_version: c"0.0.0".as_ptr(),
+            format_ids: FORMAT_LIST.as_ptr().cast(),
+            format_count: 1,
+            detect: Some(detect),
+            parse: $parse,
+            free_buf: $free,
+        })
+    };
+}
+
+const V1: u32 = size_of::<GapscoreAdapterV1>() as u32;
+
+unsafe extern "C" fn parse_ok(
+    _: *const u8,
+    _: usize,
+    _: *const u8,
+    _: usize,
+    out: *mut GapscoreBuf,
+) -> i32 {
+    // SAFETY: see `emit`.
+    unsafe {
+        emit(
+            out,
+            br#"{"format":"broken","tests":[{"name":"t","status":"passed"}]}"#,
+        )
+    };
+    GAPSCORE_OK
+}
+
+unsafe extern "C" fn parse_bad_json(
+    _: *const u8,
+    _: usize,
+    _: *const u8,
+    _: usize,
+    out: *mut GapscoreBuf,
+) -> i32 {
+    // SAFETY: see `emit`.
+    unsafe {
+        emit(
+            out,
+            br#"{"format":"broken","tests":[{"name":"t","status":"passed"}"#,
+        )
+    };
+    GAPSCORE_OK
+}
+
+unsafe extern "C" fn parse_bad_utf8(
+    _: *const u8,
+    _: usize,
+    _: *const u8,
+    _: usize,
+    out: *mut GapscoreBuf,
+) -> i32 {
+    // SAFETY: see `emit`.
+    unsafe {
+        emit(
+            out,
+            b"{\"format\":\"broken\",\"tests\":[{\"name\":\"\xff\"}]}",
+        )
+    };
+    GAPSCORE_OK
+}
+
+unsafe extern "C" fn parse_unknown_status(
+    _: *const u8,
+    _: usize,
+    _: *const u8,
+    _: usize,
+    out: *mut GapscoreBuf,
+) -> i32 {
+    // SAFETY: see `emit`.
+    unsafe {
+        emit(
+            out,
+            br#"{"format":"broken","tests":[{"name":"t","status":"great"}]}"#,
+        )
+    };
+    GAPSCORE_OK
+}
+
+unsafe extern "C" fn parse_huge_len(
+    _: *const u8,
+    _: usize,
+    _: *const u8,
+    _: usize,
+    out: *mut GapscoreBuf,
+) -> i32 {
+    // A dangling pointer with an absurd length: the host must refuse before reading it.
+    // SAFETY: the host passes a writable `out`.
+    unsafe {
+        out.write(GapscoreBuf {
+            ptr: std::ptr::NonNull::<u8>::dangling().as_ptr(),
+            len: usize::MAX / 2,
+        })
+    };
+    GAPSCORE_OK
+}
+
+unsafe extern "C" fn parse_status_77(
+    _: *const u8,
+    _: usize,
+    _: *const u8,
+    _: usize,
+    _: *mut GapscoreBuf,
+) -> i32 {
+    77
+}
+
+static BAD_ABI: Desc = descriptor!(c"bad_abi", 999, V1, Some(parse_ok), Some(free_buf));
+static SHORT_STRUCT: Desc = descriptor!(
+    c"short_struct",
+    GAPSCORE_ABI_VERSION,
+    16,
+    Some(parse_ok),
+    Some(free_buf)
+);
+static NULL_FN: Desc = descriptor!(c"null_fn", GAPSCORE_ABI_VERSION, V1, None, Some(free_buf));
+static NULL_FREE: Desc = descriptor!(c"null_free", GAPSCORE_ABI_VERSION, V1, Some(parse_ok), None);
+static BAD_JSON: Desc = descriptor!(
+    c"bad_json",
+    GAPSCORE_ABI_VERSION,
+    V1,
+    Some(parse_bad_json),
+    Some(free_buf)
+);
+static BAD_UTF8: Desc = descriptor!(
+    c"bad_utf8",
+    GAPSCORE_ABI_VERSION,
+    V1,
+    Some(parse_bad_utf8),
+    Some(free_buf)
+);
+static UNKNOWN_STATUS: Desc = descriptor!(
+    c"unknown_status",
+    GAPSCORE_ABI_VERSION,
+    V1,
+    Some(parse_unknown_status),
+    Some(free_buf)
+);
+static HUGE_LEN: Desc = descriptor!(
+    c"huge_len",
+    GAPSCORE_ABI_VERSION,
+    V1,
+    Some(parse_huge_len),
+    Some(free_buf)
+);
+static STATUS_77: Desc = descriptor!(
+    c"status_77",
+    GAPSCORE_ABI_VERSION,
+    V1,
+    Some(parse_status_77),
+    Some(free_buf)
+);
+static MISNAMED: Desc = descriptor!(
+    c"something_else",
+    GAPSCORE_ABI_VERSION,
+    V1,
+    Some(parse_ok),
+    Some(free_buf)
+);
+static OK: Desc = descriptor!(
+    c"ok",
+    GAPSCORE_ABI_VERSION,
+    V1,
+    Some(parse_ok),
+    Some(free_buf)
+);
+
+macro_rules! entry {
+    ($sym:ident, $desc:ident) => {
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $sym() -> *const GapscoreAdapterV1 {
+            &$desc.0
+        }
+    };
+}
+
+entry!(gapscore_adapter_bad_abi, BAD_ABI);
+entry!(gapscore_adapter_short_struct, SHORT_STRUCT);
+entry!(gapscore_adapter_null_fn, NULL_FN);
+entry!(gapscore_adapter_null_free, NULL_FREE);
+entry!(gapscore_adapter_bad_json, BAD_JSON);
+entry!(gapscore_adapter_bad_utf8, BAD_UTF8);
+entry!(gapscore_adapter_unknown_status, UNKNOWN_STATUS);
+entry!(gapscore_adapter_huge_len, HUGE_LEN);
+entry!(gapscore_adapter_status_77, STATUS_77);
+entry!(gapscore_adapter_misnamed, MISNAMED);
+entry!(gapscore_adapter_ok, OK);
+
+#[unsafe(no_mangle)]
+pub extern "C" fn gapscore_adapter_null_desc() -> *const GapscoreAdapterV1 {
+    std::ptr::null()
+}
+
+/// A well-formed Rust adapter whose `parse` panics.
+#[derive(Debug)]
+pub struct Panics(AdapterInfo);
+
+impl Adapter for Panics {
+    fn info(&self) -> &AdapterInfo {
+        &self.0
+    }
+    fn detect(&self, _: &[u8], _: Option<&str>) -> u8 {
+        0
+    }
+    fn parse(&self, _: &[u8], _: &ParseOptions, _: &mut dyn EventSink) -> Result<(), AdapterError> {
+        panic!("boom from plugin")
+    }
+}
+
+gapscore_adapter_sdk::export_adapter!(gapscore_adapter_panics => Panics, Panics(AdapterInfo::new("panics", "0.0.0", &["panics"])));

@@ -1,0 +1,327 @@
+//! Parallel ingestion: expand the user's inputs ([`expand_inputs`]), then read, detect and parse
+//! every file on a rayon pool ([`ingest`]). Results come back in input order whatever the
+//! number of threads, and one bad file never stops the others.
+
+use std::fs;
+use std::io::Read as _;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+use gapscore_adapter_sdk::{AdapterError, DETECT_PREFIX_LEN, EventSink, Normalizer, ParseOptions};
+use rayon::prelude::*;
+
+use crate::registry::{DetectError, Registry};
+
+/// One input file, and whether the user named it (rather than a directory or glob finding it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The path.
+    pub path: PathBuf,
+    /// Named on the command line. A file found in a directory that no adapter recognises is
+    /// skipped with a note instead of failing the run.
+    pub explicit: bool,
+}
+
+/// Why a file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IngestError {
+    /// The file could not be opened or read.
+    #[error("{path}: cannot read: {reason}")]
+    Read {
+        /// The file as given.
+        path: String,
+        /// The OS reason.
+        reason: String,
+    },
+    /// A glob matched nothing.
+    #[error("{pattern}: pattern matched no files")]
+    NoMatch {
+        /// The pattern.
+        pattern: String,
+    },
+    /// No adapter could be chosen.
+    #[error("{path}: {error}")]
+    Detect {
+        /// The file.
+        path: String,
+        /// Why.
+        error: DetectError,
+    },
+    /// The chosen adapter rejected the file.
+    #[error("{path}{}{error} ({adapter} adapter)", sep(.error))]
+    Parse {
+        /// The file.
+        path: String,
+        /// The adapter's name.
+        adapter: String,
+        /// What it said.
+        error: AdapterError,
+    },
+}
+
+fn sep(e: &AdapterError) -> &'static str {
+    // `file:line:col: message` when the error has a line and column, `file: message` otherwise.
+    match e {
+        AdapterError::Input(i) if i.location().is_some() => ":",
+        _ => ": ",
+    }
+}
+
+impl IngestError {
+    /// The file (or pattern) the error is about.
+    pub fn path(&self) -> &str {
+        match self {
+            IngestError::Read { path, .. }
+            | IngestError::Detect { path, .. }
+            | IngestError::Parse { path, .. } => path,
+            IngestError::NoMatch { pattern } => pattern,
+        }
+    }
+}
+
+/// Expands the user's arguments into files: a directory is walked (sorted, not following
+/// symbolic links to directories, so loops cannot hang it), a path with `*`, `?` or `[` that
+/// does not exist as written is a glob, anything else is taken as a file.
+pub fn expand_inputs(args: &[PathBuf]) -> (Vec<Input>, Vec<IngestError>) {
+    let mut inputs = Vec::new();
+    let mut errors = Vec::new();
+    for arg in args {
+        let text = arg.to_string_lossy();
+        if arg.is_dir() {
+            let before = inputs.len();
+            walk(arg, &mut inputs);
+            if inputs.len() == before {
+                errors.push(IngestError::Read {
+                    path: text.into_owned(),
+                    reason: "directory contains no files".to_owned(),
+                });
+            }
+        } else if !arg.exists() && text.contains(['*', '?', '[']) {
+            match glob::glob(&text) {
+                Ok(paths) => {
+                    let mut found: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
+                    found.sort();
+                    if found.is_empty() {
+                        errors.push(IngestError::NoMatch {
+                            pattern: text.into_owned(),
+                        });
+                    }
+                    for p in found {
+                        if p.is_dir() {
+                            walk(&p, &mut inputs);
+                        } else {
+                            inputs.push(Input {
+                                path: p,
+                                explicit: true,
+                            });
+                        }
+                    }
+                }
+                Err(e) => errors.push(IngestError::Read {
+                    path: text.into_owned(),
+                    reason: format!("invalid pattern: {e}"),
+                }),
+            }
+        } else {
+            inputs.push(Input {
+                path: arg.clone(),
+                explicit: true,
+            });
+        }
+    }
+    (inputs, errors)
+}
+
+fn walk(dir: &Path, out: &mut Vec<Input>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        out.push(Input {
+            path: dir.to_path_buf(),
+            explicit: true,
+        });
+        return;
+    };
+    let mut children: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    children.sort();
+    for c in children {
+        // symlink_metadata: a symlink to a directory is not followed.
+        match fs::symlink_metadata(&c) {
+            Ok(m) if m.is_dir() => walk(&c, out),
+            Ok(_) if c.is_file() => out.push(Input {
+                path: c,
+                explicit: false,
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// Options for [`ingest`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct IngestOptions {
+    /// A format id (or adapter name) forced for every file, instead of detection.
+    pub format: Option<String>,
+    /// Worker threads; 0 means one per core.
+    pub jobs: usize,
+}
+
+impl IngestOptions {
+    /// Options with a forced format and a thread count.
+    pub fn new(format: Option<String>, jobs: usize) -> Self {
+        IngestOptions { format, jobs }
+    }
+}
+
+/// What was read from one file.
+#[derive(Debug)]
+pub struct Parsed<C> {
+    /// The adapter that read it.
+    pub adapter: String,
+    /// The format id.
+    pub format: String,
+    /// The consumer, holding what it kept of the events.
+    pub consumer: C,
+}
+
+/// The outcome for one input file, in input order.
+#[derive(Debug)]
+pub enum Outcome<C> {
+    /// Read.
+    Parsed(Parsed<C>),
+    /// A file found in a directory that no adapter recognises: skipped, and said so.
+    Skipped {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// Could not be read.
+    Failed(IngestError),
+}
+
+/// Reads, detects and parses every input on a pool of `opts.jobs` threads. `make` builds the
+/// consumer for a file (given its display path and format id); each file's events pass through
+/// a [`Normalizer`] into it. Adapter panics are caught and become that file's error.
+pub fn ingest<C, F>(
+    registry: &Registry,
+    inputs: &[Input],
+    opts: &IngestOptions,
+    make: F,
+) -> Vec<Outcome<C>>
+where
+    C: EventSink + Send,
+    F: Fn(&str, &str) -> C + Sync,
+{
+    let work = || -> Vec<Outcome<C>> {
+        inputs
+            .par_iter()
+            .map(|input| ingest_one(registry, input, opts, &make))
+            .collect()
+    };
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs)
+        .build()
+    {
+        Ok(pool) => pool.install(work),
+        // No pool (thread creation refused): the global pool still gives correct, ordered results.
+        Err(_) => work(),
+    }
+}
+
+fn ingest_one<C, F>(
+    registry: &Registry,
+    input: &Input,
+    opts: &IngestOptions,
+    make: &F,
+) -> Outcome<C>
+where
+    C: EventSink + Send,
+    F: Fn(&str, &str) -> C + Sync,
+{
+    let shown = input.path.display().to_string();
+    let bytes = match read_file(&input.path) {
+        Ok(b) => b,
+        Err(reason) => {
+            return Outcome::Failed(IngestError::Read {
+                path: shown,
+                reason,
+            });
+        }
+    };
+    let file_name = input.path.file_name().and_then(|n| n.to_str());
+    let chosen = match &opts.format {
+        Some(id) => registry.by_format(id),
+        None => registry.detect(&bytes[..bytes.len().min(DETECT_PREFIX_LEN)], file_name),
+    };
+    let entry = match chosen {
+        Ok(e) => e,
+        Err(DetectError::NoMatch { .. }) if !input.explicit => {
+            return Outcome::Skipped {
+                path: shown,
+                reason: "no adapter recognises it".to_owned(),
+            };
+        }
+        Err(error) => return Outcome::Failed(IngestError::Detect { path: shown, error }),
+    };
+    let info = entry.adapter.info();
+    let format = match &opts.format {
+        Some(id) if info.formats.iter().any(|f| f == id) => id.clone(),
+        _ => info.formats.first().cloned().unwrap_or_default(),
+    };
+    let mut popts = ParseOptions::with_source(shown.clone());
+    popts.format_id = Some(format.clone());
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let mut sink = Normalizer::new(make(&shown, &format));
+        entry
+            .adapter
+            .parse(&bytes, &popts, &mut sink)
+            .map(|()| sink.finish())
+    }));
+    let error = match result {
+        Ok(Ok(consumer)) => {
+            return Outcome::Parsed(Parsed {
+                adapter: info.name.clone(),
+                format,
+                consumer,
+            });
+        }
+        Ok(Err(e)) => e,
+        Err(p) => AdapterError::Panic(
+            p.downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "non-string panic payload".to_owned()),
+        ),
+    };
+    Outcome::Failed(IngestError::Parse {
+        path: shown,
+        adapter: info.name.clone(),
+        error,
+    })
+}
+
+/// Reads a whole file; a directory, FIFO or unreadable file is an error with a plain reason.
+fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = fs::metadata(path).map_err(|e| io_reason(&e))?;
+    if meta.is_dir() {
+        return Err("is a directory, not a result file".to_owned());
+    }
+    if !meta.is_file() {
+        return Err("not a regular file".to_owned());
+    }
+    let mut f = fs::File::open(path).map_err(|e| io_reason(&e))?;
+    let mut buf = Vec::with_capacity(meta.len() as usize);
+    f.read_to_end(&mut buf).map_err(|e| io_reason(&e))?;
+    Ok(buf)
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    let s = s.split(" (os error").next().unwrap_or(&s).to_owned();
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => s,
+    }
+}

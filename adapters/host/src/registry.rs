@@ -1,0 +1,191 @@
+//! The [`Registry`] of adapters (built-ins and loaded plugins behind one trait) and format
+//! detection.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use gapscore_adapter_sdk::Adapter;
+
+use crate::loader::{PluginError, PluginSearch, load_plugin};
+
+/// Where an adapter comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Compiled into gapscore.
+    BuiltIn,
+    /// Loaded from a plugin file.
+    Plugin(PathBuf),
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::BuiltIn => f.write_str("built-in"),
+            Origin::Plugin(p) => write!(f, "plugin {}", p.display()),
+        }
+    }
+}
+
+/// An adapter and its origin.
+#[derive(Clone)]
+pub struct Registered {
+    /// The adapter.
+    pub adapter: Arc<dyn Adapter>,
+    /// Where it comes from.
+    pub origin: Origin,
+}
+
+impl std::fmt::Debug for Registered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registered")
+            .field("name", &self.adapter.info().name)
+            .field("origin", &self.origin)
+            .finish()
+    }
+}
+
+impl Registered {
+    /// The adapter's name.
+    pub fn name(&self) -> &str {
+        &self.adapter.info().name
+    }
+}
+
+/// Why no adapter was chosen for a file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DetectError {
+    /// No adapter claims the file.
+    #[error("no adapter recognises this file (known formats: {}); name one with --format", .known.join(", "))]
+    NoMatch {
+        /// Every format id known.
+        known: Vec<String>,
+    },
+    /// Several adapters claim it equally.
+    #[error("ambiguous format: {} claim it with confidence {confidence}; name one with --format", .candidates.join(", "))]
+    Tie {
+        /// The adapters tied at the top.
+        candidates: Vec<String>,
+        /// Their confidence.
+        confidence: u8,
+    },
+    /// A forced format id is unknown.
+    #[error("unknown format `{id}` (known formats: {})", .known.join(", "))]
+    UnknownFormat {
+        /// The id asked for.
+        id: String,
+        /// Every format id known.
+        known: Vec<String>,
+    },
+}
+
+/// The adapters gapscore can use: built-ins first, then plugins in search order.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    entries: Vec<Registered>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn empty() -> Self {
+        Registry::default()
+    }
+
+    /// The built-in adapters, statically linked: gapscore works with zero plugins.
+    pub fn builtin() -> Self {
+        let mut r = Registry::empty();
+        r.entries.push(Registered {
+            adapter: Arc::new(gapscore_adapter_simple::Simple::new()),
+            origin: Origin::BuiltIn,
+        });
+        r
+    }
+
+    /// Every adapter, built-ins first.
+    pub fn entries(&self) -> &[Registered] {
+        &self.entries
+    }
+
+    /// Adds an adapter. A name already taken (by a built-in, or an earlier plugin) is refused:
+    /// the first one wins, so a plugin can never silently replace a built-in reader.
+    pub fn add(&mut self, adapter: Arc<dyn Adapter>, origin: Origin) -> Result<(), String> {
+        let name = adapter.info().name.clone();
+        if let Some(prev) = self.entries.iter().find(|e| e.name() == name) {
+            return Err(format!(
+                "adapter name `{name}` is already taken by the {} adapter",
+                prev.origin
+            ));
+        }
+        self.entries.push(Registered { adapter, origin });
+        Ok(())
+    }
+
+    /// Loads every plugin the search finds. Plugins that fail are returned as errors (each
+    /// naming its file and reason) and skipped; the others are registered.
+    pub fn load_plugins(&mut self, search: &PluginSearch) -> Vec<PluginError> {
+        let (files, mut errors) = search.discover();
+        for path in files {
+            match load_plugin(&path) {
+                Ok(p) => {
+                    if let Err(reason) = self.add(Arc::new(p), Origin::Plugin(path.clone())) {
+                        errors.push(PluginError { path, reason });
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        errors
+    }
+
+    /// Every format id, in registry order.
+    pub fn format_ids(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .flat_map(|e| e.adapter.info().formats.iter().cloned())
+            .collect()
+    }
+
+    /// The adapter reading a format id (or named so).
+    pub fn by_format(&self, id: &str) -> Result<&Registered, DetectError> {
+        self.entries
+            .iter()
+            .find(|e| e.adapter.info().formats.iter().any(|f| f == id))
+            .or_else(|| self.entries.iter().find(|e| e.name() == id))
+            .ok_or_else(|| DetectError::UnknownFormat {
+                id: id.to_owned(),
+                known: self.format_ids(),
+            })
+    }
+
+    /// Picks the adapter most confident it reads a file. No claim, or a tie at the top, is an
+    /// error listing the candidates: guessing between two readers could read a file wrongly.
+    pub fn detect(
+        &self,
+        prefix: &[u8],
+        file_name: Option<&str>,
+    ) -> Result<&Registered, DetectError> {
+        let scored: Vec<(u8, &Registered)> = self
+            .entries
+            .iter()
+            .map(|e| (e.adapter.detect(prefix, file_name).min(100), e))
+            .collect();
+        let best = scored.iter().map(|(c, _)| *c).max().unwrap_or(0);
+        if best == 0 {
+            return Err(DetectError::NoMatch {
+                known: self.format_ids(),
+            });
+        }
+        let top: Vec<&Registered> = scored
+            .iter()
+            .filter(|(c, _)| *c == best)
+            .map(|(_, e)| *e)
+            .collect();
+        match top.as_slice() {
+            [one] => Ok(one),
+            many => Err(DetectError::Tie {
+                candidates: many.iter().map(|e| format!("`{}`", e.name())).collect(),
+                confidence: best,
+            }),
+        }
+    }
+}

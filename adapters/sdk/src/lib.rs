@@ -1,0 +1,125 @@
+//! The adapter SDK: everything needed to write a gapscore adapter, built in or as a plugin.
+//!
+//! - [`Adapter`]: the trait every adapter implements — [`AdapterInfo`] (name, version, format
+//!   ids), [`Adapter::detect`] (a 0–100 confidence from a file's first bytes and name) and
+//!   [`Adapter::parse`] (bytes in, events out into an [`EventSink`]).
+//! - [`abi`]: the C ABI v1 ([`abi::GapscoreAdapterV1`], [`abi::GapscoreBuf`], status codes), the
+//!   [`export_adapter!`] macro that turns an [`Adapter`] into a loadable plugin, and
+//!   [`abi::c_header`], from which the committed `include/gapscore_adapter.h` is generated.
+//!
+//! The canonical model ([`TestRun`], [`TestCase`], [`Status`], ...) is re-exported from
+//! `gapscore-core`, so an adapter crate depends on this crate alone.
+
+#![deny(missing_docs)]
+
+pub mod abi;
+
+use serde::{Deserialize, Serialize};
+
+pub use gapscore_core::{
+    Attempt, Category, EventSink, InputError, Location, Normalizer, Problem, ProblemKind, Producer,
+    RunCollector, Status, TestCase, TestRun, replay,
+};
+
+/// What an adapter is: its name, version and the format ids it reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AdapterInfo {
+    /// Adapter name, `[a-z0-9][a-z0-9_-]*` (`junit`, `simple`, `c-lines`).
+    pub name: String,
+    /// The adapter's own version.
+    pub version: String,
+    /// Format ids it reads (`junit-xml`), at least one.
+    pub formats: Vec<String>,
+}
+
+impl AdapterInfo {
+    /// Describes an adapter.
+    pub fn new(name: impl Into<String>, version: impl Into<String>, formats: &[&str]) -> Self {
+        AdapterInfo {
+            name: name.into(),
+            version: version.into(),
+            formats: formats.iter().map(|f| (*f).to_owned()).collect(),
+        }
+    }
+}
+
+/// Options for one parse call. Crosses the C ABI as a JSON object; unknown keys are ignored, so
+/// new options never need a new ABI version.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ParseOptions {
+    /// The file name as the user gave it, for messages and `TestRun::source`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_name: Option<String>,
+    /// The format id the host chose (for adapters reading several formats).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format_id: Option<String>,
+}
+
+impl ParseOptions {
+    /// Options naming the source file.
+    pub fn with_source(source: impl Into<String>) -> Self {
+        ParseOptions {
+            source_name: Some(source.into()),
+            format_id: None,
+        }
+    }
+}
+
+/// Why an adapter could not read an input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AdapterError {
+    /// The input is not valid for the format; carries the place.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The adapter does not support this input (a format variant it cannot read).
+    #[error("unsupported input: {0}")]
+    Unsupported(String),
+    /// A plugin misbehaved (bad ABI, invalid output); the message names the plugin file.
+    #[error("{0}")]
+    Plugin(String),
+    /// The adapter panicked; the message is the panic's.
+    #[error("adapter panicked: {0}")]
+    Panic(String),
+}
+
+/// A gapscore adapter. Implementations must be pure with respect to their inputs: `detect` and
+/// `parse` may be called concurrently from many threads on different inputs.
+pub trait Adapter: Send + Sync {
+    /// Name, version and format ids.
+    fn info(&self) -> &AdapterInfo;
+
+    /// How sure the adapter is that it can read a file, 0 (no) to 100 (certain), from at most
+    /// the first 64 KiB (`prefix`) and the file name (which may be absent).
+    fn detect(&self, prefix: &[u8], file_name: Option<&str>) -> u8;
+
+    /// Reads one whole document and pushes what it finds into `sink`.
+    fn parse(
+        &self,
+        input: &[u8],
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError>;
+}
+
+/// How many bytes of a file [`Adapter::detect`] sees.
+pub const DETECT_PREFIX_LEN: usize = 64 * 1024;
+
+/// Parses a whole input into a [`TestRun`] (through a [`Normalizer`], so unfinished tests become
+/// problems), naming the run's source and format.
+pub fn parse_to_run(
+    adapter: &dyn Adapter,
+    input: &[u8],
+    opts: &ParseOptions,
+) -> Result<TestRun, AdapterError> {
+    let format = opts
+        .format_id
+        .clone()
+        .or_else(|| adapter.info().formats.first().cloned())
+        .unwrap_or_default();
+    let mut sink = Normalizer::new(RunCollector::new(format, opts.source_name.clone()));
+    adapter.parse(input, opts, &mut sink)?;
+    Ok(sink.finish().into_run())
+}

@@ -1,0 +1,58 @@
+//! `gapscore parse`: read result files in any format and print the canonical runs (or CTRF).
+
+use anyhow::Result;
+use gapscore_adapters::{Outcome, expand_inputs, ingest};
+use gapscore_core::{RunCollector, ctrf};
+
+use crate::args::{ParseArgs, ParseOutput};
+use crate::{EXIT_ERROR, EXIT_OK, host, io};
+
+/// Prints every run that could be read, in input order; reports every file that could not on
+/// stderr and then exits 2.
+pub fn run(args: &ParseArgs) -> Result<u8> {
+    let (registry, plugin_failures) = host::registry(&args.host);
+    let (inputs, mut failed) = {
+        let (inputs, errors) = expand_inputs(&args.files);
+        for e in &errors {
+            io::error(&e.to_string());
+        }
+        (inputs, errors.len())
+    };
+    let outcomes = ingest(
+        &registry,
+        &inputs,
+        &host::ingest_options(&args.host, args.format.clone()),
+        |source, format| RunCollector::new(format, Some(source.to_owned())),
+    );
+    let mut runs = Vec::new();
+    for o in outcomes {
+        match o {
+            Outcome::Parsed(p) => runs.push(p.consumer.into_run()),
+            Outcome::Skipped { path, reason } => io::warn(&format!("{path}: skipped: {reason}")),
+            Outcome::Failed(e) => {
+                io::error(&e.to_string());
+                failed += 1;
+            }
+        }
+    }
+    for run in &runs {
+        for w in &run.warnings {
+            io::warn(&format!(
+                "{}: {w}",
+                run.source.as_deref().unwrap_or("input")
+            ));
+        }
+    }
+    let value = match args.output {
+        ParseOutput::Json => serde_json::to_value(&runs)?,
+        ParseOutput::Ctrf => ctrf::to_ctrf(&runs),
+    };
+    let mut text = serde_json::to_string_pretty(&value)?;
+    text.push('\n');
+    io::write_output(args.out.as_deref(), &text)?;
+    Ok(if failed > 0 || plugin_failures > 0 {
+        EXIT_ERROR
+    } else {
+        EXIT_OK
+    })
+}
