@@ -157,7 +157,9 @@ impl DuplicateTracker {
 #[derive(Debug, Default)]
 pub struct RunCollector {
     run: TestRun,
-    dups: DuplicateTracker,
+    // None: keep only what the adapter said (the plugin side of the ABI, whose output the host
+    // collects again and would otherwise warn about twice).
+    dups: Option<DuplicateTracker>,
 }
 
 impl RunCollector {
@@ -167,8 +169,16 @@ impl RunCollector {
         run.source = source;
         RunCollector {
             run,
-            dups: DuplicateTracker::default(),
+            dups: Some(DuplicateTracker::default()),
         }
+    }
+
+    /// A collector that adds no warnings of its own (no duplicate-id check): the run holds
+    /// exactly the adapter's events.
+    pub fn raw(format: impl Into<String>, source: Option<String>) -> Self {
+        let mut c = RunCollector::new(format, source);
+        c.dups = None;
+        c
     }
 
     /// The collected run.
@@ -182,7 +192,7 @@ impl EventSink for RunCollector {
         self.run.producer = Some(producer);
     }
     fn test_finished(&mut self, test: TestCase) {
-        if self.dups.is_duplicate(&test.id) {
+        if self.dups.as_mut().is_some_and(|d| d.is_duplicate(&test.id)) {
             self.run.warnings.push(format!(
                 "duplicate test id `{}`: entries are kept and counted separately",
                 test.id

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::mem::{offset_of, size_of};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::{Adapter, AdapterError, ParseOptions, parse_to_run};
+use crate::{Adapter, AdapterError, ParseOptions, parse_to_raw_run};
 
 /// The ABI version this SDK builds and this host reads.
 pub const GAPSCORE_ABI_VERSION: u32 = 1;
@@ -323,7 +323,7 @@ fn run_parse<A: Exported>(input: &[u8], opts: &[u8]) -> (i32, Vec<u8>) {
             }
         }
     };
-    match parse_to_run(A::instance(), input, &opts) {
+    match parse_to_raw_run(A::instance(), input, &opts) {
         Ok(run) => match serde_json::to_vec(&run) {
             Ok(json) => (GAPSCORE_OK, json),
             Err(e) => (

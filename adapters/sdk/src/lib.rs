@@ -114,12 +114,30 @@ pub fn parse_to_run(
     input: &[u8],
     opts: &ParseOptions,
 ) -> Result<TestRun, AdapterError> {
+    collect(adapter, input, opts, RunCollector::new)
+}
+
+/// Like [`parse_to_run`], with a collector that adds nothing of its own: what crosses the ABI.
+pub(crate) fn parse_to_raw_run(
+    adapter: &dyn Adapter,
+    input: &[u8],
+    opts: &ParseOptions,
+) -> Result<TestRun, AdapterError> {
+    collect(adapter, input, opts, RunCollector::raw)
+}
+
+fn collect(
+    adapter: &dyn Adapter,
+    input: &[u8],
+    opts: &ParseOptions,
+    make: fn(String, Option<String>) -> RunCollector,
+) -> Result<TestRun, AdapterError> {
     let format = opts
         .format_id
         .clone()
         .or_else(|| adapter.info().formats.first().cloned())
         .unwrap_or_default();
-    let mut sink = Normalizer::new(RunCollector::new(format, opts.source_name.clone()));
+    let mut sink = Normalizer::new(make(format, opts.source_name.clone()));
     adapter.parse(input, opts, &mut sink)?;
     Ok(sink.finish().into_run())
 }
