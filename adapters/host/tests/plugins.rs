@@ -161,8 +161,12 @@ fn misbehaving_parsers_are_rejected_and_the_host_survives() {
     );
 }
 
-fn fixture_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../simple/tests/fixtures");
+/// Every fixture of a built-in adapter: `adapters/<name>/tests/fixtures/{valid,invalid}`.
+fn fixture_files(adapter: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(adapter)
+        .join("tests/fixtures");
     let mut files = Vec::new();
     for kind in ["valid", "invalid"] {
         for e in fs::read_dir(root.join(kind)).unwrap() {
@@ -170,29 +174,40 @@ fn fixture_files() -> Vec<PathBuf> {
         }
     }
     files.sort();
-    assert!(files.len() > 20);
     files
 }
 
 #[test]
-fn the_simple_cdylib_gives_the_same_results_as_the_built_in() {
-    let plugin = load_plugin(&cdylib("gapscore-adapter-simple")).unwrap();
-    let builtin = Simple::new();
-    assert_eq!(plugin.info(), builtin.info());
-    for file in fixture_files() {
-        let bytes = fs::read(&file).unwrap();
-        let name = file.file_name().unwrap().to_str();
-        assert_eq!(
-            plugin.detect(&bytes, name),
-            builtin.detect(&bytes, name),
-            "{}",
-            file.display()
-        );
-        let opts = ParseOptions::with_source(file.display().to_string());
-        let a = parse_to_run(&builtin, &bytes, &opts).map_err(|e| e.to_string());
-        let b = parse_to_run(&plugin, &bytes, &opts).map_err(|e| e.to_string());
-        assert_eq!(a, b, "{}", file.display());
+fn every_built_in_cdylib_gives_the_same_results_as_the_static_adapter() {
+    let builtins = Registry::builtin();
+    for entry in builtins.entries() {
+        let name = entry.name().to_owned();
+        // Each built-in crate is a dev-dependency of this crate, so cargo built its cdylib.
+        let plugin = load_plugin(&cdylib(&format!("gapscore-adapter-{name}"))).unwrap();
+        let builtin = entry.adapter.as_ref();
+        assert_eq!(plugin.info(), builtin.info());
+        let files = fixture_files(&name);
+        assert!(files.len() >= 10, "{name}: too few fixtures");
+        for file in files {
+            let bytes = fs::read(&file).unwrap();
+            let file_name = file.file_name().unwrap().to_str();
+            assert_eq!(
+                plugin.detect(&bytes, file_name),
+                builtin.detect(&bytes, file_name),
+                "{}",
+                file.display()
+            );
+            let opts = ParseOptions::with_source(file.display().to_string());
+            let a = parse_to_run(builtin, &bytes, &opts).map_err(|e| e.to_string());
+            let b = parse_to_run(&plugin, &bytes, &opts).map_err(|e| e.to_string());
+            assert_eq!(a, b, "{name}: {}", file.display());
+        }
     }
+    // The parity for the simple adapter is also checked against the crate directly.
+    assert_eq!(
+        builtins.by_format("simple").unwrap().adapter.info(),
+        Simple::new().info()
+    );
 }
 
 #[test]
