@@ -122,15 +122,15 @@ pub struct ScoreArgs {
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
 
-    /// What skipped and todo sealed tests count as.
+    /// What skipped and todo tests count as (sealed and open suites alike).
     #[arg(long, value_enum, default_value_t = SkippedArg::Fail)]
     pub skipped: SkippedArg,
 
-    /// What xfailed sealed tests count as.
+    /// What xfailed tests count as (sealed and open suites alike).
     #[arg(long, value_enum, default_value_t = PassFailArg::Fail)]
     pub xfail: PassFailArg,
 
-    /// What sealed tests that passed only on a retry count as.
+    /// What tests that passed only on a retry count as (sealed and open suites alike).
     #[arg(long, value_enum, default_value_t = PassFailArg::Pass)]
     pub flaky: PassFailArg,
 

@@ -22,6 +22,13 @@ pub fn write_output(out: Option<&Path>, content: &str) -> Result<()> {
             }
         }
         Some(path) => {
+            let fail = |e: &io::Error| {
+                anyhow::anyhow!(
+                    "cannot write `{}`: {}",
+                    path.display(),
+                    gapscore_adapters::io_reason(e)
+                )
+            };
             if path.is_dir() {
                 anyhow::bail!("cannot write `{}`: is a directory", path.display());
             }
@@ -29,17 +36,22 @@ pub fn write_output(out: Option<&Path>, content: &str) -> Result<()> {
                 Some(p) if !p.as_os_str().is_empty() => p,
                 _ => Path::new("."),
             };
-            let mut tmp = tempfile::Builder::new()
-                .prefix(".gapscore-")
-                .suffix(".tmp")
-                .tempfile_in(dir)
-                .with_context(|| format!("cannot write `{}`", path.display()))?;
+            let mut builder = tempfile::Builder::new();
+            builder.prefix(".gapscore-").suffix(".tmp");
+            // A temporary file is created owner-only; the report gets the mode of the file it
+            // replaces, or the usual 0644 for a new one.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt as _;
+                let mode =
+                    std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+                builder.permissions(std::fs::Permissions::from_mode(mode));
+            }
+            let mut tmp = builder.tempfile_in(dir).map_err(|e| fail(&e))?;
             tmp.write_all(content.as_bytes())
                 .and_then(|()| tmp.as_file().sync_all())
-                .with_context(|| format!("cannot write `{}`", path.display()))?;
-            tmp.persist(path)
-                .map_err(|e| e.error)
-                .with_context(|| format!("cannot write `{}`", path.display()))?;
+                .map_err(|e| fail(&e))?;
+            tmp.persist(path).map_err(|e| fail(&e.error))?;
             Ok(())
         }
     }

@@ -658,3 +658,66 @@ fn closed_stdout_is_not_an_error() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).is_empty());
 }
+
+#[test]
+fn a_directory_with_no_readable_results_is_an_error_not_an_empty_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("notes.md"), "# nothing to see").unwrap();
+    fs::write(
+        dir.path().join("package.json"),
+        r#"{"name": "x", "files": ["tests"]}"#,
+    )
+    .unwrap();
+    let o = run(&["score", "--sealed", s(dir.path())]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no sealed results: none of the 2 files found could be read"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn summary_lines_without_a_message_have_no_dangling_colon() {
+    let f = simple_fixture("valid", "non-string-values.json");
+    let o = run(&["score", "--sealed", s(&f), "--format", "summary"]);
+    assert!(stdout(&o).contains("  ❌ numbers\n"), "{}", stdout(&o));
+}
+
+#[cfg(unix)]
+#[test]
+fn output_files_get_ordinary_permissions() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let f = examples().join("02-minor-gaps/sealed-results.json");
+    let fresh = tmp.path().join("new.json");
+    assert_eq!(
+        code(&run(&["score", "--sealed", s(&f), "-o", s(&fresh)])),
+        0
+    );
+    assert_eq!(
+        fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
+        0o644
+    );
+    let kept = tmp.path().join("kept.json");
+    fs::write(&kept, "old").unwrap();
+    fs::set_permissions(&kept, fs::Permissions::from_mode(0o640)).unwrap();
+    assert_eq!(code(&run(&["score", "--sealed", s(&f), "-o", s(&kept)])), 0);
+    assert_eq!(
+        fs::metadata(&kept).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+    let o = run(&[
+        "score",
+        "--sealed",
+        s(&f),
+        "-o",
+        s(&tmp.path().join("no/such/r.json")),
+    ]);
+    assert!(
+        stderr(&o).contains("cannot write") && stderr(&o).contains(": no such file or directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("os error"), "{}", stderr(&o));
+}

@@ -54,6 +54,9 @@ pub enum InputError {
     /// Nothing usable at all (an empty file).
     #[error("{0}")]
     Empty(String),
+    /// An error the reader could not place (a plugin's message without a line).
+    #[error("{0}")]
+    Unlocated(String),
 }
 
 impl InputError {
@@ -63,7 +66,7 @@ impl InputError {
             InputError::Syntax { location, .. } | InputError::Content { location, .. } => {
                 Some(location)
             }
-            InputError::Empty(_) => None,
+            InputError::Empty(_) | InputError::Unlocated(_) => None,
         }
     }
 }

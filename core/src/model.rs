@@ -267,6 +267,7 @@ pub struct Problem {
     /// What went wrong.
     pub kind: ProblemKind,
     /// Details in the producer's words where possible (the build error, the collection error).
+    #[serde(default)]
     pub detail: String,
     /// The suite, package or file the problem belongs to, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -77,7 +77,11 @@ pub fn render_summary(report: &GapReport) -> String {
     if !report.failures.is_empty() {
         let _ = writeln!(out, "\nFailures ({}):", report.failures.len());
         for f in &report.failures {
-            let _ = writeln!(out, "  ❌ {}: {}", f.test_name, one_line(&f.message));
+            if f.message.is_empty() {
+                let _ = writeln!(out, "  ❌ {}", f.test_name);
+            } else {
+                let _ = writeln!(out, "  ❌ {}: {}", f.test_name, one_line(&f.message));
+            }
         }
     }
     if let Some(reason) = &report.report.advisory_reason {
@@ -255,10 +259,12 @@ pub fn render_markdown(report: &GapReport) -> String {
         }
         out.push('\n');
         if let Some(d) = report.gapscore.as_ref().and_then(|e| e.coverage_delta) {
+            let spec = [cc.happy_path, cc.edge_case, cc.error_handling, cc.security];
+            let sealed = spec.iter().filter(|r| r.sealed > 0).count();
+            let open = spec.iter().filter(|r| r.open > 0).count();
             let _ = writeln!(
                 out,
-                "Coverage delta (§3.5): {d} categor{} tested by one suite and not the other.\n",
-                if d == 1 { "y" } else { "ies" }
+                "Coverage delta (§3.5): |{sealed} categories tested by the sealed suite − {open} by the open suite| = {d}.\n"
             );
         }
     }

@@ -367,7 +367,9 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
     if score.total == 0 {
         reasons.push("no sealed tests were counted: a score over zero tests proves nothing".into());
     }
-    if !sealed.flaky.is_empty() {
+    // Under `--flaky fail` a flaky test is already a failure; only a pass that needed a retry
+    // makes the score less than authoritative.
+    if !sealed.flaky.is_empty() && sealed.policy().flaky == crate::score::FlakyPolicy::Pass {
         reasons.push(format!(
             "{} sealed test{} passed only on a retry (flaky)",
             sealed.flaky.len(),
@@ -493,5 +495,37 @@ impl GapReport {
     /// True when the report is marked advisory.
     pub fn is_advisory(&self) -> bool {
         self.report.advisory == Some(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::EventSink;
+    use crate::model::{Attempt, TestCase};
+    use crate::score::{FlakyPolicy, SkippedPolicy, XfailPolicy};
+
+    fn flaky_report(flaky: FlakyPolicy) -> GapReport {
+        let mut t = TestCase::new(None, "retried", Status::Passed);
+        t.attempts.push(Attempt::new(Status::Failed));
+        let mut tally = Tally::new(StatusPolicy::new(
+            SkippedPolicy::Fail,
+            XfailPolicy::Fail,
+            flaky,
+        ));
+        tally.test_finished(t);
+        tally.finish();
+        build_report(&tally, None, &ReportOptions::default())
+    }
+
+    #[test]
+    fn flaky_passes_make_the_report_advisory_only_when_counted_as_passes() {
+        let lenient = flaky_report(FlakyPolicy::Pass);
+        assert_eq!(lenient.report.advisory, Some(true));
+        assert!(lenient.report.advisory_reason.unwrap().contains("flaky"));
+        assert_eq!(lenient.sealed_tests.failed, 0);
+        let strict = flaky_report(FlakyPolicy::Fail);
+        assert_eq!(strict.report.advisory, None);
+        assert_eq!(strict.sealed_tests.failed, 1);
     }
 }

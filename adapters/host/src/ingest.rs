@@ -303,25 +303,15 @@ where
 
 /// Reads a whole file; a directory, FIFO or unreadable file is an error with a plain reason.
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
-    let meta = fs::metadata(path).map_err(|e| io_reason(&e))?;
+    let meta = fs::metadata(path).map_err(|e| crate::io_reason(&e))?;
     if meta.is_dir() {
         return Err("is a directory, not a result file".to_owned());
     }
     if !meta.is_file() {
         return Err("not a regular file".to_owned());
     }
-    let mut f = fs::File::open(path).map_err(|e| io_reason(&e))?;
+    let mut f = fs::File::open(path).map_err(|e| crate::io_reason(&e))?;
     let mut buf = Vec::with_capacity(meta.len() as usize);
-    f.read_to_end(&mut buf).map_err(|e| io_reason(&e))?;
+    f.read_to_end(&mut buf).map_err(|e| crate::io_reason(&e))?;
     Ok(buf)
-}
-
-fn io_reason(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    let s = s.split(" (os error").next().unwrap_or(&s).to_owned();
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_lowercase().chain(c).collect(),
-        None => s,
-    }
 }

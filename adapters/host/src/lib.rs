@@ -16,3 +16,16 @@ mod registry;
 pub use ingest::{IngestError, IngestOptions, Input, Outcome, Parsed, expand_inputs, ingest};
 pub use loader::{PLUGIN_PATH_ENV, PluginAdapter, PluginError, PluginSearch, load_plugin};
 pub use registry::{DetectError, Origin, Registered, Registry};
+
+/// An I/O error as a message in gapscore's style: the OS text lowercased, without
+/// "(os error N)" or a path suffix (the caller names the file).
+pub fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    let s = s.split(" (os error").next().unwrap_or(&s);
+    let s = s.split(" at path ").next().unwrap_or(s).to_owned();
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => s,
+    }
+}

@@ -8,7 +8,7 @@
 
 #![allow(unsafe_code)] // The loader is one of the two places allowed to cross the FFI boundary.
 
-use std::ffi::{CStr, c_char};
+use std::ffi::c_char;
 use std::path::{Path, PathBuf};
 
 use gapscore_adapter_sdk::abi::{
@@ -95,7 +95,10 @@ impl PluginSearch {
             let entries = match std::fs::read_dir(dir) {
                 Ok(e) => e,
                 Err(e) => {
-                    errors.push(PluginError::new(dir, format!("cannot read directory: {e}")));
+                    errors.push(PluginError::new(
+                        dir,
+                        format!("cannot read directory: {}", crate::io_reason(&e)),
+                    ));
                     continue;
                 }
             };
@@ -163,8 +166,11 @@ pub fn load_plugin(path: &Path) -> Result<PluginAdapter, PluginError> {
 /// points; use [`load_plugin`].
 #[doc(hidden)]
 pub fn load_with_symbol(path: &Path, symbol: &str) -> Result<PluginAdapter, PluginError> {
-    let lib =
-        open_library(path).map_err(|e| PluginError::new(path, format!("cannot load: {e}")))?;
+    let lib = open_library(path).map_err(|e| {
+        // libloading's Display is generic ("dlopen failed"); the loader's text is the source.
+        let detail = std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| s.to_string());
+        PluginError::new(path, format!("cannot load: {detail}"))
+    })?;
     let mut sym_name = symbol.as_bytes().to_vec();
     sym_name.push(0);
     // SAFETY: the symbol is declared by the ABI contract as `EntryFn`; a library exporting the
@@ -258,11 +264,24 @@ pub fn load_with_symbol(path: &Path, symbol: &str) -> Result<PluginAdapter, Plug
             ),
         ));
     }
-    let mut formats = Vec::with_capacity(desc.format_count);
+    let mut formats: Vec<String> = Vec::with_capacity(desc.format_count);
     for i in 0..desc.format_count {
         // SAFETY: `format_ids` is non-null and, per contract, points to `format_count` pointers.
         let p = unsafe { *desc.format_ids.add(i) };
-        formats.push(read_str(path, &format!("format_ids[{i}]"), p)?);
+        let id = read_str(path, &format!("format_ids[{i}]"), p)?;
+        if id.is_empty() || id.len() > 64 || id.chars().any(char::is_whitespace) {
+            return Err(PluginError::new(
+                path,
+                format!("invalid format id `{id}` (1 to 64 bytes, no whitespace)"),
+            ));
+        }
+        if formats.contains(&id) {
+            return Err(PluginError::new(
+                path,
+                format!("format id `{id}` is listed twice"),
+            ));
+        }
+        formats.push(id);
     }
     // Never unload: other threads may still run code or thread-local destructors of the library.
     std::mem::forget(lib);
@@ -289,21 +308,28 @@ fn open_library(path: &Path) -> Result<libloading::Library, libloading::Error> {
     unsafe { libloading::Library::new(path) }
 }
 
+/// Reads a descriptor string, scanning at most 257 bytes for its NUL, so a string that is not
+/// terminated is refused after a bounded read instead of being read without end.
 fn read_str(path: &Path, field: &str, p: *const c_char) -> Result<String, PluginError> {
+    const MAX: usize = 256;
     if p.is_null() {
         return Err(PluginError::new(path, format!("`{field}` is null")));
     }
-    // SAFETY: non-null and, per contract, a static NUL-terminated string.
-    let s = unsafe { CStr::from_ptr(p) };
-    if s.to_bytes().len() > 256 {
-        return Err(PluginError::new(
-            path,
-            format!("`{field}` is longer than 256 bytes"),
-        ));
+    let mut bytes = Vec::new();
+    for i in 0..=MAX {
+        // SAFETY: non-null and, per contract, a NUL-terminated static string; read byte by
+        // byte, never past its terminator nor past MAX + 1 bytes.
+        let b = unsafe { *p.add(i) } as u8;
+        if b == 0 {
+            return String::from_utf8(bytes)
+                .map_err(|_| PluginError::new(path, format!("`{field}` is not UTF-8")));
+        }
+        bytes.push(b);
     }
-    s.to_str()
-        .map(str::to_owned)
-        .map_err(|_| PluginError::new(path, format!("`{field}` is not UTF-8")))
+    Err(PluginError::new(
+        path,
+        format!("`{field}` is longer than {MAX} bytes (or not NUL-terminated)"),
+    ))
 }
 
 /// Hands the output buffer back to the plugin exactly once, however decoding ends.
@@ -436,10 +462,11 @@ fn error_message(text: &str) -> String {
 fn decode_parse_error(text: &str) -> AdapterError {
     let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
     let message = error_message(text);
+    // Lines and columns are 1-based; a 0 from a careless plugin is read as 1.
     let num = |k: &str| {
         v.get(k)
             .and_then(serde_json::Value::as_u64)
-            .map(|n| n as usize)
+            .map(|n| (n as usize).max(1))
     };
     match (num("line"), num("column")) {
         (Some(line), column) => AdapterError::Input(InputError::Syntax {
@@ -449,7 +476,7 @@ fn decode_parse_error(text: &str) -> AdapterError {
             },
             message,
         }),
-        _ => AdapterError::Input(InputError::Empty(message)),
+        _ => AdapterError::Input(InputError::Unlocated(message)),
     }
 }
 

@@ -56,13 +56,13 @@ impl Registered {
 #[non_exhaustive]
 pub enum DetectError {
     /// No adapter claims the file.
-    #[error("no adapter recognises this file (known formats: {}); name one with --format", .known.join(", "))]
+    #[error("no adapter recognises this file (known formats: {}); name one with --format ID (`--input-format ID` for `score`)", .known.join(", "))]
     NoMatch {
         /// Every format id known.
         known: Vec<String>,
     },
     /// Several adapters claim it equally.
-    #[error("ambiguous format: {} claim it with confidence {confidence}; name one with --format", .candidates.join(", "))]
+    #[error("ambiguous format: {} claim it with confidence {confidence}; name one with --format ID (`--input-format ID` for `score`)", .candidates.join(", "))]
     Tie {
         /// The adapters tied at the top.
         candidates: Vec<String>,
@@ -106,8 +106,9 @@ impl Registry {
         &self.entries
     }
 
-    /// Adds an adapter. A name already taken (by a built-in, or an earlier plugin) is refused:
-    /// the first one wins, so a plugin can never silently replace a built-in reader.
+    /// Adds an adapter. A name or format id already taken (by a built-in, or an earlier plugin)
+    /// is refused: the first one wins, so a plugin can never silently replace a built-in reader,
+    /// and `--format ID` always means one adapter.
     pub fn add(&mut self, adapter: Arc<dyn Adapter>, origin: Origin) -> Result<(), String> {
         let name = adapter.info().name.clone();
         if let Some(prev) = self.entries.iter().find(|e| e.name() == name) {
@@ -115,6 +116,19 @@ impl Registry {
                 "adapter name `{name}` is already taken by the {} adapter",
                 prev.origin
             ));
+        }
+        for id in &adapter.info().formats {
+            if let Some(prev) = self
+                .entries
+                .iter()
+                .find(|e| e.adapter.info().formats.contains(id) || e.name() == id)
+            {
+                return Err(format!(
+                    "format id `{id}` is already read by the `{}` adapter ({})",
+                    prev.name(),
+                    prev.origin
+                ));
+            }
         }
         self.entries.push(Registered { adapter, origin });
         Ok(())

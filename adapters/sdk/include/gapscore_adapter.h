@@ -40,6 +40,7 @@ typedef struct GapscoreBuf {
     size_t len;
 } GapscoreBuf;
 
+/* Pointers to 0 bytes (len == 0) may be NULL or dangling: never dereference them. */
 /* 0..=100: how sure the adapter is that it reads this file. file_name may be NULL. */
 typedef uint32_t (*GapscoreDetectFn)(const uint8_t *prefix, size_t len, const char *file_name);
 /* Parse one whole document; write results JSON (or an error object) to *out. */

@@ -445,7 +445,7 @@ pub fn c_header() -> String {
     );
     let _ = writeln!(
         w,
-        "/* 0..=100: how sure the adapter is that it reads this file. file_name may be NULL. */\ntypedef uint32_t (*GapscoreDetectFn)(const uint8_t *prefix, size_t len, const char *file_name);"
+        "/* Pointers to 0 bytes (len == 0) may be NULL or dangling: never dereference them. */\n/* 0..=100: how sure the adapter is that it reads this file. file_name may be NULL. */\ntypedef uint32_t (*GapscoreDetectFn)(const uint8_t *prefix, size_t len, const char *file_name);"
     );
     let _ = writeln!(
         w,

@@ -45,9 +45,9 @@ impl Adapter for Simple {
         &self.info
     }
 
-    /// A JSON object whose prefix has a `"tests"` key: 80, 90 when a `"status"` key follows
+    /// A JSON object whose prefix has a `"tests"` key: 80, 90 when a `"status"` key is there too
     /// (formats with their own adapter, such as pytest-json-report, score higher there).
-    fn detect(&self, prefix: &[u8], file_name: Option<&str>) -> u8 {
+    fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
         let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
         let Some(first) = p.iter().position(|b| !b.is_ascii_whitespace()) else {
             return 0;
@@ -55,11 +55,11 @@ impl Adapter for Simple {
         if p[first] != b'{' {
             return 0;
         }
-        let has = |needle: &[u8]| p.windows(needle.len()).any(|w| w == needle);
-        match (has(b"\"tests\""), has(b"\"status\"")) {
+        match (has_key(p, b"\"tests\""), has_key(p, b"\"status\"")) {
             (true, true) => 90,
             (true, false) => 80,
-            _ if file_name.is_some_and(|n| n.ends_with(".json")) => 5,
+            // A `.json` name alone is no evidence: claiming every JSON file would make an
+            // unrelated file found in a directory (a package.json) fail the run.
             _ => 0,
         }
     }
@@ -72,6 +72,21 @@ impl Adapter for Simple {
     ) -> Result<(), AdapterError> {
         parse(input, &SimpleOptions::default(), sink).map_err(AdapterError::from)
     }
+}
+
+/// True when `key` (quoted) occurs as an object key: followed by optional whitespace and `:`.
+/// A `"tests"` string in a list (a `package.json`'s `"files": ["tests"]`) does not count.
+fn has_key(text: &[u8], key: &[u8]) -> bool {
+    let mut rest = text;
+    while let Some(pos) = rest.windows(key.len()).position(|w| w == key) {
+        let after = &rest[pos + key.len()..];
+        let next = after.iter().find(|b| !b.is_ascii_whitespace());
+        if next == Some(&b':') {
+            return true;
+        }
+        rest = &rest[pos + 1..];
+    }
+    false
 }
 
 gapscore_adapter_sdk::export_adapter!(gapscore_adapter_simple => Simple, Simple::new());

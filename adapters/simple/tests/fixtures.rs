@@ -69,6 +69,10 @@ fn detection_rejects_other_formats() {
             Some("go.jsonl"),
         ),
         ("[1, 2]", None),
+        (
+            r#"{"name": "pkg", "files": ["tests", "src"]}"#,
+            Some("package.json"),
+        ),
         ("", None),
     ] {
         assert_eq!(adapter.detect(text.as_bytes(), name), 0, "{text}");

@@ -111,9 +111,11 @@ fn tally_suite(
         },
     );
     let mut tally = Tally::new(policy);
+    let (mut parsed, mut skipped) = (0usize, 0usize);
     for (input, outcome) in expanded.iter().zip(outcomes) {
         match outcome {
             Outcome::Parsed(mut p) => {
+                parsed += 1;
                 p.consumer.finish();
                 let mut info =
                     InputInfo::new(role, input.path.display().to_string(), p.format.clone());
@@ -122,6 +124,7 @@ fn tally_suite(
                 tally.merge(p.consumer);
             }
             Outcome::Skipped { path, reason } => {
+                skipped += 1;
                 io::warn(&format!("{path}: skipped: {reason} ({role} results)"));
             }
             Outcome::Failed(e) => {
@@ -129,6 +132,15 @@ fn tally_suite(
                 *failed += 1;
             }
         }
+    }
+    // Files found in a directory that nothing recognises are skipped, but a suite made only of
+    // them did not run as far as anyone can tell: that is an error, not an empty suite.
+    if parsed == 0 && skipped > 0 {
+        io::error(&format!(
+            "no {role} results: none of the {skipped} file{} found could be read as a result format",
+            if skipped == 1 { "" } else { "s" }
+        ));
+        *failed += 1;
     }
     tally.finish();
     tally
