@@ -5,7 +5,6 @@
 
 #![allow(clippy::unwrap_used, clippy::print_stderr)] // Test code.
 
-use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -24,62 +23,9 @@ fn plugin() -> Option<&'static Path> {
 
 fn compile() -> Option<PathBuf> {
     // A directory holding nothing but the plugin, for `--plugin-dir` and GAPSCORE_PLUGIN_PATH.
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("c-lines");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = format!("{DLL_PREFIX}gapscore_adapter_c_lines{DLL_SUFFIX}");
-    let dest = dir.join(&file);
-    // Built under a temporary name and renamed into place: another test process may have the
-    // previous build loaded, and a loaded library must never be overwritten in place.
-    let tmp = dir.join(format!("{file}.{}.tmp", std::process::id()));
-    let src = example_dir().join("gapscore_adapter_c_lines.c");
-    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/sdk/include");
-    let cc = std::env::var_os("CC")
-        .filter(|c| !c.is_empty())
-        .unwrap_or_else(|| "cc".into());
-    let msvc = Path::new(&cc)
-        .file_stem()
-        .is_some_and(|s| s.eq_ignore_ascii_case("cl"));
-    let mut cmd = Command::new(&cc);
-    if msvc {
-        cmd.args(["/nologo", "/std:c11", "/W4", "/WX", "/LD", "/I"])
-            .arg(&include)
-            .arg(&src)
-            .arg(format!("/Fe:{}", tmp.display()))
-            .arg(format!("/Fo:{}\\", dir.display()));
-    } else {
-        cmd.args([
-            "-std=c11",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            "-shared",
-            "-fPIC",
-            "-fvisibility=hidden",
-            "-I",
-        ])
-        .arg(&include)
-        .arg("-o")
-        .arg(&tmp)
-        .arg(&src);
-    }
-    let output = match cmd.output() {
-        Ok(o) => o,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("skipped: no C compiler");
-            return None;
-        }
-        Err(e) => panic!("cannot run {}: {e}", cc.to_string_lossy()),
-    };
-    assert!(
-        output.status.success(),
-        "{} failed:\n{}{}",
-        cc.to_string_lossy(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    std::fs::rename(&tmp, &dest).unwrap();
-    Some(dest)
+    gapscore_fixture_plugins::compile_c_lines(
+        &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("c-lines"),
+    )
 }
 
 fn fixture(kind: &str, name: &str) -> PathBuf {

@@ -1,7 +1,8 @@
-//! Plugins that break the ABI contract on purpose, one entry symbol per fault, loaded by the
-//! host's fault-injection tests through `load_with_symbol`. Also one well-behaved plugin
-//! written with `export_adapter!` whose `parse` panics, to prove the SDK's panic guard.
-//! Never ship this library.
+//! Test support for plugin loading. Plugins that break the ABI contract on purpose, one entry
+//! symbol per fault, loaded by the host's fault-injection tests through `load_with_symbol`; one
+//! well-behaved plugin written with `export_adapter!` whose `parse` panics, to prove the SDK's
+//! panic guard; and [`compile_c_lines`], which builds the C example plugin for the host's and
+//! the CLI's tests. Never ship this library.
 
 #![allow(unsafe_code)] // Hand-written descriptors, as a C plugin would have.
 #![allow(missing_docs, clippy::missing_safety_doc)]
@@ -260,3 +261,70 @@ impl Adapter for Panics {
 }
 
 gapscore_adapter_sdk::export_adapter!(gapscore_adapter_panics => Panics, Panics(AdapterInfo::new("panics", "0.0.0", &["panics"])));
+
+/// Compiles the C example plugin (`adapters/examples/c-lines`) with `$CC` (default `cc`; MSVC's
+/// `cl` understood) into `dir`, returning the library's path, or `None` (with a note on stderr)
+/// when no C compiler is installed. Panics when the compiler rejects the source.
+#[allow(clippy::print_stderr, clippy::unwrap_used)] // Test support: report and fail loudly.
+pub fn compile_c_lines(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
+    use std::path::Path;
+    use std::process::Command;
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::fs::create_dir_all(dir).unwrap();
+    let file = format!("{DLL_PREFIX}gapscore_adapter_c_lines{DLL_SUFFIX}");
+    let dest = dir.join(&file);
+    // Built under a temporary name and renamed into place: another test process may have the
+    // previous build loaded, and a loaded library must never be overwritten in place.
+    let tmp = dir.join(format!("{file}.{}.tmp", std::process::id()));
+    let src = root.join("examples/c-lines/gapscore_adapter_c_lines.c");
+    let include = root.join("sdk/include");
+    let cc = std::env::var_os("CC")
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "cc".into());
+    let msvc = Path::new(&cc)
+        .file_stem()
+        .is_some_and(|s| s.eq_ignore_ascii_case("cl"));
+    let mut cmd = Command::new(&cc);
+    if msvc {
+        cmd.args(["/nologo", "/std:c11", "/W4", "/WX", "/LD", "/I"])
+            .arg(&include)
+            .arg(&src)
+            .arg(format!("/Fe:{}", tmp.display()))
+            .arg(format!("/Fo:{}\\", dir.display()));
+    } else {
+        cmd.args([
+            "-std=c11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-shared",
+            "-fPIC",
+            "-fvisibility=hidden",
+            "-I",
+        ])
+        .arg(&include)
+        .arg("-o")
+        .arg(&tmp)
+        .arg(&src);
+    }
+    let output = match cmd.output() {
+        Ok(o) => o,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("skipped: no C compiler");
+            return None;
+        }
+        Err(e) => panic!("cannot run {}: {e}", cc.to_string_lossy()),
+    };
+    assert!(
+        output.status.success(),
+        "{} failed:\n{}{}",
+        cc.to_string_lossy(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::fs::rename(&tmp, &dest).unwrap();
+    Some(dest)
+}
