@@ -355,6 +355,9 @@ pub struct TestCase {
     /// Source line of the test, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// Captured stdout/stderr, when the format keeps it (cut at 64 KiB, with a note).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     /// Earlier attempts, when the format marks this test as retried; the final attempt is the
     /// test's own status.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -389,6 +392,7 @@ impl TestCase {
             category: None,
             file: None,
             line: None,
+            output: None,
             attempts: Vec::new(),
             parent: false,
             parent_id: None,

@@ -98,6 +98,10 @@ impl Registry {
             adapter: Arc::new(gapscore_adapter_simple::Simple::new()),
             origin: Origin::BuiltIn,
         });
+        r.entries.push(Registered {
+            adapter: Arc::new(gapscore_adapter_junit::JUnit::new()),
+            origin: Origin::BuiltIn,
+        });
         r
     }
 

@@ -1,0 +1,120 @@
+//! gapscore adapter for JUnit XML, the format most runners can write, in every common dialect:
+//! pytest (xunit1 and xunit2), jest-junit, go-junit-report, gotestsum, node's reporter, mocha,
+//! bats, cargo-nextest, Maven Surefire and Gradle.
+//!
+//! [`JUnit`] implements [`Adapter`]; [`parser`] streams quick-xml events into the sink without
+//! building a tree. `<failure>` and `<error>` stay apart (failed vs errored); Surefire's
+//! `flakyFailure`/`rerunFailure` elements become attempts; pytest's xfail and node's todo keep
+//! their meaning; the pseudo-testcases producers use for a build failure, a collection error or a
+//! suite that failed to run become problems; a file cut off mid-element keeps every complete
+//! testcase and reports `truncated`.
+
+#![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
+#![deny(missing_docs)]
+
+pub mod parser;
+
+use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
+
+/// The format id.
+pub const FORMAT_ID: &str = "junit-xml";
+
+/// The JUnit XML adapter.
+#[derive(Debug)]
+pub struct JUnit {
+    info: AdapterInfo,
+}
+
+impl JUnit {
+    /// The adapter.
+    pub fn new() -> Self {
+        JUnit {
+            info: AdapterInfo::new("junit", env!("CARGO_PKG_VERSION"), &[FORMAT_ID]),
+        }
+    }
+}
+
+impl Default for JUnit {
+    fn default() -> Self {
+        JUnit::new()
+    }
+}
+
+impl Adapter for JUnit {
+    fn info(&self) -> &AdapterInfo {
+        &self.info
+    }
+
+    /// 95 when a `<testsuites>` or `<testsuite>` element opens the document (after the
+    /// declaration and comments), in UTF-8 or UTF-16; 0 otherwise.
+    fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
+        let text: String = match prefix {
+            [0xFF, 0xFE, rest @ ..] | [0xFE, 0xFF, rest @ ..] => {
+                let be = prefix[0] == 0xFE;
+                let units = rest.chunks_exact(2).map(|c| {
+                    if be {
+                        u16::from_be_bytes([c[0], c[1]])
+                    } else {
+                        u16::from_le_bytes([c[0], c[1]])
+                    }
+                });
+                char::decode_utf16(units)
+                    .map_while(Result::ok)
+                    .take(4096)
+                    .collect()
+            }
+            _ => {
+                let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+                String::from_utf8_lossy(&p[..p.len().min(16 * 1024)]).into_owned()
+            }
+        };
+        let mut rest = text.trim_start();
+        // Skip the declaration, comments, processing instructions and a DOCTYPE.
+        loop {
+            if let Some(r) = rest.strip_prefix("<?") {
+                match r.find("?>") {
+                    Some(i) => rest = r[i + 2..].trim_start(),
+                    None => return 0,
+                }
+            } else if let Some(r) = rest.strip_prefix("<!--") {
+                match r.find("-->") {
+                    Some(i) => rest = r[i + 3..].trim_start(),
+                    None => return 0,
+                }
+            } else if let Some(r) = rest.strip_prefix("<!DOCTYPE") {
+                // An internal subset (`[ ... ]`) may hold `>` characters of its own.
+                let end = match (r.find('['), r.find('>')) {
+                    (Some(b), Some(g)) if b < g => r.find("]>").map(|i| i + 2),
+                    (_, g) => g.map(|i| i + 1),
+                };
+                match end {
+                    Some(i) => rest = r[i..].trim_start(),
+                    None => return 0,
+                }
+            } else {
+                break;
+            }
+        }
+        let is_root = |tag: &str| {
+            rest.strip_prefix(tag)
+                .and_then(|r| r.chars().next())
+                .is_some_and(|c| c.is_whitespace() || c == '>' || c == '/')
+        };
+        if is_root("<testsuites") || is_root("<testsuite") {
+            95
+        } else {
+            0
+        }
+    }
+
+    fn parse(
+        &self,
+        input: &[u8],
+        _opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        parser::parse(input, sink)
+    }
+}
+
+gapscore_adapter_sdk::export_adapter!(gapscore_adapter_junit => JUnit, JUnit::new());

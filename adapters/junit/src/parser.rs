@@ -1,0 +1,756 @@
+//! The streaming JUnit reader: quick-xml events in, canonical events out, no DOM. Memory holds
+//! the testcase being read, one finished testcase of lookahead (to recognise Go parent tests)
+//! and, per suite, the name prefixes of Go subtests; it does not grow with the number of tests.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use gapscore_adapter_sdk::{
+    AdapterError, Attempt, Category, EventSink, InputError, Location, Problem, ProblemKind,
+    Producer, Status, TestCase,
+};
+use quick_xml::XmlVersion;
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::reader::Reader;
+
+/// Failure bodies and captured output beyond this many bytes are cut, with a note.
+pub const TEXT_CAP: usize = 64 * 1024;
+
+/// Re-encodes UTF-16 (with a byte-order mark) as UTF-8 and drops a UTF-8 byte-order mark.
+fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>, AdapterError> {
+    let utf16 = |be: bool| -> Result<Cow<'_, [u8]>, AdapterError> {
+        let units = input[2..].chunks(2).map(|c| {
+            let pair = [c[0], *c.get(1).unwrap_or(&0)];
+            if be {
+                u16::from_be_bytes(pair)
+            } else {
+                u16::from_le_bytes(pair)
+            }
+        });
+        let mut out = String::with_capacity(input.len() / 2);
+        for (i, ch) in char::decode_utf16(units).enumerate() {
+            match ch {
+                Ok(c) => out.push(c),
+                Err(_) => {
+                    return Err(AdapterError::Input(InputError::Syntax {
+                        location: Location::Offset((i * 2 + 2) as u64),
+                        message: "invalid UTF-16 (unpaired surrogate)".into(),
+                    }));
+                }
+            }
+        }
+        // The declaration still says UTF-16; the text is UTF-8 now.
+        Ok(Cow::Owned(
+            out.replacen("encoding=\"UTF-16\"", "encoding=\"UTF-8\"", 1)
+                .replacen("encoding=\"utf-16\"", "encoding=\"UTF-8\"", 1)
+                .into_bytes(),
+        ))
+    };
+    match input {
+        [0xEF, 0xBB, 0xBF, rest @ ..] => Ok(Cow::Borrowed(rest)),
+        [0xFF, 0xFE, ..] => utf16(false),
+        [0xFE, 0xFF, ..] => utf16(true),
+        _ => Ok(Cow::Borrowed(input)),
+    }
+}
+
+/// 1-based line and column of a byte offset.
+fn line_col(text: &[u8], offset: usize) -> Location {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |p| p + 1);
+    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+    Location::LineCol { line, column }
+}
+
+#[derive(Debug, Default)]
+struct Outcome {
+    message: Option<String>,
+    kind: Option<String>,
+    body: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Failure,
+    Error,
+    Skipped,
+    Attempt,
+    SystemOut,
+    SystemErr,
+    Ignore,
+}
+
+#[derive(Debug, Default)]
+struct Case {
+    classname: String,
+    name: String,
+    file: Option<String>,
+    line: Option<u32>,
+    time: Option<f64>,
+    negative_time: bool,
+    failure: Option<Outcome>,
+    error: Option<Outcome>,
+    skipped: Option<Outcome>,
+    attempts: Vec<(Status, Outcome)>,
+    output: String,
+    output_capped: bool,
+    category: Option<Category>,
+}
+
+#[derive(Debug, Default)]
+struct Suite {
+    name: Option<String>,
+    category: Option<Category>,
+    declared: [Option<u64>; 4], // tests, failures, errors, skipped
+    seen: [u64; 4],
+    /// Name prefixes of Go subtests (`TestA` for `TestA/b`): a later `TestA` is their parent.
+    prefixes: HashSet<String>,
+    crash_reported: bool,
+    /// Holds a producer's pseudo-testcase: its declared counts describe those, not tests.
+    has_pseudo: bool,
+}
+
+struct Reading<'a> {
+    sink: &'a mut dyn EventSink,
+    suites: Vec<Suite>,
+    case: Option<Case>,
+    target: Target,
+    in_properties: bool,
+    pending: Option<TestCase>,
+    producer: Option<&'static str>,
+    reported_suite_errors: HashSet<String>,
+}
+
+fn attr(e: &BytesStart<'_>, key: &str) -> Result<Option<String>, quick_xml::Error> {
+    for a in e.attributes() {
+        let a = a.map_err(quick_xml::Error::from)?;
+        if a.key.as_ref() == key {
+            return Ok(Some(
+                a.normalized_value(XmlVersion::Implicit1_0)?.into_owned(),
+            ));
+        }
+    }
+    Ok(None)
+}
+
+/// `1,234.5` → 1234.5; negative, missing or unreadable → unknown (never a fake zero).
+fn seconds(text: Option<&str>) -> (Option<f64>, bool) {
+    let Some(t) = text else { return (None, false) };
+    let t = t.trim();
+    if t.starts_with('-') {
+        return (None, true);
+    }
+    (
+        t.replace(',', "")
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite()),
+        false,
+    )
+}
+
+fn push_capped(dst: &mut String, text: &str, capped: &mut bool) {
+    if *capped {
+        return;
+    }
+    let room = TEXT_CAP.saturating_sub(dst.len());
+    if text.len() <= room {
+        dst.push_str(text);
+    } else {
+        let mut cut = room;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        dst.push_str(&text[..cut]);
+        dst.push_str("\n[gapscore: cut at 64 KiB]");
+        *capped = true;
+    }
+}
+
+impl Reading<'_> {
+    fn suite_path(&self) -> Option<String> {
+        let names: Vec<&str> = self
+            .suites
+            .iter()
+            .filter_map(|s| s.name.as_deref())
+            .collect();
+        (!names.is_empty()).then(|| names.join(" > "))
+    }
+
+    fn text(&mut self, t: &str) {
+        let Some(case) = self.case.as_mut() else {
+            return;
+        };
+        let mut capped = false;
+        match self.target {
+            Target::Failure => {
+                if let Some(o) = case.failure.as_mut() {
+                    push_capped(&mut o.body, t, &mut capped);
+                }
+            }
+            Target::Error => {
+                if let Some(o) = case.error.as_mut() {
+                    push_capped(&mut o.body, t, &mut capped);
+                }
+            }
+            Target::Skipped => {
+                if let Some(o) = case.skipped.as_mut() {
+                    push_capped(&mut o.body, t, &mut capped);
+                }
+            }
+            Target::Attempt => {
+                if let Some((_, o)) = case.attempts.last_mut() {
+                    push_capped(&mut o.body, t, &mut capped);
+                }
+            }
+            Target::SystemOut | Target::SystemErr => {
+                let mut c = case.output_capped;
+                push_capped(&mut case.output, t, &mut c);
+                case.output_capped = c;
+            }
+            Target::Ignore => {}
+        }
+    }
+
+    fn start(&mut self, e: &BytesStart<'_>, empty: bool) -> Result<(), quick_xml::Error> {
+        let name = e.local_name();
+        match name.as_ref() {
+            "testsuites" => {
+                if self.producer.is_none() {
+                    self.producer = match attr(e, "name")?.as_deref() {
+                        Some("pytest tests") => Some("pytest"),
+                        Some("jest tests") => Some("jest-junit"),
+                        Some("Mocha Tests") => Some("mocha-junit-reporter"),
+                        Some("nextest-run") => Some("cargo-nextest"),
+                        _ => None,
+                    };
+                }
+            }
+            "testsuite" => {
+                let mut s = Suite {
+                    name: attr(e, "name")?,
+                    ..Suite::default()
+                };
+                for (i, k) in ["tests", "failures", "errors", "skipped"]
+                    .iter()
+                    .enumerate()
+                {
+                    s.declared[i] = attr(e, k)?.and_then(|v| v.trim().parse().ok());
+                }
+                if s.name.as_deref() == Some("pytest") && self.producer.is_none() {
+                    self.producer = Some("pytest");
+                }
+                if empty {
+                    self.end_suite();
+                } else {
+                    self.suites.push(s);
+                }
+            }
+            "properties" if !empty => self.in_properties = true,
+            "property" if self.in_properties => {
+                let key = attr(e, "name")?.unwrap_or_default();
+                let value = attr(e, "value")?.unwrap_or_default();
+                if key == "go.version" {
+                    self.producer = Some("gotestsum");
+                }
+                if key.eq_ignore_ascii_case("category") {
+                    let cat = Category::parse_lenient(&value).unwrap_or(Category::Unknown);
+                    match self.case.as_mut() {
+                        Some(c) => c.category = Some(cat),
+                        None => {
+                            if let Some(s) = self.suites.last_mut() {
+                                s.category = Some(cat);
+                            }
+                        }
+                    }
+                }
+            }
+            "testcase" => {
+                let (time, negative_time) = seconds(attr(e, "time")?.as_deref());
+                let case = Case {
+                    classname: attr(e, "classname")?.unwrap_or_default(),
+                    name: attr(e, "name")?.unwrap_or_default(),
+                    file: attr(e, "file")?,
+                    line: attr(e, "line")?.and_then(|l| l.trim().parse().ok()),
+                    time,
+                    negative_time,
+                    ..Case::default()
+                };
+                self.case = Some(case);
+                if empty {
+                    self.end_case();
+                }
+            }
+            tag @ ("failure" | "error" | "skipped") if self.case.is_some() => {
+                let o = Outcome {
+                    message: attr(e, "message")?,
+                    kind: attr(e, "type")?,
+                    body: String::new(),
+                };
+                if let Some(case) = self.case.as_mut() {
+                    let (slot, target) = match tag {
+                        "failure" => (&mut case.failure, Target::Failure),
+                        "error" => (&mut case.error, Target::Error),
+                        _ => (&mut case.skipped, Target::Skipped),
+                    };
+                    // A second element of the same kind (rare) keeps the first's message.
+                    if slot.is_none() {
+                        *slot = Some(o);
+                    }
+                    if !empty {
+                        self.target = target;
+                    }
+                }
+            }
+            tag @ ("flakyFailure" | "flakyError" | "rerunFailure" | "rerunError")
+                if self.case.is_some() =>
+            {
+                let status = if tag.ends_with("Error") {
+                    Status::Errored
+                } else {
+                    Status::Failed
+                };
+                let o = Outcome {
+                    message: attr(e, "message")?,
+                    kind: attr(e, "type")?,
+                    body: String::new(),
+                };
+                if let Some(case) = self.case.as_mut() {
+                    case.attempts.push((status, o));
+                    if !empty {
+                        self.target = Target::Attempt;
+                    }
+                }
+            }
+            "system-out" if self.case.is_some() && !empty => self.target = Target::SystemOut,
+            "system-err" if self.case.is_some() && !empty => self.target = Target::SystemErr,
+            _ => {
+                if self.case.is_some() && !empty {
+                    self.target = Target::Ignore;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, name: &str) {
+        match name {
+            "testsuite" => self.end_suite(),
+            "testcase" => self.end_case(),
+            "properties" => self.in_properties = false,
+            _ => self.target = Target::Ignore,
+        }
+    }
+
+    fn end_suite(&mut self) {
+        self.flush();
+        if let Some(s) = self.suites.pop() {
+            let labels = ["tests", "failures", "errors", "skipped"];
+            for (i, label) in labels.iter().enumerate().filter(|_| !s.has_pseudo) {
+                if let Some(d) = s.declared[i]
+                    && d != s.seen[i]
+                {
+                    self.sink.warning(format!(
+                        "testsuite `{}` declares {label}=\"{d}\" but holds {}",
+                        s.name.as_deref().unwrap_or("(unnamed)"),
+                        s.seen[i]
+                    ));
+                }
+            }
+            // Declared counts of an outer suite include the inner ones.
+            if let Some(parent) = self.suites.last_mut() {
+                for i in 0..4 {
+                    parent.seen[i] += s.seen[i];
+                }
+            }
+        }
+    }
+
+    fn end_case(&mut self) {
+        self.target = Target::Ignore;
+        let Some(case) = self.case.take() else { return };
+        if let Some(s) = self.suites.last_mut() {
+            s.seen[0] += 1;
+            s.seen[1] += u64::from(case.failure.is_some());
+            s.seen[2] += u64::from(case.error.is_some());
+            s.seen[3] += u64::from(case.skipped.is_some());
+        }
+        if self.pseudo_case(&case) {
+            if let Some(s) = self.suites.last_mut() {
+                s.has_pseudo = true;
+            }
+            return;
+        }
+        let test = self.finish_case(case);
+        self.emit(test);
+    }
+
+    /// Producers write run-level trouble as fake testcases; those become problems, not tests.
+    fn pseudo_case(&mut self, case: &Case) -> bool {
+        let suite = self.suite_path();
+        // go-junit-report: a package that does not build.
+        if case.name == "[build failed]" || case.name == "[setup failed]" {
+            let detail = case
+                .error
+                .as_ref()
+                .or(case.failure.as_ref())
+                .map(|o| o.body.trim().to_owned())
+                .unwrap_or_default();
+            let owner = if case.classname.is_empty() {
+                suite.unwrap_or_default()
+            } else {
+                case.classname.clone()
+            };
+            self.sink
+                .problem(Problem::new(ProblemKind::BuildFailure, detail).with_suite(owner));
+            if self.producer.is_none() {
+                self.producer = Some("go-junit-report");
+            }
+            return true;
+        }
+        // jest-junit: a test file that did not compile or load (an <error> and a <failure> twin).
+        if case.classname == "Test suite failed to run" {
+            if self.reported_suite_errors.insert(case.name.clone()) {
+                let detail = case
+                    .error
+                    .as_ref()
+                    .or(case.failure.as_ref())
+                    .map(|o| {
+                        o.message
+                            .clone()
+                            .unwrap_or_else(|| o.body.trim().to_owned())
+                    })
+                    .unwrap_or_default();
+                self.sink.problem(
+                    Problem::new(ProblemKind::SuiteError, first_line(&detail))
+                        .with_suite(case.name.clone()),
+                );
+            }
+            return true;
+        }
+        // pytest: a module that could not be imported or compiled.
+        if let Some(err) = &case.error
+            && err.message.as_deref() == Some("collection failure")
+        {
+            let reason = err
+                .body
+                .lines()
+                .rev()
+                .find(|l| l.starts_with("E "))
+                .map_or_else(|| first_line(&err.body), |l| l[1..].trim().to_owned());
+            self.sink.problem(
+                Problem::new(ProblemKind::CollectionError, reason).with_suite(case.name.clone()),
+            );
+            return true;
+        }
+        false
+    }
+
+    fn finish_case(&mut self, case: Case) -> TestCase {
+        let status = match (&case.skipped, &case.error, &case.failure) {
+            (Some(s), _, _) if s.kind.as_deref() == Some("pytest.xfail") => Status::Xfailed,
+            (Some(s), _, _) if s.kind.as_deref() == Some("todo") => Status::Todo,
+            (_, Some(_), _) => Status::Errored,
+            (_, None, Some(_)) => Status::Failed,
+            (Some(_), None, None) => Status::Skipped,
+            (None, None, None) => Status::Passed,
+        };
+        let path = self.suite_path();
+        // The classname names the test's real container (a module, a package) unless it is
+        // empty, repeats the test's own name (jest-junit's default template), or is node's
+        // constant `test` (which says nothing, while the suite path holds the describe blocks).
+        let generic = case.classname.trim() == "test" && path.is_some();
+        let suite = if generic
+            || case.classname.trim().is_empty()
+            || case.classname.trim() == case.name.trim()
+        {
+            path.clone()
+        } else {
+            Some(case.classname.clone())
+        };
+        let mut test = TestCase::new(suite, case.name.clone(), status);
+        test.duration = case.time;
+        test.file = case.file;
+        test.line = case.line;
+        test.category = case
+            .category
+            .or_else(|| self.suites.iter().rev().find_map(|s| s.category));
+        let outcome = match status {
+            Status::Errored => case.error.as_ref(),
+            Status::Failed => case.failure.as_ref(),
+            Status::Skipped | Status::Xfailed | Status::Todo => case.skipped.as_ref(),
+            _ => None,
+        };
+        // A todo or xfail keeps the failure's text when its own element has none.
+        test.message = outcome
+            .and_then(message_of)
+            .or_else(|| case.failure.as_ref().and_then(message_of))
+            .or_else(|| case.error.as_ref().and_then(message_of));
+        test.attempts = case
+            .attempts
+            .iter()
+            .map(|(s, o)| {
+                let mut a = Attempt::new(*s);
+                a.message = message_of(o);
+                a
+            })
+            .collect();
+        if !case.output.is_empty() {
+            test.output = Some(case.output);
+        }
+        if case.negative_time && self.producer == Some("gotestsum") {
+            self.sink.problem(
+                Problem::new(
+                    ProblemKind::MissingResults,
+                    format!("test `{}` never finished (time=\"-0.000000\")", test.name),
+                )
+                .with_suite(test.suite.clone().unwrap_or_default()),
+            );
+        }
+        // A Go panic kills the test binary: the tests after it never ran and are absent.
+        if let Some(f) = &case.failure
+            && f.body.contains("\npanic: ")
+            && f.body.contains("goroutine ")
+        {
+            let crashed = self.suites.last_mut().is_some_and(|s| {
+                let first = !s.crash_reported;
+                s.crash_reported = true;
+                first
+            });
+            if crashed || self.suites.is_empty() {
+                let line = f
+                    .body
+                    .lines()
+                    .find(|l| l.starts_with("panic: "))
+                    .unwrap_or("panic");
+                self.sink.problem(
+                    Problem::new(
+                        ProblemKind::Crash,
+                        format!("{line} in {}; tests after it did not run", test.name),
+                    )
+                    .with_suite(test.suite.clone().unwrap_or_default()),
+                );
+            }
+        }
+        test
+    }
+
+    /// Go parent tests: `TestA` is a parent when a `TestA/...` subtest comes before it (gotestsum)
+    /// or right after it (go-junit-report). One finished testcase is held back to see the next.
+    fn emit(&mut self, mut test: TestCase) {
+        if let Some(pos) = test.name.rfind('/') {
+            let parent = &test.name[..pos];
+            test.parent_id = Some(TestCase::make_id(test.suite.as_deref(), parent));
+            if let Some(s) = self.suites.last_mut() {
+                let mut p = test.name.as_str();
+                while let Some(i) = p.rfind('/') {
+                    p = &p[..i];
+                    s.prefixes.insert(p.to_owned());
+                }
+            }
+        }
+        if self
+            .suites
+            .last()
+            .is_some_and(|s| s.prefixes.contains(&test.name))
+        {
+            test.parent = true;
+        }
+        if let Some(mut held) = self.pending.take() {
+            if test.name.starts_with(&format!("{}/", held.name)) && test.suite == held.suite {
+                held.parent = true;
+            }
+            self.sink.test_finished(held);
+        }
+        self.pending = Some(test);
+    }
+
+    fn flush(&mut self) {
+        if let Some(held) = self.pending.take() {
+            self.sink.test_finished(held);
+        }
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.trim().lines().next().unwrap_or("").trim().to_owned()
+}
+
+fn message_of(o: &Outcome) -> Option<String> {
+    let body = o.body.trim();
+    match (
+        o.message
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty()),
+        body.is_empty(),
+    ) {
+        (Some(m), true) => Some(m.to_owned()),
+        (Some(m), false) if body.starts_with(m) => Some(body.to_owned()),
+        (Some(m), false) => Some(format!("{m}\n{body}")),
+        (None, false) => Some(body.to_owned()),
+        // `<error type="ZeroDivisionError"/>`: the type is all there is to say.
+        (None, true) => o
+            .kind
+            .as_deref()
+            .filter(|k| !k.is_empty())
+            .map(str::to_owned),
+    }
+}
+
+/// Reads a JUnit document into the sink.
+pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+    let text = to_utf8(input)?;
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Err(AdapterError::Input(InputError::Empty(
+            "empty file: expected a JUnit XML document".into(),
+        )));
+    }
+    let mut reader = Reader::from_reader(text.as_ref());
+    reader.config_mut().check_end_names = true;
+    let mut r = Reading {
+        sink,
+        suites: Vec::new(),
+        case: None,
+        target: Target::Ignore,
+        in_properties: false,
+        pending: None,
+        producer: None,
+        reported_suite_errors: HashSet::new(),
+    };
+    let mut buf = Vec::new();
+    let mut depth = 0usize;
+    let mut root_seen = false;
+    // Errors of the XML reader point at `error_position`; errors found in an event it read
+    // successfully (an undefined entity, a wrong root) point at the event, just before
+    // `buffer_position`.
+    let syntax = |reader: &Reader<&[u8]>, msg: String| -> AdapterError {
+        AdapterError::Input(InputError::Syntax {
+            location: line_col(&text, reader.error_position() as usize),
+            message: msg,
+        })
+    };
+    let content = |at: usize, msg: String| -> AdapterError {
+        AdapterError::Input(InputError::Syntax {
+            location: line_col(&text, at),
+            message: msg,
+        })
+    };
+    loop {
+        let before = reader.buffer_position() as usize;
+        let event = match reader.read_event_into(&mut buf) {
+            Ok(e) => e,
+            Err(e) => {
+                // A document cut off mid-element: keep what was complete, flag the cut.
+                if root_seen && reader.buffer_position() as usize >= text.len() {
+                    r.flush();
+                    r.sink.problem(Problem::new(
+                        ProblemKind::Truncated,
+                        format!("file ends at byte {} inside an element ({e})", input.len()),
+                    ));
+                    break;
+                }
+                return Err(syntax(&reader, e.to_string()));
+            }
+        };
+        match event {
+            Event::Start(e) => {
+                if !root_seen && !matches!(e.local_name().as_ref(), "testsuites" | "testsuite") {
+                    return Err(content(
+                        before,
+                        format!(
+                            "root element is <{}>, expected <testsuites> or <testsuite>",
+                            e.name().as_ref()
+                        ),
+                    ));
+                }
+                root_seen = true;
+                depth += 1;
+                r.start(&e, false)
+                    .map_err(|err| content(before, err.to_string()))?;
+            }
+            Event::Empty(e) => {
+                if !root_seen && !matches!(e.local_name().as_ref(), "testsuites" | "testsuite") {
+                    return Err(content(
+                        before,
+                        format!(
+                            "root element is <{}>, expected <testsuites> or <testsuite>",
+                            e.name().as_ref()
+                        ),
+                    ));
+                }
+                root_seen = true;
+                r.start(&e, true)
+                    .map_err(|err| content(before, err.to_string()))?;
+            }
+            Event::End(e) => {
+                depth = depth.saturating_sub(1);
+                r.end(e.local_name().as_ref());
+            }
+            Event::Text(t) => {
+                let s = t.xml_content(XmlVersion::Implicit1_0);
+                if !root_seen && !s.trim().is_empty() {
+                    return Err(content(before, "text before the root element".into()));
+                }
+                r.text(&s);
+            }
+            Event::CData(t) => r.text(&t.xml_content(XmlVersion::Implicit1_0)),
+            Event::GeneralRef(e) => {
+                let resolved = match e.resolve_char_ref() {
+                    Ok(Some(c)) => c.to_string(),
+                    Ok(None) => match e.as_ref() {
+                        "lt" => "<".into(),
+                        "gt" => ">".into(),
+                        "amp" => "&".into(),
+                        "apos" => "'".into(),
+                        "quot" => "\"".into(),
+                        other => {
+                            return Err(content(
+                                before,
+                                format!(
+                                    "undefined entity `&{};` (entities declared in a DTD are never expanded)",
+                                    other
+                                ),
+                            ));
+                        }
+                    },
+                    Err(err) => return Err(content(before, err.to_string())),
+                };
+                r.text(&resolved);
+            }
+            Event::Eof => {
+                if !root_seen {
+                    return Err(AdapterError::Input(InputError::Empty(
+                        "no <testsuites> or <testsuite> element".into(),
+                    )));
+                }
+                if depth > 0 {
+                    r.flush();
+                    r.sink.problem(Problem::new(
+                        ProblemKind::Truncated,
+                        format!(
+                            "file ends at byte {} with {depth} element{} still open",
+                            input.len(),
+                            if depth == 1 { "" } else { "s" }
+                        ),
+                    ));
+                }
+                break;
+            }
+            // Declarations, comments, processing instructions, DTDs: nothing to read, and DTD
+            // entity definitions are never expanded.
+            _ => {}
+        }
+        buf.clear();
+    }
+    r.flush();
+    if let Some(p) = r.producer {
+        r.sink.producer(Producer::new(p));
+    }
+    Ok(())
+}
