@@ -194,3 +194,38 @@ fn a_broken_plugin_is_reported_and_the_rest_still_works() {
         "the file is still read by the built-in adapter"
     );
 }
+
+fn junit(kind: &str, name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../adapters/junit/tests/fixtures")
+        .join(kind)
+        .join(name)
+}
+
+#[test]
+fn streamed_junit_errors_still_name_line_and_column() {
+    let bad = junit("invalid", "mismatched-end-tag.xml");
+    let o = run(&["parse", s(&bad)]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains(&format!("error: {}:4:3: ill-formed document", s(&bad))),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_truncated_junit_file_keeps_its_complete_tests_and_is_never_clean() {
+    let cut = junit("valid", "truncated-mid-testcase.xml");
+    let o = Command::new(BIN)
+        .args(["score", "--sealed", s(&cut)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Two complete testcases (one failing) plus one entry for the cut.
+    assert_eq!(r["sealed_tests"]["total"], 3);
+    assert_eq!(r["sealed_tests"]["failed"], 2);
+    assert_eq!(r["report"]["advisory"], true);
+    assert_eq!(r["failures"][1]["problem"], "truncated");
+}

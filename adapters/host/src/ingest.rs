@@ -7,7 +7,9 @@ use std::io::Read as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use gapscore_adapter_sdk::{AdapterError, DETECT_PREFIX_LEN, EventSink, Normalizer, ParseOptions};
+use gapscore_adapter_sdk::{
+    AdapterError, DETECT_PREFIX_LEN, EventSink, InputError, Location, Normalizer, ParseOptions,
+};
 use rayon::prelude::*;
 
 use crate::registry::{DetectError, Registry};
@@ -240,8 +242,10 @@ where
     F: Fn(&str, &str) -> C + Sync,
 {
     let shown = input.path.display().to_string();
-    let bytes = match read_file(&input.path) {
-        Ok(b) => b,
+    // Only the first 64 KiB are read for detection; the rest streams into the adapter, so a
+    // streaming adapter keeps memory flat whatever the file's size.
+    let (prefix, file) = match open_with_prefix(&input.path) {
+        Ok(p) => p,
         Err(reason) => {
             return Outcome::Failed(IngestError::Read {
                 path: shown,
@@ -252,7 +256,7 @@ where
     let file_name = input.path.file_name().and_then(|n| n.to_str());
     let chosen = match &opts.format {
         Some(id) => registry.by_format(id),
-        None => registry.detect(&bytes[..bytes.len().min(DETECT_PREFIX_LEN)], file_name),
+        None => registry.detect(&prefix, file_name),
     };
     let entry = match chosen {
         Ok(e) => e,
@@ -273,9 +277,11 @@ where
     popts.format_id = Some(format.clone());
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut sink = Normalizer::new(make(&shown, &format));
+        let mut reader =
+            std::io::BufReader::with_capacity(64 * 1024, std::io::Cursor::new(prefix).chain(file));
         entry
             .adapter
-            .parse(&bytes, &popts, &mut sink)
+            .parse_reader(&mut reader, &popts, &mut sink)
             .map(|()| sink.finish())
     }));
     let error = match result {
@@ -286,7 +292,7 @@ where
                 consumer,
             });
         }
-        Ok(Err(e)) => e,
+        Ok(Err(e)) => locate(e, &input.path),
         Err(p) => AdapterError::Panic(
             p.downcast_ref::<&str>()
                 .map(|s| (*s).to_owned())
@@ -301,8 +307,9 @@ where
     })
 }
 
-/// Reads a whole file; a directory, FIFO or unreadable file is an error with a plain reason.
-fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+/// Opens a file and reads up to [`DETECT_PREFIX_LEN`] bytes of it; a directory, FIFO or
+/// unreadable file is an error with a plain reason.
+fn open_with_prefix(path: &Path) -> Result<(Vec<u8>, fs::File), String> {
     let meta = fs::metadata(path).map_err(|e| crate::io_reason(&e))?;
     if meta.is_dir() {
         return Err("is a directory, not a result file".to_owned());
@@ -311,7 +318,51 @@ fn read_file(path: &Path) -> Result<Vec<u8>, String> {
         return Err("not a regular file".to_owned());
     }
     let mut f = fs::File::open(path).map_err(|e| crate::io_reason(&e))?;
-    let mut buf = Vec::with_capacity(meta.len() as usize);
-    f.read_to_end(&mut buf).map_err(|e| crate::io_reason(&e))?;
-    Ok(buf)
+    let mut prefix = Vec::with_capacity(DETECT_PREFIX_LEN.min(meta.len() as usize));
+    (&mut f)
+        .take(DETECT_PREFIX_LEN as u64)
+        .read_to_end(&mut prefix)
+        .map_err(|e| crate::io_reason(&e))?;
+    Ok((prefix, f))
+}
+
+/// A streaming adapter reports a byte offset; the host has the file, so it turns the offset
+/// into a line and column by reading the file again up to that point.
+fn locate(e: AdapterError, path: &Path) -> AdapterError {
+    let AdapterError::Input(InputError::Syntax {
+        location: Location::Offset(offset),
+        message,
+    }) = e
+    else {
+        return e;
+    };
+    let Ok(f) = fs::File::open(path) else {
+        return AdapterError::Input(InputError::Syntax {
+            location: Location::Offset(offset),
+            message,
+        });
+    };
+    let (mut line, mut column) = (1usize, 1usize);
+    let mut reader = std::io::BufReader::new(f.take(offset));
+    let mut buf = Vec::with_capacity(64 * 1024);
+    let mut partial: Vec<u8> = Vec::new();
+    loop {
+        buf.clear();
+        match std::io::BufRead::read_until(&mut reader, b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                if buf.last() == Some(&b'\n') {
+                    line += 1;
+                    partial.clear();
+                } else {
+                    partial.extend_from_slice(&buf);
+                }
+            }
+        }
+    }
+    column += String::from_utf8_lossy(&partial).chars().count();
+    AdapterError::Input(InputError::Syntax {
+        location: Location::LineCol { line, column },
+        message,
+    })
 }

@@ -115,6 +115,15 @@ impl Adapter for JUnit {
     ) -> Result<(), AdapterError> {
         parser::parse(input, sink)
     }
+
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        _opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        parser::parse_reader(reader, sink)
+    }
 }
 
 gapscore_adapter_sdk::export_adapter!(gapscore_adapter_junit => JUnit, JUnit::new());

@@ -118,6 +118,9 @@ struct Suite {
 struct Reading<'a> {
     sink: &'a mut dyn EventSink,
     suites: Vec<Suite>,
+    /// The names of `suites` joined by ` > `, kept up to date on every push and pop since every
+    /// testcase needs it.
+    path: Option<String>,
     case: Option<Case>,
     target: Target,
     in_properties: bool,
@@ -127,15 +130,23 @@ struct Reading<'a> {
 }
 
 fn attr(e: &BytesStart<'_>, key: &str) -> Result<Option<String>, quick_xml::Error> {
+    let [v] = attrs(e, [key])?;
+    Ok(v)
+}
+
+/// The values of several attributes in one pass over the element (duplicates still refused).
+fn attrs<const N: usize>(
+    e: &BytesStart<'_>,
+    keys: [&str; N],
+) -> Result<[Option<String>; N], quick_xml::Error> {
+    let mut out: [Option<String>; N] = std::array::from_fn(|_| None);
     for a in e.attributes() {
         let a = a.map_err(quick_xml::Error::from)?;
-        if a.key.as_ref() == key {
-            return Ok(Some(
-                a.normalized_value(XmlVersion::Implicit1_0)?.into_owned(),
-            ));
+        if let Some(i) = keys.iter().position(|k| *k == a.key.as_ref()) {
+            out[i] = Some(a.normalized_value(XmlVersion::Implicit1_0)?.into_owned());
         }
     }
-    Ok(None)
+    Ok(out)
 }
 
 /// `1,234.5` → 1234.5; negative, missing or unreadable → unknown (never a fake zero).
@@ -174,12 +185,16 @@ fn push_capped(dst: &mut String, text: &str, capped: &mut bool) {
 
 impl Reading<'_> {
     fn suite_path(&self) -> Option<String> {
+        self.path.clone()
+    }
+
+    fn update_path(&mut self) {
         let names: Vec<&str> = self
             .suites
             .iter()
             .filter_map(|s| s.name.as_deref())
             .collect();
-        (!names.is_empty()).then(|| names.join(" > "))
+        self.path = (!names.is_empty()).then(|| names.join(" > "));
     }
 
     fn text(&mut self, t: &str) {
@@ -249,6 +264,7 @@ impl Reading<'_> {
                     self.end_suite();
                 } else {
                     self.suites.push(s);
+                    self.update_path();
                 }
             }
             "properties" if !empty => self.in_properties = true,
@@ -271,12 +287,14 @@ impl Reading<'_> {
                 }
             }
             "testcase" => {
-                let (time, negative_time) = seconds(attr(e, "time")?.as_deref());
+                let [classname, name, file, line, time] =
+                    attrs(e, ["classname", "name", "file", "line", "time"])?;
+                let (time, negative_time) = seconds(time.as_deref());
                 let case = Case {
-                    classname: attr(e, "classname")?.unwrap_or_default(),
-                    name: attr(e, "name")?.unwrap_or_default(),
-                    file: attr(e, "file")?,
-                    line: attr(e, "line")?.and_then(|l| l.trim().parse().ok()),
+                    classname: classname.unwrap_or_default(),
+                    name: name.unwrap_or_default(),
+                    file,
+                    line: line.and_then(|l| l.trim().parse().ok()),
                     time,
                     negative_time,
                     ..Case::default()
@@ -287,9 +305,10 @@ impl Reading<'_> {
                 }
             }
             tag @ ("failure" | "error" | "skipped") if self.case.is_some() => {
+                let [message, kind] = attrs(e, ["message", "type"])?;
                 let o = Outcome {
-                    message: attr(e, "message")?,
-                    kind: attr(e, "type")?,
+                    message,
+                    kind,
                     body: String::new(),
                 };
                 if let Some(case) = self.case.as_mut() {
@@ -349,7 +368,9 @@ impl Reading<'_> {
 
     fn end_suite(&mut self) {
         self.flush();
-        if let Some(s) = self.suites.pop() {
+        let popped = self.suites.pop();
+        self.update_path();
+        if let Some(s) = popped {
             let labels = ["tests", "failures", "errors", "skipped"];
             for (i, label) in labels.iter().enumerate().filter(|_| !s.has_pseudo) {
                 if let Some(d) = s.declared[i]
@@ -562,7 +583,11 @@ impl Reading<'_> {
             test.parent = true;
         }
         if let Some(mut held) = self.pending.take() {
-            if test.name.starts_with(&format!("{}/", held.name)) && test.suite == held.suite {
+            let child_of_held = test
+                .name
+                .strip_prefix(held.name.as_str())
+                .is_some_and(|rest| rest.starts_with('/'));
+            if child_of_held && test.suite == held.suite {
                 held.parent = true;
             }
             self.sink.test_finished(held);
@@ -603,19 +628,55 @@ fn message_of(o: &Outcome) -> Option<String> {
     }
 }
 
-/// Reads a JUnit document into the sink.
+/// Reads a JUnit document held in memory. Errors carry a line and column.
 pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), AdapterError> {
     let text = to_utf8(input)?;
-    if text.iter().all(u8::is_ascii_whitespace) {
-        return Err(AdapterError::Input(InputError::Empty(
-            "empty file: expected a JUnit XML document".into(),
-        )));
+    parse_stream(text.as_ref(), sink).map_err(|e| match e {
+        AdapterError::Input(InputError::Syntax {
+            location: Location::Offset(o),
+            message,
+        }) => AdapterError::Input(InputError::Syntax {
+            location: line_col(&text, o as usize),
+            message,
+        }),
+        other => other,
+    })
+}
+
+/// Reads a JUnit document from a stream with memory that does not grow with it. UTF-16 input
+/// (rare) is read whole and re-encoded. Errors carry a byte offset ([`Location::Offset`]).
+pub fn parse_reader(
+    reader: &mut dyn std::io::BufRead,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
+    let head = reader
+        .fill_buf()
+        .map_err(|e| AdapterError::Read(e.to_string()))?;
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+        let mut all = Vec::new();
+        reader
+            .read_to_end(&mut all)
+            .map_err(|e| AdapterError::Read(e.to_string()))?;
+        let text = to_utf8(&all)?;
+        return parse_stream(text.as_ref(), sink);
     }
-    let mut reader = Reader::from_reader(text.as_ref());
+    if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        reader.consume(3);
+    }
+    parse_stream(reader, sink)
+}
+
+/// The reader proper, over any buffered source (no byte-order mark).
+fn parse_stream<R: std::io::BufRead>(
+    source: R,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
+    let mut reader = Reader::from_reader(source);
     reader.config_mut().check_end_names = true;
     let mut r = Reading {
         sink,
         suites: Vec::new(),
+        path: None,
         case: None,
         target: Target::Ignore,
         in_properties: false,
@@ -626,67 +687,66 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), AdapterError>
     let mut buf = Vec::new();
     let mut depth = 0usize;
     let mut root_seen = false;
-    // Errors of the XML reader point at `error_position`; errors found in an event it read
-    // successfully (an undefined entity, a wrong root) point at the event, just before
-    // `buffer_position`.
-    let syntax = |reader: &Reader<&[u8]>, msg: String| -> AdapterError {
+    let at = |offset: u64, message: String| -> AdapterError {
         AdapterError::Input(InputError::Syntax {
-            location: line_col(&text, reader.error_position() as usize),
-            message: msg,
-        })
-    };
-    let content = |at: usize, msg: String| -> AdapterError {
-        AdapterError::Input(InputError::Syntax {
-            location: line_col(&text, at),
-            message: msg,
+            location: Location::Offset(offset),
+            message,
         })
     };
     loop {
-        let before = reader.buffer_position() as usize;
+        // Errors of the XML reader point at `error_position`; errors found in an event it read
+        // (an undefined entity, a wrong root) point at the start of that event.
+        let before = reader.buffer_position();
         let event = match reader.read_event_into(&mut buf) {
             Ok(e) => e,
             Err(e) => {
+                let at_end = reader.get_mut().fill_buf().map_or(true, |b| b.is_empty());
                 // A document cut off mid-element: keep what was complete, flag the cut.
-                if root_seen && reader.buffer_position() as usize >= text.len() {
+                if root_seen && at_end {
                     r.flush();
                     r.sink.problem(Problem::new(
                         ProblemKind::Truncated,
-                        format!("file ends at byte {} inside an element ({e})", input.len()),
+                        format!(
+                            "file ends at byte {} inside an element ({e})",
+                            reader.buffer_position()
+                        ),
                     ));
                     break;
                 }
-                return Err(syntax(&reader, e.to_string()));
+                if !root_seen && at_end && reader.buffer_position() == 0 {
+                    return Err(AdapterError::Input(InputError::Empty(
+                        "empty file: expected a JUnit XML document".into(),
+                    )));
+                }
+                return Err(at(reader.error_position(), e.to_string()));
             }
+        };
+        let root_check = |name: &str| -> Result<(), AdapterError> {
+            if !matches!(name, "testsuites" | "testsuite") {
+                return Err(at(
+                    before,
+                    format!("root element is <{name}>, expected <testsuites> or <testsuite>"),
+                ));
+            }
+            Ok(())
         };
         match event {
             Event::Start(e) => {
-                if !root_seen && !matches!(e.local_name().as_ref(), "testsuites" | "testsuite") {
-                    return Err(content(
-                        before,
-                        format!(
-                            "root element is <{}>, expected <testsuites> or <testsuite>",
-                            e.name().as_ref()
-                        ),
-                    ));
+                if !root_seen {
+                    root_check(e.local_name().as_ref())?;
                 }
                 root_seen = true;
                 depth += 1;
                 r.start(&e, false)
-                    .map_err(|err| content(before, err.to_string()))?;
+                    .map_err(|err| at(before, err.to_string()))?;
             }
             Event::Empty(e) => {
-                if !root_seen && !matches!(e.local_name().as_ref(), "testsuites" | "testsuite") {
-                    return Err(content(
-                        before,
-                        format!(
-                            "root element is <{}>, expected <testsuites> or <testsuite>",
-                            e.name().as_ref()
-                        ),
-                    ));
+                if !root_seen {
+                    root_check(e.local_name().as_ref())?;
                 }
                 root_seen = true;
                 r.start(&e, true)
-                    .map_err(|err| content(before, err.to_string()))?;
+                    .map_err(|err| at(before, err.to_string()))?;
             }
             Event::End(e) => {
                 depth = depth.saturating_sub(1);
@@ -695,7 +755,7 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), AdapterError>
             Event::Text(t) => {
                 let s = t.xml_content(XmlVersion::Implicit1_0);
                 if !root_seen && !s.trim().is_empty() {
-                    return Err(content(before, "text before the root element".into()));
+                    return Err(at(before, "text before the root element".into()));
                 }
                 r.text(&s);
             }
@@ -710,24 +770,25 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), AdapterError>
                         "apos" => "'".into(),
                         "quot" => "\"".into(),
                         other => {
-                            return Err(content(
+                            return Err(at(
                                 before,
                                 format!(
-                                    "undefined entity `&{};` (entities declared in a DTD are never expanded)",
-                                    other
+                                    "undefined entity `&{other};` (entities declared in a DTD are never expanded)"
                                 ),
                             ));
                         }
                     },
-                    Err(err) => return Err(content(before, err.to_string())),
+                    Err(err) => return Err(at(before, err.to_string())),
                 };
                 r.text(&resolved);
             }
             Event::Eof => {
                 if !root_seen {
-                    return Err(AdapterError::Input(InputError::Empty(
-                        "no <testsuites> or <testsuite> element".into(),
-                    )));
+                    return Err(AdapterError::Input(if reader.buffer_position() == 0 {
+                        InputError::Empty("empty file: expected a JUnit XML document".into())
+                    } else {
+                        InputError::Empty("no <testsuites> or <testsuite> element".into())
+                    }));
                 }
                 if depth > 0 {
                     r.flush();
@@ -735,7 +796,7 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), AdapterError>
                         ProblemKind::Truncated,
                         format!(
                             "file ends at byte {} with {depth} element{} still open",
-                            input.len(),
+                            reader.buffer_position(),
                             if depth == 1 { "" } else { "s" }
                         ),
                     ));

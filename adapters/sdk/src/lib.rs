@@ -83,6 +83,9 @@ pub enum AdapterError {
     /// The adapter panicked; the message is the panic's.
     #[error("adapter panicked: {0}")]
     Panic(String),
+    /// Reading the input failed part way (an I/O error, not bad content).
+    #[error("cannot read: {0}")]
+    Read(String),
 }
 
 /// A gapscore adapter. Implementations must be pure with respect to their inputs: `detect` and
@@ -102,6 +105,22 @@ pub trait Adapter: Send + Sync {
         opts: &ParseOptions,
         sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError>;
+
+    /// Reads a document from a stream. The default reads it whole and calls [`Adapter::parse`];
+    /// streaming adapters override it so memory does not grow with the file. Errors may carry
+    /// a [`Location::Offset`]: the host, which knows the file, turns it into a line and column.
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        let mut input = Vec::new();
+        reader
+            .read_to_end(&mut input)
+            .map_err(|e| AdapterError::Read(e.to_string()))?;
+        self.parse(&input, opts, sink)
+    }
 }
 
 /// How many bytes of a file [`Adapter::detect`] sees.
