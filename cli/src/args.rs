@@ -57,6 +57,11 @@ pub struct ParseArgs {
     #[arg(long, value_name = "ID")]
     pub format: Option<String>,
 
+    /// Exit 0 even when an input file was cut off (its complete tests are still printed, with a
+    /// `truncated` problem); without it a truncated input exits 2.
+    #[arg(long)]
+    pub allow_truncated: bool,
+
     /// Output: the canonical runs as a JSON array, or one CTRF document.
     #[arg(long, value_enum, default_value_t = ParseOutput::Json)]
     pub output: ParseOutput,
@@ -102,6 +107,11 @@ pub struct ScoreArgs {
     /// names the report format, as in the reference validators.)
     #[arg(long, value_name = "ID")]
     pub input_format: Option<String>,
+
+    /// Exit 0 even when an input file was cut off (the cut still counts as a failure and makes
+    /// the report advisory); without it a truncated input exits 2 after the report is written.
+    #[arg(long)]
+    pub allow_truncated: bool,
 
     #[command(flatten)]
     pub host: HostArgs,

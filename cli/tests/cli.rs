@@ -213,7 +213,19 @@ fn skipped_errored_and_xfailed_sealed_tests_are_not_passes() {
 #[test]
 fn a_suite_that_did_not_run_is_never_perfect() {
     let f = simple_fixture("valid", "problems.json");
-    let o = run(&["score", "--sealed", s(&f), "--threshold", "0"]);
+    // The fixture declares a truncated input too, which on its own exits 2.
+    assert_eq!(
+        code(&run(&["score", "--sealed", s(&f), "--threshold", "0"])),
+        2
+    );
+    let o = run(&[
+        "score",
+        "--sealed",
+        s(&f),
+        "--threshold",
+        "0",
+        "--allow-truncated",
+    ]);
     assert_eq!(code(&o), 1);
     let r = json_of(&o);
     assert_eq!(
@@ -328,7 +340,13 @@ fn every_emitted_report_validates_against_our_schema_and_its_dialects() {
             ] {
                 let mut args = vec!["score", "--sealed", s(input), "--dialect", dialect];
                 args.extend_from_slice(extra);
-                args.extend_from_slice(&["--spec", "PRD.md", "--sealed-hash", &hash]);
+                args.extend_from_slice(&[
+                    "--spec",
+                    "PRD.md",
+                    "--sealed-hash",
+                    &hash,
+                    "--allow-truncated",
+                ]);
                 let o = run(&args);
                 assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
                 let r = json_of(&o);
@@ -601,6 +619,7 @@ fn markdown_report() {
             "markdown",
             "--spec",
             "PRD.md",
+            "--allow-truncated",
         ],
         &dir,
     );

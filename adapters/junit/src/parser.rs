@@ -257,8 +257,24 @@ impl Reading<'_> {
                 {
                     s.declared[i] = attr(e, k)?.and_then(|v| v.trim().parse().ok());
                 }
-                if s.name.as_deref() == Some("pytest") && self.producer.is_none() {
-                    self.producer = Some("pytest");
+                if self.producer.is_none() {
+                    let [id, schema] = attrs(e, ["id", "xsi:noNamespaceSchemaLocation"])?;
+                    self.producer = match s.name.as_deref() {
+                        Some("pytest") => Some("pytest"),
+                        Some(n) if n.ends_with(".bats") => Some("bats"),
+                        _ if schema.as_deref().is_some_and(|v| v.contains("surefire")) => {
+                            Some("maven-surefire")
+                        }
+                        // go-junit-report numbers its suites; gotestsum is known by go.version.
+                        _ if id.is_some()
+                            && s.name
+                                .as_deref()
+                                .is_some_and(|n| n.contains('/') || n.contains('.')) =>
+                        {
+                            Some("go-junit-report")
+                        }
+                        _ => None,
+                    };
                 }
                 if empty {
                     self.end_suite();
@@ -273,6 +289,8 @@ impl Reading<'_> {
                 let value = attr(e, "value")?.unwrap_or_default();
                 if key == "go.version" {
                     self.producer = Some("gotestsum");
+                } else if key == "java.version" && self.producer.is_none() {
+                    self.producer = Some("maven-surefire");
                 }
                 if key.eq_ignore_ascii_case("category") {
                     let cat = Category::parse_lenient(&value).unwrap_or(Category::Unknown);
@@ -290,6 +308,12 @@ impl Reading<'_> {
                 let [classname, name, file, line, time] =
                     attrs(e, ["classname", "name", "file", "line", "time"])?;
                 let (time, negative_time) = seconds(time.as_deref());
+                if self.producer.is_none()
+                    && self.suites.is_empty()
+                    && classname.as_deref() == Some("test")
+                {
+                    self.producer = Some("node");
+                }
                 let case = Case {
                     classname: classname.unwrap_or_default(),
                     name: name.unwrap_or_default(),

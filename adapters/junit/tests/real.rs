@@ -50,6 +50,19 @@ fn every_real_case_matches_its_truth() {
                 continue;
             }
         };
+        let want_producer = match truth["producer"]["tool"].as_str().unwrap() {
+            "jest + jest-junit" => "jest-junit",
+            "mocha + mocha-junit-reporter" => "mocha-junit-reporter",
+            "cargo nextest" => "cargo-nextest",
+            "node --test" => "node",
+            other => other,
+        };
+        let got_producer = run.producer.as_ref().map(|p| p.name.as_str());
+        if got_producer != Some(want_producer) {
+            failures.push(format!(
+                "{case}: producer {got_producer:?}, expected {want_producer}"
+            ));
+        }
         let leaves: Vec<_> = run.tests.iter().filter(|t| !t.parent).collect();
         let want: Vec<&Value> = truth["tests"]
             .as_array()

@@ -50,6 +50,22 @@ pub fn run(args: &ParseArgs) -> Result<u8> {
     let mut text = serde_json::to_string_pretty(&value)?;
     text.push('\n');
     io::write_output(args.out.as_deref(), &text)?;
+    let cut: Vec<&str> = runs
+        .iter()
+        .filter(|r| {
+            r.problems
+                .iter()
+                .any(|p| p.kind == gapscore_core::ProblemKind::Truncated)
+        })
+        .map(|r| r.source.as_deref().unwrap_or("input"))
+        .collect();
+    if !cut.is_empty() && !args.allow_truncated {
+        io::error(&format!(
+            "cut off, read up to the cut: {}; pass --allow-truncated to exit 0",
+            cut.join(", ")
+        ));
+        failed += 1;
+    }
     Ok(if failed > 0 || plugin_failures > 0 {
         EXIT_ERROR
     } else {

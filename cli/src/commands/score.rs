@@ -6,7 +6,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::{Result, bail};
 use gapscore_adapters::{Outcome, Registry, expand_inputs, ingest};
 use gapscore_core::hash::canonical_sha256;
-use gapscore_core::{InputInfo, ReportOptions, StatusPolicy, Tally, build_report, render};
+use gapscore_core::{
+    InputInfo, ProblemKind, ReportOptions, StatusPolicy, Tally, build_report, render,
+};
 
 use crate::args::ScoreArgs;
 use crate::{EXIT_ERROR, EXIT_OK, EXIT_THRESHOLD, host, io};
@@ -23,12 +25,29 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
 
     let mut inputs = Vec::new();
     let mut failed_files = plugin_failures;
-    let suite = |role: &str, paths: &[PathBuf], inputs: &mut Vec<InputInfo>, failed: &mut usize| {
-        tally_suite(role, paths, &registry, &args, policy, inputs, failed)
-    };
-    let sealed = suite("sealed", &args.sealed, &mut inputs, &mut failed_files);
-    let open =
-        (!args.open.is_empty()).then(|| suite("open", &args.open, &mut inputs, &mut failed_files));
+    let mut cut = Vec::new();
+    let sealed = tally_suite(
+        "sealed",
+        &args.sealed,
+        &registry,
+        &args,
+        policy,
+        &mut inputs,
+        &mut failed_files,
+        &mut cut,
+    );
+    let open = (!args.open.is_empty()).then(|| {
+        tally_suite(
+            "open",
+            &args.open,
+            &registry,
+            &args,
+            policy,
+            &mut inputs,
+            &mut failed_files,
+            &mut cut,
+        )
+    });
     if failed_files > 0 {
         bail!(
             "{failed_files} input file{} or plugin{} could not be read; no report written",
@@ -77,6 +96,18 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
     if let Some(reason) = &report.report.advisory_reason {
         io::warn(&format!("advisory report: {reason}"));
     }
+    if !cut.is_empty() && !args.allow_truncated {
+        io::error(&format!(
+            "{} cut off ({}); the report counts each cut as a failure; pass --allow-truncated to exit 0",
+            if cut.len() == 1 {
+                "an input file was"
+            } else {
+                "input files were"
+            },
+            cut.join(", ")
+        ));
+        return Ok(EXIT_ERROR);
+    }
     Ok(match args.threshold {
         Some(t) if score.exceeds(t) => EXIT_THRESHOLD,
         _ => EXIT_OK,
@@ -85,7 +116,8 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
 
 /// Reads and scores every file of one suite, in parallel, into one tally (merged in input
 /// order). Each file that cannot be read is reported on stderr and counted; the others are
-/// still read, so every error shows in one run.
+/// still read, so every error shows in one run. Files that were cut off are added to `cut`.
+#[allow(clippy::too_many_arguments)] // One call site; a struct would only rename the list.
 fn tally_suite(
     role: &str,
     paths: &[PathBuf],
@@ -94,6 +126,7 @@ fn tally_suite(
     policy: StatusPolicy,
     inputs: &mut Vec<InputInfo>,
     failed: &mut usize,
+    cut: &mut Vec<String>,
 ) -> Tally {
     let (expanded, errors) = expand_inputs(paths);
     for e in errors {
@@ -117,6 +150,13 @@ fn tally_suite(
             Outcome::Parsed(mut p) => {
                 parsed += 1;
                 p.consumer.finish();
+                if p.consumer
+                    .problems
+                    .iter()
+                    .any(|x| x.kind == ProblemKind::Truncated)
+                {
+                    cut.push(input.path.display().to_string());
+                }
                 let mut info =
                     InputInfo::new(role, input.path.display().to_string(), p.format.clone());
                 info.producer = p.consumer.producers.first().cloned();
