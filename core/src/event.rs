@@ -2,9 +2,8 @@
 //! the consumer turns "started but never finished" into problems; consumers either keep the whole
 //! run ([`RunCollector`]) or only what scoring needs ([`crate::Tally`]).
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::model::{Problem, ProblemKind, Producer, TestCase, TestRun};
 
@@ -114,8 +113,33 @@ impl<S: EventSink> EventSink for Normalizer<S> {
 /// so memory stays at a few bytes per test even on inputs with millions of tests.
 #[derive(Debug, Default)]
 pub struct DuplicateTracker {
-    // The keys already are SipHash fingerprints; hashing them again would only cost time.
+    // The keys already are well-mixed fingerprints; hashing them again would only cost time.
     seen: HashSet<u64, BuildHasherDefault<IdentityHasher>>,
+}
+
+/// A fast, well-mixed 64-bit fingerprint (multiply-rotate over 8-byte words, then a murmur3
+/// finaliser). Not collision-resistant against a chosen input, which is fine here: a collision
+/// can only add a duplicate *warning*, never merge or drop a result.
+fn fingerprint(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
 }
 
 /// A hasher for keys that are already well-mixed 64-bit hashes.
@@ -140,10 +164,7 @@ impl Hasher for IdentityHasher {
 impl DuplicateTracker {
     /// Records an id; returns true when it was seen before.
     pub fn is_duplicate(&mut self, id: &str) -> bool {
-        // DefaultHasher::new() uses fixed keys, so fingerprints are stable across runs.
-        let mut h = DefaultHasher::new();
-        id.hash(&mut h);
-        !self.seen.insert(h.finish())
+        !self.seen.insert(fingerprint(id.as_bytes()))
     }
 
     /// Takes in another tracker's ids; returns how many of them this one had already seen.

@@ -435,6 +435,9 @@ pub struct Tally {
     /// Producers of the inputs.
     pub producers: Vec<Producer>,
     dups: DuplicateTracker,
+    /// Counts of the suite the last tests belonged to, not yet in `suites`: consecutive tests of
+    /// one suite (the usual order) then cost no map lookup. Flushed by `finish` and `merge`.
+    pending_suite: Option<(String, SuiteCounts)>,
     failed_parents: Vec<TestCase>,
     parents_with_failed_child: HashSet<String>,
 }
@@ -466,12 +469,15 @@ impl Tally {
                 self.count(parent);
             }
         }
+        self.flush_suite();
     }
 
     /// Adds a tally of another input file (already [`Tally::finish`]ed) to this one, keeping
     /// input order. Ids seen in both are counted in both and reported as one warning, since
     /// only fingerprints of the other file's ids are kept.
-    pub fn merge(&mut self, other: Tally) {
+    pub fn merge(&mut self, mut other: Tally) {
+        self.flush_suite();
+        other.flush_suite();
         self.counts.total += other.counts.total;
         self.counts.passed += other.counts.passed;
         self.counts.failed += other.counts.failed;
@@ -536,26 +542,32 @@ impl Tally {
         }
     }
 
-    /// Adds one counted test to its suite's counts; the suite's key is allocated only the first
-    /// time the suite is seen, since this runs once per test.
+    /// Adds one counted test to its suite's counts. The suite's key is allocated only when the
+    /// suite changes, since this runs once per test.
     fn bump_suite(&mut self, suite: Option<&str>, failed: bool) {
-        let Tally { suites, source, .. } = self;
-        let key = suite.or(source.as_deref()).unwrap_or("run");
-        let bump = |c: &mut SuiteCounts| {
+        let key = suite.or(self.source.as_deref()).unwrap_or("run");
+        let same = self.pending_suite.as_ref().is_some_and(|(k, _)| k == key);
+        if !same {
+            let key = key.to_owned();
+            self.flush_suite();
+            self.pending_suite = Some((key, SuiteCounts::default()));
+        }
+        if let Some((_, c)) = self.pending_suite.as_mut() {
             c.total += 1;
             if failed {
                 c.failed += 1;
             } else {
                 c.passed += 1;
             }
-        };
-        match suites.get_mut(key) {
-            Some(c) => bump(c),
-            None => {
-                let mut c = SuiteCounts::default();
-                bump(&mut c);
-                suites.insert(key.to_owned(), c);
-            }
+        }
+    }
+
+    fn flush_suite(&mut self) {
+        if let Some((key, c)) = self.pending_suite.take() {
+            let mine = self.suites.entry(key).or_default();
+            mine.total += c.total;
+            mine.passed += c.passed;
+            mine.failed += c.failed;
         }
     }
 

@@ -602,7 +602,7 @@ impl Reading<'_> {
         if self
             .suites
             .last()
-            .is_some_and(|s| s.prefixes.contains(&test.name))
+            .is_some_and(|s| !s.prefixes.is_empty() && s.prefixes.contains(&test.name))
         {
             test.parent = true;
         }
