@@ -127,6 +127,10 @@ struct Reading<'a> {
     pending: Option<TestCase>,
     producer: Option<&'static str>,
     reported_suite_errors: HashSet<String>,
+    /// gotestsum `--rerun-fails` writes every run of a test as its own testcase in the package's
+    /// suite, a failure first. Failed runs wait here until the suite ends: a later run of the
+    /// same test takes them as earlier attempts (flaky when it passed).
+    reruns: Vec<TestCase>,
 }
 
 fn attr(e: &BytesStart<'_>, key: &str) -> Result<Option<String>, quick_xml::Error> {
@@ -614,14 +618,40 @@ impl Reading<'_> {
             if child_of_held && test.suite == held.suite {
                 held.parent = true;
             }
-            self.sink.test_finished(held);
+            self.deliver(held);
         }
         self.pending = Some(test);
     }
 
+    /// Hands a finished test to the sink, merging gotestsum reruns into attempts.
+    fn deliver(&mut self, mut test: TestCase) {
+        if self.producer != Some("gotestsum") {
+            self.sink.test_finished(test);
+            return;
+        }
+        if let Some(i) = self.reruns.iter().position(|t| t.id == test.id) {
+            let earlier = self.reruns.remove(i);
+            let mut attempts = earlier.attempts.clone();
+            let mut attempt = Attempt::new(earlier.status);
+            attempt.message = earlier.message.clone();
+            attempt.duration = earlier.duration;
+            attempts.push(attempt);
+            attempts.append(&mut test.attempts);
+            test.attempts = attempts;
+        }
+        if matches!(test.status, Status::Failed | Status::Errored) {
+            self.reruns.push(test);
+        } else {
+            self.sink.test_finished(test);
+        }
+    }
+
     fn flush(&mut self) {
         if let Some(held) = self.pending.take() {
-            self.sink.test_finished(held);
+            self.deliver(held);
+        }
+        for t in std::mem::take(&mut self.reruns) {
+            self.sink.test_finished(t);
         }
     }
 }
@@ -707,6 +737,7 @@ fn parse_stream<R: std::io::BufRead>(
         pending: None,
         producer: None,
         reported_suite_errors: HashSet::new(),
+        reruns: Vec::new(),
     };
     let mut buf = Vec::new();
     let mut depth = 0usize;
