@@ -8,24 +8,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use gapscore_adapter_junit::JUnit;
+use gapscore_adapter_sdk::testing::{fixture_files, fixture_stem};
 use gapscore_adapter_sdk::{Adapter, ParseOptions, parse_to_run};
 
 fn fixtures(kind: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(kind);
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no fixtures in {}", dir.display());
-    files
+    fixture_files(env!("CARGO_MANIFEST_DIR"), kind)
 }
 
 fn stem(p: &Path) -> String {
-    p.file_stem().unwrap().to_string_lossy().into_owned()
+    fixture_stem(p)
 }
 
 #[test]

@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod abi;
+pub mod testing;
 
 use serde::{Deserialize, Serialize};
 
