@@ -138,6 +138,32 @@ fn attr(e: &BytesStart<'_>, key: &str) -> Result<Option<String>, quick_xml::Erro
     Ok(v)
 }
 
+/// An error in an element: from the XML reader, or found by this reader.
+#[derive(Debug)]
+enum StartError {
+    Xml(quick_xml::Error),
+    Message(String),
+}
+
+impl From<quick_xml::Error> for StartError {
+    fn from(e: quick_xml::Error) -> Self {
+        StartError::Xml(e)
+    }
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::Xml(e) => e.fmt(f),
+            StartError::Message(m) => f.write_str(m),
+        }
+    }
+}
+
+fn duplicate_attribute(key: &str) -> StartError {
+    StartError::Message(format!("duplicated attribute `{key}`"))
+}
+
 /// The values of several attributes in one pass over the element (duplicates still refused).
 fn attrs<const N: usize>(
     e: &BytesStart<'_>,
@@ -236,7 +262,7 @@ impl Reading<'_> {
         }
     }
 
-    fn start(&mut self, e: &BytesStart<'_>, empty: bool) -> Result<(), quick_xml::Error> {
+    fn start(&mut self, e: &BytesStart<'_>, empty: bool) -> Result<(), StartError> {
         let name = e.local_name();
         match name.as_ref() {
             "testsuites" => {
@@ -309,9 +335,34 @@ impl Reading<'_> {
                 }
             }
             "testcase" => {
-                let [classname, name, file, line, time] =
-                    attrs(e, ["classname", "name", "file", "line", "time"])?;
-                let (time, negative_time) = seconds(time.as_deref());
+                // The hot path (one per test): one pass over the attributes without quick-xml's
+                // duplicate tracking (it allocates per element); a duplicate of an attribute we
+                // read is still refused. `time` is parsed from the borrowed value.
+                let (mut classname, mut name, mut file, mut line) = (None, None, None, None);
+                let (mut time, mut negative_time, mut seen_time) = (None, false, false);
+                for a in e.attributes().with_checks(false) {
+                    let a = a.map_err(quick_xml::Error::from)?;
+                    let key = a.key.as_ref();
+                    let slot = match key {
+                        "classname" => &mut classname,
+                        "name" => &mut name,
+                        "file" => &mut file,
+                        "line" => &mut line,
+                        "time" => {
+                            if std::mem::replace(&mut seen_time, true) {
+                                return Err(duplicate_attribute(key));
+                            }
+                            let v = a.normalized_value(XmlVersion::Implicit1_0)?;
+                            (time, negative_time) = seconds(Some(&v));
+                            continue;
+                        }
+                        _ => continue,
+                    };
+                    if slot.is_some() {
+                        return Err(duplicate_attribute(key));
+                    }
+                    *slot = Some(a.normalized_value(XmlVersion::Implicit1_0)?.into_owned());
+                }
                 if self.producer.is_none()
                     && self.suites.is_empty()
                     && classname.as_deref() == Some("test")
@@ -500,7 +551,7 @@ impl Reading<'_> {
         false
     }
 
-    fn finish_case(&mut self, case: Case) -> TestCase {
+    fn finish_case(&mut self, mut case: Case) -> TestCase {
         let status = match (&case.skipped, &case.error, &case.failure) {
             (Some(s), _, _) if s.kind.as_deref() == Some("pytest.xfail") => Status::Xfailed,
             (Some(s), _, _) if s.kind.as_deref() == Some("todo") => Status::Todo,
@@ -520,9 +571,9 @@ impl Reading<'_> {
         {
             path.clone()
         } else {
-            Some(case.classname.clone())
+            Some(std::mem::take(&mut case.classname))
         };
-        let mut test = TestCase::new(suite, case.name.clone(), status);
+        let mut test = TestCase::new(suite, std::mem::take(&mut case.name), status);
         test.duration = case.time;
         test.file = case.file;
         test.line = case.line;
