@@ -3,7 +3,6 @@
 
 #![allow(clippy::unwrap_used)] // Test code.
 
-use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -12,16 +11,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_gapscore");
 /// The template's cdylib, built by cargo because the crate is a dev-dependency, copied into a
 /// fresh directory (a loaded library must never be overwritten in place).
 fn plugin() -> (tempfile::TempDir, PathBuf) {
-    let file = format!("{DLL_PREFIX}gapscore_adapter_template{DLL_SUFFIX}");
-    let deps = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let built = [deps.join(&file), deps.parent().unwrap().join(&file)]
-        .into_iter()
-        .find(|p| p.exists())
-        .expect("the template cdylib is built as a dev-dependency");
+    let built = gapscore_adapter_sdk::testing::built_cdylib("gapscore-adapter-template");
+    let file = built.file_name().unwrap().to_owned();
     let dir = tempfile::tempdir().unwrap();
     let dest = dir.path().join(&file);
     std::fs::copy(built, &dest).unwrap();

@@ -545,7 +545,7 @@ impl Tally {
     /// Adds one counted test to its suite's counts. The suite's key is allocated only when the
     /// suite changes, since this runs once per test.
     fn bump_suite(&mut self, suite: Option<&str>, failed: bool) {
-        let key = suite.or(self.source.as_deref()).unwrap_or("run");
+        let key = self.suite_key(suite);
         let same = self.pending_suite.as_ref().is_some_and(|(k, _)| k == key);
         if !same {
             let key = key.to_owned();
@@ -571,15 +571,14 @@ impl Tally {
         }
     }
 
-    fn place(&self, suite: Option<&str>) -> String {
-        suite
-            .map(str::to_owned)
-            .or_else(|| self.source.clone())
-            .unwrap_or_else(|| "run".to_owned())
+    /// Where a test or problem belongs: its suite, else the input file, else `run`.
+    fn suite_key<'a>(&'a self, suite: Option<&'a str>) -> &'a str {
+        suite.or(self.source.as_deref()).unwrap_or("run")
     }
 }
 
 fn failure_of(test: TestCase) -> FailureEntry {
+    let test_name = test.display_name();
     let message = match test.status {
         Status::Skipped | Status::Todo | Status::Xfailed if test.message.is_none() => {
             Some(format!("sealed test not verified: {}", test.status))
@@ -604,7 +603,7 @@ fn failure_of(test: TestCase) -> FailureEntry {
         _ => test.message,
     };
     FailureEntry {
-        test_name: TestCase::make_id(test.suite.as_deref(), &test.name),
+        test_name,
         category: test.category.unwrap_or(Category::Unknown),
         expected: test.expected,
         actual: test.actual,
@@ -643,7 +642,7 @@ impl EventSink for Tally {
     }
 
     fn problem(&mut self, problem: Problem) {
-        let place = self.place(problem.suite.as_deref());
+        let place = self.suite_key(problem.suite.as_deref()).to_owned();
         let detail = problem.detail.trim();
         self.counts.total += 1;
         self.counts.failed += 1;

@@ -8,26 +8,14 @@
 
 #![allow(clippy::print_stdout, clippy::unwrap_used)] // A bench binary reports on stdout.
 
-use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use gapscore_adapter_sdk::testing::{built_cdylib, peak_rss_mib};
 use gapscore_adapters::{
     IngestOptions, Input, Origin, Outcome, Registry, expand_inputs, ingest, load_plugin,
 };
 use gapscore_core::{StatusPolicy, Tally};
-
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kib| kib / 1024.0)
-}
 
 fn score(registry: &Registry, inputs: &[Input], jobs: usize) -> (f64, u64) {
     let mut best = f64::MAX;
@@ -56,19 +44,6 @@ fn score(registry: &Registry, inputs: &[Input], jobs: usize) -> (f64, u64) {
         best = best.min(t.elapsed().as_secs_f64());
     }
     (best, total)
-}
-
-fn simple_cdylib() -> PathBuf {
-    let file = format!("{DLL_PREFIX}gapscore_adapter_simple{DLL_SUFFIX}");
-    let deps = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    [deps.join(&file), deps.parent().unwrap().join(&file)]
-        .into_iter()
-        .find(|p| p.exists())
-        .expect("the simple adapter's cdylib is built as a dependency")
 }
 
 fn main() {
@@ -100,7 +75,7 @@ fn main() {
     let mut plugin = Registry::empty();
     plugin
         .add(
-            Arc::new(load_plugin(&simple_cdylib()).unwrap()),
+            Arc::new(load_plugin(&built_cdylib("gapscore-adapter-simple")).unwrap()),
             Origin::BuiltIn,
         )
         .unwrap();

@@ -10,27 +10,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use gapscore_adapter_sdk::testing::built_cdylib;
 use gapscore_adapter_sdk::{Adapter, AdapterError, ParseOptions, Status, parse_to_run};
 use gapscore_adapter_simple::Simple;
 use gapscore_adapters::loader::load_with_symbol;
 use gapscore_adapters::{Origin, PluginSearch, Registry, load_plugin};
 
-/// A cdylib cargo built for this test (a dev-dependency), found next to the test binary.
-fn cdylib(krate: &str) -> PathBuf {
-    let file = format!("{DLL_PREFIX}{}{DLL_SUFFIX}", krate.replace('-', "_"));
-    let deps = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    [deps.join(&file), deps.parent().unwrap().join(&file)]
-        .into_iter()
-        .find(|p| p.exists())
-        .unwrap_or_else(|| panic!("{file} was not built next to {}", deps.display()))
-}
-
 fn fixtures_lib() -> PathBuf {
-    cdylib("gapscore-fixture-plugins")
+    built_cdylib("gapscore-fixture-plugins")
 }
 
 /// Copies a library under a plugin file name into a fresh directory (a loaded library must not
@@ -183,7 +170,7 @@ fn every_built_in_cdylib_gives_the_same_results_as_the_static_adapter() {
     for entry in builtins.entries() {
         let name = entry.name().to_owned();
         // Each built-in crate is a dev-dependency of this crate, so cargo built its cdylib.
-        let plugin = load_plugin(&cdylib(&format!("gapscore-adapter-{name}"))).unwrap();
+        let plugin = load_plugin(&built_cdylib(&format!("gapscore-adapter-{name}"))).unwrap();
         let builtin = entry.adapter.as_ref();
         assert_eq!(plugin.info(), builtin.info());
         let files = fixture_files(&name);
@@ -212,7 +199,7 @@ fn every_built_in_cdylib_gives_the_same_results_as_the_static_adapter() {
 
 #[test]
 fn discovery_takes_only_plugin_file_names_and_never_guesses() {
-    let simple = cdylib("gapscore-adapter-simple");
+    let simple = built_cdylib("gapscore-adapter-simple");
     let (dir, good) = as_plugin(&simple, "simple");
     fs::copy(
         &simple,
@@ -272,7 +259,7 @@ fn environment_paths_are_split() {
 
 #[test]
 fn concurrent_parses_through_a_plugin_are_correct() {
-    let plugin = Arc::new(load_plugin(&cdylib("gapscore-adapter-simple")).unwrap());
+    let plugin = Arc::new(load_plugin(&built_cdylib("gapscore-adapter-simple")).unwrap());
     let handles: Vec<_> = (0..8)
         .map(|t| {
             let p = Arc::clone(&plugin);

@@ -18,6 +18,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use gapscore_adapter_junit::parser::parse_reader;
+use gapscore_adapter_sdk::testing::peak_rss_mib;
 use gapscore_adapter_sdk::{Normalizer, RunCollector};
 use gapscore_core::{StatusPolicy, Tally};
 
@@ -81,17 +82,6 @@ impl gapscore_adapter_sdk::EventSink for Null {
     }
     fn problem(&mut self, _: gapscore_adapter_sdk::Problem) {}
     fn warning(&mut self, _: String) {}
-}
-
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kib| kib / 1024.0)
 }
 
 fn run(mode: &str, path: &Path) {

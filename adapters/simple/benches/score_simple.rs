@@ -9,6 +9,7 @@
 use std::process::Command;
 use std::time::Instant;
 
+use gapscore_adapter_sdk::testing::peak_rss_mib;
 use gapscore_adapter_sdk::{EventSink, Normalizer, RunCollector};
 use gapscore_adapter_simple::{SimpleOptions, parse};
 use gapscore_core::{StatusPolicy, Tally};
@@ -48,20 +49,9 @@ impl EventSink for NullSink {
     fn warning(&mut self, _: String) {}
 }
 
-fn peak_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 fn run_mode(mode: &str, n: usize) {
     let input = generate(n);
-    let base = peak_rss_kib();
+    let base = peak_rss_mib();
     let mb = input.len() as f64 / 1e6;
     let mut best = f64::MAX;
     let mut counted = 0;
@@ -98,8 +88,8 @@ fn run_mode(mode: &str, n: usize) {
     println!(
         "{mode:>5}: {n} tests, {mb:.1} MB in {best:.3} s = {:.0} MB/s; peak RSS {:.1} MiB ({:.1} MiB of it the input buffer and generator); {counted} counted",
         mb / best,
-        peak_rss_kib() as f64 / 1024.0,
-        base as f64 / 1024.0,
+        peak_rss_mib(),
+        base,
     );
 }
 
