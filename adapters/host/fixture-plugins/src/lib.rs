@@ -62,73 +62,39 @@ macro_rules! descriptor {
 
 const V1: u32 = size_of::<GapscoreAdapterV1>() as u32;
 
-unsafe extern "C" fn parse_ok(
-    _: *const u8,
-    _: usize,
-    _: *const u8,
-    _: usize,
-    out: *mut GapscoreBuf,
-) -> i32 {
-    // SAFETY: see `emit`.
-    unsafe {
-        emit(
-            out,
-            br#"{"format":"broken","tests":[{"name":"t","status":"passed"}]}"#,
-        )
+/// A `parse` that ignores its input and returns fixed bytes with `GAPSCORE_OK`.
+macro_rules! parse_returning {
+    ($name:ident, $bytes:expr) => {
+        unsafe extern "C" fn $name(
+            _: *const u8,
+            _: usize,
+            _: *const u8,
+            _: usize,
+            out: *mut GapscoreBuf,
+        ) -> i32 {
+            // SAFETY: see `emit`.
+            unsafe { emit(out, $bytes) };
+            GAPSCORE_OK
+        }
     };
-    GAPSCORE_OK
 }
 
-unsafe extern "C" fn parse_bad_json(
-    _: *const u8,
-    _: usize,
-    _: *const u8,
-    _: usize,
-    out: *mut GapscoreBuf,
-) -> i32 {
-    // SAFETY: see `emit`.
-    unsafe {
-        emit(
-            out,
-            br#"{"format":"broken","tests":[{"name":"t","status":"passed"}"#,
-        )
-    };
-    GAPSCORE_OK
-}
-
-unsafe extern "C" fn parse_bad_utf8(
-    _: *const u8,
-    _: usize,
-    _: *const u8,
-    _: usize,
-    out: *mut GapscoreBuf,
-) -> i32 {
-    // SAFETY: see `emit`.
-    unsafe {
-        emit(
-            out,
-            b"{\"format\":\"broken\",\"tests\":[{\"name\":\"\xff\"}]}",
-        )
-    };
-    GAPSCORE_OK
-}
-
-unsafe extern "C" fn parse_unknown_status(
-    _: *const u8,
-    _: usize,
-    _: *const u8,
-    _: usize,
-    out: *mut GapscoreBuf,
-) -> i32 {
-    // SAFETY: see `emit`.
-    unsafe {
-        emit(
-            out,
-            br#"{"format":"broken","tests":[{"name":"t","status":"great"}]}"#,
-        )
-    };
-    GAPSCORE_OK
-}
+parse_returning!(
+    parse_ok,
+    br#"{"format":"broken","tests":[{"name":"t","status":"passed"}]}"#
+);
+parse_returning!(
+    parse_bad_json,
+    br#"{"format":"broken","tests":[{"name":"t","status":"passed"}"#
+);
+parse_returning!(
+    parse_bad_utf8,
+    b"{\"format\":\"broken\",\"tests\":[{\"name\":\"\xff\"}]}"
+);
+parse_returning!(
+    parse_unknown_status,
+    br#"{"format":"broken","tests":[{"name":"t","status":"great"}]}"#
+);
 
 unsafe extern "C" fn parse_huge_len(
     _: *const u8,
