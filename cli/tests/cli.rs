@@ -429,11 +429,23 @@ fn duplicate_names_warn_and_every_entry_counts() {
         r["sealed_tests"],
         json!({"total": 3, "passed": 2, "failed": 1})
     );
-    assert_eq!(
-        r["gapscore"]["duplicates"],
-        json!(["test_login", "test_login"])
-    );
-    assert!(stderr(&o).contains("sealed test id `test_login` occurs more than once"));
+    assert_eq!(r["gapscore"]["duplicates"], json!(["test_login"]));
+    assert!(stderr(&o).contains("sealed test id `test_login` occurs 3 times"));
+}
+
+#[test]
+fn duplicates_across_files_are_named() {
+    let f = simple_fixture("valid", "duplicates.json");
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    fs::copy(&f, &a).unwrap();
+    fs::copy(&f, &b).unwrap();
+    let o = run(&["score", "--sealed", s(&a), s(&b)]);
+    let r = json_of(&o);
+    assert_eq!(r["sealed_tests"]["total"], json!(6));
+    let dups = r["gapscore"]["duplicates"].as_array().unwrap();
+    assert!(dups.contains(&json!("test_login")), "{dups:?}");
+    assert!(stderr(&o).contains("sealed test id `test_login` occurs 6 times"));
 }
 
 #[test]

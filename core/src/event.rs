@@ -3,7 +3,6 @@
 //! run ([`RunCollector`]) or only what scoring needs ([`crate::Tally`]).
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::model::{Problem, ProblemKind, Producer, TestCase, TestRun};
 
@@ -109,13 +108,29 @@ impl<S: EventSink> EventSink for Normalizer<S> {
     }
 }
 
-/// Notices ids seen more than once. Keeps a 64-bit fingerprint per id rather than the id itself,
-/// so memory stays at a few bytes per test even on inputs with millions of tests.
-#[derive(Debug, Default)]
+/// Notices ids seen more than once. Keeps a 64-bit fingerprint per id (8 bytes per test) and
+/// looks for repeats once, at the end, by sorting: per test this is one push, where a hash set
+/// costs a cache miss and about three times the memory at a million tests (its table doubles,
+/// and briefly exists twice while it grows). Fingerprints are kept in chunks of at most
+/// 512 KiB, so growing never copies or briefly doubles a large buffer either. The price is that
+/// repeats are known as fingerprints; [`IdFinder`] names them, on a second look at the tests.
+///
+/// A tracker made with [`DuplicateTracker::bounded`] stops recording after a number of ids, so
+/// that the memory of `gapscore score` does not grow with the number of passing tests; it then
+/// says so ([`DuplicateTracker::stopped_after`]).
+#[derive(Debug, Default, Clone)]
 pub struct DuplicateTracker {
-    // The keys already are well-mixed fingerprints; hashing them again would only cost time.
-    seen: HashSet<u64, BuildHasherDefault<IdentityHasher>>,
+    chunks: Vec<Vec<u64>>,
+    recorded: u64,
+    limit: Option<u64>,
+    stopped: bool,
 }
+
+/// The bound `gapscore score` uses: 2,097,152 ids, 16 MiB of fingerprints.
+pub const DUPLICATE_CHECK_LIMIT: u64 = 1 << 21;
+
+/// Fingerprints per chunk (512 KiB).
+const CHUNK: usize = 1 << 16;
 
 /// A fast, well-mixed 64-bit fingerprint (multiply-rotate over 8-byte words, then a murmur3
 /// finaliser). Not collision-resistant against a chosen input, which is fine here: a collision
@@ -142,39 +157,150 @@ fn fingerprint(bytes: &[u8]) -> u64 {
     h ^ (h >> 33)
 }
 
-/// A hasher for keys that are already well-mixed 64-bit hashes.
-#[derive(Debug, Default)]
-struct IdentityHasher(u64);
-
-impl Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Only u64 keys are hashed here; fold anything else in rather than drop it.
-        for b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+impl DuplicateTracker {
+    /// Records one occurrence of an id.
+    pub fn record(&mut self, id: &str) {
+        if self.limit.is_some_and(|l| self.recorded >= l) {
+            self.stopped = true;
+            return;
+        }
+        self.recorded += 1;
+        let fp = fingerprint(id.as_bytes());
+        match self.chunks.last_mut() {
+            Some(c) if c.len() < CHUNK => c.push(fp),
+            _ => {
+                // The first chunk grows from small (most files hold few tests); later ones are
+                // allocated whole.
+                let mut c = Vec::with_capacity(if self.chunks.is_empty() { 64 } else { CHUNK });
+                c.push(fp);
+                self.chunks.push(c);
+            }
         }
     }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
+
+    /// A tracker that records at most `limit` ids.
+    pub fn bounded(limit: u64) -> Self {
+        DuplicateTracker {
+            limit: Some(limit),
+            ..DuplicateTracker::default()
+        }
+    }
+
+    /// The number of ids recorded, when some were not (the bound was reached).
+    pub fn stopped_after(&self) -> Option<u64> {
+        self.stopped.then_some(self.recorded)
+    }
+
+    /// Takes in another tracker's ids (another input file's), keeping them all: their memory
+    /// is already spent. The bound then applies to the sum.
+    pub fn merge(&mut self, other: DuplicateTracker) {
+        self.recorded += other.recorded;
+        self.stopped |= other.stopped;
+        for mut c in other.chunks {
+            c.shrink_to_fit();
+            self.chunks.push(c);
+        }
+    }
+
+    /// The fingerprints that were recorded more than once, ascending: each chunk is sorted in
+    /// place, then the chunks are merged through a heap, without a combined copy.
+    pub fn repeated(&mut self) -> Vec<u64> {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut heap = BinaryHeap::with_capacity(self.chunks.len());
+        for (i, c) in self.chunks.iter_mut().enumerate() {
+            c.sort_unstable();
+            if let Some(&first) = c.first() {
+                heap.push(Reverse((first, i, 0usize)));
+            }
+        }
+        let mut out = Vec::new();
+        let mut last: Option<u64> = None;
+        while let Some(Reverse((fp, i, at))) = heap.pop() {
+            if last == Some(fp) && out.last() != Some(&fp) {
+                out.push(fp);
+            }
+            last = Some(fp);
+            if let Some(&next) = self.chunks[i].get(at + 1) {
+                heap.push(Reverse((next, i, at + 1)));
+            }
+        }
+        out
     }
 }
 
-impl DuplicateTracker {
-    /// Records an id; returns true when it was seen before.
-    pub fn is_duplicate(&mut self, id: &str) -> bool {
-        !self.seen.insert(fingerprint(id.as_bytes()))
+/// The fingerprint [`DuplicateTracker`] keeps for an id.
+pub fn id_fingerprint(id: &str) -> u64 {
+    fingerprint(id.as_bytes())
+}
+
+/// A sink that names the ids behind [`DuplicateTracker::repeated`]: it counts the tests whose
+/// id has one of the given fingerprints and returns, in first-seen order, those seen more than
+/// once (so a fingerprint shared by two different ids names neither).
+#[derive(Debug, Default)]
+pub struct IdFinder {
+    wanted: HashSet<u64>,
+    order: Vec<String>,
+    counts: HashMap<String, usize>,
+}
+
+impl IdFinder {
+    /// A finder for these fingerprints.
+    pub fn new(wanted: &[u64]) -> Self {
+        IdFinder {
+            wanted: wanted.iter().copied().collect(),
+            ..IdFinder::default()
+        }
     }
 
-    /// Takes in another tracker's ids; returns how many of them this one had already seen.
-    pub fn merge(&mut self, other: DuplicateTracker) -> usize {
-        other
-            .seen
-            .into_iter()
-            .filter(|fp| !self.seen.insert(*fp))
-            .count()
+    /// Counts one test id.
+    pub fn see(&mut self, id: &str) {
+        if !self.wanted.contains(&id_fingerprint(id)) {
+            return;
+        }
+        match self.counts.get_mut(id) {
+            Some(n) => *n += 1,
+            None => {
+                self.counts.insert(id.to_owned(), 1);
+                self.order.push(id.to_owned());
+            }
+        }
     }
+
+    /// Adds another finder's counts after this one's (the next input file's).
+    pub fn merge(&mut self, other: IdFinder) {
+        for id in other.order {
+            let n = other.counts.get(&id).copied().unwrap_or(0);
+            match self.counts.get_mut(&id) {
+                Some(mine) => *mine += n,
+                None => {
+                    self.counts.insert(id.clone(), n);
+                    self.order.push(id);
+                }
+            }
+        }
+    }
+
+    /// The ids seen more than once, in first-seen order, with their counts.
+    pub fn into_repeated(self) -> Vec<(String, usize)> {
+        let IdFinder { order, counts, .. } = self;
+        order
+            .into_iter()
+            .filter_map(|id| {
+                let n = counts.get(&id).copied().unwrap_or(0);
+                (n > 1).then_some((id, n))
+            })
+            .collect()
+    }
+}
+
+impl EventSink for IdFinder {
+    fn producer(&mut self, _: Producer) {}
+    fn test_finished(&mut self, test: TestCase) {
+        self.see(&test.id);
+    }
+    fn problem(&mut self, _: Problem) {}
+    fn warning(&mut self, _: String) {}
 }
 
 /// A consumer that keeps the whole run, for `gapscore parse` and for tests.
@@ -206,7 +332,23 @@ impl RunCollector {
     }
 
     /// The collected run.
-    pub fn into_run(self) -> TestRun {
+    /// The collected run. Ids that occur more than once get one warning each, here, since
+    /// repeats are only known once every test is in.
+    pub fn into_run(mut self) -> TestRun {
+        if let Some(mut dups) = self.dups.take() {
+            let repeated = dups.repeated();
+            if !repeated.is_empty() {
+                let mut finder = IdFinder::new(&repeated);
+                for t in &self.run.tests {
+                    finder.see(&t.id);
+                }
+                for (id, n) in finder.into_repeated() {
+                    self.run.warnings.push(format!(
+                        "duplicate test id `{id}` occurs {n} times: entries are kept and counted separately"
+                    ));
+                }
+            }
+        }
         self.run
     }
 }
@@ -216,11 +358,8 @@ impl EventSink for RunCollector {
         self.run.producer = Some(producer);
     }
     fn test_finished(&mut self, test: TestCase) {
-        if self.dups.as_mut().is_some_and(|d| d.is_duplicate(&test.id)) {
-            self.run.warnings.push(format!(
-                "duplicate test id `{}`: entries are kept and counted separately",
-                test.id
-            ));
+        if let Some(d) = self.dups.as_mut() {
+            d.record(&test.id);
         }
         self.run.tests.push(test);
     }
@@ -265,6 +404,39 @@ mod tests {
         assert_eq!(run.problems[0].kind, ProblemKind::MissingResults);
         assert!(run.problems[0].detail.contains("pkg::TestB"));
         assert_eq!(run.problems[0].suite.as_deref(), Some("pkg"));
+    }
+
+    #[test]
+    fn repeats_are_found_across_chunks_and_merged_trackers() {
+        let mut a = DuplicateTracker::default();
+        for i in 0..(CHUNK * 2 + 10) {
+            a.record(&format!("t{i}"));
+        }
+        a.record("t5");
+        a.record("t5");
+        let mut b = DuplicateTracker::default();
+        b.record(&format!("t{}", CHUNK + 3));
+        b.record("only-b");
+        a.merge(b);
+        let mut want = vec![
+            id_fingerprint("t5"),
+            id_fingerprint(&format!("t{}", CHUNK + 3)),
+        ];
+        want.sort_unstable();
+        assert_eq!(a.repeated(), want);
+        assert!(DuplicateTracker::default().repeated().is_empty());
+    }
+
+    #[test]
+    fn a_bounded_tracker_stops_and_says_so() {
+        let mut d = DuplicateTracker::bounded(3);
+        for id in ["a", "b", "c"] {
+            d.record(id);
+        }
+        assert_eq!(d.stopped_after(), None);
+        d.record("a");
+        assert_eq!(d.stopped_after(), Some(3));
+        assert!(d.repeated().is_empty());
     }
 
     #[test]

@@ -25,7 +25,9 @@ pub mod report;
 pub mod score;
 
 pub use error::{InputError, Location};
-pub use event::{EventSink, Normalizer, RunCollector, replay};
+pub use event::{
+    DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, Normalizer, RunCollector, replay,
+};
 pub use model::{Attempt, Category, Problem, ProblemKind, Producer, Status, TestCase, TestRun};
 pub use render::{OutputFormat, render};
 pub use report::{Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, build_report};

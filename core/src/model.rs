@@ -402,7 +402,13 @@ impl TestCase {
     /// The default id: `suite::name`, or the name alone without a suite.
     pub fn make_id(suite: Option<&str>, name: &str) -> String {
         match suite {
-            Some(s) if !s.is_empty() => format!("{s}::{name}"),
+            Some(s) if !s.is_empty() => {
+                let mut id = String::with_capacity(s.len() + 2 + name.len());
+                id.push_str(s);
+                id.push_str("::");
+                id.push_str(name);
+                id
+            }
             _ => name.to_owned(),
         }
     }

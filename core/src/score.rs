@@ -9,7 +9,7 @@ use std::str::FromStr;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::event::{DuplicateTracker, EventSink};
+use crate::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
 use crate::model::{Category, Problem, ProblemKind, Producer, Status, TestCase};
 
 /// What a skipped or todo sealed test counts as.
@@ -428,7 +428,9 @@ pub struct Tally {
     pub flaky: Vec<String>,
     /// Run-level problems, each also counted as one failure entry.
     pub problems: Vec<Problem>,
-    /// Ids that occurred more than once (each entry counted).
+    /// Ids that occurred more than once (each entry counted). A tally keeps only fingerprints
+    /// of ids, so this is filled by whoever can look at the tests again: see
+    /// [`Tally::repeated`].
     pub duplicates: Vec<String>,
     /// Warnings from the inputs.
     pub warnings: Vec<String>,
@@ -447,6 +449,7 @@ impl Tally {
     pub fn new(policy: StatusPolicy) -> Self {
         Tally {
             policy,
+            dups: DuplicateTracker::bounded(DUPLICATE_CHECK_LIMIT),
             ..Tally::default()
         }
     }
@@ -472,9 +475,20 @@ impl Tally {
         self.flush_suite();
     }
 
+    /// Fingerprints of the ids recorded more than once, in this tally and every tally merged
+    /// into it. Names for them come from reading the inputs again into an
+    /// [`IdFinder`](crate::event::IdFinder), which only happens when there are repeats.
+    pub fn repeated(&mut self) -> Vec<u64> {
+        self.dups.repeated()
+    }
+
+    /// When the duplicate-id check stopped to bound memory: after how many tests.
+    pub fn duplicate_check_stopped_after(&self) -> Option<u64> {
+        self.dups.stopped_after()
+    }
+
     /// Adds a tally of another input file (already [`Tally::finish`]ed) to this one, keeping
-    /// input order. Ids seen in both are counted in both and reported as one warning, since
-    /// only fingerprints of the other file's ids are kept.
+    /// input order. Ids seen in both are counted in both and found by [`Tally::repeated`].
     pub fn merge(&mut self, mut other: Tally) {
         self.flush_suite();
         other.flush_suite();
@@ -503,15 +517,7 @@ impl Tally {
         self.failed_parents.extend(other.failed_parents);
         self.parents_with_failed_child
             .extend(other.parents_with_failed_child);
-        let across = self.dups.merge(other.dups);
-        if across > 0 {
-            let source = other.source.as_deref().unwrap_or("an input");
-            self.warnings.push(format!(
-                "{across} test id{} in {source} also occur{} in an earlier input file; every entry is counted",
-                if across == 1 { "" } else { "s" },
-                if across == 1 { "s" } else { "" },
-            ));
-        }
+        self.dups.merge(other.dups);
     }
 
     /// The score over what was counted.
@@ -621,9 +627,7 @@ impl EventSink for Tally {
 
     fn test_finished(&mut self, test: TestCase) {
         self.by_status.add(test.status);
-        if self.dups.is_duplicate(&test.id) {
-            self.duplicates.push(test.id.clone());
-        }
+        self.dups.record(&test.id);
         let outcome = self.policy.outcome(&test);
         if outcome == Outcome::Fail
             && let Some(pid) = &test.parent_id
@@ -805,7 +809,13 @@ mod tests {
         tally.test_finished(t("x", Status::Passed));
         assert_eq!(tally.counts.total, 2);
         assert_eq!(tally.counts.failed, 1);
-        assert_eq!(tally.duplicates, vec!["x".to_owned()]);
+        let repeated = tally.repeated();
+        assert_eq!(repeated, vec![crate::event::id_fingerprint("x")]);
+        let mut finder = crate::event::IdFinder::new(&repeated);
+        for id in ["x", "y", "x"] {
+            finder.see(id);
+        }
+        assert_eq!(finder.into_repeated(), vec![("x".to_owned(), 2)]);
     }
 
     #[test]
@@ -833,12 +843,9 @@ mod tests {
         assert_eq!(first.counts, one.counts);
         assert_eq!(first.failures, one.failures);
         assert_eq!(first.by_status, one.by_status);
-        assert_eq!(
-            first.warnings,
-            [
-                "1 test id in second.json also occurs in an earlier input file; every entry is counted"
-            ]
-        );
+        // A repeat across the two files is found after the merge, as in one tally.
+        assert_eq!(first.repeated(), one.repeated());
+        assert_eq!(first.repeated(), [crate::event::id_fingerprint("a")]);
     }
 
     #[test]

@@ -2,12 +2,15 @@
 //!
 //! `cargo bench -p gapscore-adapter-junit --bench junit` generates two files and, each mode in
 //! its own process (so the peak RSS printed is that mode's own), reads them with
-//! `parse_reader` into a sink that drops everything (`null`: the reader's own cost), into a
+//! quick-xml alone, iterating each testcase's attributes (`xml`: the ceiling for any reader
+//! built on it), with `parse_reader` into a sink that drops everything (`null`: the reader's
+//! own cost), into a
 //! `RunCollector` (what `gapscore parse` keeps) and into a `Tally` (what `gapscore score` keeps):
-//! - `mixed`: ~52 MB, 297,200 testcases in 1,486 suites with properties; 85 % pass (10 % of
+//! - `mixed`: ~32 MB, 297,200 testcases in 1,486 suites with properties; 85 % pass (10 % of
 //!   them with system-out), 8 % failure with a CDATA trace and system-err, 3 % error, 4 % skipped;
-//! - `compact`: ~76 MB, 1,000,000 testcases; 93 % self-closing passes, 5 % CDATA failures,
-//!   2 % skipped with text.
+//! - `compact`: ~58 MB, 1,000,000 testcases; 93 % self-closing passes, 5 % CDATA failures,
+//!   2 % skipped with text;
+//! - `large`: the same shape, 3,000,000 testcases (~177 MB): score-mode memory must stay flat.
 
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)] // A bench binary.
 
@@ -54,10 +57,10 @@ fn mixed(path: &Path) {
     writeln!(w, "</testsuites>").unwrap();
 }
 
-fn compact(path: &Path) {
+fn compact(path: &Path, suites: usize) {
     let mut w = BufWriter::new(File::create(path).unwrap());
     writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?><testsuites>"#).unwrap();
-    for s in 0..1000 {
+    for s in 0..suites {
         writeln!(w, r#"<testsuite name="s{s}">"#).unwrap();
         for c in 0..1000 {
             let head = format!(r#"<testcase classname="s{s}" name="t{c}" time="0.001""#);
@@ -84,6 +87,28 @@ impl gapscore_adapter_sdk::EventSink for Null {
     fn warning(&mut self, _: String) {}
 }
 
+/// quick-xml alone, every testcase's attributes iterated: the ceiling for any reader on it.
+fn xml_only(reader: &mut BufReader<File>) -> usize {
+    use quick_xml::events::Event;
+    let mut r = quick_xml::Reader::from_reader(reader);
+    let mut buf = Vec::new();
+    let mut n = 0;
+    loop {
+        match r.read_event_into(&mut buf).unwrap() {
+            Event::Eof => break,
+            Event::Empty(e) | Event::Start(e) if e.local_name().as_ref() == "testcase" => {
+                n += 1;
+                for a in e.attributes().with_checks(false) {
+                    std::hint::black_box(a.unwrap());
+                }
+            }
+            _ => {}
+        }
+        buf.clear();
+    }
+    n
+}
+
 fn run(mode: &str, path: &Path) {
     let mb = std::fs::metadata(path).unwrap().len() as f64 / 1e6;
     let mut best = f64::MAX;
@@ -91,7 +116,9 @@ fn run(mode: &str, path: &Path) {
     for _ in 0..3 {
         let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).unwrap());
         let t = Instant::now();
-        count = if mode == "null" {
+        count = if mode == "xml" {
+            xml_only(&mut reader)
+        } else if mode == "null" {
             let mut sink = Null(0);
             parse_reader(&mut reader, &mut sink).unwrap();
             sink.0
@@ -128,12 +155,23 @@ fn main() {
     }
     let dir = std::env::temp_dir().join(format!("gapscore-junit-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let files = [dir.join("mixed.xml"), dir.join("compact.xml")];
+    let files = [
+        dir.join("mixed.xml"),
+        dir.join("compact.xml"),
+        dir.join("large.xml"),
+    ];
     mixed(&files[0]);
-    compact(&files[1]);
+    compact(&files[1], 1000);
+    compact(&files[2], 3000);
     let exe = std::env::current_exe().unwrap();
     for f in &files {
-        for mode in ["null", "parse", "score"] {
+        // `parse` keeps every test; on the large file that only shows memory growing.
+        let modes: &[&str] = if f == &files[2] {
+            &["null", "score"]
+        } else {
+            &["xml", "null", "parse", "score"]
+        };
+        for mode in modes {
             let out = Command::new(&exe).arg(mode).arg(f).output().unwrap();
             print!("{}", String::from_utf8_lossy(&out.stdout));
             eprint!("{}", String::from_utf8_lossy(&out.stderr));

@@ -93,9 +93,10 @@ struct Case {
     line: Option<u32>,
     time: Option<f64>,
     negative_time: bool,
-    failure: Option<Outcome>,
-    error: Option<Outcome>,
-    skipped: Option<Outcome>,
+    // Boxed: most testcases pass, and a small `Case` is cheap to move.
+    failure: Option<Box<Outcome>>,
+    error: Option<Box<Outcome>>,
+    skipped: Option<Box<Outcome>>,
     attempts: Vec<(Status, Outcome)>,
     output: String,
     output_capped: bool,
@@ -186,13 +187,12 @@ fn seconds(text: Option<&str>) -> (Option<f64>, bool) {
     if t.starts_with('-') {
         return (None, true);
     }
-    (
-        t.replace(',', "")
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite()),
-        false,
-    )
+    let value = if t.contains(',') {
+        t.replace(',', "").parse::<f64>()
+    } else {
+        t.parse::<f64>()
+    };
+    (value.ok().filter(|v| v.is_finite()), false)
 }
 
 fn push_capped(dst: &mut String, text: &str, capped: &mut bool) {
@@ -225,6 +225,11 @@ impl Reading<'_> {
             .filter_map(|s| s.name.as_deref())
             .collect();
         self.path = (!names.is_empty()).then(|| names.join(" > "));
+    }
+
+    /// True inside an element whose text is kept.
+    fn wants_text(&self) -> bool {
+        self.case.is_some() && self.target != Target::Ignore
     }
 
     fn text(&mut self, t: &str) {
@@ -398,7 +403,7 @@ impl Reading<'_> {
                     };
                     // A second element of the same kind (rare) keeps the first's message.
                     if slot.is_none() {
-                        *slot = Some(o);
+                        *slot = Some(Box::new(o));
                     }
                     if !empty {
                         self.target = target;
@@ -492,7 +497,6 @@ impl Reading<'_> {
 
     /// Producers write run-level trouble as fake testcases; those become problems, not tests.
     fn pseudo_case(&mut self, case: &Case) -> bool {
-        let suite = self.suite_path();
         // go-junit-report: a package that does not build.
         if case.name == "[build failed]" || case.name == "[setup failed]" {
             let detail = case
@@ -502,7 +506,7 @@ impl Reading<'_> {
                 .map(|o| o.body.trim().to_owned())
                 .unwrap_or_default();
             let owner = if case.classname.is_empty() {
-                suite.unwrap_or_default()
+                self.suite_path().unwrap_or_default()
             } else {
                 case.classname.clone()
             };
@@ -560,16 +564,13 @@ impl Reading<'_> {
             (Some(_), None, None) => Status::Skipped,
             (None, None, None) => Status::Passed,
         };
-        let path = self.suite_path();
         // The classname names the test's real container (a module, a package) unless it is
         // empty, repeats the test's own name (jest-junit's default template), or is node's
         // constant `test` (which says nothing, while the suite path holds the describe blocks).
-        let generic = case.classname.trim() == "test" && path.is_some();
-        let suite = if generic
-            || case.classname.trim().is_empty()
-            || case.classname.trim() == case.name.trim()
-        {
-            path.clone()
+        let classname = case.classname.trim();
+        let generic = classname == "test" && self.path.is_some();
+        let suite = if generic || classname.is_empty() || classname == case.name.trim() {
+            self.path.clone()
         } else {
             Some(std::mem::take(&mut case.classname))
         };
@@ -588,9 +589,9 @@ impl Reading<'_> {
         };
         // A todo or xfail keeps the failure's text when its own element has none.
         test.message = outcome
-            .and_then(message_of)
-            .or_else(|| case.failure.as_ref().and_then(message_of))
-            .or_else(|| case.error.as_ref().and_then(message_of));
+            .and_then(|o| message_of(o))
+            .or_else(|| case.failure.as_ref().and_then(|o| message_of(o)))
+            .or_else(|| case.error.as_ref().and_then(|o| message_of(o)));
         test.attempts = case
             .attempts
             .iter()
@@ -858,6 +859,8 @@ fn parse_stream<R: std::io::BufRead>(
                 depth = depth.saturating_sub(1);
                 r.end(e.local_name().as_ref());
             }
+            // Whitespace between elements (one per testcase in most files) is not decoded.
+            Event::Text(_) if root_seen && !r.wants_text() => {}
             Event::Text(t) => {
                 let s = t.xml_content(XmlVersion::Implicit1_0);
                 if !root_seen && !s.trim().is_empty() {

@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use gapscore_adapters::{Outcome, Registry, expand_inputs, ingest};
 use gapscore_core::hash::canonical_sha256;
 use gapscore_core::{
-    InputInfo, ProblemKind, ReportOptions, StatusPolicy, Tally, build_report, render,
+    IdFinder, InputInfo, ProblemKind, ReportOptions, StatusPolicy, Tally, build_report, render,
 };
 
 use crate::args::ScoreArgs;
@@ -63,11 +63,6 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
         for w in &o.warnings {
             io::warn(&format!("open: {w}"));
         }
-    }
-    for id in &sealed.duplicates {
-        io::warn(&format!(
-            "sealed test id `{id}` occurs more than once; every entry is counted"
-        ));
     }
     let score = sealed.score();
     if score.total == 0 {
@@ -133,16 +128,12 @@ fn tally_suite(
         io::error(&format!("{e} ({role} results)"));
         *failed += 1;
     }
-    let outcomes = ingest(
-        registry,
-        &expanded,
-        &host::ingest_options(&args.host, args.input_format.clone()),
-        |source, _format| {
-            let mut t = Tally::new(policy);
-            t.set_source(Some(source.to_owned()));
-            t
-        },
-    );
+    let ingest_opts = host::ingest_options(&args.host, args.input_format.clone());
+    let outcomes = ingest(registry, &expanded, &ingest_opts, |source, _format| {
+        let mut t = Tally::new(policy);
+        t.set_source(Some(source.to_owned()));
+        t
+    });
     let mut tally = Tally::new(policy);
     let (mut parsed, mut skipped) = (0usize, 0usize);
     for (input, outcome) in expanded.iter().zip(outcomes) {
@@ -183,6 +174,34 @@ fn tally_suite(
         *failed += 1;
     }
     tally.finish();
+    if let Some(n) = tally.duplicate_check_stopped_after() {
+        io::warn(&format!(
+            "{role} results: the duplicate-id check stopped after {n} tests to keep memory bounded; later repeats are not named (every entry is still counted)"
+        ));
+    }
+    // The tally knows repeated ids only by fingerprint (8 bytes per test); when there are any,
+    // a second read of the same files names them.
+    let repeated = tally.repeated();
+    if !repeated.is_empty() {
+        let mut finder = IdFinder::new(&repeated);
+        for outcome in ingest(registry, &expanded, &ingest_opts, |_, _| {
+            IdFinder::new(&repeated)
+        }) {
+            if let Outcome::Parsed(p) = outcome {
+                finder.merge(p.consumer);
+            }
+        }
+        tally.duplicates = finder
+            .into_repeated()
+            .into_iter()
+            .map(|(id, n)| {
+                io::warn(&format!(
+                    "{role} test id `{id}` occurs {n} times; every entry is counted"
+                ));
+                id
+            })
+            .collect();
+    }
     tally
 }
 
