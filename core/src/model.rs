@@ -155,6 +155,28 @@ impl Category {
             _ => return None,
         })
     }
+
+    /// The category a test title names with a bracketed tag, the convention of AI build
+    /// pipelines: `[security] rejects a forged token`, `parses [edge_case] empty input`. The
+    /// first bracket that names one of the four spec categories wins (`[unknown]` and other
+    /// brackets, such as a parameter id `[1-2]`, are passed over).
+    pub fn from_title(title: &str) -> Option<Category> {
+        let mut rest = title;
+        while let Some(open) = rest.find('[') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find(']') else { break };
+            let tag = &after[..close];
+            // Tags are short words; a long bracket is text, not a tag.
+            if tag.len() <= 20
+                && let Some(c) = Category::parse_lenient(tag)
+                && c != Category::Unknown
+            {
+                return Some(c);
+            }
+            rest = &after[close + 1..];
+        }
+        None
+    }
 }
 
 impl fmt::Display for Category {
@@ -484,6 +506,28 @@ impl TestRun {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn categories_from_title_tags() {
+        assert_eq!(
+            Category::from_title("[security] rejects a forged token"),
+            Some(Category::Security)
+        );
+        assert_eq!(
+            Category::from_title("test_square[2-4] [Edge-Case] big"),
+            Some(Category::EdgeCase)
+        );
+        assert_eq!(
+            Category::from_title("parses [error handling] input"),
+            Some(Category::ErrorHandling)
+        );
+        assert_eq!(
+            Category::from_title("[unknown] x [happy_path]"),
+            Some(Category::HappyPath)
+        );
+        assert_eq!(Category::from_title("no tag [1-2] [ ]"), None);
+        assert_eq!(Category::from_title("unclosed [security"), None);
+    }
 
     #[test]
     fn status_spellings_are_case_insensitive() {

@@ -269,9 +269,15 @@ where
         Err(error) => return Outcome::Failed(IngestError::Detect { path: shown, error }),
     };
     let info = entry.adapter.info();
+    let known = |id: &String| info.formats.iter().any(|f| f == id);
     let format = match &opts.format {
-        Some(id) if info.formats.iter().any(|f| f == id) => id.clone(),
-        _ => info.formats.first().cloned().unwrap_or_default(),
+        Some(id) if known(id) => id.clone(),
+        _ => entry
+            .adapter
+            .detect_format(&prefix, file_name)
+            .filter(known)
+            .or_else(|| info.formats.first().cloned())
+            .unwrap_or_default(),
     };
     let mut popts = ParseOptions::with_source(shown.clone());
     popts.format_id = Some(format.clone());

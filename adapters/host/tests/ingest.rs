@@ -315,3 +315,81 @@ fn fifos_are_refused_not_read() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Two formats in one adapter: `detect_format` names the one a file is in.
+struct TwoFormats {
+    info: AdapterInfo,
+}
+
+impl Adapter for TwoFormats {
+    fn info(&self) -> &AdapterInfo {
+        &self.info
+    }
+    fn detect(&self, prefix: &[u8], _: Option<&str>) -> u8 {
+        if prefix.starts_with(b"ONE") || prefix.starts_with(b"TWO") {
+            90
+        } else {
+            0
+        }
+    }
+    fn detect_format(&self, prefix: &[u8], _: Option<&str>) -> Option<String> {
+        prefix.starts_with(b"TWO").then(|| "two-fmt".to_owned())
+    }
+    fn parse(
+        &self,
+        _: &[u8],
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        // The test's name is the format the host passed.
+        let name = opts.format_id.clone().unwrap_or_default();
+        sink.test_finished(TestCase::new(None, name, Status::Passed));
+        Ok(())
+    }
+}
+
+#[test]
+fn a_multi_format_adapter_names_the_detected_format() {
+    let mut reg = Registry::empty();
+    reg.add(
+        Arc::new(TwoFormats {
+            info: AdapterInfo::new("two", "0", &["one-fmt", "two-fmt"]),
+        }),
+        Origin::BuiltIn,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let inputs: Vec<Input> = ["ONE", "TWO"]
+        .iter()
+        .map(|body| {
+            let path = dir.path().join(body);
+            fs::write(&path, body).unwrap();
+            Input {
+                path,
+                explicit: true,
+            }
+        })
+        .collect();
+    let formats = |opts: IngestOptions| -> Vec<(String, String)> {
+        ingest(&reg, &inputs, &opts, |_, fmt| RunCollector::new(fmt, None))
+            .into_iter()
+            .map(|o| match o {
+                Outcome::Parsed(p) => {
+                    let run = p.consumer.into_run();
+                    (p.format, run.tests[0].name.clone())
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    let pair = |a: &str| (a.to_owned(), a.to_owned());
+    assert_eq!(
+        formats(IngestOptions::new(None, 1)),
+        [pair("one-fmt"), pair("two-fmt")]
+    );
+    // A format the user names wins over detection.
+    assert_eq!(
+        formats(IngestOptions::new(Some("two-fmt".into()), 1)),
+        [pair("two-fmt"), pair("two-fmt")]
+    );
+}

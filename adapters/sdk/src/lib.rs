@@ -99,6 +99,15 @@ pub trait Adapter: Send + Sync {
     /// the first 64 KiB (`prefix`) and the file name (which may be absent).
     fn detect(&self, prefix: &[u8], file_name: Option<&str>) -> u8;
 
+    /// For an adapter reading several formats: which of its format ids a file it detected is
+    /// in, from the same prefix and name. The host passes it as [`ParseOptions::format_id`]
+    /// and records it as the file's format. `None` (the default) means the first id.
+    /// Plugins cannot answer through C ABI v1: a plugin's parse receives its first id when
+    /// its file was detected, and tells its formats apart itself.
+    fn detect_format(&self, _prefix: &[u8], _file_name: Option<&str>) -> Option<String> {
+        None
+    }
+
     /// Reads one whole document and pushes what it finds into `sink`.
     fn parse(
         &self,
