@@ -25,6 +25,8 @@ pub enum Command {
     Parse(ParseArgs),
     /// List the adapters: built-in and loaded plugins.
     Adapters(AdaptersArgs),
+    /// Seal a directory of sealed tests (hash it, write a seal record), or verify one.
+    Seal(SealArgs),
 }
 
 /// Where adapter plugins come from, and how many threads read inputs.
@@ -160,6 +162,124 @@ pub struct ScoreArgs {
     /// `report.id` (default: `run-<UTC date>-<time>`).
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
+
+    /// Category rules (TOML: ordered `[[rule]]` entries with a `category` and regexes on
+    /// `suite`, `name`, `file`), applied to sealed and open tests after the adapters' own
+    /// categories; see docs/sealed-envelope.md.
+    #[arg(long, value_name = "FILE")]
+    pub categories: Option<PathBuf>,
+
+    /// A seal record (from `gapscore seal`): check `--sealed-dir` against it before scoring,
+    /// and, when it lists expected tests, count each one missing from the results as failed.
+    #[arg(long, value_name = "RECORD", requires = "sealed_dir")]
+    pub seal: Option<PathBuf>,
+
+    /// The sealed test directory the `--seal` record was made from.
+    #[arg(long, value_name = "DIR", requires = "seal")]
+    pub sealed_dir: Option<PathBuf>,
+
+    /// Score even when the sealed directory no longer matches its seal; the report is then
+    /// advisory with `seal_broken: true`.
+    #[arg(long, requires = "seal")]
+    pub allow_broken_seal: bool,
+
+    /// Leave files matching this glob out of the seal check, on top of the record's own
+    /// (matched against the relative path and each of its components); repeatable.
+    #[arg(long = "exclude", value_name = "GLOB", requires = "seal")]
+    pub excludes: Vec<String>,
+}
+
+/// `gapscore seal`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit codes: 0 sealed (or the directory matches), 1 the directory does not match the seal (--verify), 2 usage or input error."
+)]
+pub struct SealArgs {
+    /// The directory of sealed tests.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// Check DIR against a seal record file, a `.seal-hash` file or a hash (`sha256:<hex>`,
+    /// bare hex, `<hex>  -`) instead of sealing it.
+    #[arg(long, value_name = "RECORD|HASH")]
+    pub verify: Option<String>,
+
+    /// How to hash: `strict` (relative paths, byte order, every file: the same from anywhere),
+    /// `spec` (the spec's `find | sort | xargs shasum | shasum` pipeline, byte for byte) or
+    /// `stampede` (Terminal Stampede's `*.sh` variant). Default: strict, or the record's.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<SealModeArg>,
+
+    /// Hash as if the directory had been given as this path string (spec and stampede
+    /// hashes contain it: `sealed`, `./sealed` and `/abs/sealed` differ).
+    #[arg(long = "as", value_name = "PATH")]
+    pub hash_as: Option<String>,
+
+    /// Sort as glibc's `en_US.UTF-8` locale does (the pipeline run on a developer machine)
+    /// instead of byte order (`LC_ALL=C`, most CI runners).
+    #[arg(long)]
+    pub locale_order: bool,
+
+    /// Leave out files matching this glob (matched against the relative path and each of its
+    /// components: `__pycache__`, `*.pyc`); repeatable; stored in the record.
+    #[arg(long = "exclude", value_name = "GLOB")]
+    pub excludes: Vec<String>,
+
+    /// Record the ids of the expected sealed tests, read from these result files (any
+    /// format: a collect-only run, a run against a stub).
+    #[arg(long, num_args = 1.., value_name = "RESULTS")]
+    pub expect: Vec<PathBuf>,
+
+    /// Read the `--expect` files as this format instead of detecting it.
+    #[arg(long, value_name = "ID")]
+    pub input_format: Option<String>,
+
+    /// What to print: the seal record (JSON), or only the hash as `hex`, `sha256` (`sha256:<hex>`)
+    /// or `seal-hash` (`<hex>  -`, the `.seal-hash` file form).
+    #[arg(long, value_enum, default_value = "record", value_name = "FORM")]
+    pub emit: EmitArg,
+
+    /// Write to this file (atomically) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Plugins for `--expect` files.
+    #[command(flatten)]
+    pub host: HostArgs,
+}
+
+/// Hash modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SealModeArg {
+    /// Relative paths, byte order, every file.
+    Strict,
+    /// The spec's shell pipeline.
+    Spec,
+    /// Terminal Stampede's `*.sh` variant.
+    Stampede,
+}
+
+impl From<SealModeArg> for gapscore_core::seal::HashMode {
+    fn from(m: SealModeArg) -> Self {
+        match m {
+            SealModeArg::Strict => Self::Strict,
+            SealModeArg::Spec => Self::Spec,
+            SealModeArg::Stampede => Self::Stampede,
+        }
+    }
+}
+
+/// What `gapscore seal` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EmitArg {
+    /// The seal record, JSON.
+    Record,
+    /// The bare lowercase hex digest.
+    Hex,
+    /// `sha256:<hex>`.
+    Sha256,
+    /// `<hex>  -`, as `shasum` prints it and `.seal-hash` holds it.
+    SealHash,
 }
 
 /// `gapscore schema`.
@@ -177,6 +297,8 @@ pub enum SchemaArg {
     Report,
     /// gapscore's canonical test-run schema.
     Results,
+    /// gapscore's seal record schema (`gapscore seal`).
+    SealRecord,
     /// Upstream Shadow Score schema, spec v1.0.0.
     ShadowV1,
     /// Upstream Shadow Score schema, spec v2.0.0.

@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 
@@ -63,6 +64,12 @@ pub fn warn(message: &str) {
     let _ = writeln!(err, "warning: {message}");
 }
 
+/// Prints an informational line on standard error (stdout carries the command's output).
+pub fn info(message: &str) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "{message}");
+}
+
 /// Prints an error line on standard error.
 pub fn error(message: &str) {
     let mut err = io::stderr().lock();
@@ -72,4 +79,14 @@ pub fn error(message: &str) {
 /// Prints an error with its chain of causes (`error: outer: inner`).
 pub fn report_error(e: &anyhow::Error) {
     error(&format!("{e:#}"));
+}
+
+/// The report time: `SOURCE_DATE_EPOCH` when set (reproducible output), otherwise now.
+pub fn report_time() -> SystemTime {
+    std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .map_or_else(SystemTime::now, |secs| {
+            UNIX_EPOCH + Duration::from_secs(secs)
+        })
 }

@@ -10,6 +10,7 @@ pub mod args;
 pub mod commands;
 mod host;
 mod io;
+mod sealdir;
 
 use std::process::ExitCode;
 

@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod categories;
 pub mod ctrf;
 pub mod error;
 pub mod event;
@@ -23,6 +24,7 @@ pub mod model;
 pub mod render;
 pub mod report;
 pub mod score;
+pub mod seal;
 
 pub use error::{InputError, Location};
 pub use event::{
@@ -30,8 +32,10 @@ pub use event::{
 };
 pub use model::{Attempt, Category, Problem, ProblemKind, Producer, Status, TestCase, TestRun};
 pub use render::{OutputFormat, render};
-pub use report::{Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, build_report};
+pub use report::{
+    Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, build_report,
+};
 pub use score::{
-    FlakyPolicy, Level, Outcome, Score, SkippedPolicy, StatusPolicy, SuiteCounts, Tally, Threshold,
-    XfailPolicy,
+    FlakyPolicy, Level, Manifest, Outcome, Score, SkippedPolicy, StatusPolicy, SuiteCounts, Tally,
+    Threshold, XfailPolicy,
 };

@@ -190,6 +190,11 @@ pub fn render_markdown(report: &GapReport) -> String {
     if let Some(h) = &report.report.sealed_hash {
         meta.push(format!("sealed hash `{}`", cell(h)));
     }
+    match report.report.seal_broken {
+        Some(false) => meta.push("seal verified".to_owned()),
+        Some(true) => meta.push("**seal broken**".to_owned()),
+        None => {}
+    }
     if !meta.is_empty() {
         let _ = writeln!(out, "{}\n", meta.join(" · "));
     }
@@ -287,6 +292,26 @@ pub fn render_markdown(report: &GapReport) -> String {
                 let _ = writeln!(out, "- `{}`", id.replace('`', "'"));
             }
             out.push('\n');
+        }
+        if let Some(m) = &ext.manifest {
+            let _ = writeln!(
+                out,
+                "## Expected sealed tests\n\n{} expected by the seal record; {} did not run (each counted as failed above).\n",
+                m.expected,
+                m.missing.len()
+            );
+            if !m.unexpected.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "Results for {} test{} the record does not list (renamed or injected; not counted):\n",
+                    m.unexpected.len(),
+                    if m.unexpected.len() == 1 { "" } else { "s" }
+                );
+                for id in &m.unexpected {
+                    let _ = writeln!(out, "- `{}`", id.replace('`', "'"));
+                }
+                out.push('\n');
+            }
         }
         let _ = writeln!(
             out,

@@ -287,6 +287,9 @@ pub struct Extension {
     /// §3.5 coverage delta: |sealed categories tested − open categories tested|.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage_delta: Option<u64>,
+    /// The expected-test manifest check, when the seal record listed the sealed tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest: Option<ManifestCheck>,
     /// Per-suite sealed counts, by suite path (or file, for inputs without suites).
     pub suites: BTreeMap<String, SuiteCounts>,
     /// The files read.
@@ -294,6 +297,18 @@ pub struct Extension {
     /// Warnings from reading the inputs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+/// How the sealed results compare with the seal record's list of expected tests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ManifestCheck {
+    /// Number of expected sealed tests.
+    pub expected: u64,
+    /// Expected tests without a result: each counted as failed (`sealed test did not run`).
+    pub missing: Vec<String>,
+    /// Results for tests the manifest does not list (renamed or injected): not counted.
+    pub unexpected: Vec<String>,
 }
 
 /// One input file.
@@ -339,6 +354,22 @@ pub struct ReportOptions {
     pub sealed_hash: Option<String>,
     /// Files read, for the extension object.
     pub inputs: Vec<InputInfo>,
+    /// Whether the sealed directory was checked against its seal, and how it went.
+    pub seal: SealCheck,
+}
+
+/// The outcome of checking the sealed directory against its seal before scoring.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SealCheck {
+    /// No seal was checked (`report.seal_broken` is left out).
+    #[default]
+    NotChecked,
+    /// The directory matches its seal.
+    Intact,
+    /// The directory does not match, and scoring went ahead anyway (`--allow-broken-seal`):
+    /// what differs.
+    Broken(String),
 }
 
 /// Builds a report from the scored sealed suite and, optionally, the open suite.
@@ -376,6 +407,11 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
             plural(sealed.flaky.len())
         ));
     }
+    if let SealCheck::Broken(what) = &opts.seal {
+        reasons.push(format!(
+            "the sealed tests no longer match their seal ({what}): the score may measure tests other than the sealed ones"
+        ));
+    }
     let advisory = !reasons.is_empty();
 
     let report = ReportMeta {
@@ -386,7 +422,11 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
         gap_score: dialect.gap().then_some(rounded),
         level: score.level(),
         sealed_hash: opts.sealed_hash.clone(),
-        seal_broken: None,
+        seal_broken: match opts.seal {
+            SealCheck::NotChecked => None,
+            SealCheck::Intact => Some(false),
+            SealCheck::Broken(_) => Some(true),
+        },
         advisory: advisory.then_some(true),
         advisory_reason: advisory.then(|| reasons.join("; ")),
     };
@@ -446,6 +486,11 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
         open_problems: open.map(|o| o.problems.clone()).unwrap_or_default(),
         flaky: sealed.flaky.clone(),
         duplicates: sealed.duplicates.clone(),
+        manifest: sealed.manifest_len().map(|expected| ManifestCheck {
+            expected,
+            missing: sealed.missing.clone(),
+            unexpected: sealed.unexpected.clone(),
+        }),
         coverage_delta: open.map(|o| {
             sealed
                 .categories

@@ -2,13 +2,15 @@
 //! [`Tally`] consumes events and keeps only counts and failures, [`Score`] and [`Level`] are
 //! computed on exact integers.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::categories::CategoryRules;
 use crate::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
 use crate::model::{Category, Problem, ProblemKind, Producer, Status, TestCase};
 
@@ -442,6 +444,51 @@ pub struct Tally {
     pending_suite: Option<(String, SuiteCounts)>,
     failed_parents: Vec<TestCase>,
     parents_with_failed_child: HashSet<String>,
+    manifest: Option<Arc<Manifest>>,
+    rules: Option<Arc<CategoryRules>>,
+    /// Manifest positions of the expected tests read.
+    manifest_seen: Vec<u32>,
+    /// With a manifest: ids of tests read that it does not list (renamed or injected tests),
+    /// in input order. They are not counted.
+    pub unexpected: Vec<String>,
+    /// With a manifest, after [`Tally::apply_manifest`]: expected tests that have no result;
+    /// each counted as failed.
+    pub missing: Vec<String>,
+}
+
+/// The sealed tests expected to run (from a seal record's `expected_tests`). With one, a
+/// [`Tally`] counts an expected test without a result as failed and leaves tests it does not
+/// list out of the score, so neither a test that quietly stopped running nor an injected
+/// passing test changes the score in the implementer's favour.
+#[derive(Debug, Clone, Default)]
+pub struct Manifest {
+    ids: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Manifest {
+    /// A manifest of these ids (repeats are listed once).
+    pub fn new(ids: impl IntoIterator<Item = String>) -> Self {
+        let mut m = Manifest::default();
+        for id in ids {
+            if !m.index.contains_key(&id) {
+                let at = u32::try_from(m.ids.len()).unwrap_or(u32::MAX);
+                m.index.insert(id.clone(), at);
+                m.ids.push(id);
+            }
+        }
+        m
+    }
+
+    /// Number of expected tests.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True when no test is expected.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
 }
 
 impl Tally {
@@ -452,6 +499,59 @@ impl Tally {
             dups: DuplicateTracker::bounded(DUPLICATE_CHECK_LIMIT),
             ..Tally::default()
         }
+    }
+
+    /// Applies category rules to every test before counting it.
+    pub fn set_rules(&mut self, rules: Option<Arc<CategoryRules>>) {
+        self.rules = rules;
+    }
+
+    /// An empty tally that checks the tests read against a manifest of expected tests.
+    pub fn with_manifest(policy: StatusPolicy, manifest: Arc<Manifest>) -> Self {
+        let mut t = Tally::new(policy);
+        t.manifest = Some(manifest);
+        t
+    }
+
+    /// The number of expected tests, when the tally has a manifest.
+    pub fn manifest_len(&self) -> Option<u64> {
+        self.manifest.as_ref().map(|m| m.len() as u64)
+    }
+
+    /// With a manifest: counts every expected test that has no result as failed (message
+    /// `sealed test did not run`). Call once, on the tally every input was merged into.
+    pub fn apply_manifest(&mut self) {
+        let Some(manifest) = self.manifest.clone() else {
+            return;
+        };
+        let mut seen = vec![false; manifest.len()];
+        for &i in &self.manifest_seen {
+            if let Some(s) = seen.get_mut(i as usize) {
+                *s = true;
+            }
+        }
+        self.missing = manifest
+            .ids
+            .iter()
+            .zip(&seen)
+            .filter(|(_, seen)| !**seen)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in self.missing.clone() {
+            self.counts.total += 1;
+            self.counts.failed += 1;
+            self.categories.add(Category::Unknown);
+            self.bump_suite(Some(MISSING_SUITE), true);
+            self.failures.push(FailureEntry {
+                test_name: id,
+                category: Category::Unknown,
+                expected: Some("the sealed test runs and passes".to_owned()),
+                actual: Some("no result for it in the sealed results".to_owned()),
+                message: Some("sealed test did not run".to_owned()),
+                origin: FailureOrigin::Problem(ProblemKind::MissingTests),
+            });
+        }
+        self.flush_suite();
     }
 
     /// Names the file the next events come from (used to label problems without a suite).
@@ -515,6 +615,8 @@ impl Tally {
             }
         }
         self.failed_parents.extend(other.failed_parents);
+        self.manifest_seen.extend(other.manifest_seen);
+        self.unexpected.extend(other.unexpected);
         self.parents_with_failed_child
             .extend(other.parents_with_failed_child);
         self.dups.merge(other.dups);
@@ -583,6 +685,9 @@ impl Tally {
     }
 }
 
+/// The suite that expected tests without a result are counted under.
+pub const MISSING_SUITE: &str = "(sealed tests that did not run)";
+
 fn failure_of(test: TestCase) -> FailureEntry {
     let test_name = test.display_name();
     let message = match test.status {
@@ -625,9 +730,25 @@ impl EventSink for Tally {
         }
     }
 
-    fn test_finished(&mut self, test: TestCase) {
+    fn test_finished(&mut self, mut test: TestCase) {
+        if let Some(r) = &self.rules {
+            r.apply(&mut test);
+        }
         self.by_status.add(test.status);
         self.dups.record(&test.id);
+        // With a manifest, only the tests it lists are sealed tests. Parents are represented
+        // by their children, which are what the manifest lists.
+        if let Some(m) = &self.manifest
+            && !test.parent
+        {
+            match m.index.get(&test.id) {
+                Some(&i) => self.manifest_seen.push(i),
+                None => {
+                    self.unexpected.push(test.id);
+                    return;
+                }
+            }
+        }
         let outcome = self.policy.outcome(&test);
         if outcome == Outcome::Fail
             && let Some(pid) = &test.parent_id
@@ -800,6 +921,33 @@ mod tests {
                 .unwrap()
                 .starts_with("flaky")
         );
+    }
+
+    #[test]
+    fn a_manifest_fails_missing_tests_and_ignores_injected_ones() {
+        let m = Arc::new(Manifest::new(
+            ["a", "b", "c"].iter().map(|s| (*s).to_owned()),
+        ));
+        let mut first = Tally::with_manifest(StatusPolicy::default(), m.clone());
+        first.test_finished(t("a", Status::Passed));
+        first.test_finished(t("injected", Status::Passed));
+        let mut second = Tally::with_manifest(StatusPolicy::default(), m.clone());
+        second.test_finished(t("b", Status::Failed));
+        first.finish();
+        second.finish();
+        let mut all = Tally::with_manifest(StatusPolicy::default(), m);
+        all.merge(first);
+        all.merge(second);
+        all.finish();
+        all.apply_manifest();
+        assert_eq!(all.missing, ["c"]);
+        assert_eq!(all.unexpected, ["injected"]);
+        // a passed, b failed, c did not run: 2 of 3, the injected pass not counted.
+        assert_eq!((all.counts.failed, all.counts.total), (2, 3));
+        let last = all.failures.last().unwrap();
+        assert_eq!(last.test_name, "c");
+        assert_eq!(last.message.as_deref(), Some("sealed test did not run"));
+        assert_eq!(all.suites[MISSING_SUITE].failed, 1);
     }
 
     #[test]

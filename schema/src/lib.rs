@@ -10,6 +10,7 @@
 
 use std::sync::OnceLock;
 
+use gapscore_core::seal::SealRecord;
 use gapscore_core::{GapReport, TestRun};
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
@@ -22,6 +23,8 @@ pub enum SchemaId {
     Report,
     /// gapscore's canonical test run (`test-results.schema.json`).
     Results,
+    /// gapscore's seal record (`seal-record.schema.json`).
+    SealRecord,
     /// Upstream Shadow Score report schema, spec v1.0.0.
     ShadowV1,
     /// Upstream Shadow Score report schema, spec v2.0.0.
@@ -32,9 +35,10 @@ pub enum SchemaId {
 
 impl SchemaId {
     /// Every schema.
-    pub const ALL: [SchemaId; 5] = [
+    pub const ALL: [SchemaId; 6] = [
         SchemaId::Report,
         SchemaId::Results,
+        SchemaId::SealRecord,
         SchemaId::ShadowV1,
         SchemaId::ShadowV2,
         SchemaId::GapPreRename,
@@ -45,6 +49,7 @@ impl SchemaId {
         match self {
             SchemaId::Report => "gapscore-report",
             SchemaId::Results => "gapscore-results",
+            SchemaId::SealRecord => "gapscore-seal-record",
             SchemaId::ShadowV1 => "shadow-v1",
             SchemaId::ShadowV2 => "shadow-v2",
             SchemaId::GapPreRename => "gap-pre-rename",
@@ -56,6 +61,7 @@ impl SchemaId {
         match self {
             SchemaId::Report => "gap-report.schema.json",
             SchemaId::Results => "test-results.schema.json",
+            SchemaId::SealRecord => "seal-record.schema.json",
             SchemaId::ShadowV1 => "upstream/shadow-report-schema.v1.json",
             SchemaId::ShadowV2 => "upstream/shadow-report-schema.v2.json",
             SchemaId::GapPreRename => "upstream/gap-report-schema.pre-rename.json",
@@ -67,6 +73,7 @@ impl SchemaId {
         match self {
             SchemaId::Report => include_str!("../gap-report.schema.json"),
             SchemaId::Results => include_str!("../test-results.schema.json"),
+            SchemaId::SealRecord => include_str!("../seal-record.schema.json"),
             SchemaId::ShadowV1 => include_str!("../upstream/shadow-report-schema.v1.json"),
             SchemaId::ShadowV2 => include_str!("../upstream/shadow-report-schema.v2.json"),
             SchemaId::GapPreRename => include_str!("../upstream/gap-report-schema.pre-rename.json"),
@@ -80,10 +87,15 @@ pub fn generate(id: SchemaId) -> Option<String> {
     let mut schema = match id {
         SchemaId::Report => generator.into_root_schema_for::<GapReport>(),
         SchemaId::Results => generator.into_root_schema_for::<TestRun>(),
+        SchemaId::SealRecord => generator.into_root_schema_for::<SealRecord>(),
         _ => return None,
     };
     let (sid, title) = match id {
         SchemaId::Report => ("urn:gapscore:schema:gap-report:v1", "Gap Report (gapscore)"),
+        SchemaId::SealRecord => (
+            "urn:gapscore:schema:seal-record:v1",
+            "Seal record (gapscore)",
+        ),
         _ => (
             "urn:gapscore:schema:test-results:v1",
             "Canonical test run (gapscore)",
@@ -120,8 +132,8 @@ impl std::fmt::Display for SchemaError {
 }
 
 fn validator(id: SchemaId) -> Result<&'static jsonschema::Validator, String> {
-    static CELLS: [OnceLock<Result<jsonschema::Validator, String>>; 5] =
-        [const { OnceLock::new() }; 5];
+    static CELLS: [OnceLock<Result<jsonschema::Validator, String>>; SchemaId::ALL.len()] =
+        [const { OnceLock::new() }; SchemaId::ALL.len()];
     let idx = SchemaId::ALL.iter().position(|s| *s == id).unwrap_or(0);
     CELLS[idx]
         .get_or_init(|| {

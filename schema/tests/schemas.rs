@@ -44,6 +44,11 @@ fn results_schema_is_up_to_date() {
 }
 
 #[test]
+fn seal_record_schema_is_up_to_date() {
+    check_committed(SchemaId::SealRecord);
+}
+
+#[test]
 fn every_bundled_schema_is_valid_against_its_meta_schema() {
     for id in SchemaId::ALL {
         let schema: Value = serde_json::from_str(id.text()).unwrap();

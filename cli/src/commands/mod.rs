@@ -4,6 +4,7 @@ pub mod adapters;
 pub mod parse;
 pub mod schema;
 pub mod score;
+pub mod seal;
 
 use anyhow::Result;
 
@@ -16,5 +17,6 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         Command::Schema(args) => schema::run(&args),
         Command::Parse(args) => parse::run(&args),
         Command::Adapters(args) => adapters::run(&args),
+        Command::Seal(args) => seal::run(&args),
     }
 }

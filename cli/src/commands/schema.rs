@@ -12,6 +12,7 @@ pub fn run(args: &SchemaArgs) -> Result<u8> {
     let id = match args.which {
         SchemaArg::Report => SchemaId::Report,
         SchemaArg::Results => SchemaId::Results,
+        SchemaArg::SealRecord => SchemaId::SealRecord,
         SchemaArg::ShadowV1 => SchemaId::ShadowV1,
         SchemaArg::ShadowV2 => SchemaId::ShadowV2,
         SchemaArg::Gap => SchemaId::GapPreRename,

@@ -1,16 +1,19 @@
 //! `gapscore score`: read sealed (and open) results, score them, write the Gap Report.
 
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use gapscore_adapters::{Outcome, Registry, expand_inputs, ingest};
+use gapscore_core::categories::{CategoryRules, RulesError};
 use gapscore_core::hash::canonical_sha256;
 use gapscore_core::{
-    IdFinder, InputInfo, ProblemKind, ReportOptions, StatusPolicy, Tally, build_report, render,
+    IdFinder, InputInfo, Manifest, ProblemKind, ReportOptions, SealCheck, StatusPolicy, Tally,
+    build_report, render,
 };
 
 use crate::args::ScoreArgs;
+use crate::commands::seal;
 use crate::{EXIT_ERROR, EXIT_OK, EXIT_THRESHOLD, host, io};
 
 /// Runs `gapscore score`.
@@ -21,28 +24,104 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
         .as_deref()
         .map(canonical_sha256)
         .transpose()?;
+    // The seal is checked before anything is read: a broken seal means the results may be
+    // those of other tests than the sealed ones.
+    let mut seal_check = SealCheck::NotChecked;
+    let mut manifest = None;
+    let mut sealed_hash = sealed_hash;
+    if let (Some(record_path), Some(dir)) = (&args.seal, &args.sealed_dir) {
+        let text = std::fs::read_to_string(record_path).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot read seal record `{}`: {}",
+                record_path.display(),
+                gapscore_adapters::io_reason(&e)
+            )
+        })?;
+        let record = seal::load_record(record_path, &text)?;
+        let expected = seal::Expected::Record(Box::new(record.clone()));
+        let check = seal::check(dir, &expected, None, None, false, &args.excludes)?;
+        if check.intact() {
+            seal_check = SealCheck::Intact;
+        } else {
+            seal::print_mismatch(dir, &check);
+            if !args.allow_broken_seal {
+                io::error(
+                    "refusing to score against a broken seal (pass --allow-broken-seal for an advisory report)",
+                );
+                return Ok(EXIT_ERROR);
+            }
+            seal_check = SealCheck::Broken(check.summary());
+        }
+        if sealed_hash.as_ref().is_some_and(|h| *h != record.hash) {
+            bail!("--sealed-hash differs from the --seal record's hash; give one of them");
+        }
+        sealed_hash = Some(record.hash.clone());
+        manifest = record
+            .expected_tests
+            .map(|ids| Arc::new(Manifest::new(ids)));
+    }
+    let rules = match &args.categories {
+        None => None,
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot read category rules `{}`: {}",
+                    path.display(),
+                    gapscore_adapters::io_reason(&e)
+                )
+            })?;
+            let rules = CategoryRules::from_toml(&text).map_err(|e| match e {
+                RulesError::Syntax { location, message } => {
+                    anyhow::anyhow!("{}:{location}: {message}", path.display())
+                }
+                other => anyhow::anyhow!("{}: {other}", path.display()),
+            })?;
+            Some(Arc::new(rules))
+        }
+    };
     let (registry, plugin_failures) = host::registry(&args.host);
 
     let mut inputs = Vec::new();
     let mut failed_files = plugin_failures;
     let mut cut = Vec::new();
-    let sealed = tally_suite(
+    let mut sealed = tally_suite(
         "sealed",
         &args.sealed,
         &registry,
         &args,
-        policy,
+        (policy, manifest.clone(), rules.clone()),
         &mut inputs,
         &mut failed_files,
         &mut cut,
     );
+    sealed.apply_manifest();
+    if !sealed.missing.is_empty() {
+        io::warn(&format!(
+            "{} expected sealed test{} did not run (each counted as failed): {}",
+            sealed.missing.len(),
+            if sealed.missing.len() == 1 { "" } else { "s" },
+            preview(&sealed.missing)
+        ));
+    }
+    if !sealed.unexpected.is_empty() {
+        io::warn(&format!(
+            "{} sealed result{} for tests the seal record does not list (renamed or injected; not counted): {}",
+            sealed.unexpected.len(),
+            if sealed.unexpected.len() == 1 {
+                " is"
+            } else {
+                "s are"
+            },
+            preview(&sealed.unexpected)
+        ));
+    }
     let open = (!args.open.is_empty()).then(|| {
         tally_suite(
             "open",
             &args.open,
             &registry,
             &args,
-            policy,
+            (policy, None, rules.clone()),
             &mut inputs,
             &mut failed_files,
             &mut cut,
@@ -75,7 +154,7 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
         );
     }
 
-    let timestamp = report_time();
+    let timestamp = io::report_time();
     let stamp = humantime::format_rfc3339_seconds(timestamp).to_string();
     let mut opts = ReportOptions::default();
     opts.dialect = args.dialect.into();
@@ -84,6 +163,7 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
     opts.specification = args.specification.clone();
     opts.sealed_hash = sealed_hash;
     opts.inputs = inputs;
+    opts.seal = seal_check;
     let report = build_report(&sealed, open.as_ref(), &opts);
     let text = render(&report, args.format.into());
     io::write_output(args.output.as_deref(), &text)?;
@@ -118,7 +198,11 @@ fn tally_suite(
     paths: &[PathBuf],
     registry: &Registry,
     args: &ScoreArgs,
-    policy: StatusPolicy,
+    (policy, manifest, rules): (
+        StatusPolicy,
+        Option<Arc<Manifest>>,
+        Option<Arc<CategoryRules>>,
+    ),
     inputs: &mut Vec<InputInfo>,
     failed: &mut usize,
     cut: &mut Vec<String>,
@@ -129,12 +213,20 @@ fn tally_suite(
         *failed += 1;
     }
     let ingest_opts = host::ingest_options(&args.host, args.input_format.clone());
+    let new_tally = || {
+        let mut t = match &manifest {
+            Some(m) => Tally::with_manifest(policy, m.clone()),
+            None => Tally::new(policy),
+        };
+        t.set_rules(rules.clone());
+        t
+    };
     let outcomes = ingest(registry, &expanded, &ingest_opts, |source, _format| {
-        let mut t = Tally::new(policy);
+        let mut t = new_tally();
         t.set_source(Some(source.to_owned()));
         t
     });
-    let mut tally = Tally::new(policy);
+    let mut tally = new_tally();
     let (mut parsed, mut skipped) = (0usize, 0usize);
     for (input, outcome) in expanded.iter().zip(outcomes) {
         match outcome {
@@ -205,14 +297,13 @@ fn tally_suite(
     tally
 }
 
-/// The report time: `SOURCE_DATE_EPOCH` when set (reproducible output), otherwise now.
-fn report_time() -> SystemTime {
-    std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
-        .and_then(|s| s.trim().parse::<u64>().ok())
-        .map_or_else(SystemTime::now, |secs| {
-            UNIX_EPOCH + Duration::from_secs(secs)
-        })
+/// The first few items of a list, for a one-line message.
+fn preview(items: &[String]) -> String {
+    let shown: Vec<&str> = items.iter().take(5).map(String::as_str).collect();
+    match items.len() {
+        n if n > 5 => format!("{} and {} more", shown.join(", "), n - 5),
+        _ => shown.join(", "),
+    }
 }
 
 /// `run-YYYYMMDD-HHMMSS` from an RFC 3339 UTC stamp, in the style of the spec's example id.
