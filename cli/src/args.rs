@@ -27,6 +27,12 @@ pub enum Command {
     Adapters(AdaptersArgs),
     /// Seal a directory of sealed tests (hash it, write a seal record), or verify one.
     Seal(SealArgs),
+    /// The hardening-loop feedback for the implementer: failed sealed tests, scrubbed of the
+    /// sealed source.
+    Feedback(FeedbackArgs),
+    /// Keep the hardening loop's cycle history.
+    #[command(subcommand)]
+    Harden(HardenCommand),
 }
 
 /// Where adapter plugins come from, and how many threads read inputs.
@@ -168,6 +174,25 @@ pub struct ScoreArgs {
     /// categories; see docs/sealed-envelope.md.
     #[arg(long, value_name = "FILE")]
     pub categories: Option<PathBuf>,
+
+    /// A hardening history (from `gapscore harden record`): fills the report's `hardening`
+    /// object (cycles, initial and final scores, velocity, every cycle).
+    #[arg(long, value_name = "FILE", requires = "max_cycles")]
+    pub history: Option<PathBuf>,
+
+    /// The most hardening cycles the loop allows (with `--history`). A score still above 0
+    /// after them calls for human review: the report says so and the exit code is 1.
+    #[arg(long, value_name = "N", requires = "history", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_cycles: Option<u64>,
+
+    /// Report the §3.5 overlap ratio: how many sealed tests an open test anticipated, matched
+    /// by name (approximate; needs `--open`).
+    #[arg(long, requires = "open")]
+    pub overlap: bool,
+
+    /// The name similarity (0–1) at which a sealed and an open test match (default 0.5).
+    #[arg(long, value_name = "X", requires = "overlap")]
+    pub overlap_threshold: Option<f64>,
 
     /// A seal record (from `gapscore seal`): check `--sealed-dir` against it before scoring,
     /// and, when it lists expected tests, count each one missing from the results as failed.
@@ -395,4 +420,118 @@ impl From<PassFailArg> for FlakyPolicy {
             PassFailArg::Fail => FlakyPolicy::Fail,
         }
     }
+}
+
+/// How much of each failed sealed test the implementer sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RevealArg {
+    /// Only how many sealed tests failed.
+    Count,
+    /// Plus each failed test's name.
+    Name,
+    /// Plus its category.
+    Category,
+    /// Plus its failure message.
+    Message,
+    /// Plus what it expected and what it got.
+    Assertion,
+}
+
+impl From<RevealArg> for gapscore_core::feedback::Reveal {
+    fn from(r: RevealArg) -> Self {
+        match r {
+            RevealArg::Count => Self::Count,
+            RevealArg::Name => Self::Name,
+            RevealArg::Category => Self::Category,
+            RevealArg::Message => Self::Message,
+            RevealArg::Assertion => Self::Assertion,
+        }
+    }
+}
+
+/// `gapscore feedback`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit codes: 0 feedback written, 2 usage or input error. See docs/hardening.md."
+)]
+pub struct FeedbackArgs {
+    /// A Gap Report (any tool's) or the sealed result files (any format).
+    #[arg(required = true, value_name = "REPORT|RESULTS")]
+    pub inputs: Vec<PathBuf>,
+
+    /// The sealed test directory: every line of its files is redacted from the feedback, and
+    /// stack frames and locations in its files are removed. Without it nothing can be checked.
+    #[arg(long, value_name = "DIR")]
+    pub sealed_dir: Option<PathBuf>,
+
+    /// What to reveal; each level adds to the one before.
+    #[arg(long, value_enum, default_value = "assertion", value_name = "LEVEL")]
+    pub reveal: RevealArg,
+
+    /// Output: `text` (`SEALED TEST FAILURES:` ...) or `json`.
+    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
+    pub format: FeedbackFormat,
+
+    /// Sealed source lines shorter than this (after trimming) are not redacted: they are too
+    /// common (`pass`, `}`) to identify the source.
+    #[arg(long, default_value_t = gapscore_core::feedback::DEFAULT_MIN_LINE_LEN, value_name = "N")]
+    pub min_line_len: usize,
+
+    /// Read result files as this format instead of detecting it.
+    #[arg(long, value_name = "ID")]
+    pub input_format: Option<String>,
+
+    /// Write to this file (atomically) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Plugins for result files.
+    #[command(flatten)]
+    pub host: HostArgs,
+}
+
+/// Feedback output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FeedbackFormat {
+    /// `SEALED TEST FAILURES:` then one `- name: expected X, got Y` line per failure.
+    Text,
+    /// The feedback object, JSON.
+    Json,
+}
+
+/// `gapscore harden`.
+#[derive(Debug, Subcommand)]
+pub enum HardenCommand {
+    /// Append a validation to a hardening history file (cycle 0 is the one before the first
+    /// fix).
+    Record(HardenRecordArgs),
+}
+
+/// `gapscore harden record`.
+#[derive(Debug, Args)]
+pub struct HardenRecordArgs {
+    /// The history file (created when missing; written atomically).
+    #[arg(value_name = "HISTORY")]
+    pub history: PathBuf,
+
+    /// A Gap Report or the sealed result files of this validation.
+    #[arg(required = true, value_name = "REPORT|RESULTS")]
+    pub inputs: Vec<PathBuf>,
+
+    /// The reveal level of the feedback handed out after this validation.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub reveal: Option<RevealArg>,
+
+    /// The sealed hash this validation ran under (any spelling); a report's own is used
+    /// otherwise. A history refuses a cycle under another hash.
+    #[arg(long, value_name = "HASH")]
+    pub sealed_hash: Option<String>,
+
+    /// Read result files as this format instead of detecting it.
+    #[arg(long, value_name = "ID")]
+    pub input_format: Option<String>,
+
+    /// Plugins for result files.
+    #[command(flatten)]
+    pub host: HostArgs,
 }

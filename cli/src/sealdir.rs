@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Result, bail};
+use gapscore_core::feedback::SealedSource;
 use gapscore_core::seal::{Excludes, FileHasher, SealedFile};
 
 /// The files of a directory and what was left out by the excludes.
@@ -82,6 +83,24 @@ fn walk(dir: &Path, rel: &str, excludes: &Excludes, scan: &mut Scan) -> Result<(
         }
     }
     Ok(())
+}
+
+/// Reads the sealed tests' source for scrubbing feedback: every regular file under `dir`.
+pub fn sealed_source(dir: &Path, min_len: usize) -> Result<SealedSource> {
+    let scan = scan(dir, &Excludes::default())?;
+    let mut source = SealedSource::new(min_len);
+    for f in &scan.files {
+        let path = dir.join(&f.path);
+        let bytes = fs::read(&path).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot read `{}`: {}",
+                path.display(),
+                gapscore_adapters::io_reason(&e)
+            )
+        })?;
+        source.add_file(&f.path, &bytes);
+    }
+    Ok(source)
 }
 
 fn hash_file(path: &Path) -> Result<String> {

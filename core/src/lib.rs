@@ -19,6 +19,8 @@ pub mod categories;
 pub mod ctrf;
 pub mod error;
 pub mod event;
+pub mod feedback;
+pub mod hardening;
 pub mod hash;
 pub mod model;
 pub mod render;

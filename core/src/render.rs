@@ -274,7 +274,52 @@ pub fn render_markdown(report: &GapReport) -> String {
         }
     }
 
+    if let Some(h) = &report.hardening {
+        let _ = writeln!(out, "## Hardening loop\n");
+        let initial = h.initial_shadow_score.or(h.initial_gap_score);
+        let fin = h.final_shadow_score.or(h.final_gap_score);
+        if let (Some(i), Some(f)) = (initial, fin) {
+            let _ = writeln!(
+                out,
+                "{} of {} cycles: {i:.1} → {f:.1}{}.\n",
+                h.cycles_completed,
+                h.max_cycles,
+                h.hardening_velocity
+                    .map(|v| format!(", {v:.1} points per cycle"))
+                    .unwrap_or_default()
+            );
+        }
+        if !h.history.is_empty() {
+            let _ = writeln!(
+                out,
+                "| Cycle | Failed | Score | Reveal |\n|---:|---:|---:|---|"
+            );
+            for c in &h.history {
+                let _ = writeln!(
+                    out,
+                    "| {} | {}/{} | {:.1} | {} |",
+                    c.cycle,
+                    c.sealed_failed,
+                    c.sealed_total,
+                    c.score,
+                    c.reveal.map(|r| r.to_string()).unwrap_or_default()
+                );
+            }
+            out.push('\n');
+        }
+        if let Some(e) = &h.escalation {
+            let _ = writeln!(out, "**{}**\n", cell(e));
+        }
+    }
+
     if let Some(ext) = &report.gapscore {
+        if let Some(o) = &ext.overlap {
+            let _ = writeln!(
+                out,
+                "## Overlap (approximate)\n\n{} of {} sealed tests have an open test with a similar name (ratio {:.2}, threshold {}).\n",
+                o.matched, o.sealed_total, o.ratio, o.threshold
+            );
+        }
         if !ext.flaky.is_empty() {
             let _ = writeln!(out, "## Flaky sealed tests ({})\n", ext.flaky.len());
             for id in &ext.flaky {

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::feedback::Reveal;
+use crate::hardening::{Cycle, HardeningFigures, Overlap};
 use crate::model::{Category, Problem, ProblemKind, Producer, Status};
 use crate::score::{FailureOrigin, Level, StatusPolicy, SuiteCounts, Tally};
 
@@ -254,6 +256,17 @@ pub struct Hardening {
     /// (initial − final) / cycles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardening_velocity: Option<f64>,
+    /// The highest reveal level of the feedback handed to the implementer (spec v2 §4.4.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_reveal: Option<Reveal>,
+    /// Set when the score is still above 0 after the allowed cycles: escalate to human review
+    /// (§4.4 step 6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<String>,
+    /// Every validation of the loop, cycle 0 first: Level 3's "score recomputed after each
+    /// cycle", provable from the report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<Cycle>,
 }
 
 /// gapscore's extension object (`gapscore` at the report root).
@@ -287,6 +300,9 @@ pub struct Extension {
     /// §3.5 coverage delta: |sealed categories tested − open categories tested|.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage_delta: Option<u64>,
+    /// The §3.5 overlap ratio between sealed and open test names (approximate), with `--overlap`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap: Option<Overlap>,
     /// The expected-test manifest check, when the seal record listed the sealed tests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub manifest: Option<ManifestCheck>,
@@ -356,6 +372,10 @@ pub struct ReportOptions {
     pub inputs: Vec<InputInfo>,
     /// Whether the sealed directory was checked against its seal, and how it went.
     pub seal: SealCheck,
+    /// The hardening loop's figures (`--history`).
+    pub hardening: Option<HardeningFigures>,
+    /// The §3.5 overlap ratio (`--overlap`).
+    pub overlap: Option<Overlap>,
 }
 
 /// The outcome of checking the sealed directory against its seal before scoring.
@@ -486,6 +506,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
         open_problems: open.map(|o| o.problems.clone()).unwrap_or_default(),
         flaky: sealed.flaky.clone(),
         duplicates: sealed.duplicates.clone(),
+        overlap: opts.overlap.clone(),
         manifest: sealed.manifest_len().map(|expected| ManifestCheck {
             expected,
             missing: sealed.missing.clone(),
@@ -510,7 +531,18 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
         failures,
         open_tests: open.map(|o| o.counts),
         coverage_comparison,
-        hardening: None,
+        hardening: opts.hardening.as_ref().map(|h| Hardening {
+            cycles_completed: h.cycles_completed,
+            max_cycles: h.max_cycles,
+            initial_shadow_score: dialect.shadow().then_some(h.initial),
+            final_shadow_score: dialect.shadow().then_some(h.final_score),
+            initial_gap_score: dialect.gap().then_some(h.initial),
+            final_gap_score: dialect.gap().then_some(h.final_score),
+            hardening_velocity: h.velocity,
+            max_reveal: h.max_reveal,
+            escalation: h.escalation.clone(),
+            history: h.history.clone(),
+        }),
         gapscore: Some(extension),
     }
 }

@@ -446,6 +446,10 @@ pub struct Tally {
     parents_with_failed_child: HashSet<String>,
     manifest: Option<Arc<Manifest>>,
     rules: Option<Arc<CategoryRules>>,
+    collect_names: bool,
+    /// Names of the tests counted, when asked for with [`Tally::collect_names`] (for the
+    /// overlap ratio, which compares sealed and open names).
+    pub names: Vec<String>,
     /// Manifest positions of the expected tests read.
     manifest_seen: Vec<u32>,
     /// With a manifest: ids of tests read that it does not list (renamed or injected tests),
@@ -499,6 +503,11 @@ impl Tally {
             dups: DuplicateTracker::bounded(DUPLICATE_CHECK_LIMIT),
             ..Tally::default()
         }
+    }
+
+    /// Keeps the name of every counted test in [`Tally::names`] (memory grows with the suite).
+    pub fn collect_names(&mut self, on: bool) {
+        self.collect_names = on;
     }
 
     /// Applies category rules to every test before counting it.
@@ -616,6 +625,7 @@ impl Tally {
         }
         self.failed_parents.extend(other.failed_parents);
         self.manifest_seen.extend(other.manifest_seen);
+        self.names.extend(other.names);
         self.unexpected.extend(other.unexpected);
         self.parents_with_failed_child
             .extend(other.parents_with_failed_child);
@@ -636,6 +646,9 @@ impl Tally {
         self.counts.total += 1;
         self.categories
             .add(test.category.unwrap_or(Category::Unknown));
+        if self.collect_names {
+            self.names.push(test.name.clone());
+        }
         if test.is_flaky() {
             self.flaky.push(test.id.clone());
         }

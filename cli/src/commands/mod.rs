@@ -1,6 +1,8 @@
 //! One module per command.
 
 pub mod adapters;
+pub mod feedback;
+pub mod harden;
 pub mod parse;
 pub mod schema;
 pub mod score;
@@ -18,5 +20,7 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         Command::Parse(args) => parse::run(&args),
         Command::Adapters(args) => adapters::run(&args),
         Command::Seal(args) => seal::run(&args),
+        Command::Feedback(args) => feedback::run(&args),
+        Command::Harden(cmd) => harden::run(&cmd),
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use anyhow::{Result, bail};
 use gapscore_adapters::{Outcome, Registry, expand_inputs, ingest};
 use gapscore_core::categories::{CategoryRules, RulesError};
+use gapscore_core::hardening::{DEFAULT_OVERLAP_THRESHOLD, hardening_from, overlap};
 use gapscore_core::hash::canonical_sha256;
 use gapscore_core::{
     IdFinder, InputInfo, Manifest, ProblemKind, ReportOptions, SealCheck, StatusPolicy, Tally,
@@ -13,7 +14,7 @@ use gapscore_core::{
 };
 
 use crate::args::ScoreArgs;
-use crate::commands::seal;
+use crate::commands::{harden, seal};
 use crate::{EXIT_ERROR, EXIT_OK, EXIT_THRESHOLD, host, io};
 
 /// Runs `gapscore score`.
@@ -89,7 +90,12 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
         &args.sealed,
         &registry,
         &args,
-        (policy, manifest.clone(), rules.clone()),
+        &Setup {
+            policy,
+            manifest: manifest.clone(),
+            rules: rules.clone(),
+            names: args.overlap,
+        },
         &mut inputs,
         &mut failed_files,
         &mut cut,
@@ -121,7 +127,12 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
             &args.open,
             &registry,
             &args,
-            (policy, None, rules.clone()),
+            &Setup {
+                policy,
+                manifest: None,
+                rules: rules.clone(),
+                names: args.overlap,
+            },
             &mut inputs,
             &mut failed_files,
             &mut cut,
@@ -164,12 +175,43 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
     opts.sealed_hash = sealed_hash;
     opts.inputs = inputs;
     opts.seal = seal_check;
+    if let (Some(path), Some(max)) = (&args.history, args.max_cycles) {
+        let history = harden::load_history(path)?;
+        match hardening_from(&history, &score, max) {
+            Some(h) => {
+                if let Some(m) = &h.mismatch {
+                    io::warn(m);
+                }
+                opts.hardening = Some(h);
+            }
+            None => io::warn(&format!(
+                "{}: no cycles recorded yet; the report has no `hardening` object",
+                path.display()
+            )),
+        }
+    }
+    if args.overlap
+        && let Some(o) = &open
+    {
+        let threshold = args.overlap_threshold.unwrap_or(DEFAULT_OVERLAP_THRESHOLD);
+        if !(0.0..=1.0).contains(&threshold) {
+            bail!("--overlap-threshold must be between 0 and 1, not {threshold}");
+        }
+        opts.overlap = Some(overlap(&sealed.names, &o.names, threshold));
+    }
     let report = build_report(&sealed, open.as_ref(), &opts);
     let text = render(&report, args.format.into());
     io::write_output(args.output.as_deref(), &text)?;
 
     if let Some(reason) = &report.report.advisory_reason {
         io::warn(&format!("advisory report: {reason}"));
+    }
+    let escalate = report
+        .hardening
+        .as_ref()
+        .and_then(|h| h.escalation.as_deref());
+    if let Some(e) = escalate {
+        io::warn(e);
     }
     if !cut.is_empty() && !args.allow_truncated {
         io::error(&format!(
@@ -185,8 +227,18 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
     }
     Ok(match args.threshold {
         Some(t) if score.exceeds(t) => EXIT_THRESHOLD,
+        _ if escalate.is_some() => EXIT_THRESHOLD,
         _ => EXIT_OK,
     })
+}
+
+/// How the tallies of one suite are made.
+struct Setup {
+    policy: StatusPolicy,
+    manifest: Option<Arc<Manifest>>,
+    rules: Option<Arc<CategoryRules>>,
+    /// Keep test names (for the overlap ratio).
+    names: bool,
 }
 
 /// Reads and scores every file of one suite, in parallel, into one tally (merged in input
@@ -198,11 +250,7 @@ fn tally_suite(
     paths: &[PathBuf],
     registry: &Registry,
     args: &ScoreArgs,
-    (policy, manifest, rules): (
-        StatusPolicy,
-        Option<Arc<Manifest>>,
-        Option<Arc<CategoryRules>>,
-    ),
+    setup: &Setup,
     inputs: &mut Vec<InputInfo>,
     failed: &mut usize,
     cut: &mut Vec<String>,
@@ -214,11 +262,12 @@ fn tally_suite(
     }
     let ingest_opts = host::ingest_options(&args.host, args.input_format.clone());
     let new_tally = || {
-        let mut t = match &manifest {
-            Some(m) => Tally::with_manifest(policy, m.clone()),
-            None => Tally::new(policy),
+        let mut t = match &setup.manifest {
+            Some(m) => Tally::with_manifest(setup.policy, m.clone()),
+            None => Tally::new(setup.policy),
         };
-        t.set_rules(rules.clone());
+        t.set_rules(setup.rules.clone());
+        t.collect_names(setup.names);
         t
     };
     let outcomes = ingest(registry, &expanded, &ingest_opts, |source, _format| {

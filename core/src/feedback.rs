@@ -1,0 +1,553 @@
+//! Hardening-loop feedback (spec §4.4): what the implementer may see of the failed sealed tests —
+//! name, category, expected, actual, message — mechanically scrubbed of the sealed tests' source.
+//!
+//! [`SealedSource`] holds the lines and file names of the sealed directory (the caller reads the
+//! files); [`scrub`] removes ANSI codes, drops stack frames and `file:line` locations that
+//! point into the sealed files, and replaces every line that contains a line of sealed source;
+//! [`build_feedback`] applies a [`Reveal`] level to failure entries; [`render_feedback_text`]
+//! writes the text form pipelines already consume (`SEALED TEST FAILURES:` ...).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::model::Category;
+
+/// How much of each failure the implementer sees; each level includes the ones before it.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Reveal {
+    /// Only how many sealed tests failed.
+    Count,
+    /// Plus each failed test's name.
+    Name,
+    /// Plus its category.
+    Category,
+    /// Plus its failure message (scrubbed).
+    Message,
+    /// Plus what it expected and what it got (scrubbed): the spec's full feedback.
+    #[default]
+    Assertion,
+}
+
+impl Reveal {
+    /// The name used on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reveal::Count => "count",
+            Reveal::Name => "name",
+            Reveal::Category => "category",
+            Reveal::Message => "message",
+            Reveal::Assertion => "assertion",
+        }
+    }
+}
+
+impl fmt::Display for Reveal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Lines shorter than this (after trimming) are too common to identify sealed source.
+pub const DEFAULT_MIN_LINE_LEN: usize = 10;
+
+/// The sealed tests' source, as far as scrubbing needs it.
+#[derive(Debug, Clone)]
+pub struct SealedSource {
+    min_len: usize,
+    lines: BTreeSet<String>,
+    files: BTreeSet<String>,
+    matcher: Option<Regex>,
+    location: Option<Regex>,
+}
+
+impl SealedSource {
+    /// An empty source; lines shorter than `min_len` characters (trimmed) are not matched.
+    pub fn new(min_len: usize) -> Self {
+        SealedSource {
+            min_len: min_len.max(1),
+            lines: BTreeSet::new(),
+            files: BTreeSet::new(),
+            matcher: None,
+            location: None,
+        }
+    }
+
+    /// Adds one sealed file: its path relative to the sealed directory and its bytes.
+    pub fn add_file(&mut self, rel_path: &str, bytes: &[u8]) {
+        let text = String::from_utf8_lossy(bytes);
+        for line in text.lines() {
+            let t = line.trim();
+            if t.chars().count() >= self.min_len {
+                self.lines.insert(t.to_owned());
+            }
+        }
+        if let Some(base) = rel_path.rsplit('/').next()
+            && !base.is_empty()
+        {
+            self.files.insert(base.to_owned());
+        }
+        self.matcher = None;
+        self.location = None;
+    }
+
+    /// Number of distinct source lines that are matched.
+    pub fn line_count(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Builds the matchers; called by [`scrub`] when needed.
+    fn prepare(&mut self) {
+        if self.matcher.is_none() && !self.lines.is_empty() {
+            let alternation: Vec<String> = self.lines.iter().map(|l| regex::escape(l)).collect();
+            // Literal alternations compile to a multi-pattern substring search.
+            self.matcher = regex::RegexBuilder::new(&alternation.join("|"))
+                .size_limit(1 << 30)
+                .dfa_size_limit(1 << 28)
+                .build()
+                .ok();
+        }
+        if self.location.is_none() && !self.files.is_empty() {
+            let names: Vec<String> = self.files.iter().map(|f| regex::escape(f)).collect();
+            // `path/to/test_x.py:12:5`, `test_x.py", line 12`, `(x.test.js:3:9)`: any path that
+            // ends in a sealed file's name, with a line number.
+            let pattern = format!(
+                r#"[^\s"'()\[\]]*(?:{})(?::\d+(?::\d+)?|"?,\s*line\s+\d+)"#,
+                names.join("|")
+            );
+            self.location = Regex::new(&pattern).ok();
+        }
+    }
+
+    fn contains_source(&self, line: &str) -> bool {
+        match &self.matcher {
+            Some(m) => m.is_match(line),
+            // The pattern did not compile (far too many lines): check one by one.
+            None => self.lines.iter().any(|l| line.contains(l.as_str())),
+        }
+    }
+}
+
+/// A scrubbed text and what was taken out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scrubbed {
+    /// The text.
+    pub text: String,
+    /// Lines replaced because they contain sealed source.
+    pub redacted: usize,
+    /// Stack frames dropped and locations replaced because they point into sealed files.
+    pub locations: usize,
+}
+
+/// Removes ANSI escape sequences (colours, cursor movement, OSC titles).
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('[') => {
+                chars.next();
+                // CSI: parameters and intermediates, then one final byte in @..~.
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                chars.next();
+                // OSC: up to BEL or ESC \.
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' {
+                        break;
+                    }
+                    if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                        chars.next();
+                        break;
+                    }
+                }
+            }
+            Some(_) => {
+                chars.next();
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+const MARKERS: [&str; 3] = ["[redacted: sealed source]", "[redacted]", "[…]"];
+
+/// Scrubs one text for the implementer. Without a [`SealedSource`], only ANSI codes go.
+pub fn scrub(text: &str, source: Option<&mut SealedSource>) -> Scrubbed {
+    let plain = strip_ansi(text);
+    let Some(source) = source else {
+        return Scrubbed {
+            text: plain,
+            ..Scrubbed::default()
+        };
+    };
+    source.prepare();
+    let source = &*source;
+    // The marker itself must not contain a line of sealed source.
+    let marker = MARKERS
+        .iter()
+        .find(|m| !source.contains_source(m))
+        .copied()
+        .unwrap_or("");
+    let mut out = Scrubbed::default();
+    let mut lines = Vec::new();
+    for line in plain.lines() {
+        let mut line = line.to_owned();
+        if let Some(loc) = &source.location
+            && loc.is_match(&line)
+        {
+            let t = line.trim_start();
+            // A whole stack frame into a sealed file goes; elsewhere only the location does.
+            if t.starts_with("at ") || t.starts_with("File \"") || t.starts_with("File '") {
+                out.locations += 1;
+                continue;
+            }
+            out.locations += loc.find_iter(&line).count();
+            line = loc.replace_all(&line, "[sealed test]").into_owned();
+        }
+        if source.contains_source(&line) {
+            out.redacted += 1;
+            let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
+            lines.push(format!("{indent}{marker}"));
+        } else {
+            lines.push(line);
+        }
+    }
+    out.text = lines.join("\n");
+    out
+}
+
+/// One failed sealed test as the report lists it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FailureInput {
+    /// Its name.
+    pub name: String,
+    /// Its category.
+    pub category: Option<Category>,
+    /// What it expected.
+    pub expected: Option<String>,
+    /// What it got.
+    pub actual: Option<String>,
+    /// Its message.
+    pub message: Option<String>,
+}
+
+/// One failure as the implementer sees it: only the fields the reveal level allows.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FeedbackItem {
+    /// The test's name (from `name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its category (from `category`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<Category>,
+    /// Its failure message, scrubbed (from `message`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// What it expected, scrubbed (at `assertion`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// What it got, scrubbed (at `assertion`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+}
+
+/// The feedback payload.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Feedback {
+    /// The reveal level applied.
+    pub reveal: Reveal,
+    /// Failed sealed tests (failure entries, run-level problems included).
+    pub failed: u64,
+    /// Sealed tests counted.
+    pub total: u64,
+    /// One entry per failure (empty at `count`).
+    pub failures: Vec<FeedbackItem>,
+    /// Lines replaced because they contained sealed source.
+    pub redacted_lines: usize,
+    /// Stack frames and locations into sealed files removed.
+    pub removed_locations: usize,
+    /// False when no sealed source was given: nothing could be checked for leaks.
+    pub source_checked: bool,
+}
+
+/// Applies a reveal level and scrubs every field shown.
+pub fn build_feedback(
+    failures: &[FailureInput],
+    total: u64,
+    reveal: Reveal,
+    mut source: Option<&mut SealedSource>,
+) -> Feedback {
+    let mut fb = Feedback {
+        reveal,
+        failed: failures.len() as u64,
+        total,
+        source_checked: source.is_some(),
+        ..Feedback::default()
+    };
+    if reveal == Reveal::Count {
+        return fb;
+    }
+    for f in failures {
+        let mut clean = |text: &Option<String>| -> Option<String> {
+            let t = text.as_deref()?;
+            let s = scrub(t, source.as_deref_mut());
+            fb.redacted_lines += s.redacted;
+            fb.removed_locations += s.locations;
+            Some(s.text).filter(|t| !t.trim().is_empty())
+        };
+        let mut item = FeedbackItem {
+            name: clean(&Some(f.name.clone())),
+            ..FeedbackItem::default()
+        };
+        if reveal >= Reveal::Category {
+            // `unknown` says nothing the implementer could use.
+            item.category = f.category.filter(|c| *c != Category::Unknown);
+        }
+        if reveal >= Reveal::Message {
+            item.message = clean(&f.message);
+        }
+        if reveal >= Reveal::Assertion {
+            item.expected = clean(&f.expected);
+            item.actual = clean(&f.actual);
+        }
+        fb.failures.push(item);
+    }
+    fb
+}
+
+/// The text form: `SEALED TEST FAILURES: N of T sealed tests failed`, then one `- name: expected
+/// X, got Y` entry per failure with its message indented below.
+pub fn render_feedback_text(fb: &Feedback) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "SEALED TEST FAILURES: {} of {} sealed test{} failed",
+        fb.failed,
+        fb.total,
+        if fb.total == 1 { "" } else { "s" }
+    );
+    for f in &fb.failures {
+        let mut head = format!("- {}", f.name.as_deref().unwrap_or("(unnamed)"));
+        if let Some(c) = f.category {
+            let _ = write!(head, " [{c}]");
+        }
+        match (&f.expected, &f.actual) {
+            (Some(e), Some(a)) => {
+                let _ = write!(head, ": expected {}, got {}", one_line(e), one_line(a));
+            }
+            (Some(e), None) => {
+                let _ = write!(head, ": expected {}", one_line(e));
+            }
+            (None, Some(a)) => {
+                let _ = write!(head, ": got {}", one_line(a));
+            }
+            (None, None) => {}
+        }
+        let _ = writeln!(out, "{head}");
+        if let Some(m) = &f.message {
+            for line in m.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+    }
+    if fb.redacted_lines > 0 || fb.removed_locations > 0 {
+        let _ = writeln!(
+            out,
+            "({} line{} of sealed source redacted, {} location{} in sealed files removed)",
+            fb.redacted_lines,
+            if fb.redacted_lines == 1 { "" } else { "s" },
+            fb.removed_locations,
+            if fb.removed_locations == 1 { "" } else { "s" }
+        );
+    }
+    out
+}
+
+fn one_line(s: &str) -> String {
+    let mut lines = s.lines();
+    let first = lines.next().unwrap_or("").trim().to_owned();
+    if lines.next().is_some() {
+        format!("{first} …")
+    } else {
+        first
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEALED: &str = "import pytest\nfrom app import greet\n\ndef test_greet():\n    assert greet(\"World\") == \"Hello, World!\"\n";
+
+    fn source() -> SealedSource {
+        let mut s = SealedSource::new(DEFAULT_MIN_LINE_LEN);
+        s.add_file("tests/test_greet.py", SEALED.as_bytes());
+        s
+    }
+
+    #[test]
+    fn ansi_codes_go() {
+        assert_eq!(
+            strip_ansi("\u{1b}[31mred\u{1b}[0m \u{1b}]0;title\u{7}x"),
+            "red x"
+        );
+    }
+
+    #[test]
+    fn a_pytest_traceback_loses_its_source_lines_and_locations() {
+        let message = "def test_greet():\n>       assert greet(\"World\") == \"Hello, World!\"\nE       AssertionError: assert 'hello, world' == 'Hello, World!'\n\ntests/test_greet.py:5: AssertionError";
+        let mut src = source();
+        let s = scrub(message, Some(&mut src));
+        assert!(!s.text.contains("assert greet(\"World\")"), "{}", s.text);
+        assert!(!s.text.contains("def test_greet():"), "{}", s.text);
+        assert!(
+            s.text
+                .contains("E       AssertionError: assert 'hello, world' == 'Hello, World!'")
+        );
+        assert!(
+            s.text.contains("[sealed test]: AssertionError"),
+            "{}",
+            s.text
+        );
+        assert_eq!((s.redacted, s.locations), (2, 1));
+    }
+
+    #[test]
+    fn stack_frames_into_sealed_files_are_dropped() {
+        let mut src = SealedSource::new(DEFAULT_MIN_LINE_LEN);
+        src.add_file(
+            "greet.test.js",
+            b"expect(greet('World')).toBe('Hello, World!');\n",
+        );
+        let message = "Error: expect(received).toBe(expected)\n    at Object.<anonymous> (/work/sealed/greet.test.js:3:27)\n    at processTicksAndRejections (node:internal/process/task_queues:95:5)";
+        let s = scrub(message, Some(&mut src));
+        assert_eq!(
+            s.text,
+            "Error: expect(received).toBe(expected)\n    at processTicksAndRejections (node:internal/process/task_queues:95:5)"
+        );
+        assert_eq!(s.locations, 1);
+    }
+
+    #[test]
+    fn reveal_levels_show_only_their_fields() {
+        let failures = [FailureInput {
+            name: "test_greet".into(),
+            category: Some(Category::HappyPath),
+            expected: Some("Hello, World!".into()),
+            actual: Some("hello, world".into()),
+            message: Some("assert greet(\"World\") == \"Hello, World!\"".into()),
+        }];
+        let mut src = source();
+        let count = build_feedback(&failures, 10, Reveal::Count, Some(&mut src));
+        assert!(count.failures.is_empty());
+        let name = build_feedback(&failures, 10, Reveal::Name, Some(&mut src));
+        assert_eq!(name.failures[0].category, None);
+        let msg = build_feedback(&failures, 10, Reveal::Message, Some(&mut src));
+        assert_eq!(
+            msg.failures[0].message.as_deref(),
+            Some("[redacted: sealed source]")
+        );
+        assert_eq!(msg.failures[0].expected, None);
+        let all = build_feedback(&failures, 10, Reveal::Assertion, Some(&mut src));
+        let text = render_feedback_text(&all);
+        assert!(text.starts_with("SEALED TEST FAILURES: 1 of 10 sealed tests failed\n- test_greet [happy_path]: expected Hello, World!, got hello, world\n"), "{text}");
+        assert!(text.contains("1 line of sealed source redacted"), "{text}");
+    }
+
+    #[test]
+    fn the_marker_never_repeats_a_sealed_line() {
+        let mut src = SealedSource::new(5);
+        src.add_file("t.py", b"redacted: sealed source\n");
+        let s = scrub("redacted: sealed source", Some(&mut src));
+        assert_eq!(s.text, "[redacted]");
+    }
+
+    /// Generated sources and messages: no output line ever contains a line of sealed source.
+    #[test]
+    fn feedback_never_contains_a_sealed_line() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let words = [
+            "assert",
+            "expect",
+            "greet",
+            "World",
+            "==",
+            "(",
+            ")",
+            "toBe",
+            "value",
+            "x",
+            "[1]",
+            "ünï",
+            "名前",
+            "'q'",
+            "\"d\"",
+            "\\",
+            "  ",
+            "redacted:",
+            "sealed",
+            "source]",
+        ];
+        for round in 0..200 {
+            let mut make_line = |n: usize| -> String {
+                (0..n)
+                    .map(|_| words[(next() % words.len() as u64) as usize])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let sealed: Vec<String> = (0..8).map(|i| make_line(2 + i % 5)).collect();
+            let mut message_lines: Vec<String> = (0..6).map(|i| make_line(1 + i % 4)).collect();
+            for (i, l) in sealed.iter().enumerate().step_by(2) {
+                message_lines.insert(i % message_lines.len(), format!(">    {l}  // at line {i}"));
+            }
+            let min = 4 + round % 8;
+            let mut src = SealedSource::new(min);
+            src.add_file("sealed_test.py", sealed.join("\n").as_bytes());
+            let out = scrub(&message_lines.join("\n"), Some(&mut src));
+            for line in out.text.lines() {
+                for s in sealed
+                    .iter()
+                    .map(|s| s.trim())
+                    .filter(|s| s.chars().count() >= min)
+                {
+                    assert!(!line.contains(s), "round {round}: {line:?} contains {s:?}");
+                }
+            }
+        }
+    }
+}
