@@ -102,6 +102,26 @@ impl Registry {
             adapter: Arc::new(gapscore_adapter_junit::JUnit::new()),
             origin: Origin::BuiltIn,
         });
+        r.entries.push(Registered {
+            adapter: Arc::new(gapscore_adapter_pytest::Pytest::new()),
+            origin: Origin::BuiltIn,
+        });
+        r.entries.push(Registered {
+            adapter: Arc::new(gapscore_adapter_jest::Jest::new()),
+            origin: Origin::BuiltIn,
+        });
+        r.entries.push(Registered {
+            adapter: Arc::new(gapscore_adapter_ctrf::Ctrf::new()),
+            origin: Origin::BuiltIn,
+        });
+        r.entries.push(Registered {
+            adapter: Arc::new(gapscore_adapter_gotest::GoTest::new()),
+            origin: Origin::BuiltIn,
+        });
+        r.entries.push(Registered {
+            adapter: Arc::new(gapscore_adapter_tap::Tap::new()),
+            origin: Origin::BuiltIn,
+        });
         r
     }
 
