@@ -1,0 +1,3 @@
+//! Batch scoring of many repositories (issue 9): being written.
+
+#![forbid(unsafe_code)]
