@@ -1,11 +1,27 @@
-//! gapscore adapter for Jest --json and Vitest's Jest-compatible JSON. SKELETON: being written (issue 5).
+//! gapscore adapter for Jest's `--json` output and Vitest's Jest-compatible JSON
+//! (`--reporter=json`).
+//!
+//! [`Jest`] implements [`Adapter`]; [`reader::parse`] reads one document with typed, borrowed
+//! serde structs, pushing each test file's `assertionResults` into the sink as soon as that file's
+//! object is complete. Statuses map onto the canonical ones (pending/skipped/disabled → skipped,
+//! todo → todo, `test.failing` → xfailed/xpassed), `retryReasons` become failed attempts, a file
+//! that failed to run (no failing test, a `message`, a `testExecError`) is a `suite-error`
+//! problem, a run the runner calls unsuccessful or interrupted is never clean, declared counts
+//! are checked against what was read, and a cut document keeps every test read before the cut
+//! and reports `truncated`. [`message`] holds the failure-text helpers (ANSI, expected/actual).
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]
 
+pub mod message;
+pub mod reader;
+
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
-/// The adapter.
+/// The format id.
+pub const FORMAT_ID: &str = "jest-json";
+
+/// The Jest/Vitest JSON adapter.
 #[derive(Debug)]
 pub struct Jest {
     info: AdapterInfo,
@@ -15,7 +31,7 @@ impl Jest {
     /// The adapter.
     pub fn new() -> Self {
         Jest {
-            info: AdapterInfo::new("jest", env!("CARGO_PKG_VERSION"), &["jest-json"]),
+            info: AdapterInfo::new("jest", env!("CARGO_PKG_VERSION"), &[FORMAT_ID]),
         }
     }
 }
@@ -31,18 +47,86 @@ impl Adapter for Jest {
         &self.info
     }
 
-    fn detect(&self, _prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        0
+    /// 98 for a JSON object whose prefix has both a `"testResults"` and a `"numTotalTests"` key
+    /// (Jest and Vitest write both near the top); 85 for `"numTotalTests"` with Jest's other
+    /// counters but no `"testResults"` yet (a huge `snapshot` block pushed it out of the
+    /// prefix); 0 otherwise. Neither document has a `"tests"` key, so the simple adapter does
+    /// not compete.
+    fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
+        let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+        let Some(first) = p.iter().position(|b| !b.is_ascii_whitespace()) else {
+            return 0;
+        };
+        if p[first] != b'{' {
+            return 0;
+        }
+        let total = has_key(p, b"\"numTotalTests\"");
+        if total && has_key(p, b"\"testResults\"") {
+            98
+        } else if total
+            && has_key(p, b"\"numFailedTests\"")
+            && has_key(p, b"\"numPassedTests\"")
+        {
+            85
+        } else {
+            0
+        }
     }
 
     fn parse(
         &self,
-        _input: &[u8],
+        input: &[u8],
         _opts: &ParseOptions,
-        _sink: &mut dyn EventSink,
+        sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
-        Err(AdapterError::Unsupported("not written yet".into()))
+        reader::parse(input, sink).map_err(AdapterError::from)
     }
 }
 
+/// True when `key` (quoted) occurs as an object key: followed by optional whitespace and `:`.
+/// The same words inside a failure message are escaped (`\"testResults\"`) and never match.
+fn has_key(text: &[u8], key: &[u8]) -> bool {
+    let mut rest = text;
+    while let Some(pos) = rest.windows(key.len()).position(|w| w == key) {
+        let after = &rest[pos + key.len()..];
+        let next = after.iter().find(|b| !b.is_ascii_whitespace());
+        if next == Some(&b':') {
+            return true;
+        }
+        rest = &rest[pos + 1..];
+    }
+    false
+}
+
 gapscore_adapter_sdk::export_adapter!(gapscore_adapter_jest => Jest, Jest::new());
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection() {
+        let j = Jest::new();
+        assert_eq!(
+            j.detect(br#"{"numTotalTests":1,"testResults":[]}"#, None),
+            98
+        );
+        assert_eq!(
+            j.detect(
+                b"\xEF\xBB\xBF {\"numFailedTests\":0,\"numPassedTests\":1,\"numTotalTests\":1,",
+                None
+            ),
+            85
+        );
+        for other in [
+            &br#"{"tests":[{"name":"a","status":"passed"}]}"#[..],
+            br#"{"testResults":[]}"#,
+            br#"["numTotalTests", "testResults"]"#,
+            br#"{"message":"\"numTotalTests\": 1, \"testResults\": []"}"#,
+            b"<testsuites/>",
+            b"",
+        ] {
+            assert_eq!(j.detect(other, None), 0, "{}", String::from_utf8_lossy(other));
+        }
+    }
+}

@@ -1,0 +1,817 @@
+//! The reader for Jest `--json` and Vitest `--reporter=json` documents.
+//!
+//! One pass of serde_json over the bytes with typed structs whose strings borrow from the input
+//! (a string is copied only when it has escapes). Each `testResults[]` entry (a test file) is
+//! read whole — Jest writes a file's `name` after its `assertionResults`, so its tests wait until
+//! the file's object ends — then its tests go to the sink. A document cut short therefore keeps
+//! every test read before the cut and reports `truncated`; see [`parse`].
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use gapscore_adapter_sdk::{
+    Attempt, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status,
+    TestCase,
+};
+
+use crate::message::{expected_actual, first_line, strip_ansi};
+
+/// Reads one Jest or Vitest JSON document and pushes every test, problem and warning into `sink`.
+///
+/// A document that ends before it is complete is not an error: the tests of every file read
+/// before the cut (and those of the file being read, without their file name when it had not
+/// been read yet) are kept, and a `truncated` problem says where the input ends. Any other
+/// malformed input is an error with its line and column; the sink may then already hold the
+/// tests read before it.
+pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
+    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+    if input.iter().all(u8::is_ascii_whitespace) {
+        return Err(InputError::Empty(
+            "empty file: expected a Jest or Vitest JSON document".into(),
+        ));
+    }
+    let mut st = State::new(sink);
+    let mut de = serde_json::Deserializer::from_slice(input);
+    let res = RootSeed { st: &mut st }
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
+    match res {
+        Ok(()) => {
+            st.finish_complete();
+            Ok(())
+        }
+        Err(e) if e.classify() == serde_json::error::Category::Eof => {
+            st.finish_truncated(&e);
+            Ok(())
+        }
+        Err(e) => Err(json_error(e)),
+    }
+}
+
+fn json_error(e: serde_json::Error) -> InputError {
+    // serde_json reports column 0 for an error before the first character of a line.
+    let location = Location::LineCol {
+        line: e.line().max(1),
+        column: e.column().max(1),
+    };
+    let full = e.to_string();
+    // serde_json appends " at line L column C"; the location is reported separately.
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+    match e.classify() {
+        serde_json::error::Category::Data => InputError::Content { location, message },
+        _ => InputError::Syntax { location, message },
+    }
+}
+
+/// Counts by the runner's own statuses, to compare with the declared `num*Tests`.
+#[derive(Debug, Default)]
+struct Counts {
+    total: u64,
+    passed: u64,
+    failed: u64,
+    /// pending, skipped and disabled.
+    pending: u64,
+    todo: u64,
+}
+
+/// The root's declared numbers and flags.
+#[derive(Debug, Default)]
+struct Header {
+    total: Option<u64>,
+    passed: Option<u64>,
+    failed: Option<u64>,
+    pending: Option<u64>,
+    todo: Option<u64>,
+    total_suites: Option<u64>,
+    runtime_error_suites: Option<u64>,
+    success: Option<bool>,
+    interrupted: Option<bool>,
+    snapshot_failure: Option<bool>,
+}
+
+/// The test file (`testResults[]` entry) being read.
+#[derive(Default)]
+struct FileAcc<'de> {
+    name: Option<Cow<'de, str>>,
+    status: Option<Cow<'de, str>>,
+    message: Option<Cow<'de, str>>,
+    exec_error: Option<String>,
+    assertions: Vec<RawAssertion<'de>>,
+    open: bool,
+}
+
+struct State<'de, 's> {
+    sink: &'s mut dyn EventSink,
+    header: Header,
+    read: Counts,
+    /// Keys only Jest writes (`numRuntimeErrorTestSuites`, `openHandles`, `wasInterrupted`).
+    jest_keys: bool,
+    /// A test with Vitest's `meta` key.
+    vitest_meta: bool,
+    files: u64,
+    suite_errors: u64,
+    problems: u64,
+    file: FileAcc<'de>,
+    suite_buf: String,
+}
+
+impl<'de, 's> State<'de, 's> {
+    fn new(sink: &'s mut dyn EventSink) -> Self {
+        State {
+            sink,
+            header: Header::default(),
+            read: Counts::default(),
+            jest_keys: false,
+            vitest_meta: false,
+            files: 0,
+            suite_errors: 0,
+            problems: 0,
+            file: FileAcc::default(),
+            suite_buf: String::new(),
+        }
+    }
+
+    fn problem(&mut self, p: Problem) {
+        self.problems += 1;
+        self.sink.problem(p);
+    }
+
+    /// Sends the tests of the file just read, then its problem if it failed to run.
+    fn close_file(&mut self, complete: bool) {
+        let mut assertions = std::mem::take(&mut self.file.assertions);
+        let name = self.file.name.take().filter(|n| !n.is_empty());
+        let mut failed_here = 0u64;
+        for a in assertions.drain(..) {
+            if a.status == RawStatus::Failed {
+                failed_here += 1;
+            }
+            let test = self.test_case(name.as_deref(), a);
+            self.sink.test_finished(test);
+        }
+        // Keep the buffer's capacity for the next file.
+        self.file.assertions = assertions;
+        self.file.open = false;
+        let status = self.file.status.take();
+        let message = self.file.message.take();
+        let exec_error = self.file.exec_error.take();
+        if !complete {
+            return;
+        }
+        self.files += 1;
+        let failed_file = status.as_deref() == Some("failed");
+        let detail = if let Some(err) = exec_error {
+            Some(format!("test file failed to run: {}", first_line(&err)))
+        } else if failed_file && failed_here == 0 {
+            let text = message.as_deref().map(strip_ansi).unwrap_or_default();
+            let line = first_line(&text);
+            Some(if line.is_empty() {
+                "test file failed but no test in it failed, and it gives no message".to_owned()
+            } else {
+                format!("test file failed to run: {line}")
+            })
+        } else {
+            None
+        };
+        if let Some(detail) = detail {
+            self.suite_errors += 1;
+            let mut p = Problem::new(ProblemKind::SuiteError, detail);
+            p.suite = name.map(Cow::into_owned);
+            self.problem(p);
+        }
+    }
+
+    fn test_case(&mut self, file: Option<&str>, a: RawAssertion<'de>) -> TestCase {
+        self.read.total += 1;
+        match a.status {
+            RawStatus::Passed => self.read.passed += 1,
+            RawStatus::Failed => self.read.failed += 1,
+            RawStatus::Pending | RawStatus::Skipped | RawStatus::Disabled => {
+                self.read.pending += 1;
+            }
+            RawStatus::Todo => self.read.todo += 1,
+            RawStatus::Focused => {}
+        }
+        if a.meta.is_some() {
+            self.vitest_meta = true;
+        }
+        let failing = a.failing == Some(true);
+        let status = match a.status {
+            RawStatus::Passed if failing => Status::Xfailed,
+            RawStatus::Passed => Status::Passed,
+            RawStatus::Failed if failing => Status::Xpassed,
+            RawStatus::Failed => Status::Failed,
+            RawStatus::Pending | RawStatus::Skipped | RawStatus::Disabled => Status::Skipped,
+            RawStatus::Todo => Status::Todo,
+            // A status that says the test was focused and nothing about its outcome.
+            RawStatus::Focused => Status::Errored,
+        };
+        // The suite path: the file, then the describe blocks, joined by ` > `.
+        self.suite_buf.clear();
+        if let Some(f) = file {
+            self.suite_buf.push_str(f);
+        }
+        let ancestors = a.ancestor_titles.unwrap_or_default();
+        for t in &ancestors {
+            if !self.suite_buf.is_empty() {
+                self.suite_buf.push_str(" > ");
+            }
+            self.suite_buf.push_str(&t.0);
+        }
+        let suite = (!self.suite_buf.is_empty()).then(|| self.suite_buf.clone());
+        let title = if a.title.0.is_empty() {
+            a.full_name.map(|f| f.0).unwrap_or_default()
+        } else {
+            a.title.0
+        };
+        let category = Category::from_title(&title).or_else(|| {
+            ancestors
+                .iter()
+                .rev()
+                .find_map(|t| Category::from_title(&t.0))
+        });
+        let mut test = TestCase::new(suite, title.into_owned(), status);
+        test.category = category;
+        test.file = file.map(str::to_owned);
+        test.line = a
+            .location
+            .and_then(|l| l.line)
+            .and_then(|l| u32::try_from(l).ok());
+        test.duration = a
+            .duration
+            .filter(|d| d.is_finite() && *d >= 0.0)
+            .map(|ms| ms / 1000.0);
+        let messages = a.failure_messages.unwrap_or_default();
+        let message = join_messages(&messages);
+        if status == Status::Failed {
+            let (mut expected, mut actual) = a
+                .failure_details
+                .iter()
+                .flatten()
+                .find_map(|d| d.0.as_ref())
+                .map_or((None, None), |m| (m.expected.clone(), m.actual.clone()));
+            if (expected.is_none() || actual.is_none())
+                && let Some(m) = &message
+            {
+                let (e, r) = expected_actual(m);
+                expected = expected.or(e);
+                actual = actual.or(r);
+            }
+            test.expected = expected;
+            test.actual = actual;
+        }
+        test.message = message;
+        // Earlier runs of a retried test (`jest.retryTimes`): each failed, or it would not have
+        // been retried. `invocations` counts every run, the reasons only those that kept one.
+        let reasons = match (a.retry_reasons, a.retry_messages) {
+            (Some(r), _) if !r.is_empty() => r,
+            (_, Some(m)) => m,
+            (r, None) => r.unwrap_or_default(),
+        };
+        let runs = a.invocations.unwrap_or(0);
+        let earlier = usize::try_from(runs.saturating_sub(1))
+            .unwrap_or(usize::MAX)
+            .max(reasons.len());
+        if earlier > 0 {
+            // Bounded: a made-up `invocations` must not allocate without end.
+            let unnamed = (earlier - reasons.len()).min(1000);
+            test.attempts.reserve(unnamed + reasons.len());
+            for _ in 0..unnamed {
+                test.attempts.push(Attempt::new(Status::Failed));
+            }
+            for r in &reasons {
+                let mut at = Attempt::new(Status::Failed);
+                let text = strip_ansi(&r.0);
+                at.message = (!text.trim().is_empty()).then(|| text.into_owned());
+                test.attempts.push(at);
+            }
+        }
+        test
+    }
+
+    /// After a complete document: the producer, the declared numbers, the run's own verdict.
+    fn finish_complete(&mut self) {
+        let producer = self.producer();
+        let vitest = producer == Some("vitest");
+        if let Some(p) = producer {
+            self.sink.producer(Producer::new(p));
+        }
+        let h = std::mem::take(&mut self.header);
+        let mut checks: Vec<(&str, &str, Option<u64>, u64)> = vec![
+            ("numTotalTests", "tests", h.total, self.read.total),
+            ("numPassedTests", "passed tests", h.passed, self.read.passed),
+            ("numFailedTests", "failed tests", h.failed, self.read.failed),
+        ];
+        if vitest {
+            // Vitest counts a todo test as pending or todo depending on its state: compare
+            // the sum.
+            let declared = match (h.pending, h.todo) {
+                (None, None) => None,
+                (p, t) => Some(p.unwrap_or(0).saturating_add(t.unwrap_or(0))),
+            };
+            checks.push((
+                "numPendingTests + numTodoTests",
+                "skipped or todo tests",
+                declared,
+                self.read.pending + self.read.todo,
+            ));
+        } else {
+            checks.push((
+                "numPendingTests",
+                "pending, skipped or disabled tests",
+                h.pending,
+                self.read.pending,
+            ));
+            checks.push(("numTodoTests", "todo tests", h.todo, self.read.todo));
+            // Vitest counts describe blocks as suites too: only Jest's number is files.
+            checks.push(("numTotalTestSuites", "test files", h.total_suites, self.files));
+        }
+        for (key, what, declared, read) in checks {
+            let Some(declared) = declared else { continue };
+            if declared == read {
+                continue;
+            }
+            self.sink.warning(format!(
+                "`{key}` declares {declared} {what} but the file holds {read}"
+            ));
+            // Results the runner counted and the file does not hold: missing, not just odd.
+            if declared > read
+                && matches!(key, "numTotalTests" | "numFailedTests" | "numTotalTestSuites")
+            {
+                self.problem(Problem::new(
+                    ProblemKind::MissingTests,
+                    format!(
+                        "`{key}` declares {declared} {what} but the file holds {read}: results are missing"
+                    ),
+                ));
+            }
+        }
+        if let Some(n) = h.runtime_error_suites
+            && n > self.suite_errors
+        {
+            self.problem(Problem::new(
+                ProblemKind::SuiteError,
+                format!(
+                    "`numRuntimeErrorTestSuites` declares {n} test files that failed to run; {} found in the file",
+                    self.suite_errors
+                ),
+            ));
+        }
+        if h.interrupted == Some(true) {
+            self.problem(Problem::new(
+                ProblemKind::Aborted,
+                "the run was interrupted (`wasInterrupted: true`): not every test ran",
+            ));
+        }
+        if h.success == Some(false) && self.read.failed == 0 && self.problems == 0 {
+            let why = if h.snapshot_failure == Some(true) {
+                " (its snapshot check failed)"
+            } else {
+                ""
+            };
+            self.problem(Problem::new(
+                ProblemKind::SuiteError,
+                format!(
+                    "the runner reports `success: false`{why} though no test in the file failed: an error outside the tests"
+                ),
+            ));
+        }
+    }
+
+    /// After a document that ends early: what was read is kept, the cut is a problem.
+    fn finish_truncated(&mut self, e: &serde_json::Error) {
+        let partial = self.file.open;
+        let unnamed = partial && self.file.name.is_none() && !self.file.assertions.is_empty();
+        if partial {
+            self.close_file(false);
+        }
+        if let Some(p) = self.producer() {
+            self.sink.producer(Producer::new(p));
+        }
+        let mut detail = format!(
+            "the document ends at line {} column {} before it is complete (the runner was killed or the file was cut): {} tests read before the cut are kept",
+            e.line(),
+            e.column(),
+            self.read.total
+        );
+        if let Some(t) = self.header.total {
+            detail.push_str(&format!(", the document declares {t}"));
+        }
+        if unnamed {
+            detail.push_str("; the tests of the last test file are kept without their file name, which comes after them");
+        }
+        self.problem(Problem::new(ProblemKind::Truncated, detail));
+    }
+
+    fn producer(&self) -> Option<&'static str> {
+        if self.jest_keys {
+            Some("jest")
+        } else if self.vitest_meta {
+            Some("vitest")
+        } else {
+            None
+        }
+    }
+}
+
+/// Joins failure messages (ANSI codes out) with a blank line; `None` when there is no text.
+fn join_messages(messages: &[Str<'_>]) -> Option<String> {
+    let mut out = String::new();
+    for m in messages {
+        let text = strip_ansi(&m.0);
+        let text = text.trim_end();
+        if text.trim().is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(text);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// A string borrowed from the input when it has no escapes. (serde's own `Cow<str>` always
+/// copies unless the field is marked, which a `Vec` element cannot be.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Str<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v))
+            }
+        }
+        d.deserialize_str(V).map(Str)
+    }
+}
+
+/// Jest's and Vitest's test statuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RawStatus {
+    Passed,
+    Failed,
+    Pending,
+    Skipped,
+    Disabled,
+    Todo,
+    Focused,
+}
+
+impl<'de> Deserialize<'de> for RawStatus {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = Str::deserialize(d)?;
+        Ok(match s.0.as_ref() {
+            "passed" => RawStatus::Passed,
+            "failed" => RawStatus::Failed,
+            "pending" => RawStatus::Pending,
+            "skipped" => RawStatus::Skipped,
+            "disabled" => RawStatus::Disabled,
+            "todo" => RawStatus::Todo,
+            "focused" => RawStatus::Focused,
+            other => {
+                return Err(de::Error::custom(format!(
+                    "unknown test status `{other}` (expected passed, failed, pending, skipped, disabled, todo or focused)"
+                )));
+            }
+        })
+    }
+}
+
+/// One `assertionResults[]` entry: a test.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawAssertion<'a> {
+    #[serde(default, borrow)]
+    ancestor_titles: Option<Vec<Str<'a>>>,
+    #[serde(borrow)]
+    title: Str<'a>,
+    #[serde(default, borrow)]
+    full_name: Option<Str<'a>>,
+    status: RawStatus,
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(default, borrow)]
+    failure_messages: Option<Vec<Str<'a>>>,
+    #[serde(default)]
+    failure_details: Option<Vec<Detail>>,
+    #[serde(default)]
+    location: Option<Callsite>,
+    #[serde(default, borrow)]
+    retry_reasons: Option<Vec<Str<'a>>>,
+    #[serde(default, borrow)]
+    retry_messages: Option<Vec<Str<'a>>>,
+    #[serde(default)]
+    invocations: Option<u64>,
+    /// `test.failing(...)`: a test expected to fail.
+    #[serde(default)]
+    failing: Option<bool>,
+    /// Vitest's task metadata: its presence tells Vitest from Jest.
+    #[serde(default)]
+    meta: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct Callsite {
+    #[serde(default)]
+    line: Option<u64>,
+}
+
+/// The values a `failureDetails[]` entry's `matcherResult` states, as report text.
+#[derive(Debug, Default)]
+struct Values {
+    expected: Option<String>,
+    actual: Option<String>,
+}
+
+/// A `failureDetails[]` entry: whatever the runner serialised for the error (an object, often
+/// `{}`); only `matcherResult.expected` / `.actual` are read, anything else is passed over.
+struct Detail(Option<Values>);
+
+impl<'de> Deserialize<'de> for Detail {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(DetailVisitor)
+    }
+}
+
+struct DetailVisitor;
+
+impl<'de> Visitor<'de> for DetailVisitor {
+    type Value = Detail;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Detail, A::Error> {
+        let mut values = None;
+        while let Some(key) = map.next_key::<Str<'de>>()? {
+            if key.0 == "matcherResult" && values.is_none() {
+                let m = map.next_value::<Option<MatcherResult>>()?;
+                values = m.map(|m| Values {
+                    expected: m.expected.and_then(text),
+                    actual: m.actual.and_then(text),
+                });
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(Detail(values.filter(|v| v.expected.is_some() || v.actual.is_some())))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Detail, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Detail(None))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Detail, E> {
+        Ok(Detail(None))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Detail, E> {
+        Ok(Detail(None))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Detail, E> {
+        Ok(Detail(None))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Detail, E> {
+        Ok(Detail(None))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Detail, E> {
+        Ok(Detail(None))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Detail, E> {
+        Ok(Detail(None))
+    }
+}
+
+#[derive(Deserialize)]
+struct MatcherResult {
+    #[serde(default)]
+    expected: Option<Value>,
+    #[serde(default)]
+    actual: Option<Value>,
+}
+
+/// A JSON value as report text: strings as they are, `null` as absent, anything else as
+/// compact JSON (an expected value of `2` reads as "2").
+fn text(v: Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s),
+        other => Some(other.to_string()),
+    }
+}
+
+#[derive(Deserialize)]
+struct Snapshot {
+    #[serde(default)]
+    failure: Option<bool>,
+}
+
+struct RootSeed<'a, 'de, 's> {
+    st: &'a mut State<'de, 's>,
+}
+
+impl<'de> DeserializeSeed<'de> for RootSeed<'_, 'de, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RootSeed<'_, 'de, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object with a `testResults` array (Jest --json or Vitest json)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let st = self.st;
+        let mut seen = false;
+        while let Some(key) = map.next_key::<Str<'de>>()? {
+            let h = &mut st.header;
+            match key.0.as_ref() {
+                "testResults" => {
+                    if seen {
+                        return Err(de::Error::custom("duplicate key `testResults`"));
+                    }
+                    seen = true;
+                    map.next_value_seed(FilesSeed { st: &mut *st })?;
+                }
+                "numTotalTests" => h.total = map.next_value()?,
+                "numPassedTests" => h.passed = map.next_value()?,
+                "numFailedTests" => h.failed = map.next_value()?,
+                "numPendingTests" => h.pending = map.next_value()?,
+                "numTodoTests" => h.todo = map.next_value()?,
+                "numTotalTestSuites" => h.total_suites = map.next_value()?,
+                "numRuntimeErrorTestSuites" => {
+                    h.runtime_error_suites = map.next_value()?;
+                    st.jest_keys = true;
+                }
+                "success" => h.success = map.next_value()?,
+                "wasInterrupted" => {
+                    h.interrupted = map.next_value()?;
+                    st.jest_keys = true;
+                }
+                "openHandles" => {
+                    map.next_value::<IgnoredAny>()?;
+                    st.jest_keys = true;
+                }
+                "snapshot" => {
+                    h.snapshot_failure = map
+                        .next_value::<Option<Snapshot>>()?
+                        .and_then(|s| s.failure);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if !seen {
+            return Err(de::Error::custom("missing `testResults` array"));
+        }
+        Ok(())
+    }
+}
+
+struct FilesSeed<'a, 'de, 's> {
+    st: &'a mut State<'de, 's>,
+}
+
+impl<'de> DeserializeSeed<'de> for FilesSeed<'_, 'de, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FilesSeed<'_, 'de, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("`testResults` to be an array of test file objects")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq
+            .next_element_seed(FileSeed { st: &mut *self.st })?
+            .is_some()
+        {}
+        Ok(())
+    }
+}
+
+struct FileSeed<'a, 'de, 's> {
+    st: &'a mut State<'de, 's>,
+}
+
+impl<'de> DeserializeSeed<'de> for FileSeed<'_, 'de, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FileSeed<'_, 'de, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a test file object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let st = self.st;
+        st.file.open = true;
+        while let Some(key) = map.next_key::<Str<'de>>()? {
+            match key.0.as_ref() {
+                // `testResults` and `testFilePath`: the raw (unformatted) result a custom
+                // reporter may write.
+                "assertionResults" | "testResults" => {
+                    map.next_value_seed(AssertionsSeed { st: &mut *st })?;
+                }
+                "name" | "testFilePath" => {
+                    if let Some(n) = map.next_value::<Option<Str<'de>>>()? {
+                        st.file.name = Some(n.0);
+                    }
+                }
+                "status" => st.file.status = map.next_value::<Option<Str<'de>>>()?.map(|s| s.0),
+                "message" | "failureMessage" => {
+                    if let Some(m) = map.next_value::<Option<Str<'de>>>()?
+                        && !m.0.trim().is_empty()
+                        && st.file.message.is_none()
+                    {
+                        st.file.message = Some(m.0);
+                    }
+                }
+                "testExecError" => {
+                    let v = map.next_value::<Value>()?;
+                    st.file.exec_error = exec_error_text(v);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        st.close_file(true);
+        Ok(())
+    }
+}
+
+/// A `testExecError` (`{message, stack}` or a string) as text; `None` for null.
+fn exec_error_text(v: Value) -> Option<String> {
+    let text = match v {
+        Value::Null => return None,
+        Value::String(s) => s,
+        Value::Object(mut o) => match (o.remove("message"), o.remove("stack")) {
+            (Some(Value::String(m)), _) if !m.trim().is_empty() => m,
+            (_, Some(Value::String(s))) if !s.trim().is_empty() => s,
+            _ => Value::Object(o).to_string(),
+        },
+        other => other.to_string(),
+    };
+    let text = strip_ansi(&text).into_owned();
+    Some(if first_line(&text).is_empty() {
+        "(no message)".to_owned()
+    } else {
+        text
+    })
+}
+
+struct AssertionsSeed<'a, 'de, 's> {
+    st: &'a mut State<'de, 's>,
+}
+
+impl<'de> DeserializeSeed<'de> for AssertionsSeed<'_, 'de, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for AssertionsSeed<'_, 'de, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("`assertionResults` to be an array of test objects")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(a) = seq.next_element::<RawAssertion<'de>>()? {
+            self.st.file.assertions.push(a);
+        }
+        Ok(())
+    }
+}
