@@ -166,12 +166,19 @@ pub struct IngestOptions {
     pub format: Option<String>,
     /// Worker threads; 0 means one per core.
     pub jobs: usize,
+    /// Run on the rayon pool the caller is already in (batch scoring reads many repositories
+    /// on one pool) instead of building a pool of `jobs` threads for this call.
+    pub current_pool: bool,
 }
 
 impl IngestOptions {
     /// Options with a forced format and a thread count.
     pub fn new(format: Option<String>, jobs: usize) -> Self {
-        IngestOptions { format, jobs }
+        IngestOptions {
+            format,
+            jobs,
+            current_pool: false,
+        }
     }
 }
 
@@ -221,6 +228,9 @@ where
             .map(|input| ingest_one(registry, input, opts, &make))
             .collect()
     };
+    if opts.current_pool {
+        return work();
+    }
     match rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs)
         .build()

@@ -4,7 +4,8 @@
 //! files with results in input order.
 //!
 //! Principal types: [`Registry`], [`Registered`], [`Origin`], [`PluginSearch`],
-//! [`PluginAdapter`], [`Input`], [`IngestOptions`], [`Outcome`], [`IngestError`].
+//! [`PluginAdapter`], [`Input`], [`IngestOptions`], [`Outcome`], [`IngestError`]; one suite is
+//! scored by [`score::tally_suite`] (shared by `gapscore score` and batch scoring).
 
 #![deny(unsafe_code)] // Allowed in `loader` only, where each block carries its SAFETY argument.
 #![deny(missing_docs)]
@@ -12,6 +13,7 @@
 mod ingest;
 pub mod loader;
 mod registry;
+pub mod score;
 
 pub use ingest::{IngestError, IngestOptions, Input, Outcome, Parsed, expand_inputs, ingest};
 pub use loader::{PLUGIN_PATH_ENV, PluginAdapter, PluginError, PluginSearch, load_plugin};

@@ -4,13 +4,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
-use gapscore_adapters::{Outcome, Registry, expand_inputs, ingest};
+use gapscore_adapters::Registry;
+use gapscore_adapters::score::{Diagnostic, SuiteOptions, tally_suite};
 use gapscore_core::categories::{CategoryRules, RulesError};
 use gapscore_core::hardening::{DEFAULT_OVERLAP_THRESHOLD, hardening_from, overlap};
 use gapscore_core::hash::canonical_sha256;
 use gapscore_core::{
-    IdFinder, InputInfo, Manifest, ProblemKind, ReportOptions, SealCheck, StatusPolicy, Tally,
-    build_report, render,
+    InputInfo, Manifest, ReportOptions, SealCheck, StatusPolicy, Tally, build_report, render,
 };
 
 use crate::args::ScoreArgs;
@@ -85,7 +85,7 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
     let mut inputs = Vec::new();
     let mut failed_files = plugin_failures;
     let mut cut = Vec::new();
-    let mut sealed = tally_suite(
+    let mut sealed = tally_suite_cli(
         "sealed",
         &args.sealed,
         &registry,
@@ -122,7 +122,7 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
         ));
     }
     let open = (!args.open.is_empty()).then(|| {
-        tally_suite(
+        tally_suite_cli(
             "open",
             &args.open,
             &registry,
@@ -241,11 +241,10 @@ struct Setup {
     names: bool,
 }
 
-/// Reads and scores every file of one suite, in parallel, into one tally (merged in input
-/// order). Each file that cannot be read is reported on stderr and counted; the others are
-/// still read, so every error shows in one run. Files that were cut off are added to `cut`.
+/// Scores one suite through the host's [`tally_suite`], printing its diagnostics in order and
+/// collecting its inputs, failures and cut files.
 #[allow(clippy::too_many_arguments)] // One call site; a struct would only rename the list.
-fn tally_suite(
+fn tally_suite_cli(
     role: &str,
     paths: &[PathBuf],
     registry: &Registry,
@@ -255,95 +254,22 @@ fn tally_suite(
     failed: &mut usize,
     cut: &mut Vec<String>,
 ) -> Tally {
-    let (expanded, errors) = expand_inputs(paths);
-    for e in errors {
-        io::error(&format!("{e} ({role} results)"));
-        *failed += 1;
-    }
-    let ingest_opts = host::ingest_options(&args.host, args.input_format.clone());
-    let new_tally = || {
-        let mut t = match &setup.manifest {
-            Some(m) => Tally::with_manifest(setup.policy, m.clone()),
-            None => Tally::new(setup.policy),
-        };
-        t.set_rules(setup.rules.clone());
-        t.collect_names(setup.names);
-        t
-    };
-    let outcomes = ingest(registry, &expanded, &ingest_opts, |source, _format| {
-        let mut t = new_tally();
-        t.set_source(Some(source.to_owned()));
-        t
-    });
-    let mut tally = new_tally();
-    let (mut parsed, mut skipped) = (0usize, 0usize);
-    for (input, outcome) in expanded.iter().zip(outcomes) {
-        match outcome {
-            Outcome::Parsed(mut p) => {
-                parsed += 1;
-                p.consumer.finish();
-                if p.consumer
-                    .problems
-                    .iter()
-                    .any(|x| x.kind == ProblemKind::Truncated)
-                {
-                    cut.push(input.path.display().to_string());
-                }
-                let mut info =
-                    InputInfo::new(role, input.path.display().to_string(), p.format.clone());
-                info.producer = p.consumer.producers.first().cloned();
-                inputs.push(info);
-                tally.merge(p.consumer);
-            }
-            Outcome::Skipped { path, reason } => {
-                skipped += 1;
-                io::warn(&format!("{path}: skipped: {reason} ({role} results)"));
-            }
-            Outcome::Failed(e) => {
-                io::error(&format!("{e} ({role} results)"));
-                *failed += 1;
-            }
+    let mut opts = SuiteOptions::new(setup.policy);
+    opts.manifest = setup.manifest.clone();
+    opts.rules = setup.rules.clone();
+    opts.names = setup.names;
+    opts.ingest = host::ingest_options(&args.host, args.input_format.clone());
+    let suite = tally_suite(registry, role, paths, &opts);
+    for d in &suite.diagnostics {
+        match d {
+            Diagnostic::Error(m) => io::error(m),
+            Diagnostic::Warning(m) => io::warn(m),
         }
     }
-    // Files found in a directory that nothing recognises are skipped, but a suite made only of
-    // them did not run as far as anyone can tell: that is an error, not an empty suite.
-    if parsed == 0 && skipped > 0 {
-        io::error(&format!(
-            "no {role} results: none of the {skipped} file{} found could be read as a result format",
-            if skipped == 1 { "" } else { "s" }
-        ));
-        *failed += 1;
-    }
-    tally.finish();
-    if let Some(n) = tally.duplicate_check_stopped_after() {
-        io::warn(&format!(
-            "{role} results: the duplicate-id check stopped after {n} tests to keep memory bounded; later repeats are not named (every entry is still counted)"
-        ));
-    }
-    // The tally knows repeated ids only by fingerprint (8 bytes per test); when there are any,
-    // a second read of the same files names them.
-    let repeated = tally.repeated();
-    if !repeated.is_empty() {
-        let mut finder = IdFinder::new(&repeated);
-        for outcome in ingest(registry, &expanded, &ingest_opts, |_, _| {
-            IdFinder::new(&repeated)
-        }) {
-            if let Outcome::Parsed(p) = outcome {
-                finder.merge(p.consumer);
-            }
-        }
-        tally.duplicates = finder
-            .into_repeated()
-            .into_iter()
-            .map(|(id, n)| {
-                io::warn(&format!(
-                    "{role} test id `{id}` occurs {n} times; every entry is counted"
-                ));
-                id
-            })
-            .collect();
-    }
-    tally
+    *failed += suite.failed;
+    inputs.extend(suite.inputs);
+    cut.extend(suite.cut);
+    suite.tally
 }
 
 /// The first few items of a list, for a one-line message.

@@ -1,0 +1,179 @@
+//! Scoring one suite (the sealed or the open results of a run): expand the inputs, read every
+//! file in parallel into a [`Tally`] and merge them in input order ([`tally_suite`]). Shared by
+//! `gapscore score` and batch scoring, so a repository scores the same either way.
+//!
+//! Nothing is printed here: every note is returned as a [`Diagnostic`], in the order it arose,
+//! and the caller prints (or records) them.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use gapscore_core::categories::CategoryRules;
+use gapscore_core::{IdFinder, InputInfo, Manifest, ProblemKind, StatusPolicy, Tally};
+
+use crate::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
+
+/// How the tallies of one suite are made.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SuiteOptions {
+    /// What skipped, xfailed and flaky tests count as.
+    pub policy: StatusPolicy,
+    /// Expected test ids (sealed suite with a seal record listing them).
+    pub manifest: Option<Arc<Manifest>>,
+    /// Category rules applied after the adapters' own categories.
+    pub rules: Option<Arc<CategoryRules>>,
+    /// Keep test names (for the overlap ratio).
+    pub names: bool,
+    /// How files are read: forced format, threads.
+    pub ingest: IngestOptions,
+}
+
+impl SuiteOptions {
+    /// Options with a policy; no manifest, no rules, names not kept, default ingestion.
+    pub fn new(policy: StatusPolicy) -> Self {
+        SuiteOptions {
+            policy,
+            manifest: None,
+            rules: None,
+            names: false,
+            ingest: IngestOptions::default(),
+        }
+    }
+}
+
+/// A note about one suite, in the order it arose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Diagnostic {
+    /// Something that keeps the suite from being scored completely (an unreadable file).
+    Error(String),
+    /// Something the user should know; the score still stands.
+    Warning(String),
+}
+
+/// One suite, scored.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct SuiteScore {
+    /// The merged, finished tally.
+    pub tally: Tally,
+    /// Every file read, in input order.
+    pub inputs: Vec<InputInfo>,
+    /// Files that were cut off (a `truncated` problem).
+    pub cut: Vec<String>,
+    /// Inputs that could not be read (each also has an error [`Diagnostic`]).
+    pub failed: usize,
+    /// Errors and warnings, in order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads and scores every file of one suite, in parallel, into one tally (merged in input
+/// order). Each file that cannot be read is an error diagnostic and counted in
+/// [`SuiteScore::failed`]; the others are still read, so every error shows in one run. A suite
+/// whose files were all skipped (nothing recognised them) counts as failed too: it did not run
+/// as far as anyone can tell.
+pub fn tally_suite(
+    registry: &Registry,
+    role: &str,
+    paths: &[PathBuf],
+    opts: &SuiteOptions,
+) -> SuiteScore {
+    let mut diagnostics = Vec::new();
+    let mut failed = 0usize;
+    let mut inputs = Vec::new();
+    let mut cut = Vec::new();
+    let (expanded, errors) = expand_inputs(paths);
+    for e in errors {
+        diagnostics.push(Diagnostic::Error(format!("{e} ({role} results)")));
+        failed += 1;
+    }
+    let new_tally = || {
+        let mut t = match &opts.manifest {
+            Some(m) => Tally::with_manifest(opts.policy, m.clone()),
+            None => Tally::new(opts.policy),
+        };
+        t.set_rules(opts.rules.clone());
+        t.collect_names(opts.names);
+        t
+    };
+    let outcomes = ingest(registry, &expanded, &opts.ingest, |source, _format| {
+        let mut t = new_tally();
+        t.set_source(Some(source.to_owned()));
+        t
+    });
+    let mut tally = new_tally();
+    let (mut parsed, mut skipped) = (0usize, 0usize);
+    for (input, outcome) in expanded.iter().zip(outcomes) {
+        match outcome {
+            Outcome::Parsed(mut p) => {
+                parsed += 1;
+                p.consumer.finish();
+                if p.consumer
+                    .problems
+                    .iter()
+                    .any(|x| x.kind == ProblemKind::Truncated)
+                {
+                    cut.push(input.path.display().to_string());
+                }
+                let mut info =
+                    InputInfo::new(role, input.path.display().to_string(), p.format.clone());
+                info.producer = p.consumer.producers.first().cloned();
+                inputs.push(info);
+                tally.merge(p.consumer);
+            }
+            Outcome::Skipped { path, reason } => {
+                skipped += 1;
+                diagnostics.push(Diagnostic::Warning(format!(
+                    "{path}: skipped: {reason} ({role} results)"
+                )));
+            }
+            Outcome::Failed(e) => {
+                diagnostics.push(Diagnostic::Error(format!("{e} ({role} results)")));
+                failed += 1;
+            }
+        }
+    }
+    if parsed == 0 && skipped > 0 {
+        diagnostics.push(Diagnostic::Error(format!(
+            "no {role} results: none of the {skipped} file{} found could be read as a result format",
+            if skipped == 1 { "" } else { "s" }
+        )));
+        failed += 1;
+    }
+    tally.finish();
+    if let Some(n) = tally.duplicate_check_stopped_after() {
+        diagnostics.push(Diagnostic::Warning(format!(
+            "{role} results: the duplicate-id check stopped after {n} tests to keep memory bounded; later repeats are not named (every entry is still counted)"
+        )));
+    }
+    // The tally knows repeated ids only by fingerprint (8 bytes per test); when there are any,
+    // a second read of the same files names them.
+    let repeated = tally.repeated();
+    if !repeated.is_empty() {
+        let mut finder = IdFinder::new(&repeated);
+        for outcome in ingest(registry, &expanded, &opts.ingest, |_, _| {
+            IdFinder::new(&repeated)
+        }) {
+            if let Outcome::Parsed(p) = outcome {
+                finder.merge(p.consumer);
+            }
+        }
+        tally.duplicates = finder
+            .into_repeated()
+            .into_iter()
+            .map(|(id, n)| {
+                diagnostics.push(Diagnostic::Warning(format!(
+                    "{role} test id `{id}` occurs {n} times; every entry is counted"
+                )));
+                id
+            })
+            .collect();
+    }
+    SuiteScore {
+        tally,
+        inputs,
+        cut,
+        failed,
+        diagnostics,
+    }
+}
