@@ -1,0 +1,261 @@
+//! What the three pytest formats share: node ids, categories from markers and titles, the
+//! exit-status meaning, capped output and JSON error places.
+
+use std::borrow::Cow;
+
+use gapscore_adapter_sdk::{Category, InputError, Location, Problem, ProblemKind, TestCase};
+
+/// A JSON string borrowed from the input when it has no escapes (serde borrows a `Cow` only
+/// when it is a field of its own, not inside an `Option` or a `Vec`).
+#[derive(Debug, serde::Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Str<'a>(#[serde(borrow)] pub(crate) Cow<'a, str>);
+
+impl std::ops::Deref for Str<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Str<'_> {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Captured output kept per test.
+const TEXT_CAP: usize = 64 * 1024;
+
+/// A test from its pytest node id: `suite` is the id before the last `::` (outside a parameter
+/// bracket, whose ids may hold `::` themselves), `name` after it; the id stays the node id.
+pub(crate) fn test_from_nodeid(nodeid: &str, status: gapscore_adapter_sdk::Status) -> TestCase {
+    let head = nodeid.find('[').map_or(nodeid, |i| &nodeid[..i]);
+    let (suite, name) = match head.rfind("::") {
+        Some(i) => (Some(nodeid[..i].to_owned()), &nodeid[i + 2..]),
+        None => (None, nodeid),
+    };
+    let mut t = TestCase::new(suite, name, status);
+    t.id = nodeid.to_owned();
+    let file = nodeid.find("::").map_or(nodeid, |i| &nodeid[..i]);
+    if !file.is_empty() {
+        t.file = Some(file.to_owned());
+    }
+    t
+}
+
+/// The category a marker names. Keywords mix markers with the node's own names (file, folders,
+/// class, test, parameter ids), so a keyword that is part of the node id is passed over — a
+/// `tests/security/` folder is not a `security` marker — and only the canonical spellings count
+/// (`error` alone is too common a word to be a marker naming a category).
+pub(crate) fn category_from_keyword(nodeid: &str, keyword: &str) -> Option<Category> {
+    if keyword.is_empty() || keyword.len() > 20 {
+        return None;
+    }
+    let norm: String = keyword
+        .chars()
+        .map(|c| {
+            if c == '-' || c == ' ' {
+                '_'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect();
+    let cat = match norm.as_str() {
+        "happy_path" | "happy_paths" => Category::HappyPath,
+        "edge_case" | "edge_cases" => Category::EdgeCase,
+        "error_handling" => Category::ErrorHandling,
+        "security" => Category::Security,
+        _ => return None,
+    };
+    let in_nodeid = nodeid
+        .split(['/', ':', '[', ']', '.', '-'])
+        .any(|seg| seg == keyword);
+    (!in_nodeid).then_some(cat)
+}
+
+/// Sets a test's category: a marker wins, then a `[tag]` in its name.
+pub(crate) fn set_category<'k>(test: &mut TestCase, keywords: impl IntoIterator<Item = &'k str>) {
+    let from_marker = keywords
+        .into_iter()
+        .find_map(|k| category_from_keyword(&test.id, k));
+    test.category = from_marker.or_else(|| Category::from_title(&test.name));
+}
+
+/// pytest's exit status as a run-level problem, when it is one. 0 (all passed) and 1 (some
+/// tests failed) are ordinary; the rest mean tests did not all run.
+pub(crate) fn exit_problem(code: i64) -> Option<Problem> {
+    let (kind, what) = match code {
+        0 | 1 => return None,
+        2 => (
+            ProblemKind::Aborted,
+            "pytest was interrupted (exit status 2: collection errors, Ctrl-C or pytest.exit): tests after the interruption did not run",
+        ),
+        3 => (
+            ProblemKind::Crash,
+            "pytest hit an internal error (exit status 3): the run did not complete",
+        ),
+        4 => (
+            ProblemKind::Aborted,
+            "pytest usage error (exit status 4): the command line was wrong, no tests ran",
+        ),
+        5 => (
+            ProblemKind::MissingTests,
+            "pytest collected no tests (exit status 5)",
+        ),
+        _ => (
+            ProblemKind::Aborted,
+            "pytest ended with an exit status it does not use itself (a plugin or the process was stopped)",
+        ),
+    };
+    Some(Problem::new(kind, format!("{what} [exit status {code}]")))
+}
+
+/// Appends captured output, cut at 64 KiB with a note.
+pub(crate) fn push_output(dst: &mut Option<String>, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    let out = dst.get_or_insert_with(String::new);
+    if out.len() >= TEXT_CAP {
+        return;
+    }
+    let room = TEXT_CAP - out.len();
+    if text.len() <= room {
+        out.push_str(text);
+    } else {
+        let mut cut = room;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.push_str(&text[..cut]);
+        out.push_str("\n[gapscore: cut at 64 KiB]");
+    }
+}
+
+/// The reason in a skip's `longrepr`, which pytest writes as a `(path, line, reason)` tuple
+/// (json-report keeps the tuple's Python repr): the reason, without the tuple around it.
+pub(crate) fn skip_reason(longrepr: &str) -> &str {
+    let t = longrepr.trim();
+    if t.starts_with('(') && t.ends_with(')') {
+        let inner = &t[1..t.len() - 1];
+        for sep in [", '", ", \""] {
+            if let Some(i) = inner.rfind(sep) {
+                let r = &inner[i + sep.len()..];
+                return r.strip_suffix(['\'', '"']).unwrap_or(r);
+            }
+        }
+    }
+    t
+}
+
+/// The line of a collection error worth a problem's first line: the last `E   ` line (the
+/// exception), else the first line.
+pub(crate) fn error_headline(longrepr: &str) -> &str {
+    longrepr
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("E ").map(str::trim))
+        .filter(|l| !l.is_empty())
+        .or_else(|| longrepr.lines().map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or("")
+}
+
+/// A serde_json error as an input error at its line and column (1-based).
+pub(crate) fn json_error(e: &serde_json::Error, line_offset: usize) -> InputError {
+    let location = Location::LineCol {
+        line: e.line().max(1) + line_offset,
+        column: e.column().max(1),
+    };
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+    match e.classify() {
+        serde_json::error::Category::Data => InputError::Content { location, message },
+        _ => InputError::Syntax { location, message },
+    }
+}
+
+/// True when `key` (quoted) occurs as an object key in `text`: followed by optional whitespace
+/// and `:`.
+pub(crate) fn has_key(text: &[u8], key: &[u8]) -> bool {
+    let mut rest = text;
+    while let Some(pos) = rest.windows(key.len()).position(|w| w == key) {
+        let after = &rest[pos + key.len()..];
+        if after.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b':') {
+            return true;
+        }
+        rest = &rest[pos + 1..];
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use gapscore_adapter_sdk::Status;
+
+    #[test]
+    fn str_borrows_in_options_and_vecs() {
+        #[derive(serde::Deserialize)]
+        struct T<'a> {
+            #[serde(borrow)]
+            a: Option<Str<'a>>,
+            #[serde(borrow)]
+            b: Vec<Str<'a>>,
+        }
+        let t: T<'_> = serde_json::from_str(r#"{"a":"x","b":["y","z\\n"]}"#).unwrap();
+        assert!(matches!(t.a.unwrap().0, Cow::Borrowed("x")));
+        assert!(matches!(t.b[0].0, Cow::Borrowed("y")));
+        assert!(matches!(&t.b[1].0, Cow::Owned(s) if s == "z\\n"));
+    }
+
+    #[test]
+    fn nodeids_split_outside_parameter_brackets() {
+        let t = test_from_nodeid("a/t.py::C::test_x[p::q]", Status::Passed);
+        assert_eq!(t.suite.as_deref(), Some("a/t.py::C"));
+        assert_eq!(t.name, "test_x[p::q]");
+        assert_eq!(t.id, "a/t.py::C::test_x[p::q]");
+        assert_eq!(t.file.as_deref(), Some("a/t.py"));
+        let t = test_from_nodeid("t.py", Status::Passed);
+        assert_eq!((t.suite, t.name.as_str()), (None, "t.py"));
+    }
+
+    #[test]
+    fn markers_set_categories_but_node_names_do_not() {
+        let id = "tests/security/test_a.py::test_x[edge_case]";
+        assert_eq!(category_from_keyword(id, "security"), None);
+        assert_eq!(category_from_keyword(id, "edge_case"), None);
+        assert_eq!(
+            category_from_keyword(id, "error_handling"),
+            Some(Category::ErrorHandling)
+        );
+        assert_eq!(category_from_keyword(id, "error"), None);
+        assert_eq!(
+            category_from_keyword("t.py::test_a", "Edge-Case"),
+            Some(Category::EdgeCase)
+        );
+    }
+
+    #[test]
+    fn skip_reasons_lose_their_tuple() {
+        assert_eq!(
+            skip_reason("('/p/t.py', 31, 'Skipped: requires network access')"),
+            "Skipped: requires network access"
+        );
+        assert_eq!(skip_reason("plain"), "plain");
+        assert_eq!(skip_reason("()"), "()");
+    }
+
+    #[test]
+    fn output_is_capped_on_a_char_boundary() {
+        let mut out = None;
+        push_output(&mut out, &"é".repeat(40 * 1024));
+        push_output(&mut out, "more");
+        let o = out.unwrap();
+        assert!(o.ends_with("[gapscore: cut at 64 KiB]"));
+        assert!(o.len() < 65 * 1024);
+    }
+}

@@ -1,0 +1,412 @@
+//! The pytest-json-report reader (`pytest --json-report`): one JSON document with `exitcode`,
+//! `summary`, `collectors[]` and `tests[]`, each test with its `setup`, `call` and `teardown`
+//! phases.
+//!
+//! The document is read with typed, borrowed deserialisation and the `tests` array is streamed
+//! element by element into the sink, so no test list is built. A document cut off part way keeps
+//! every complete test and reports `truncated`.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use gapscore_adapter_sdk::{
+    EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
+};
+
+use crate::common::{
+    Str,
+    error_headline, exit_problem, json_error, push_output, set_category, skip_reason,
+    test_from_nodeid,
+};
+
+/// Reads a pytest-json-report document and pushes what it holds into `sink`.
+pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
+    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+    if input.iter().all(u8::is_ascii_whitespace) {
+        return Err(InputError::Empty(
+            "empty file: expected a pytest-json-report JSON object".into(),
+        ));
+    }
+    let mut state = State::default();
+    let mut de = serde_json::Deserializer::from_slice(input);
+    let result = RootSeed { sink, state: &mut state }
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
+    match result {
+        Ok(()) => {
+            finish(&state, sink, None);
+            Ok(())
+        }
+        Err(e) if e.is_eof() => {
+            finish(&state, sink, Some(input.len()));
+            Ok(())
+        }
+        Err(e) => Err(json_error(&e, 0)),
+    }
+}
+
+/// What the document said outside its tests, and what was counted while reading them.
+#[derive(Default)]
+struct State {
+    exitcode: Option<i64>,
+    summary: Option<HashMap<String, serde_json::Value>>,
+    pytest_version: Option<String>,
+    /// Tests read, by the document's own `outcome` spelling (what `summary` counts).
+    outcomes: HashMap<String, u64>,
+    tests: u64,
+    saw_tests: bool,
+}
+
+fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
+    let mut producer = Producer::new("pytest");
+    producer.version.clone_from(&state.pytest_version);
+    sink.producer(producer);
+    if let Some(at) = cut_at {
+        let declared = state
+            .summary
+            .as_ref()
+            .and_then(|s| s.get("total"))
+            .and_then(serde_json::Value::as_u64)
+            .map(|n| format!(" (its summary declares {n})"))
+            .unwrap_or_default();
+        sink.problem(Problem::new(
+            ProblemKind::Truncated,
+            format!(
+                "the JSON report ends at byte {at} before the document is complete: pytest was killed while writing it or the file was cut; {} complete tests kept{declared}",
+                state.tests
+            ),
+        ));
+    } else if !state.saw_tests {
+        sink.warning("the report has no `tests` array (written with --json-report-omit?): no test results in it".into());
+    }
+    if let Some(p) = state.exitcode.and_then(exit_problem) {
+        sink.problem(p);
+    }
+    if cut_at.is_none()
+        && let Some(summary) = &state.summary
+    {
+        check_summary(summary, state, sink);
+    }
+}
+
+/// Summary counts that disagree with the tests read become a warning.
+fn check_summary(
+    summary: &HashMap<String, serde_json::Value>,
+    state: &State,
+    sink: &mut dyn EventSink,
+) {
+    let mut diffs = Vec::new();
+    for key in ["passed", "failed", "error", "skipped", "xfailed", "xpassed"] {
+        let declared = summary.get(key).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        let read = state.outcomes.get(key).copied().unwrap_or(0);
+        if declared != read {
+            diffs.push(format!("{key} {declared} declared, {read} read"));
+        }
+    }
+    if let Some(total) = summary.get("total").and_then(serde_json::Value::as_u64)
+        && total != state.tests
+    {
+        diffs.push(format!("total {total} declared, {} read", state.tests));
+    }
+    if !diffs.is_empty() {
+        sink.warning(format!(
+            "the report's summary disagrees with its tests: {}",
+            diffs.join(", ")
+        ));
+    }
+}
+
+struct RootSeed<'a> {
+    sink: &'a mut dyn EventSink,
+    state: &'a mut State,
+}
+
+impl<'de> DeserializeSeed<'de> for RootSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RootSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a pytest-json-report JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match key.as_ref() {
+                "exitcode" => self.state.exitcode = map.next_value()?,
+                "summary" => self.state.summary = map.next_value()?,
+                "environment" => {
+                    let env: Option<Environment> = map.next_value()?;
+                    self.state.pytest_version = env
+                        .and_then(|e| e.packages)
+                        .and_then(|mut p| p.remove("pytest"))
+                        .and_then(|v| v.as_str().map(str::to_owned));
+                }
+                "collectors" => map.next_value_seed(CollectorsSeed {
+                    sink: &mut *self.sink,
+                })?,
+                "tests" => {
+                    if self.state.saw_tests {
+                        return Err(de::Error::custom("duplicate key `tests`"));
+                    }
+                    self.state.saw_tests = true;
+                    map.next_value_seed(TestsSeed {
+                        sink: &mut *self.sink,
+                        state: &mut *self.state,
+                    })?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+struct Environment {
+    #[serde(default, rename = "Packages")]
+    packages: Option<HashMap<String, serde_json::Value>>,
+}
+
+struct CollectorsSeed<'a> {
+    sink: &'a mut dyn EventSink,
+}
+
+impl<'de> DeserializeSeed<'de> for CollectorsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CollectorsSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("`collectors` to be an array of collector objects")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(c) = seq.next_element::<Collector<'de>>()? {
+            match c.outcome.as_ref() {
+                "passed" => {}
+                "failed" | "error" => {
+                    let text = c.longrepr.as_deref().unwrap_or("");
+                    let head = error_headline(text);
+                    let mut detail = format!("collecting `{}` failed: {head}", c.nodeid);
+                    if !text.is_empty() && text.trim() != head {
+                        detail.push_str("\n\n");
+                        detail.push_str(text);
+                    }
+                    self.sink.problem(
+                        Problem::new(ProblemKind::CollectionError, detail)
+                            .with_suite(c.nodeid.into_owned()),
+                    );
+                }
+                "skipped" => self.sink.warning(format!(
+                    "collecting `{}` was skipped: {}",
+                    c.nodeid,
+                    skip_reason(c.longrepr.as_deref().unwrap_or("no reason given"))
+                )),
+                other => {
+                    return Err(de::Error::custom(format!(
+                        "unknown collector outcome `{other}` for `{}`",
+                        c.nodeid
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+struct Collector<'a> {
+    #[serde(borrow)]
+    nodeid: Cow<'a, str>,
+    #[serde(borrow)]
+    outcome: Cow<'a, str>,
+    #[serde(default)]
+    longrepr: Option<String>,
+}
+
+struct TestsSeed<'a> {
+    sink: &'a mut dyn EventSink,
+    state: &'a mut State,
+}
+
+impl<'de> DeserializeSeed<'de> for TestsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TestsSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("`tests` to be an array of test objects")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(raw) = seq.next_element::<RawTest<'de>>()? {
+            count_outcome(self.state, &raw.outcome);
+            let test = fold(raw).map_err(de::Error::custom)?;
+            self.state.tests += 1;
+            self.sink.test_finished(test);
+        }
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+struct RawTest<'a> {
+    #[serde(borrow)]
+    nodeid: Cow<'a, str>,
+    #[serde(default)]
+    lineno: Option<u32>,
+    #[serde(borrow)]
+    outcome: Cow<'a, str>,
+    #[serde(default, borrow)]
+    keywords: Vec<Str<'a>>,
+    #[serde(default, borrow)]
+    setup: Option<Phase<'a>>,
+    #[serde(default, borrow)]
+    call: Option<Phase<'a>>,
+    #[serde(default, borrow)]
+    teardown: Option<Phase<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Phase<'a> {
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(borrow)]
+    outcome: Cow<'a, str>,
+    #[serde(default, borrow)]
+    crash: Option<Crash<'a>>,
+    #[serde(default, borrow)]
+    longrepr: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    stdout: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    stderr: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Crash<'a> {
+    #[serde(default, borrow)]
+    message: Option<Str<'a>>,
+}
+
+impl Phase<'_> {
+    fn failed(&self) -> bool {
+        matches!(self.outcome.as_ref(), "failed" | "error")
+    }
+
+    /// The phase's failure text: the full `longrepr` (the traceback pytest prints), else the
+    /// crash message.
+    fn message(&self) -> Option<String> {
+        self.longrepr
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .or_else(|| self.crash.as_ref().and_then(|c| c.message.as_deref()))
+            .map(str::to_owned)
+    }
+}
+
+/// Folds one test's phases into one result. A failed setup or teardown makes the test errored
+/// whatever its call did; a failed call followed by a failed teardown keeps both messages.
+fn fold(raw: RawTest<'_>) -> Result<TestCase, String> {
+    let declared = match raw.outcome.as_ref() {
+        "passed" => Status::Passed,
+        "failed" => Status::Failed,
+        "error" => Status::Errored,
+        "skipped" => Status::Skipped,
+        "xfailed" => Status::Xfailed,
+        "xpassed" => Status::Xpassed,
+        other => {
+            return Err(format!(
+                "unknown outcome `{other}` for `{}` (expected passed, failed, error, skipped, xfailed or xpassed)",
+                raw.nodeid
+            ));
+        }
+    };
+    let setup_failed = raw.setup.as_ref().is_some_and(Phase::failed);
+    let teardown_failed = raw.teardown.as_ref().is_some_and(Phase::failed);
+    let (status, message) = if setup_failed {
+        (
+            Status::Errored,
+            raw.setup.as_ref().and_then(Phase::message),
+        )
+    } else if teardown_failed {
+        let tear = raw.teardown.as_ref().and_then(Phase::message);
+        let call = raw
+            .call
+            .as_ref()
+            .filter(|c| c.failed())
+            .and_then(Phase::message);
+        let message = match (call, tear) {
+            (Some(c), Some(t)) => Some(format!("{c}\n\nerror at teardown:\n{t}")),
+            (c, t) => t.or(c),
+        };
+        (Status::Errored, message)
+    } else {
+        let message = match declared {
+            Status::Skipped => raw
+                .call
+                .as_ref()
+                .or(raw.setup.as_ref())
+                .and_then(|p| p.longrepr.as_ref())
+                .map(AsRef::as_ref)
+                .map(|s| skip_reason(s).to_owned()),
+            Status::Passed => None,
+            _ => raw
+                .call
+                .as_ref()
+                .and_then(Phase::message)
+                .or_else(|| raw.setup.as_ref().and_then(Phase::message)),
+        };
+        (declared, message)
+    };
+    let mut test = test_from_nodeid(&raw.nodeid, status);
+    test.message = message;
+    // pytest's line numbers are 0-based; the model's are 1-based.
+    test.line = raw.lineno.and_then(|l| l.checked_add(1));
+    let mut duration = None;
+    for phase in [&raw.setup, &raw.call, &raw.teardown].into_iter().flatten() {
+        if let Some(d) = phase.duration.filter(|d| d.is_finite() && *d >= 0.0) {
+            *duration.get_or_insert(0.0) += d;
+        }
+        for text in [&phase.stdout, &phase.stderr].into_iter().flatten() {
+            push_output(&mut test.output, text.as_ref());
+        }
+    }
+    test.duration = duration;
+    set_category(&mut test, raw.keywords.iter().map(AsRef::as_ref));
+    Ok(test)
+}
+
+/// Counts the document's own outcome of a test, for the summary check: kept apart from the
+/// folded status so a teardown error (errored here, `passed` or `failed` in some versions'
+/// summaries) does not make a consistent document look inconsistent.
+fn count_outcome(state: &mut State, outcome: &str) {
+    match state.outcomes.get_mut(outcome) {
+        Some(n) => *n += 1,
+        None => {
+            state.outcomes.insert(outcome.to_owned(), 1);
+        }
+    }
+}

@@ -1,0 +1,503 @@
+//! The pytest-reportlog reader (`pytest --report-log`): JSON lines, one record per line —
+//! `SessionStart`, a `CollectReport` per collector, a `TestReport` per test phase (`when`:
+//! setup, call, teardown), `WarningMessage`, and `SessionFinish` with the exit status.
+//!
+//! Streamed line by line: only the tests whose teardown has not been reported yet are kept
+//! (one at a time in a serial run). A stream without `SessionFinish` comes from a pytest that
+//! never finished: its unfinished tests are reported errored and the run `killed` (or
+//! `truncated`, when the last line itself is cut off).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::BufRead;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use gapscore_adapter_sdk::{
+    AdapterError, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer,
+    Status,
+};
+
+use crate::common::{
+    Str, category_from_keyword, error_headline, exit_problem, json_error, push_output,
+    skip_reason, test_from_nodeid,
+};
+
+/// Reads a pytest-reportlog stream line by line and pushes what it holds into `sink`.
+pub fn parse_reader(reader: &mut dyn BufRead, sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+    let mut st = Stream::default();
+    let mut buf = Vec::with_capacity(16 * 1024);
+    let mut offset = 0u64;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| AdapterError::Read(e.to_string()))?;
+        if n == 0 {
+            break;
+        }
+        st.line += 1;
+        let complete = buf.last() == Some(&b'\n');
+        let mut line: &[u8] = &buf;
+        if st.line == 1 {
+            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        }
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            match serde_json::from_slice::<Record<'_>>(line) {
+                Ok(rec) => st.record(rec, sink)?,
+                // A last line without its newline that does not parse was cut off mid-write.
+                Err(_) if !complete => {
+                    st.cut_at = Some(offset);
+                    break;
+                }
+                Err(e) => return Err(json_error(&e, st.line - 1).into()),
+            }
+            st.records += 1;
+        }
+        offset += n as u64;
+    }
+    if st.records == 0 && st.cut_at.is_none() {
+        return Err(InputError::Empty(
+            "empty file: expected pytest-reportlog JSON lines".into(),
+        )
+        .into());
+    }
+    st.finish(sink);
+    Ok(())
+}
+
+/// One reportlog line. Every record type shares the one struct: fields a type lacks are absent.
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(rename = "$report_type", borrow)]
+    report_type: Str<'a>,
+    #[serde(default, borrow)]
+    nodeid: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    when: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    outcome: Option<Str<'a>>,
+    #[serde(default)]
+    longrepr: LongRepr,
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(default, borrow)]
+    location: Option<(Str<'a>, Option<u32>, IgnoredAny)>,
+    #[serde(default, borrow)]
+    keywords: Keywords<'a>,
+    #[serde(default, borrow)]
+    wasxfail: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    sections: Vec<(Str<'a>, Str<'a>)>,
+    #[serde(default, borrow)]
+    pytest_version: Option<Str<'a>>,
+    #[serde(default)]
+    exitstatus: Option<i64>,
+}
+
+/// A phase's outcome.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+/// What one phase said.
+struct PhaseResult {
+    outcome: Outcome,
+    message: Option<String>,
+    wasxfail: bool,
+}
+
+/// A test whose teardown has not been reported yet.
+struct Pending {
+    seq: u64,
+    setup: Option<PhaseResult>,
+    call: Option<PhaseResult>,
+    duration: Option<f64>,
+    output: Option<String>,
+    line: Option<u32>,
+    marker: Option<Category>,
+}
+
+#[derive(Default)]
+struct Stream {
+    line: usize,
+    records: u64,
+    seq: u64,
+    cut_at: Option<u64>,
+    pending: HashMap<String, Pending>,
+    version: Option<String>,
+    exitstatus: Option<i64>,
+    finished: bool,
+}
+
+impl Stream {
+    fn err(&self, message: String) -> AdapterError {
+        InputError::Content {
+            location: Location::LineCol {
+                line: self.line,
+                column: 1,
+            },
+            message,
+        }
+        .into()
+    }
+
+    fn record(&mut self, rec: Record<'_>, sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+        match rec.report_type.as_ref() {
+            "SessionStart" => self.version = rec.pytest_version.map(|v| v.0.into_owned()),
+            "SessionFinish" => {
+                self.finished = true;
+                self.exitstatus = rec.exitstatus;
+            }
+            "CollectReport" => self.collect_report(&rec, sink)?,
+            "TestReport" => self.test_report(rec, sink)?,
+            // WarningMessage and record types of later versions carry no results.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn collect_report(&self, rec: &Record<'_>, sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+        let nodeid = rec.nodeid.as_ref().map_or("", AsRef::as_ref);
+        match rec.outcome.as_ref().map(AsRef::as_ref) {
+            Some("passed") => {}
+            Some("failed") => {
+                let text = rec.longrepr.0.as_deref().unwrap_or("");
+                let head = error_headline(text);
+                let mut detail = format!("collecting `{nodeid}` failed: {head}");
+                if !text.is_empty() && text.trim() != head {
+                    detail.push_str("\n\n");
+                    detail.push_str(text);
+                }
+                sink.problem(Problem::new(ProblemKind::CollectionError, detail).with_suite(nodeid));
+            }
+            Some("skipped") => sink.warning(format!(
+                "collecting `{nodeid}` was skipped: {}",
+                rec.longrepr.0.as_deref().map_or("no reason given", skip_reason)
+            )),
+            other => {
+                return Err(self.err(format!(
+                    "CollectReport for `{nodeid}` has outcome {}: expected passed, failed or skipped",
+                    other.map_or("none".to_owned(), |o| format!("`{o}`"))
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn test_report(&mut self, rec: Record<'_>, sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+        let Some(nodeid) = rec.nodeid.as_ref().map(AsRef::as_ref) else {
+            return Err(self.err("TestReport without `nodeid`".into()));
+        };
+        let outcome = match rec.outcome.as_ref().map(AsRef::as_ref) {
+            Some("passed") => Outcome::Passed,
+            Some("failed") => Outcome::Failed,
+            Some("skipped") => Outcome::Skipped,
+            other => {
+                return Err(self.err(format!(
+                    "TestReport for `{nodeid}` has outcome {}: expected passed, failed or skipped",
+                    other.map_or("none".to_owned(), |o| format!("`{o}`"))
+                )));
+            }
+        };
+        let when = rec.when.as_ref().map(AsRef::as_ref);
+        if !matches!(when, Some("setup" | "call" | "teardown")) {
+            return Err(self.err(format!(
+                "TestReport for `{nodeid}` has `when` {}: expected setup, call or teardown",
+                when.map_or("none".to_owned(), |w| format!("`{w}`"))
+            )));
+        }
+        if !self.pending.contains_key(nodeid) {
+            self.seq += 1;
+            let marker = rec
+                .keywords
+                .0
+                .iter()
+                .find_map(|k| category_from_keyword(nodeid, k.as_ref()));
+            self.pending.insert(
+                nodeid.to_owned(),
+                Pending {
+                    seq: self.seq,
+                    setup: None,
+                    call: None,
+                    duration: None,
+                    output: None,
+                    // pytest's line numbers are 0-based; the model's are 1-based.
+                    line: rec
+                        .location
+                        .as_ref()
+                        .and_then(|l| l.1)
+                        .and_then(|l| l.checked_add(1)),
+                    marker,
+                },
+            );
+        }
+        let Some(p) = self.pending.get_mut(nodeid) else {
+            return Ok(());
+        };
+        if let Some(d) = rec.duration.filter(|d| d.is_finite() && *d >= 0.0) {
+            *p.duration.get_or_insert(0.0) += d;
+        }
+        for (title, text) in &rec.sections {
+            // Each phase repeats the sections of the phases before it: keep each once.
+            if title.as_ref().ends_with(when.unwrap_or_default()) {
+                push_output(&mut p.output, text.as_ref());
+            }
+        }
+        let result = PhaseResult {
+            outcome,
+            message: match outcome {
+                Outcome::Skipped => rec.longrepr.0.as_deref().map(|s| skip_reason(s).to_owned()),
+                _ => rec.longrepr.0,
+            },
+            wasxfail: rec.wasxfail.is_some(),
+        };
+        match when {
+            Some("setup") => p.setup = Some(result),
+            Some("call") => p.call = Some(result),
+            _ => {
+                if let Some(p) = self.pending.remove(nodeid) {
+                    emit(nodeid, p, Some(result), sink);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self, sink: &mut dyn EventSink) {
+        let mut producer = Producer::new("pytest");
+        producer.version = self.version;
+        sink.producer(producer);
+        let mut open: Vec<(String, Pending)> = self.pending.into_iter().collect();
+        open.sort_by_key(|(_, p)| p.seq);
+        let unfinished = open.len();
+        let names: Vec<String> = open.iter().map(|(id, _)| format!("`{id}`")).collect();
+        for (nodeid, p) in open {
+            emit(&nodeid, p, None, sink);
+        }
+        let started = if unfinished == 0 {
+            String::new()
+        } else {
+            format!(
+                "; {unfinished} started test(s) have no final result and count as errored: {}",
+                names.join(", ")
+            )
+        };
+        if let Some(at) = self.cut_at {
+            sink.problem(Problem::new(
+                ProblemKind::Truncated,
+                format!(
+                    "the report log's last line (line {}, byte {at}) is cut off mid-record: pytest was killed while writing or the file was cut{started}",
+                    self.line
+                ),
+            ));
+        } else if !self.finished {
+            sink.problem(Problem::new(
+                ProblemKind::Killed,
+                format!(
+                    "the report log has no SessionFinish record: the pytest process was killed or crashed before the session ended, so later tests never ran{started}"
+                ),
+            ));
+        } else if unfinished > 0 {
+            sink.problem(Problem::new(
+                ProblemKind::MissingResults,
+                format!("the session finished without a teardown report for some tests{started}"),
+            ));
+        }
+        if let Some(p) = self.exitstatus.and_then(exit_problem) {
+            sink.problem(p);
+        }
+    }
+}
+
+/// Folds a test's phases into its result. `teardown` is `None` for a test the stream left
+/// unfinished.
+fn emit(nodeid: &str, p: Pending, teardown: Option<PhaseResult>, sink: &mut dyn EventSink) {
+    let setup_failed = p.setup.as_ref().is_some_and(|s| s.outcome == Outcome::Failed);
+    let tear_failed = teardown
+        .as_ref()
+        .is_some_and(|t| t.outcome == Outcome::Failed);
+    let (status, message) = if setup_failed {
+        (Status::Errored, p.setup.and_then(|s| s.message))
+    } else if tear_failed {
+        let tear = teardown.and_then(|t| t.message);
+        let call = p
+            .call
+            .filter(|c| c.outcome == Outcome::Failed)
+            .and_then(|c| c.message);
+        let message = match (call, tear) {
+            (Some(c), Some(t)) => Some(format!("{c}\n\nerror at teardown:\n{t}")),
+            (c, t) => t.or(c),
+        };
+        (Status::Errored, message)
+    } else if let Some(call) = p.call {
+        let status = match (call.outcome, call.wasxfail) {
+            (Outcome::Passed, false) => Status::Passed,
+            (Outcome::Passed, true) => Status::Xpassed,
+            (Outcome::Failed, _) => Status::Failed,
+            (Outcome::Skipped, false) => Status::Skipped,
+            (Outcome::Skipped, true) => Status::Xfailed,
+        };
+        let status = if teardown.is_none() && status != Status::Failed {
+            Status::Errored
+        } else {
+            status
+        };
+        let message = if teardown.is_none() {
+            Some(format!(
+                "no teardown report: the run ended after this test's call phase ({})",
+                call.message.as_deref().unwrap_or("no message")
+            ))
+        } else {
+            call.message
+        };
+        (status, message)
+    } else {
+        match p.setup {
+            Some(s) if s.outcome == Outcome::Skipped => (
+                if s.wasxfail {
+                    Status::Xfailed
+                } else {
+                    Status::Skipped
+                },
+                s.message,
+            ),
+            _ if teardown.is_none() => (
+                Status::Errored,
+                Some("started but has no result: the run ended after this test's setup, before its call phase was reported".into()),
+            ),
+            _ => (
+                Status::Errored,
+                Some("no call phase was reported between setup and teardown".into()),
+            ),
+        }
+    };
+    let mut test = test_from_nodeid(nodeid, status);
+    test.message = message;
+    test.duration = p.duration;
+    test.output = p.output;
+    test.line = p.line;
+    test.category = p.marker.or_else(|| Category::from_title(&test.name));
+    sink.test_finished(test);
+}
+
+/// The keys of a `keywords` object (marker names among the node's own names).
+#[derive(Default)]
+struct Keywords<'a>(Vec<Str<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Keywords<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Keywords<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("`keywords` to be an object")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Keywords::default())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(k) = map.next_key::<Str<'de>>()? {
+                    map.next_value::<IgnoredAny>()?;
+                    keys.push(k);
+                }
+                Ok(Keywords(keys))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(k) = seq.next_element::<Str<'de>>()? {
+                    keys.push(k);
+                }
+                Ok(Keywords(keys))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// A report's `longrepr` as text: a string as it is; a skip's `[path, line, reason]` as the
+/// reason; an exception's object as its crash message (`reprcrash.message`) with its place.
+#[derive(Default)]
+struct LongRepr(Option<String>);
+
+#[derive(Deserialize)]
+struct ReprCrash {
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    lineno: Option<u64>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for LongRepr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LongRepr;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("`longrepr` to be null, a string, an array or an object")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<LongRepr, E> {
+                Ok(LongRepr(None))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<LongRepr, E> {
+                Ok(LongRepr(Some(v.to_owned())))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<LongRepr, E> {
+                Ok(LongRepr(Some(v.to_string())))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<LongRepr, E> {
+                Ok(LongRepr(Some(v.to_string())))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<LongRepr, E> {
+                Ok(LongRepr(Some(v.to_string())))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<LongRepr, E> {
+                Ok(LongRepr(Some(v.to_string())))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<LongRepr, A::Error> {
+                let mut last = None;
+                while let Some(v) = seq.next_element::<serde_json::Value>()? {
+                    if let serde_json::Value::String(s) = v {
+                        last = Some(s);
+                    }
+                }
+                Ok(LongRepr(last))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LongRepr, A::Error> {
+                let mut out = None;
+                while let Some(k) = map.next_key::<Str<'de>>()? {
+                    match k.as_ref() {
+                        "reprcrash" => {
+                            if let Some(c) = map.next_value::<Option<ReprCrash>>()? {
+                                let place = match (c.path, c.lineno) {
+                                    (Some(p), Some(l)) => format!("\n\n{p}:{l}"),
+                                    (Some(p), None) => format!("\n\n{p}"),
+                                    _ => String::new(),
+                                };
+                                out = Some(format!(
+                                    "{}{place}",
+                                    c.message.unwrap_or_default()
+                                ));
+                            }
+                        }
+                        "longrepr" if out.is_none() => {
+                            out = map.next_value::<Option<String>>()?;
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(LongRepr(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}

@@ -1,0 +1,391 @@
+//! The pytest console reader (`pytest -rA`, `pytest -v`, plain `pytest`): regular expressions
+//! over the terminal output, a lower-confidence format than the JSON ones.
+//!
+//! Read line by line. Tests come from the verbose per-test lines (`path::test PASSED [ 10%]`)
+//! and the short test summary (`FAILED path::test - message`); they are kept until the end of
+//! the input because a test's lines can be far apart (a teardown error after its `PASSED`).
+//! Collection errors, interruptions and internal errors become problems; the final counts line
+//! is checked against what was named, and counted failures that no line names become a
+//! problem, since the output does not say which tests they were.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use gapscore_adapter_sdk::{
+    AdapterError, Category, EventSink, InputError, Problem, ProblemKind, Producer, Status,
+    TestCase,
+};
+
+use crate::common::test_from_nodeid;
+
+const STATUSES: &str = "PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS";
+
+struct Patterns {
+    verbose: Regex,
+    xdist: Regex,
+    summary: Regex,
+    counts: Regex,
+    count_item: Regex,
+    platform: Regex,
+    collecting: Regex,
+    bang: Regex,
+    progress: Regex,
+    section: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).unwrap_or_else(|e| unreachable!("bad pattern {s}: {e}"));
+        Patterns {
+            verbose: re(&format!(
+                r"^(\S+::\S.*?) ({STATUSES})(?: \((.*)\))?(?:\s+\[\s*\d+%\])?\s*$"
+            )),
+            xdist: re(&format!(
+                r"^\[gw\d+\] \[\s*\d+%\] ({STATUSES}) (\S+::\S.*?)(?: \((.*)\))?\s*$"
+            )),
+            summary: re(&format!(r"^({STATUSES}) (.+?)(?: - (.*))?$")),
+            counts: re(
+                r"^=*\s*((?:\d+ [a-z]+(?:, )?)+|no tests ran) in \d+(?:\.\d+)?s(?: \([^)]*\))?\s*=*$",
+            ),
+            count_item: re(r"(\d+) ([a-z]+)"),
+            platform: re(r"^platform \S+ -- Python \S+, pytest-([^,\s]+)"),
+            collecting: re(r"^_+ ERROR collecting (.+?) _+$"),
+            bang: re(r"^!{3,} (.+?) !{3,}$"),
+            progress: re(r"^(?:\S+\.py )?([.FEsxXR]+)\s*(?:\[\s*\d+%\])?$"),
+            section: re(r"^={3,} (.+?) ={3,}$"),
+        }
+    })
+}
+
+/// How sure the text detection is: the session banner or the platform line.
+pub(crate) fn detect(prefix: &[u8]) -> u8 {
+    let text = String::from_utf8_lossy(&prefix[..prefix.len().min(16 * 1024)]);
+    let p = patterns();
+    let evidence = text.lines().take(200).any(|l| {
+        let l = strip_ansi(l.trim_end());
+        (l.starts_with('=') && l.contains(" test session starts ")) || p.platform.is_match(&l)
+    });
+    if evidence { 60 } else { 0 }
+}
+
+/// Removes ANSI colour sequences (`pytest --color=yes`).
+fn strip_ansi(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('\x1b') {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // CSI: ESC [ params final-byte.
+            if chars.next() == Some('[') {
+                for d in chars.by_ref() {
+                    if ('@'..='~').contains(&d) {
+                        break;
+                    }
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
+#[derive(Default)]
+struct Reading {
+    tests: Vec<TestCase>,
+    index: HashMap<String, usize>,
+    banner: bool,
+    version: Option<String>,
+    section: String,
+    collection_errors: Vec<(String, Option<String>)>,
+    /// The collection error whose traceback is being read, for its `E` line.
+    collecting: Option<usize>,
+    problems: Vec<Problem>,
+    counts: Option<HashMap<String, u64>>,
+    progress: HashMap<char, u64>,
+    internal_error: bool,
+    lines: usize,
+    nonblank: usize,
+}
+
+/// Reads pytest console output line by line and pushes what it holds into `sink`.
+pub fn parse_reader(reader: &mut dyn BufRead, sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+    let mut r = Reading::default();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| AdapterError::Read(e.to_string()))?;
+        if n == 0 {
+            break;
+        }
+        r.lines += 1;
+        if !buf.iter().all(u8::is_ascii_whitespace) {
+            r.nonblank += 1;
+        }
+        let raw = String::from_utf8_lossy(&buf);
+        let line = strip_ansi(raw.trim_end_matches(['\n', '\r']));
+        r.line(&line);
+    }
+    r.finish(sink)
+}
+
+impl Reading {
+    fn add(&mut self, nodeid: &str, status: Status, message: Option<&str>) {
+        let message = message.map(str::trim).filter(|m| !m.is_empty());
+        if let Some(&i) = self.index.get(nodeid) {
+            let t = &mut self.tests[i];
+            // A later ERROR (teardown) outranks an earlier PASSED; FAILED outranks PASSED.
+            let rank = |s: Status| match s {
+                Status::Errored => 3,
+                Status::Failed => 2,
+                _ => 1,
+            };
+            if rank(status) > rank(t.status) {
+                t.status = status;
+                if let Some(m) = message {
+                    t.message = Some(m.to_owned());
+                }
+            } else if t.message.is_none() && status == t.status {
+                t.message = message.map(str::to_owned);
+            }
+            return;
+        }
+        let mut t = test_from_nodeid(nodeid, status);
+        t.message = message.map(str::to_owned);
+        t.category = Category::from_title(&t.name);
+        self.index.insert(nodeid.to_owned(), self.tests.len());
+        self.tests.push(t);
+    }
+
+    fn line(&mut self, line: &str) {
+        let p = patterns();
+        if let Some(c) = p.section.captures(line) {
+            let title = c.get(1).map_or("", |m| m.as_str());
+            if title == "test session starts" {
+                self.banner = true;
+            }
+            if !p.counts.is_match(line) {
+                self.section = title.to_owned();
+                self.collecting = None;
+            }
+        }
+        if let Some(c) = p.platform.captures(line) {
+            self.banner = true;
+            self.version = c.get(1).map(|m| m.as_str().to_owned());
+            return;
+        }
+        if let Some(c) = p.collecting.captures(line) {
+            let what = c.get(1).map_or("", |m| m.as_str()).to_owned();
+            self.collecting = Some(self.collection_error(&what));
+            return;
+        }
+        if line.starts_with("___") {
+            self.collecting = None;
+        }
+        if let Some(i) = self.collecting
+            && let Some(e) = line.strip_prefix("E ")
+            && let Some(entry) = self.collection_errors.get_mut(i)
+        {
+            // The last `E` line names the exception.
+            entry.1 = Some(e.trim().to_owned());
+            return;
+        }
+        if let Some(c) = p.bang.captures(line) {
+            let what = c.get(1).map_or("", |m| m.as_str());
+            self.problems.push(Problem::new(
+                ProblemKind::Aborted,
+                format!("pytest stopped the run: {what}"),
+            ));
+            return;
+        }
+        if line.starts_with("INTERNALERROR>") {
+            if !self.internal_error {
+                self.internal_error = true;
+                self.problems.push(Problem::new(
+                    ProblemKind::Crash,
+                    format!("pytest hit an internal error: {}", line.trim()),
+                ));
+            }
+            return;
+        }
+        if let Some(c) = p.counts.captures(line) {
+            let mut counts = HashMap::new();
+            for item in p.count_item.captures_iter(c.get(1).map_or("", |m| m.as_str())) {
+                let n: u64 = item.get(1).and_then(|m| m.as_str().parse().ok()).unwrap_or(0);
+                let word = item.get(2).map_or("", |m| m.as_str());
+                let key = match word {
+                    "errors" => "error",
+                    "warnings" => "warning",
+                    w => w,
+                };
+                *counts.entry(key.to_owned()).or_insert(0) += n;
+            }
+            self.counts = Some(counts);
+            return;
+        }
+        if self.section == "short test summary info" {
+            if let Some(c) = p.summary.captures(line) {
+                let status = c.get(1).map_or("", |m| m.as_str());
+                let what = c.get(2).map_or("", |m| m.as_str());
+                let message = c.get(3).map(|m| m.as_str());
+                if status == "SKIPPED" && what.starts_with('[') {
+                    // `SKIPPED [2] path:line: reason`: a place and a count, not a test.
+                    return;
+                }
+                if status == "ERROR" && !what.contains("::") {
+                    // `ERROR path`: a module that failed to collect.
+                    let i = self.collection_error(what);
+                    if let (Some(m), Some(entry)) = (message, self.collection_errors.get_mut(i))
+                        && entry.1.is_none()
+                    {
+                        entry.1 = Some(m.to_owned());
+                    }
+                    return;
+                }
+                self.add(what, status_of(status), message);
+            }
+            return;
+        }
+        let in_run = self.section.is_empty() || self.section == "test session starts";
+        if !in_run {
+            return;
+        }
+        if let Some(c) = p.verbose.captures(line).or_else(|| p.xdist.captures(line)) {
+            let (id, status, reason) = if line.starts_with("[gw") {
+                (c.get(2), c.get(1), c.get(3))
+            } else {
+                (c.get(1), c.get(2), c.get(3))
+            };
+            if let (Some(id), Some(status)) = (id, status) {
+                self.add(
+                    id.as_str(),
+                    status_of(status.as_str()),
+                    reason.map(|m| m.as_str()),
+                );
+            }
+            return;
+        }
+        if let Some(c) = p.progress.captures(line) {
+            for ch in c.get(1).map_or("", |m| m.as_str()).chars() {
+                *self.progress.entry(ch).or_insert(0) += 1;
+            }
+        }
+    }
+
+    fn collection_error(&mut self, what: &str) -> usize {
+        match self.collection_errors.iter().position(|(w, _)| w == what) {
+            Some(i) => i,
+            None => {
+                self.collection_errors.push((what.to_owned(), None));
+                self.collection_errors.len() - 1
+            }
+        }
+    }
+
+    fn finish(self, sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+        if self.nonblank == 0 {
+            return Err(InputError::Empty("empty file: expected pytest console output".into()).into());
+        }
+        if !self.banner && self.counts.is_none() && self.tests.is_empty() {
+            return Err(InputError::Unlocated(format!(
+                "no pytest console output found in {} line(s): no session banner, test lines or counts line",
+                self.lines
+            ))
+            .into());
+        }
+        let mut producer = Producer::new("pytest");
+        producer.version = self.version;
+        sink.producer(producer);
+        let mut named: HashMap<Status, u64> = HashMap::new();
+        for t in &self.tests {
+            *named.entry(t.status).or_insert(0) += 1;
+        }
+        let named_total = self.tests.len() as u64;
+        for t in self.tests {
+            sink.test_finished(t);
+        }
+        for (what, exc) in &self.collection_errors {
+            let detail = match exc {
+                Some(e) => format!("collecting `{what}` failed: {e}"),
+                None => format!("collecting `{what}` failed"),
+            };
+            sink.problem(Problem::new(ProblemKind::CollectionError, detail).with_suite(what.as_str()));
+        }
+        for p in self.problems {
+            sink.problem(p);
+        }
+        let Some(counts) = self.counts else {
+            let seen: Vec<String> = [('.', "passed"), ('F', "failed"), ('E', "error"), ('s', "skipped"), ('x', "xfailed"), ('X', "xpassed")]
+                .iter()
+                .filter_map(|(c, w)| self.progress.get(c).map(|n| format!("{n} {w}")))
+                .collect();
+            let progress = if seen.is_empty() {
+                String::new()
+            } else {
+                format!(" (its progress line shows {})", seen.join(", "))
+            };
+            sink.problem(Problem::new(
+                ProblemKind::Truncated,
+                format!(
+                    "the output ends before pytest's final counts line: the run did not finish or the output was cut{progress}"
+                ),
+            ));
+            return Ok(());
+        };
+        let get = |k: &str| counts.get(k).copied().unwrap_or(0);
+        let have = |s: Status| named.get(&s).copied().unwrap_or(0);
+        let unnamed_failed = get("failed").saturating_sub(have(Status::Failed));
+        // pytest counts a collection error and a teardown error of a passing test as errors.
+        let unnamed_errors = get("error")
+            .saturating_sub(have(Status::Errored))
+            .saturating_sub(self.collection_errors.len() as u64);
+        let counted: u64 = ["passed", "failed", "skipped", "xfailed", "xpassed"]
+            .iter()
+            .map(|k| get(k))
+            .sum::<u64>()
+            + get("error").saturating_sub(self.collection_errors.len() as u64);
+        if named_total == 0 && counted > 0 {
+            sink.warning(format!(
+                "only pytest's final counts line is present ({counted} test(s) counted, none named): no per-test results in this output; run pytest with -rA or -v, or use --json-report or --report-log"
+            ));
+        } else if counted > named_total {
+            sink.warning(format!(
+                "pytest's final counts line counts {counted} test result(s) but the output names {named_total}: the others are not in this output (run pytest with -rA or -v)"
+            ));
+        }
+        if unnamed_failed + unnamed_errors > 0 {
+            sink.problem(Problem::new(
+                ProblemKind::MissingTests,
+                format!(
+                    "pytest's final counts line reports {unnamed_failed} failed and {unnamed_errors} errored test(s) that no line of the output names: their results cannot be read"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn status_of(word: &str) -> Status {
+    match word {
+        "PASSED" => Status::Passed,
+        "FAILED" => Status::Failed,
+        "ERROR" => Status::Errored,
+        "SKIPPED" => Status::Skipped,
+        "XFAIL" => Status::Xfailed,
+        _ => Status::Xpassed,
+    }
+}
+
+/// Parses a whole console text (for `Adapter::parse`).
+pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+    let mut r = input;
+    parse_reader(&mut r, sink)
+}
