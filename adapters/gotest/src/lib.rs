@@ -1,11 +1,29 @@
-//! gapscore adapter for go test -json (test2json) event streams and go test -v text. SKELETON: being written (issue 6).
+//! gapscore adapter for Go tests: `go test -json` (test2json) event streams and, with less
+//! confidence, plain `go test -v` text.
+//!
+//! [`GoTest`] implements [`Adapter`] for two format ids, [`JSON_FORMAT`] (read by
+//! [`json::parse_reader`]) and [`TEXT_FORMAT`] (read by [`text::parse_reader`]); both stream
+//! line by line with no limit on a line's length and keep only open tests. Subtests keep their
+//! `/` path and point at their parent, which is marked `parent`. What `go test` reports only in
+//! passing becomes a run-level problem: a package that does not build, a test binary that
+//! panicked or timed out (its unfinished tests are errored), a package that failed with every
+//! test passing, and a stream that stops early.
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]
 
+pub mod common;
+pub mod json;
+pub mod text;
+
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
-/// The adapter.
+/// The format id of `go test -json` streams.
+pub const JSON_FORMAT: &str = "go-test-json";
+/// The format id of plain `go test -v` output.
+pub const TEXT_FORMAT: &str = "go-test-text";
+
+/// The Go test adapter.
 #[derive(Debug)]
 pub struct GoTest {
     info: AdapterInfo,
@@ -15,7 +33,11 @@ impl GoTest {
     /// The adapter.
     pub fn new() -> Self {
         GoTest {
-            info: AdapterInfo::new("gotest", env!("CARGO_PKG_VERSION"), &["go-test-json", "go-test-text"]),
+            info: AdapterInfo::new(
+                "gotest",
+                env!("CARGO_PKG_VERSION"),
+                &[JSON_FORMAT, TEXT_FORMAT],
+            ),
         }
     }
 }
@@ -26,22 +48,95 @@ impl Default for GoTest {
     }
 }
 
+/// How many lines of the prefix detection looks at.
+const DETECT_LINES: usize = 400;
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// A test2json event line: a JSON object with an `Action` and a `Package`, `Test` or
+/// `ImportPath` key, as go's encoding/json writes them (no spaces).
+fn is_event_line(line: &[u8]) -> bool {
+    line.trim_ascii_start().starts_with(b"{")
+        && contains(line, b"\"Action\":\"")
+        && (contains(line, b"\"Package\":\"")
+            || contains(line, b"\"Test\":\"")
+            || contains(line, b"\"ImportPath\":\""))
+}
+
+/// Which format the prefix shows: JSON on a test2json event line; text on `=== RUN`/`--- PASS:`
+/// lines (strong) or only `ok`/`FAIL` package lines (weak).
+fn sniff(prefix: &[u8]) -> Option<(&'static str, u8)> {
+    let prefix = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+    let mut text = 0;
+    for line in prefix.split(|&b| b == b'\n').take(DETECT_LINES) {
+        if is_event_line(line) {
+            return Some((JSON_FORMAT, 97));
+        }
+        let s = String::from_utf8_lossy(line);
+        let s = s.trim_end_matches('\r');
+        if common::update_line(s).is_some_and(|(verb, name)| verb == "RUN" && !name.is_empty())
+            || common::report_line(s)
+                .is_some_and(|(_, _, name, secs)| secs.is_some() && !name.is_empty())
+        {
+            text = 65;
+        } else if common::summary_line(s).is_some() && text == 0 {
+            text = 60;
+        }
+    }
+    (text > 0).then_some((TEXT_FORMAT, text))
+}
+
 impl Adapter for GoTest {
     fn info(&self) -> &AdapterInfo {
         &self.info
     }
 
-    fn detect(&self, _prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        0
+    /// 97 for a test2json event line (`{"Action":"...","Package":"..."}`) in the first lines; 65
+    /// for `=== RUN` or `--- PASS: X (0.00s)` text lines; 60 for `ok`/`FAIL` package lines
+    /// alone (a go 1.19 stream in which every package failed to build); 0 otherwise.
+    fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
+        sniff(prefix).map_or(0, |(_, c)| c)
+    }
+
+    fn detect_format(&self, prefix: &[u8], _file_name: Option<&str>) -> Option<String> {
+        sniff(prefix).map(|(f, _)| f.to_owned())
     }
 
     fn parse(
         &self,
-        _input: &[u8],
-        _opts: &ParseOptions,
-        _sink: &mut dyn EventSink,
+        input: &[u8],
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
-        Err(AdapterError::Unsupported("not written yet".into()))
+        let mut reader = input;
+        self.parse_reader(&mut reader, opts, sink)
+    }
+
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        let format = match opts.format_id.as_deref() {
+            Some(f) => f.to_owned(),
+            None => {
+                // Peek without consuming: whatever the reader has buffered.
+                let head = reader
+                    .fill_buf()
+                    .map_err(|e| AdapterError::Read(e.to_string()))?;
+                sniff(head).map_or(JSON_FORMAT, |(f, _)| f).to_owned()
+            }
+        };
+        match format.as_str() {
+            TEXT_FORMAT => text::parse_reader(reader, sink),
+            JSON_FORMAT => json::parse_reader(reader, sink),
+            other => Err(AdapterError::Unsupported(format!(
+                "format `{other}` is not one of go-test-json, go-test-text"
+            ))),
+        }
     }
 }
 

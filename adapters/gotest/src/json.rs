@@ -1,0 +1,704 @@
+//! The `go test -json` reader: test2json events, one JSON object per line, streamed.
+//!
+//! Events are keyed by (Package, Test), so tests of several packages and parallel subtests may
+//! interleave freely. Only open packages and their open tests are kept, each test with its
+//! output so far (capped at 64 KiB); memory does not grow with the stream.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::io::BufRead;
+
+use serde::Deserialize;
+
+use gapscore_adapter_sdk::{
+    AdapterError, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status, TestCase,
+};
+
+use crate::common::{
+    Death, TEXT_CAP, build_header, death_line, describe, is_framing, is_goroutine_header,
+    push_capped, summary_line,
+};
+
+/// One test2json event. Strings borrow from the line unless they hold escapes.
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(rename = "Action", borrow)]
+    action: Cow<'a, str>,
+    #[serde(rename = "Package", borrow, default)]
+    package: Option<Cow<'a, str>>,
+    #[serde(rename = "Test", borrow, default)]
+    test: Option<Cow<'a, str>>,
+    #[serde(rename = "Output", borrow, default)]
+    output: Option<Cow<'a, str>>,
+    #[serde(rename = "Elapsed", default)]
+    elapsed: Option<f64>,
+    #[serde(rename = "ImportPath", borrow, default)]
+    import_path: Option<Cow<'a, str>>,
+    #[serde(rename = "FailedBuild", borrow, default)]
+    failed_build: Option<Cow<'a, str>>,
+}
+
+/// A test that has a `run` event and no result yet.
+#[derive(Debug)]
+struct Open {
+    name: String,
+    seq: u64,
+    output: String,
+    capped: bool,
+    has_children: bool,
+    parent_id: Option<String>,
+}
+
+/// A package whose final event has not come yet.
+#[derive(Debug, Default)]
+struct Pkg {
+    name: String,
+    tests: Vec<Open>,
+    index: HashMap<String, usize>,
+    /// Index of the test the last event was about: consecutive events mostly are.
+    hint: usize,
+    output: String,
+    output_capped: bool,
+    failures: u64,
+    /// The first panic-like line seen, and whether a goroutine dump confirmed it.
+    death: Option<(Death, String)>,
+    death_confirmed: bool,
+}
+
+impl Pkg {
+    fn new(name: &str) -> Self {
+        Pkg {
+            name: name.to_owned(),
+            ..Pkg::default()
+        }
+    }
+
+    fn find(&mut self, test: &str) -> Option<usize> {
+        if let Some(t) = self.tests.get(self.hint)
+            && t.name == test
+        {
+            return Some(self.hint);
+        }
+        let i = *self.index.get(test)?;
+        self.hint = i;
+        Some(i)
+    }
+
+    fn remove(&mut self, i: usize) -> Open {
+        let open = self.tests.swap_remove(i);
+        self.index.remove(&open.name);
+        if let Some(moved) = self.tests.get(i) {
+            // The last test moved into the freed slot.
+            if let Some(slot) = self.index.get_mut(&moved.name) {
+                *slot = i;
+            }
+        }
+        open
+    }
+
+    /// Notes a panic or timeout line, and the goroutine dump that confirms one.
+    fn watch(&mut self, line: &str) {
+        if self.death.is_none() {
+            if let Some(d) = death_line(line) {
+                self.death = Some((d, line.trim_end().to_owned()));
+            }
+        } else if !self.death_confirmed && is_goroutine_header(line) {
+            self.death_confirmed = true;
+        }
+    }
+}
+
+/// How many malformed lines are warned about one by one.
+const WARN_LINES: u64 = 5;
+
+struct Reader<'s> {
+    sink: &'s mut dyn EventSink,
+    pkgs: Vec<Pkg>,
+    seq: u64,
+    events: u64,
+    problems: u64,
+    /// Build output blocks (`# pkg` and the lines after it, or go 1.24 `build-output`), by
+    /// package, until a build failure claims them.
+    builds: Vec<(String, String, bool)>,
+    /// Whether non-JSON lines continue the last build block.
+    in_build_block: bool,
+    build_reported: HashSet<String>,
+    bad_lines: u64,
+    stray_lines: u64,
+    first_stray: Option<String>,
+    unknown_actions: HashSet<String>,
+}
+
+/// Reads a `go test -json` stream, line by line, with no limit on a line's length.
+pub fn parse_reader(
+    reader: &mut dyn BufRead,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
+    let mut r = Reader {
+        sink,
+        pkgs: Vec::new(),
+        seq: 0,
+        events: 0,
+        problems: 0,
+        builds: Vec::new(),
+        in_build_block: false,
+        build_reported: HashSet::new(),
+        bad_lines: 0,
+        stray_lines: 0,
+        first_stray: None,
+        unknown_actions: HashSet::new(),
+    };
+    let mut buf = Vec::with_capacity(8 * 1024);
+    let mut offset: u64 = 0;
+    let mut line_no: u64 = 0;
+    let mut first_bad: Option<(u64, String)> = None;
+    let mut cut: Option<u64> = None;
+    let mut saw_content = false;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| AdapterError::Read(e.to_string()))?;
+        if n == 0 {
+            break;
+        }
+        let at = offset;
+        offset += n as u64;
+        line_no += 1;
+        let complete = buf.last() == Some(&b'\n');
+        let mut line: &[u8] = &buf;
+        if line_no == 1 {
+            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        }
+        let line = line.trim_ascii();
+        if line.is_empty() {
+            continue;
+        }
+        saw_content = true;
+        if line[0] == b'{' {
+            match serde_json::from_slice::<Event>(line) {
+                Ok(ev) => {
+                    r.in_build_block = false;
+                    r.event(ev);
+                    continue;
+                }
+                Err(e) => {
+                    if !complete {
+                        // The last line stops mid-object: the stream was cut.
+                        cut = Some(at);
+                        break;
+                    }
+                    r.bad_lines += 1;
+                    if first_bad.is_none() {
+                        first_bad =
+                            Some((at, format!("line {line_no} is not a test2json event: {e}")));
+                    }
+                    if r.bad_lines <= WARN_LINES {
+                        r.sink.warning(format!(
+                            "byte {at}: line {line_no} is not a valid test2json event ({e}); kept as output"
+                        ));
+                    }
+                    continue;
+                }
+            }
+        }
+        r.plain_line(&String::from_utf8_lossy(line));
+    }
+    if !saw_content {
+        return Err(InputError::Empty("empty input: no go test events".into()).into());
+    }
+    if r.events == 0 && r.problems == 0 {
+        let (at, message) = first_bad.unwrap_or_else(|| {
+            (
+                0,
+                "not go test -json output: no test2json event and no go test package line".into(),
+            )
+        });
+        let at = cut.filter(|_| r.bad_lines == 0).map_or(at, |c| c);
+        return Err(InputError::Syntax {
+            location: Location::Offset(at),
+            message,
+        }
+        .into());
+    }
+    r.finish(cut);
+    Ok(())
+}
+
+impl Reader<'_> {
+    fn producer(&mut self) {
+        if self.events == 0 && self.problems == 0 {
+            self.sink.producer(Producer::new("go test"));
+        }
+    }
+
+    fn problem(&mut self, p: Problem) {
+        self.producer();
+        self.problems += 1;
+        self.sink.problem(p);
+    }
+
+    fn pkg_index(&mut self, name: &str) -> usize {
+        // Few packages are open at once (go test -p), so a scan beats hashing.
+        match self.pkgs.iter().rposition(|p| p.name == name) {
+            Some(i) => i,
+            None => {
+                self.pkgs.push(Pkg::new(name));
+                self.pkgs.len() - 1
+            }
+        }
+    }
+
+    fn event(&mut self, ev: Event<'_>) {
+        self.producer();
+        self.events += 1;
+        let pkg_name = ev.package.as_deref().unwrap_or("");
+        match (ev.action.as_ref(), ev.test.as_deref()) {
+            ("run", Some(test)) => self.run(pkg_name, test),
+            ("output", Some(test)) => {
+                let out = ev.output.as_deref().unwrap_or("");
+                let pi = self.pkg_index(pkg_name);
+                let pkg = &mut self.pkgs[pi];
+                pkg.watch(out);
+                if is_framing(out) {
+                    return;
+                }
+                match pkg.find(test) {
+                    Some(i) => {
+                        let t = &mut pkg.tests[i];
+                        push_capped(&mut t.output, out, &mut t.capped);
+                    }
+                    None => push_capped(&mut pkg.output, out, &mut pkg.output_capped),
+                }
+            }
+            ("output", None) => {
+                let out = ev.output.as_deref().unwrap_or("");
+                let pi = self.pkg_index(pkg_name);
+                let pkg = &mut self.pkgs[pi];
+                pkg.watch(out);
+                push_capped(&mut pkg.output, out, &mut pkg.output_capped);
+            }
+            ("pass", Some(test)) | ("bench", Some(test)) => {
+                self.finish_test(pkg_name, test, Status::Passed, ev.elapsed)
+            }
+            ("fail", Some(test)) => self.finish_test(pkg_name, test, Status::Failed, ev.elapsed),
+            ("skip", Some(test)) => self.finish_test(pkg_name, test, Status::Skipped, ev.elapsed),
+            ("pause" | "cont", _) => {}
+            ("start", _) => {
+                self.pkg_index(pkg_name);
+            }
+            ("pass" | "skip" | "fail", None) => {
+                let failed = ev.action == "fail";
+                self.end_package(pkg_name, failed, ev.failed_build.as_deref());
+            }
+            ("build-output", _) => {
+                let path = ev.import_path.as_deref().unwrap_or(pkg_name);
+                let out = ev.output.as_deref().unwrap_or("");
+                self.build_text(path, out);
+            }
+            ("build-fail", _) => {
+                let path = ev.import_path.as_deref().unwrap_or(pkg_name).to_owned();
+                let pkg = path.split_whitespace().next().unwrap_or("").to_owned();
+                self.build_failure(&pkg, &path, format!("{pkg} [build failed]"));
+            }
+            (other, _) => {
+                if self.unknown_actions.len() < 16 && self.unknown_actions.insert(other.to_owned())
+                {
+                    self.sink
+                        .warning(format!("unknown test2json action `{other}` ignored"));
+                }
+            }
+        }
+    }
+
+    fn run(&mut self, pkg_name: &str, test: &str) {
+        let pi = self.pkg_index(pkg_name);
+        self.seq += 1;
+        let seq = self.seq;
+        let pkg = &mut self.pkgs[pi];
+        if let Some(i) = pkg.find(test) {
+            // Started again before it reported: never drop the first run.
+            let open = pkg.remove(i);
+            let name = pkg.name.clone();
+            self.emit_unfinished(
+                &name,
+                open,
+                "started again before it reported a result",
+                false,
+            );
+        }
+        let pkg = &mut self.pkgs[pi];
+        // The nearest open ancestor (`TestA` for `TestA/b`) is this subtest's parent.
+        let mut parent_id = None;
+        let mut p = test;
+        while let Some(cut) = p.rfind('/') {
+            p = &p[..cut];
+            if let Some(i) = pkg.find(p) {
+                pkg.tests[i].has_children = true;
+                parent_id = Some(TestCase::make_id(suite_of(&pkg.name), p));
+                break;
+            }
+        }
+        if parent_id.is_none()
+            && let Some(cut) = test.rfind('/')
+        {
+            parent_id = Some(TestCase::make_id(suite_of(&pkg.name), &test[..cut]));
+        }
+        let id = TestCase::make_id(suite_of(&pkg.name), test);
+        self.sink.test_started(suite_of(&pkg.name), test, &id);
+        let pkg = &mut self.pkgs[pi];
+        pkg.index.insert(test.to_owned(), pkg.tests.len());
+        pkg.hint = pkg.tests.len();
+        pkg.tests.push(Open {
+            name: test.to_owned(),
+            seq,
+            output: String::new(),
+            capped: false,
+            has_children: false,
+            parent_id,
+        });
+    }
+
+    fn finish_test(&mut self, pkg_name: &str, test: &str, status: Status, elapsed: Option<f64>) {
+        let pi = self.pkg_index(pkg_name);
+        let pkg = &mut self.pkgs[pi];
+        let open = match pkg.find(test) {
+            Some(i) => pkg.remove(i),
+            // A result without a `run` event (older go versions, hand-made streams).
+            None => Open {
+                name: test.to_owned(),
+                seq: 0,
+                output: String::new(),
+                capped: false,
+                has_children: false,
+                parent_id: test
+                    .rfind('/')
+                    .map(|cut| TestCase::make_id(suite_of(&pkg.name), &test[..cut])),
+            },
+        };
+        if status == Status::Failed {
+            pkg.failures += 1;
+        }
+        let mut tc = TestCase::new(suite_of(&pkg.name).map(str::to_owned), open.name, status);
+        tc.duration = elapsed.filter(|e| e.is_finite() && *e >= 0.0);
+        tc.parent = open.has_children;
+        tc.parent_id = open.parent_id;
+        if status != Status::Passed {
+            let d = describe(&open.output, status == Status::Failed);
+            tc.message = d.message;
+            tc.file = d.file;
+            tc.line = d.line;
+            tc.expected = d.expected;
+            tc.actual = d.actual;
+        }
+        if !open.output.is_empty() {
+            tc.output = Some(open.output);
+        }
+        self.sink.test_finished(tc);
+    }
+
+    /// A test that will never get its result: errored, with why in the message.
+    fn emit_unfinished(&mut self, pkg_name: &str, open: Open, why: &str, benchmark_ok: bool) {
+        let status = if benchmark_ok {
+            Status::Passed
+        } else {
+            Status::Errored
+        };
+        let mut tc = TestCase::new(suite_of(pkg_name).map(str::to_owned), open.name, status);
+        tc.parent = open.has_children;
+        tc.parent_id = open.parent_id;
+        if !benchmark_ok {
+            let d = describe(&open.output, false);
+            tc.file = d.file;
+            tc.line = d.line;
+            tc.message = Some(match d.message {
+                Some(m) => format!("{why}\n{m}"),
+                None => why.to_owned(),
+            });
+        }
+        if !open.output.is_empty() {
+            tc.output = Some(open.output);
+        }
+        self.sink.test_finished(tc);
+    }
+
+    /// The package's final event: tests still open never finished; a failed package with no
+    /// failing test still failed.
+    fn end_package(&mut self, pkg_name: &str, failed: bool, failed_build: Option<&str>) {
+        let pi = self.pkg_index(pkg_name);
+        let mut pkg = self.pkgs.remove(pi);
+        let mut open = std::mem::take(&mut pkg.tests);
+        pkg.index = HashMap::new();
+        open.sort_by_key(|t| t.seq);
+        let death = pkg
+            .death
+            .as_ref()
+            .filter(|_| pkg.death_confirmed || !open.is_empty())
+            .cloned();
+        let mut unfinished = Vec::new();
+        for t in open {
+            // A benchmark that neither logged nor failed has no result event of its own.
+            let bench_ok = !failed && t.name.starts_with("Benchmark");
+            let why = match &death {
+                Some((Death::Timeout, line)) => {
+                    format!("no result: the test binary timed out ({line})")
+                }
+                Some((Death::Crash, line)) => {
+                    format!("no result: the test binary crashed ({line})")
+                }
+                None => "no result: the test binary exited before the test finished".to_owned(),
+            };
+            if !bench_ok {
+                unfinished.push(t.name.clone());
+            }
+            self.emit_unfinished(&pkg.name, t, &why, bench_ok);
+        }
+        let suite = pkg.name.clone();
+        if let Some((kind, line)) = &death {
+            let kind = match kind {
+                Death::Timeout => ProblemKind::Timeout,
+                Death::Crash => ProblemKind::Crash,
+            };
+            let detail = match unfinished.as_slice() {
+                [] => format!("{line}; tests after it did not run"),
+                names => format!(
+                    "{line} while {} running; tests after it did not run",
+                    list(names)
+                ),
+            };
+            self.problem(Problem::new(kind, detail).with_suite(suite.clone()));
+        } else if !unfinished.is_empty() {
+            self.problem(
+                Problem::new(
+                    ProblemKind::Crash,
+                    format!(
+                        "the test binary exited while {} running; tests after it did not run",
+                        list(&unfinished)
+                    ),
+                )
+                .with_suite(suite.clone()),
+            );
+        } else if failed && pkg.failures == 0 {
+            let build = failed_build.map(str::to_owned).or_else(|| {
+                pkg.output
+                    .lines()
+                    .filter_map(summary_line)
+                    .find(|s| {
+                        s.rest.contains("[build failed]") || s.rest.contains("[setup failed]")
+                    })
+                    .map(|s| s.package.to_owned())
+            });
+            match build {
+                Some(path) => {
+                    let line = format!("{suite} [build failed]");
+                    self.build_failure(&suite, &path, line);
+                }
+                None => {
+                    let tail = last_lines(&pkg.output, 5);
+                    self.problem(
+                        Problem::new(
+                            ProblemKind::SuiteError,
+                            format!("package failed although none of its tests did: {tail}"),
+                        )
+                        .with_suite(suite),
+                    );
+                }
+            }
+        }
+    }
+
+    fn build_text(&mut self, pkg: &str, text: &str) {
+        let i = match self.builds.iter().rposition(|(p, _, _)| p == pkg) {
+            Some(i) => i,
+            None => {
+                if self.builds.len() >= 256 {
+                    return;
+                }
+                self.builds.push((pkg.to_owned(), String::new(), false));
+                self.builds.len() - 1
+            }
+        };
+        let (_, out, capped) = &mut self.builds[i];
+        push_capped(out, text, capped);
+        if !text.ends_with('\n') {
+            push_capped(out, "\n", capped);
+        }
+    }
+
+    /// A package that does not build; `path` is the failed build's import path (which may be
+    /// the package's, a `pkg [pkg.test]` variant, or a dependency's).
+    fn build_failure(&mut self, pkg: &str, path: &str, line: String) {
+        if !self.build_reported.insert(pkg.to_owned()) {
+            return;
+        }
+        let base = path.split_whitespace().next().unwrap_or(path);
+        let mut detail = line;
+        if base != pkg {
+            detail.push_str(&format!(" (dependency {base} failed to build)"));
+        }
+        let found = self
+            .builds
+            .iter()
+            .position(|(p, _, _)| p == path)
+            .or_else(|| {
+                self.builds
+                    .iter()
+                    .position(|(p, _, _)| p.split_whitespace().next() == Some(base))
+            });
+        if let Some(i) = found {
+            let (_, text, _) = self.builds.remove(i);
+            detail.push('\n');
+            detail.push_str(text.trim_end());
+        }
+        self.problem(Problem::new(ProblemKind::BuildFailure, detail).with_suite(pkg.to_owned()));
+    }
+
+    /// A line that is not JSON: go's own messages (`FAIL pkg [build failed]`, `# pkg` and
+    /// compiler errors when stderr is merged), kept as package output.
+    fn plain_line(&mut self, line: &str) {
+        if let Some(s) = summary_line(line) {
+            self.in_build_block = false;
+            if s.rest.contains("[build failed]") || s.rest.contains("[setup failed]") {
+                let pkg = s.package.to_owned();
+                self.build_failure(&pkg, &pkg, line.trim_end().to_owned());
+            }
+            return;
+        }
+        if let Some(pkg) = build_header(line) {
+            let pkg = pkg.to_owned();
+            self.build_text(&pkg, line);
+            self.in_build_block = true;
+            return;
+        }
+        if self.in_build_block
+            && let Some((pkg, _, _)) = self.builds.last()
+        {
+            let pkg = pkg.clone();
+            self.build_text(&pkg, line);
+            return;
+        }
+        self.stray_lines += 1;
+        if self.first_stray.is_none() {
+            let mut s = line.trim_end().to_owned();
+            if s.len() > 200 {
+                let mut cut = 200;
+                while !s.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                s.truncate(cut);
+            }
+            self.first_stray = Some(s);
+        }
+        // Kept as the output of the package the stream is in, for problem details.
+        if let Some(pkg) = self.pkgs.last_mut() {
+            pkg.watch(line);
+            push_capped(&mut pkg.output, line, &mut pkg.output_capped);
+            push_capped(&mut pkg.output, "\n", &mut pkg.output_capped);
+        }
+    }
+
+    fn finish(mut self, cut: Option<u64>) {
+        let open: Vec<String> = self.pkgs.iter().map(|p| p.name.clone()).collect();
+        // Packages without a final event: their open tests stay started and unfinished, so the
+        // Normalizer reports each as missing results.
+        for pkg in std::mem::take(&mut self.pkgs) {
+            if let Some((d, line)) = pkg.death.as_ref().filter(|_| pkg.death_confirmed) {
+                let kind = match d {
+                    Death::Timeout => ProblemKind::Timeout,
+                    Death::Crash => ProblemKind::Crash,
+                };
+                self.problem(Problem::new(kind, line.clone()).with_suite(pkg.name.clone()));
+            }
+        }
+        if cut.is_some() || !open.is_empty() {
+            let mut detail = match cut {
+                Some(at) => format!("the stream is cut mid-line at byte {at}"),
+                None => "the stream ends".to_owned(),
+            };
+            if !open.is_empty() {
+                let names: Vec<String> = open.iter().map(|p| format!("`{p}`")).collect();
+                detail.push_str(&format!(
+                    " before {} reported a result",
+                    list_plain(&names, "package", "packages")
+                ));
+            }
+            self.problem(Problem::new(ProblemKind::Truncated, detail));
+        }
+        let leftovers: Vec<String> = self
+            .builds
+            .iter()
+            .filter(|(p, _, _)| {
+                let base = p.split_whitespace().next().unwrap_or(p);
+                !self.build_reported.contains(base)
+            })
+            .map(|(_, t, _)| t.lines().next().unwrap_or("").to_owned())
+            .collect();
+        for first in leftovers {
+            self.sink.warning(format!(
+                "build output without a build failure for its package: {first}"
+            ));
+        }
+        if self.stray_lines > 0 {
+            let first = self.first_stray.take().unwrap_or_default();
+            self.sink.warning(format!(
+                "{} line(s) are not test2json events, kept as package output (first: `{first}`)",
+                self.stray_lines
+            ));
+        }
+        if self.bad_lines > WARN_LINES {
+            self.sink.warning(format!(
+                "{} malformed event lines in all; the first {WARN_LINES} are named above",
+                self.bad_lines
+            ));
+        }
+    }
+}
+
+/// The suite of a package's tests (`None` for the empty package of a bare test2json run).
+fn suite_of(pkg: &str) -> Option<&str> {
+    (!pkg.is_empty()).then_some(pkg)
+}
+
+/// `` `A` was ``, `` `A` and `B` were ``, `` `A`, `B` and 3 more were ``.
+fn list(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().take(3).map(|n| format!("`{n}`")).collect();
+    let mut s = match quoted.as_slice() {
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        [] => String::new(),
+    };
+    if names.len() > 3 {
+        s = format!("{}, and {} more", quoted.join(", "), names.len() - 3);
+    }
+    s.push_str(if names.len() == 1 { " was" } else { " were" });
+    s
+}
+
+fn list_plain(names: &[String], one: &str, many: &str) -> String {
+    match names {
+        [n] => format!("{one} {n}"),
+        _ => format!("{many} {}", names.join(", ")),
+    }
+}
+
+/// The last `n` non-blank lines of a text, joined with ` / `, at most 1 KiB.
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let from = lines.len().saturating_sub(n);
+    let mut s = lines[from..].join(" / ");
+    if s.is_empty() {
+        s = "(no output)".to_owned();
+    }
+    if s.len() > 1024.min(TEXT_CAP) {
+        let mut cut = 1024;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+    }
+    s
+}

@@ -1,0 +1,459 @@
+//! The plain `go test -v` text reader (`=== RUN`, `--- PASS: TestX (0.00s)`, `ok  pkg 0.01s`),
+//! line by line with the rules test2json itself uses: output belongs to the test named by the
+//! last `=== RUN`/`CONT`/`NAME` line, or, after a result line, to the test at that indentation.
+//!
+//! The package of a test is only named by the `ok`/`FAIL` line after its tests, so finished
+//! tests are held until that line (at most [`HOLD_LIMIT`] of them; beyond, they are passed on
+//! without a package and a warning says so).
+
+use std::collections::HashSet;
+use std::io::BufRead;
+
+use gapscore_adapter_sdk::{
+    AdapterError, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
+};
+
+use crate::common::{
+    Death, Report, SummaryVerb, build_header, death_line, describe, is_goroutine_header,
+    push_capped, report_line, summary_line, update_line,
+};
+
+/// How many finished tests of one package are held while waiting for its summary line.
+pub const HOLD_LIMIT: usize = 100_000;
+
+#[derive(Debug)]
+struct Test {
+    name: String,
+    output: String,
+    capped: bool,
+    status: Option<Status>,
+    duration: Option<f64>,
+}
+
+impl Test {
+    fn new(name: &str) -> Self {
+        Test {
+            name: name.to_owned(),
+            output: String::new(),
+            capped: false,
+            status: None,
+            duration: None,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Block {
+    /// Finished tests waiting for the package name.
+    done: Vec<Test>,
+    /// Tests with `=== RUN` and no result line yet.
+    open: Vec<Test>,
+    /// Result lines whose output may still follow, by indentation.
+    pending: Vec<Test>,
+    current: String,
+    output: String,
+    output_capped: bool,
+    failures: u64,
+    death: Option<(Death, String)>,
+    death_confirmed: bool,
+    /// Whether anything of a package was seen since the last summary line.
+    active: bool,
+    /// Whether the test binary's final `PASS`/`FAIL` line came.
+    binary_done: bool,
+    binary_failed: bool,
+}
+
+struct Reader<'s> {
+    sink: &'s mut dyn EventSink,
+    block: Block,
+    runs: u64,
+    reports: u64,
+    summaries: u64,
+    problems: u64,
+    overflow_warned: bool,
+    build: Option<(String, String, bool)>,
+}
+
+/// Reads `go test -v` output.
+pub fn parse_reader(
+    reader: &mut dyn BufRead,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
+    let mut r = Reader {
+        sink,
+        block: Block::default(),
+        runs: 0,
+        reports: 0,
+        summaries: 0,
+        problems: 0,
+        overflow_warned: false,
+        build: None,
+    };
+    let mut buf = Vec::with_capacity(8 * 1024);
+    let mut saw_content = false;
+    let mut produced = false;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| AdapterError::Read(e.to_string()))?;
+        if n == 0 {
+            break;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.strip_prefix('\u{feff}').unwrap_or(&line);
+        // Keep the line's own indentation (it says which test the output belongs to).
+        let line = line.trim_end_matches(['\n', '\r']);
+        if !line.trim().is_empty() {
+            saw_content = true;
+        }
+        if !produced && (r.runs + r.reports + r.summaries) == 0 {
+            // Announce the producer once something of go test's is recognised.
+            if update_line(line).is_some()
+                || report_line(line).is_some()
+                || summary_line(line).is_some()
+            {
+                r.sink.producer(Producer::new("go test"));
+                produced = true;
+            }
+        }
+        r.line(line);
+    }
+    if !saw_content {
+        return Err(InputError::Empty("empty input: no go test output".into()).into());
+    }
+    if r.runs + r.reports + r.summaries == 0 && r.problems == 0 {
+        return Err(InputError::Syntax {
+            location: gapscore_adapter_sdk::Location::LineCol { line: 1, column: 1 },
+            message: "not go test output: no `=== RUN`, `--- PASS:`/`FAIL:`/`SKIP:` or `ok`/`FAIL` package line".into(),
+        }
+        .into());
+    }
+    r.finish();
+    Ok(())
+}
+
+impl Reader<'_> {
+    fn problem(&mut self, p: Problem) {
+        self.problems += 1;
+        self.sink.problem(p);
+    }
+
+    fn line(&mut self, line: &str) {
+        if let Some((verb, name)) = update_line(line) {
+            self.build = None;
+            self.flush_pending(0);
+            self.block.active = true;
+            self.block.current = name.to_owned();
+            if verb == "RUN" {
+                self.runs += 1;
+                if let Some(i) = self.block.open.iter().position(|t| t.name == name) {
+                    let mut t = self.block.open.remove(i);
+                    t.status = Some(Status::Errored);
+                    t.output
+                        .insert_str(0, "started again before it reported a result\n");
+                    self.done(t);
+                }
+                self.block.open.push(Test::new(name));
+            }
+            return;
+        }
+        if let Some((indent, verb, name, secs)) = report_line(line)
+            && indent <= self.block.pending.len()
+        {
+            self.build = None;
+            self.reports += 1;
+            self.block.active = true;
+            self.flush_pending(indent);
+            let mut t = match self.block.open.iter().position(|t| t.name == name) {
+                Some(i) => self.block.open.remove(i),
+                None => Test::new(name),
+            };
+            t.status = Some(match verb {
+                Report::Pass | Report::Bench => Status::Passed,
+                Report::Fail => Status::Failed,
+                Report::Skip => Status::Skipped,
+            });
+            t.duration = secs;
+            self.block.current = t.name.clone();
+            self.block.pending.push(t);
+            return;
+        }
+        if line == "PASS" || line == "FAIL" {
+            self.flush_pending(0);
+            self.block.current.clear();
+            self.block.binary_done = true;
+            self.block.binary_failed |= line == "FAIL";
+            return;
+        }
+        if let Some(s) = summary_line(line) {
+            let build = self.build.take();
+            self.summaries += 1;
+            self.flush_pending(0);
+            let pkg = s.package.to_owned();
+            let built = !(s.rest.contains("[build failed]") || s.rest.contains("[setup failed]"));
+            if !built {
+                let mut detail = line.to_owned();
+                if let Some((p, text, _)) = &build
+                    && p == &pkg
+                {
+                    detail.push('\n');
+                    detail.push_str(text.trim_end());
+                }
+                self.problem(
+                    Problem::new(ProblemKind::BuildFailure, detail).with_suite(pkg.clone()),
+                );
+            }
+            let failed = s.verb == SummaryVerb::Fail && built;
+            self.end_block(Some(&pkg), failed);
+            return;
+        }
+        if let Some(pkg) = build_header(line) {
+            self.build = Some((pkg.to_owned(), String::new(), false));
+        }
+        if let Some((_, text, capped)) = &mut self.build {
+            push_capped(text, line, capped);
+            push_capped(text, "\n", capped);
+            return;
+        }
+        // Plain output: the current test's, else the package's.
+        let b = &mut self.block;
+        if b.death.is_none() {
+            if let Some(d) = death_line(line) {
+                b.death = Some((d, line.trim_end().to_owned()));
+            }
+        } else if !b.death_confirmed && is_goroutine_header(line) {
+            b.death_confirmed = true;
+        }
+        let mut indent = 0;
+        let mut rest = line;
+        while let Some(r) = rest.strip_prefix("    ") {
+            rest = r;
+            indent += 1;
+        }
+        if indent > 0 && indent <= b.pending.len() {
+            b.current = b.pending[indent - 1].name.clone();
+        }
+        let target = b
+            .pending
+            .iter_mut()
+            .rev()
+            .chain(b.open.iter_mut().rev())
+            .find(|t| t.name == b.current);
+        match target {
+            Some(t) => {
+                push_capped(&mut t.output, line, &mut t.capped);
+                push_capped(&mut t.output, "\n", &mut t.capped);
+            }
+            None => {
+                push_capped(&mut b.output, line, &mut b.output_capped);
+                push_capped(&mut b.output, "\n", &mut b.output_capped);
+            }
+        }
+    }
+
+    /// Result lines at `depth` or deeper take no more output: their tests are done.
+    fn flush_pending(&mut self, depth: usize) {
+        while self.block.pending.len() > depth {
+            if let Some(t) = self.block.pending.pop() {
+                self.done(t);
+            }
+        }
+        if depth == 0 {
+            self.block.current.clear();
+        }
+    }
+
+    fn done(&mut self, t: Test) {
+        if matches!(t.status, Some(Status::Failed)) {
+            self.block.failures += 1;
+        }
+        if self.block.done.len() >= HOLD_LIMIT {
+            // Waiting longer would let memory grow with the input.
+            if !self.overflow_warned {
+                self.overflow_warned = true;
+                self.sink.warning(format!(
+                    "more than {HOLD_LIMIT} tests before a package line: some tests are reported without their package"
+                ));
+            }
+            let held = std::mem::take(&mut self.block.done);
+            self.emit(None, held);
+        }
+        self.block.done.push(t);
+    }
+
+    /// Ends a package's block: its tests get the package as suite.
+    fn end_block(&mut self, pkg: Option<&str>, failed: bool) {
+        let mut b = std::mem::take(&mut self.block);
+        let failed = failed || b.binary_failed;
+        let death = b
+            .death
+            .clone()
+            .filter(|_| b.death_confirmed || !b.open.is_empty());
+        let mut unfinished = Vec::new();
+        for mut t in std::mem::take(&mut b.open) {
+            if !failed && t.name.starts_with("Benchmark") {
+                // A benchmark that neither logged nor failed prints no result line.
+                t.status = Some(Status::Passed);
+            } else {
+                let why = match &death {
+                    Some((Death::Timeout, l)) => {
+                        format!("no result: the test binary timed out ({l})")
+                    }
+                    Some((Death::Crash, l)) => format!("no result: the test binary crashed ({l})"),
+                    None => "no result: the test binary exited before the test finished".to_owned(),
+                };
+                t.output.insert_str(0, &format!("{why}\n"));
+                t.status = Some(Status::Errored);
+                unfinished.push(t.name.clone());
+            }
+            b.done.push(t);
+        }
+        let failures = b.failures;
+        let done = std::mem::take(&mut b.done);
+        self.emit(pkg, done);
+        let suite = pkg.unwrap_or("").to_owned();
+        let with_suite = |p: Problem| {
+            if suite.is_empty() {
+                p
+            } else {
+                p.with_suite(suite.clone())
+            }
+        };
+        if let Some((d, line)) = death {
+            let kind = match d {
+                Death::Timeout => ProblemKind::Timeout,
+                Death::Crash => ProblemKind::Crash,
+            };
+            let detail = if unfinished.is_empty() {
+                format!("{line}; tests after it did not run")
+            } else {
+                format!(
+                    "{line} while `{}` was running; tests after it did not run",
+                    unfinished.join("`, `")
+                )
+            };
+            self.problem(with_suite(Problem::new(kind, detail)));
+        } else if !unfinished.is_empty() {
+            self.problem(with_suite(Problem::new(
+                ProblemKind::Crash,
+                format!(
+                    "the test binary exited while `{}` was running; tests after it did not run",
+                    unfinished.join("`, `")
+                ),
+            )));
+        } else if failed && failures == 0 {
+            let tail: Vec<&str> = b.output.lines().filter(|l| !l.trim().is_empty()).collect();
+            let tail = tail[tail.len().saturating_sub(5)..].join(" / ");
+            self.problem(with_suite(Problem::new(
+                ProblemKind::SuiteError,
+                format!(
+                    "package failed although none of its tests did: {}",
+                    if tail.is_empty() {
+                        "(no output)"
+                    } else {
+                        &tail
+                    }
+                ),
+            )));
+        }
+    }
+
+    fn emit(&mut self, pkg: Option<&str>, tests: Vec<Test>) {
+        let suite = pkg.filter(|p| !p.is_empty());
+        // Parents: a test whose name is a `/` prefix of another's.
+        let mut prefixes: HashSet<&str> = HashSet::new();
+        let names: HashSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
+        for t in &tests {
+            let mut p = t.name.as_str();
+            while let Some(cut) = p.rfind('/') {
+                p = &p[..cut];
+                prefixes.insert(p);
+            }
+        }
+        let mut cases = Vec::with_capacity(tests.len());
+        for t in &tests {
+            let status = t.status.unwrap_or(Status::Errored);
+            let mut tc = TestCase::new(suite.map(str::to_owned), t.name.clone(), status);
+            tc.duration = t.duration;
+            tc.parent = prefixes.contains(t.name.as_str());
+            let mut p = t.name.as_str();
+            while let Some(cut) = p.rfind('/') {
+                p = &p[..cut];
+                if names.contains(p) {
+                    break;
+                }
+            }
+            if t.name.contains('/') {
+                let anc = if names.contains(p) {
+                    p
+                } else {
+                    t.name.rsplit_once('/').map_or(p, |(a, _)| a)
+                };
+                tc.parent_id = Some(TestCase::make_id(suite, anc));
+            }
+            if status != Status::Passed {
+                let d = describe(&t.output, status == Status::Failed);
+                tc.message = d.message;
+                tc.file = d.file;
+                tc.line = d.line;
+                tc.expected = d.expected;
+                tc.actual = d.actual;
+            }
+            if !t.output.is_empty() {
+                tc.output = Some(t.output.clone());
+            }
+            cases.push(tc);
+        }
+        for tc in cases {
+            self.sink.test_finished(tc);
+        }
+    }
+
+    fn finish(mut self) {
+        self.flush_pending(0);
+        if self.reports > 0 && self.runs == 0 {
+            self.sink.warning(
+                "no `=== RUN` lines: go test ran without -v, so passing tests are not listed"
+                    .into(),
+            );
+        }
+        if let Some((pkg, text, _)) = self.build.take() {
+            let first = text.lines().next().unwrap_or("").to_owned();
+            self.sink.warning(format!(
+                "build output for `{pkg}` without a package line: {first}"
+            ));
+        }
+        let b = &self.block;
+        if !b.active && b.done.is_empty() && b.open.is_empty() {
+            return;
+        }
+        if b.binary_done {
+            // A test binary run directly (`pkg.test -test.v`) ends with PASS/FAIL and no package.
+            self.end_block(None, false);
+            return;
+        }
+        // The stream ends inside a package: keep what finished, name what did not.
+        let mut b = std::mem::take(&mut self.block);
+        let open = std::mem::take(&mut b.open);
+        let done = std::mem::take(&mut b.done);
+        self.emit(None, done);
+        if let Some((d, line)) = b.death.filter(|_| b.death_confirmed) {
+            let kind = match d {
+                Death::Timeout => ProblemKind::Timeout,
+                Death::Crash => ProblemKind::Crash,
+            };
+            self.problem(Problem::new(kind, line));
+        }
+        for t in &open {
+            self.problem(Problem::new(
+                ProblemKind::MissingResults,
+                format!("test `{}` started but has no result", t.name),
+            ));
+        }
+        self.problem(Problem::new(
+            ProblemKind::Truncated,
+            "the output ends before the test binary's final PASS/FAIL line",
+        ));
+    }
+}
