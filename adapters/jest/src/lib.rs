@@ -63,10 +63,7 @@ impl Adapter for Jest {
         let total = has_key(p, b"\"numTotalTests\"");
         if total && has_key(p, b"\"testResults\"") {
             98
-        } else if total
-            && has_key(p, b"\"numFailedTests\"")
-            && has_key(p, b"\"numPassedTests\"")
-        {
+        } else if total && has_key(p, b"\"numFailedTests\"") && has_key(p, b"\"numPassedTests\"") {
             85
         } else {
             0
@@ -126,7 +123,12 @@ mod tests {
             b"<testsuites/>",
             b"",
         ] {
-            assert_eq!(j.detect(other, None), 0, "{}", String::from_utf8_lossy(other));
+            assert_eq!(
+                j.detect(other, None),
+                0,
+                "{}",
+                String::from_utf8_lossy(other)
+            );
         }
     }
 }

@@ -69,7 +69,12 @@ fn labelled<'a>(line: &'a str, label: &str) -> Option<&'a str> {
 
 /// `[AssertionError: ]expected <actual> to be <expected>[ // Object.is equality]`.
 fn chai(line: &str) -> Option<(&str, &str)> {
-    const VERBS: [&str; 4] = [" to be ", " to equal ", " to deeply equal ", " to strictly equal "];
+    const VERBS: [&str; 4] = [
+        " to be ",
+        " to equal ",
+        " to deeply equal ",
+        " to strictly equal ",
+    ];
     let rest = line
         .strip_prefix("AssertionError: expected ")
         .or_else(|| line.strip_prefix("expected "))?;
@@ -102,10 +107,7 @@ mod tests {
     #[test]
     fn jest_expected_received() {
         let m = "Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: 2\nReceived: 3\n    at Object.toBe (calc.test.js:8:21)";
-        assert_eq!(
-            expected_actual(m),
-            (Some("2".into()), Some("3".into()))
-        );
+        assert_eq!(expected_actual(m), (Some("2".into()), Some("3".into())));
         let m = "expect(received).toHaveProperty(path, value)\n\nExpected path: \"a\"\nReceived path: []";
         assert_eq!(
             expected_actual(m),
@@ -122,12 +124,19 @@ mod tests {
     #[test]
     fn vitest_chai_style() {
         assert_eq!(
-            expected_actual("AssertionError: expected 3 to be 2 // Object.is equality\n    at x.test.ts:4:5"),
+            expected_actual(
+                "AssertionError: expected 3 to be 2 // Object.is equality\n    at x.test.ts:4:5"
+            ),
             (Some("2".into()), Some("3".into()))
         );
         assert_eq!(
-            expected_actual("AssertionError: expected 'hello, world' to be 'Hello, World!' // Object.is equality"),
-            (Some("'Hello, World!'".into()), Some("'hello, world'".into()))
+            expected_actual(
+                "AssertionError: expected 'hello, world' to be 'Hello, World!' // Object.is equality"
+            ),
+            (
+                Some("'Hello, World!'".into()),
+                Some("'hello, world'".into())
+            )
         );
         assert_eq!(
             expected_actual("AssertionError: expected { a: 1 } to deeply equal { a: 2 }"),

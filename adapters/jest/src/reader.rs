@@ -264,7 +264,13 @@ impl<'de, 's> State<'de, 's> {
             test.expected = expected;
             test.actual = actual;
         }
-        test.message = message;
+        test.message = match (message, a.status) {
+            (None, RawStatus::Focused) => Some(
+                "the runner's status is `focused`, which records no outcome: not counted as a pass"
+                    .to_owned(),
+            ),
+            (m, _) => m,
+        };
         // Earlier runs of a retried test (`jest.retryTimes`): each failed, or it would not have
         // been retried. `invocations` counts every run, the reasons only those that kept one.
         let reasons = match (a.retry_reasons, a.retry_messages) {
@@ -328,26 +334,32 @@ impl<'de, 's> State<'de, 's> {
             ));
             checks.push(("numTodoTests", "todo tests", h.todo, self.read.todo));
             // Vitest counts describe blocks as suites too: only Jest's number is files.
-            checks.push(("numTotalTestSuites", "test files", h.total_suites, self.files));
+            checks.push((
+                "numTotalTestSuites",
+                "test files",
+                h.total_suites,
+                self.files,
+            ));
         }
         for (key, what, declared, read) in checks {
             let Some(declared) = declared else { continue };
             if declared == read {
                 continue;
             }
-            self.sink.warning(format!(
-                "`{key}` declares {declared} {what} but the file holds {read}"
-            ));
+            let said = format!("`{key}` declares {declared} {what} but the file holds {read}");
             // Results the runner counted and the file does not hold: missing, not just odd.
             if declared > read
-                && matches!(key, "numTotalTests" | "numFailedTests" | "numTotalTestSuites")
+                && matches!(
+                    key,
+                    "numTotalTests" | "numFailedTests" | "numTotalTestSuites"
+                )
             {
                 self.problem(Problem::new(
                     ProblemKind::MissingTests,
-                    format!(
-                        "`{key}` declares {declared} {what} but the file holds {read}: results are missing"
-                    ),
+                    format!("{said}: results are missing"),
                 ));
+            } else {
+                self.sink.warning(said);
             }
         }
         if let Some(n) = h.runtime_error_suites
@@ -356,7 +368,7 @@ impl<'de, 's> State<'de, 's> {
             self.problem(Problem::new(
                 ProblemKind::SuiteError,
                 format!(
-                    "`numRuntimeErrorTestSuites` declares {n} test files that failed to run; {} found in the file",
+                    "`numRuntimeErrorTestSuites` says {n} test file(s) failed to run; the file shows {}",
                     self.suite_errors
                 ),
             ));
@@ -373,12 +385,16 @@ impl<'de, 's> State<'de, 's> {
             } else {
                 ""
             };
-            self.problem(Problem::new(
-                ProblemKind::SuiteError,
+            let detail = if self.read.total == 0 {
+                format!(
+                    "the runner reports `success: false`{why} and the file holds no test results (no tests found, or an error before any ran)"
+                )
+            } else {
                 format!(
                     "the runner reports `success: false`{why} though no test in the file failed: an error outside the tests"
-                ),
-            ));
+                )
+            };
+            self.problem(Problem::new(ProblemKind::SuiteError, detail));
         }
     }
 
@@ -570,7 +586,9 @@ impl<'de> Visitor<'de> for DetailVisitor {
                 map.next_value::<IgnoredAny>()?;
             }
         }
-        Ok(Detail(values.filter(|v| v.expected.is_some() || v.actual.is_some())))
+        Ok(Detail(
+            values.filter(|v| v.expected.is_some() || v.actual.is_some()),
+        ))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Detail, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}

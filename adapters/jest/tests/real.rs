@@ -55,8 +55,17 @@ fn every_real_case_matches_its_truth() {
         );
         let run = parse_to_run(&adapter, &bytes, &ParseOptions::default()).unwrap();
         // The truth's tool is "jest + jest-junit": this file is jest's own.
-        assert!(truth["producer"]["tool"].as_str().unwrap().starts_with("jest"));
-        assert_eq!(run.producer.as_ref().map(|p| p.name.as_str()), Some("jest"), "{case}");
+        assert!(
+            truth["producer"]["tool"]
+                .as_str()
+                .unwrap()
+                .starts_with("jest")
+        );
+        assert_eq!(
+            run.producer.as_ref().map(|p| p.name.as_str()),
+            Some("jest"),
+            "{case}"
+        );
         let want: Vec<&Value> = truth["tests"].as_array().unwrap().iter().collect();
         assert!(want.iter().all(|t| t["parent"] != Value::Bool(true)));
         if run.tests.len() != want.len() {
@@ -74,9 +83,12 @@ fn every_real_case_matches_its_truth() {
             if let Some(a) = w["accept"].as_array() {
                 ok.extend(a.iter().filter_map(Value::as_str));
             }
-            match run.tests.iter().enumerate().find(|(i, t)| {
-                !used[*i] && t.file.as_deref() == Some(file) && full_name(t) == name
-            }) {
+            match run
+                .tests
+                .iter()
+                .enumerate()
+                .find(|(i, t)| !used[*i] && t.file.as_deref() == Some(file) && full_name(t) == name)
+            {
                 Some((i, t)) => {
                     used[i] = true;
                     if !ok.contains(&t.status.as_str()) {
@@ -105,9 +117,7 @@ fn every_real_case_matches_its_truth() {
         got.sort_unstable();
         known.sort_unstable();
         if got != known {
-            failures.push(format!(
-                "{case}: problems {got:?}, truth lists {known:?}"
-            ));
+            failures.push(format!("{case}: problems {got:?}, truth lists {known:?}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
