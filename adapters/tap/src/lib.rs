@@ -1,11 +1,24 @@
-//! gapscore adapter for TAP 12, 13 and 14 streams (prove, node, mocha, bats, pytest-tap). SKELETON: being written (issue 6).
+//! gapscore adapter for TAP 12, 13 and 14 streams, as written by Perl's Test::More and `prove`,
+//! `node --test`, mocha, bats, pytest-tap, node-tap and hand-rolled producers.
+//!
+//! [`Tap`] implements [`Adapter`]; [`parser`] reads the stream line by line (memory flat in the
+//! input's size) and [`yaml`] reads the YAML subset of diagnostics blocks. Plans are checked
+//! (`plan-mismatch`, `no-plan`), `Bail out!` keeps every earlier result and adds `bail-out`,
+//! subtests in every common form become a suite path with `parent` test points, and a stream
+//! cut short keeps its results and reports `truncated`.
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]
 
+pub mod parser;
+pub mod yaml;
+
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
-/// The adapter.
+/// The format id.
+pub const FORMAT_ID: &str = "tap";
+
+/// The TAP adapter.
 #[derive(Debug)]
 pub struct Tap {
     info: AdapterInfo,
@@ -15,7 +28,7 @@ impl Tap {
     /// The adapter.
     pub fn new() -> Self {
         Tap {
-            info: AdapterInfo::new("tap", env!("CARGO_PKG_VERSION"), &["tap"]),
+            info: AdapterInfo::new("tap", env!("CARGO_PKG_VERSION"), &[FORMAT_ID]),
         }
     }
 }
@@ -26,22 +39,99 @@ impl Default for Tap {
     }
 }
 
+/// How sure the prefix of a file is TAP, 0–98 (see [`Adapter::detect`] on [`Tap`]).
+pub fn detect_confidence(prefix: &[u8]) -> u8 {
+    let prefix = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+    let text = String::from_utf8_lossy(&prefix[..prefix.len().min(16 * 1024)]);
+    let mut lines = text
+        .lines()
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .filter(|l| !l.trim().is_empty());
+    let Some(first) = lines.next() else {
+        return 0;
+    };
+    let first_t = first.trim_start();
+    // XML and JSON belong to other adapters, whatever follows.
+    if first_t.starts_with(['<', '{', '[']) {
+        return 0;
+    }
+    if first_t.starts_with("TAP version ") || first_t.starts_with("TAP Version ") {
+        return 98;
+    }
+    let is_plan = |l: &str| {
+        let l = l.trim_end();
+        l.split_once("..").is_some_and(|(a, b)| {
+            a == "1"
+                && !b.is_empty()
+                && b.split(" #")
+                    .next()
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+        })
+    };
+    let numbered = |l: &str| {
+        let rest = l
+            .strip_prefix("ok ")
+            .or_else(|| l.strip_prefix("not ok "));
+        rest.is_some_and(|r| {
+            let d = r.bytes().take_while(u8::is_ascii_digit).count();
+            d > 0 && r.as_bytes().get(d).is_none_or(|c| *c == b' ')
+        })
+    };
+    let prove_header = |l: &str| {
+        l.split_once(" ..")
+            .is_some_and(|(f, rest)| !f.contains(' ') && f.contains(['.', '/']) && rest.starts_with(['.', ' ']) || rest.is_empty())
+    };
+    let mut plan_first = is_plan(first);
+    let header = prove_header(first);
+    let mut points = usize::from(numbered(first));
+    let first_point = numbered(first);
+    for l in lines.take(400) {
+        if numbered(l) {
+            points += 1;
+        } else if is_plan(l) && points == 0 {
+            plan_first = true;
+        }
+    }
+    match (plan_first, points) {
+        (true, p) if p > 0 && is_plan(first) => 90,
+        _ if header && (plan_first || points > 0) => 85,
+        (_, p) if first_point && p >= 2 => 85,
+        (true, p) if p > 0 => 80,
+        _ if is_plan(first) => 75,
+        _ if first_point => 70,
+        (_, p) if p >= 3 => 70,
+        _ => 0,
+    }
+}
+
 impl Adapter for Tap {
     fn info(&self) -> &AdapterInfo {
         &self.info
     }
 
-    fn detect(&self, _prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        0
+    /// 98 when the first line is `TAP version N`; otherwise 70–90 by evidence near the start
+    /// (a `1..N` plan first, numbered `ok N`/`not ok N` lines, a prove file header); 0 for
+    /// anything opening like XML or JSON.
+    fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
+        detect_confidence(prefix)
     }
 
     fn parse(
         &self,
-        _input: &[u8],
+        input: &[u8],
         _opts: &ParseOptions,
-        _sink: &mut dyn EventSink,
+        sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
-        Err(AdapterError::Unsupported("not written yet".into()))
+        parser::parse(input, sink)
+    }
+
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        _opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        parser::parse_reader(reader, sink)
     }
 }
 

@@ -1,0 +1,1494 @@
+//! The streaming TAP reader: lines in, canonical events out. Memory holds one line, the test
+//! point being read (with its diagnostics, capped), the stack of open subtests and, only for a
+//! subtest whose name comes after its children (the headerless Perl form), those children until
+//! the name is known (capped); it does not grow with the number of tests.
+//!
+//! Structure is read from indentation: a structural line (test point, plan, `# Subtest:`,
+//! `Bail out!`) indented deeper than the current level opens a child level; one at a shallower
+//! indentation closes levels, and the next test point at the parent level is the subtest's own
+//! result (a `parent` test). Lines that are not TAP never change the structure.
+
+use std::borrow::Cow;
+use std::io::BufRead;
+use std::sync::LazyLock;
+
+use gapscore_adapter_sdk::{
+    AdapterError, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer,
+    Status, TestCase,
+};
+use regex::Regex;
+
+use crate::yaml;
+
+/// Diagnostics text beyond this many bytes is cut, with a note.
+pub const TEXT_CAP: usize = 64 * 1024;
+/// Longer lines are cut (their start is still read).
+const LINE_CAP: usize = 1 << 20;
+/// A YAML block beyond this many bytes is not parsed; its start is kept as text.
+const YAML_CAP: usize = 1 << 20;
+/// Children of a headerless subtest held until its name is known; beyond this they are sent
+/// with a placeholder suite.
+const HOLD_CAP: usize = 10_000;
+/// Distinct warnings kept; the rest are counted.
+const WARN_CAP: usize = 50;
+/// The suite segment used when a subtest's name is never known.
+const UNNAMED: &str = "(unnamed subtest)";
+
+/// Reads a whole TAP document.
+pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+    let mut r = input;
+    parse_reader(&mut r, sink)
+}
+
+/// Reads a TAP stream line by line.
+pub fn parse_reader(
+    reader: &mut dyn BufRead,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
+    let mut p = Parser::new(sink);
+    let mut carry: Vec<u8> = Vec::new();
+    let mut carry_cut = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(AdapterError::Read(e.to_string())),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        match memchr::memchr(b'\n', buf) {
+            Some(i) => {
+                if carry.is_empty() && !carry_cut {
+                    p.line(&buf[..i], i > LINE_CAP);
+                } else {
+                    let room = LINE_CAP.saturating_sub(carry.len());
+                    carry.extend_from_slice(&buf[..i.min(room)]);
+                    let cut = carry_cut || i > room;
+                    p.line(&carry, cut);
+                    carry.clear();
+                    carry_cut = false;
+                }
+                reader.consume(i + 1);
+            }
+            None => {
+                let n = buf.len();
+                let room = LINE_CAP.saturating_sub(carry.len());
+                carry.extend_from_slice(&buf[..n.min(room)]);
+                carry_cut |= n > room;
+                reader.consume(n);
+            }
+        }
+    }
+    let partial = !carry.is_empty() || carry_cut;
+    if partial {
+        p.line(&carry, carry_cut);
+    }
+    p.finish(partial)
+}
+
+/// A test point, as read from its line.
+#[derive(Debug, PartialEq)]
+struct Point<'a> {
+    ok: bool,
+    number: Option<u64>,
+    desc: &'a str,
+    directive: Directive<'a>,
+    time: Option<f64>,
+    /// `ok 1 - name {`: a buffered subtest follows.
+    opens_block: bool,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Directive<'a> {
+    None,
+    Skip(&'a str),
+    Todo(&'a str),
+}
+
+/// Reads `ok`/`not ok` lines: `(not )?ok\b( \d+)?( -)? desc( # directive)?`.
+fn parse_point(c: &str) -> Option<Point<'_>> {
+    let (ok, rest) = if let Some(r) = c.strip_prefix("ok") {
+        (true, r)
+    } else if let Some(r) = c.strip_prefix("not ok") {
+        (false, r)
+    } else {
+        return None;
+    };
+    // `\b`: `okay` is not a test point.
+    if rest
+        .as_bytes()
+        .first()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    {
+        return None;
+    }
+    let rest = rest.trim_start_matches([' ', '\t']);
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, rest) = if digits > 0 && digits <= 19 {
+        let n = rest[..digits].parse::<u64>().ok();
+        (n, &rest[digits..])
+    } else {
+        (None, rest)
+    };
+    // A number glued to text (`ok 1a`) is part of the description.
+    let (number, rest) = match rest.as_bytes().first() {
+        Some(b) if number.is_some() && !matches!(b, b' ' | b'\t' | b'#') => {
+            (None, c[c.len() - rest.len() - digits..].trim_start())
+        }
+        _ => (number, rest),
+    };
+    let mut rest = rest.trim_start_matches([' ', '\t']);
+    if let Some(r) = rest.strip_prefix('-')
+        && (r.is_empty() || r.starts_with([' ', '\t']))
+    {
+        rest = r.trim_start_matches([' ', '\t']);
+    }
+    let rest = rest.trim_end();
+    let (rest, opens_block) = match rest.strip_suffix('{') {
+        Some(r) if r.is_empty() || r.ends_with([' ', '\t']) => (r.trim_end(), true),
+        _ => (rest, false),
+    };
+    let (desc, directive, time) = split_directive(rest);
+    Some(Point {
+        ok,
+        number,
+        desc,
+        directive,
+        time,
+        opens_block,
+    })
+}
+
+/// Splits a description from its directive: the first unescaped `#` (at the start or after
+/// whitespace) followed by `SKIP`, `TODO` (any case) or `time=`. Any other `#` is part of the
+/// name, which keeps escapes as written.
+fn split_directive(s: &str) -> (&str, Directive<'_>, Option<f64>) {
+    let b = s.as_bytes();
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'#', &b[from..]).map(|i| i + from) {
+        from = i + 1;
+        let escaped = i > 0 && b[i - 1] == b'\\';
+        let separated = i == 0 || matches!(b[i - 1], b' ' | b'\t');
+        if escaped || !separated {
+            continue;
+        }
+        let after = s[i + 1..].trim_start();
+        let desc = s[..i].trim_end();
+        let word_end = |w: usize| {
+            after
+                .as_bytes()
+                .get(w)
+                .is_none_or(|c| !c.is_ascii_alphabetic())
+        };
+        let starts = |w: &str| {
+            after
+                .get(..w.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(w))
+        };
+        if starts("skipped") && word_end(7) {
+            return (desc, Directive::Skip(reason(&after[7..])), None);
+        }
+        if starts("skip") && word_end(4) {
+            return (desc, Directive::Skip(reason(&after[4..])), None);
+        }
+        if starts("todo") && word_end(4) {
+            return (desc, Directive::Todo(reason(&after[4..])), None);
+        }
+        if let Some(t) = after.strip_prefix("time=") {
+            return (desc, Directive::None, parse_time(t));
+        }
+    }
+    (s, Directive::None, None)
+}
+
+/// Milliseconds to seconds, rounded to the nanosecond so `0.894649` ms does not print as
+/// `0.0008946490000000001` s.
+fn ms_to_secs(ms: f64) -> f64 {
+    (ms * 1e6).round() / 1e9
+}
+
+fn reason(s: &str) -> &str {
+    s.trim_start_matches([':', ' ', '\t']).trim()
+}
+
+/// `12ms`, `1.5s`, `12` (milliseconds, node-tap's unit) → seconds.
+fn parse_time(t: &str) -> Option<f64> {
+    let t = t.trim();
+    let num_end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let v: f64 = t[..num_end].parse().ok()?;
+    let unit = t[num_end..].trim();
+    let secs = match unit {
+        "" | "ms" => ms_to_secs(v),
+        "s" => v,
+        "us" | "µs" => v / 1e6,
+        _ => return None,
+    };
+    (secs.is_finite() && secs >= 0.0).then_some(secs)
+}
+
+/// `1..N` with an optional `# SKIP reason` or `# comment`.
+fn parse_plan(c: &str) -> Option<(u64, u64, Option<&str>)> {
+    let dots = c.find("..")?;
+    let first: u64 = c[..dots].parse().ok()?;
+    let rest = &c[dots + 2..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 19 {
+        return None;
+    }
+    let last: u64 = rest[..digits].parse().ok()?;
+    let tail = rest[digits..].trim();
+    if !(tail.is_empty() || tail.starts_with('#')) {
+        return None;
+    }
+    let skip = tail.strip_prefix('#').and_then(|t| {
+        let t = t.trim_start();
+        t.get(..4)
+            .is_some_and(|p| p.eq_ignore_ascii_case("skip"))
+            .then(|| reason(t.get(4..).unwrap_or("")))
+    });
+    Some((first, last, skip))
+}
+
+fn join(path: Option<&str>, name: &str) -> String {
+    match path {
+        Some(p) if !p.is_empty() => format!("{p} > {name}"),
+        _ => name.to_owned(),
+    }
+}
+
+fn join_opt(path: Option<&str>, rel: Option<&str>) -> Option<String> {
+    match (path, rel) {
+        (p, Some(r)) => Some(join(p, r)),
+        (Some(p), None) => Some(p.to_owned()),
+        (None, None) => None,
+    }
+}
+
+fn push_capped(buf: &mut String, text: &str, cut: &mut bool) {
+    if *cut {
+        return;
+    }
+    if buf.len() + text.len() + 1 > TEXT_CAP {
+        let mut end = TEXT_CAP.saturating_sub(buf.len()).min(text.len());
+        while end > 0 && !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        buf.push_str(&text[..end]);
+        buf.push_str("\n[gapscore: cut at 64 KiB]");
+        *cut = true;
+        return;
+    }
+    if !buf.is_empty() {
+        buf.push('\n');
+    }
+    buf.push_str(text);
+}
+
+/// A test read from a headerless subtest, waiting for its enclosing name. `suite` and
+/// `parent` are relative to the holding level.
+#[derive(Debug)]
+struct Held {
+    test: TestCase,
+    parent: Option<(Option<String>, String)>,
+}
+
+#[derive(Debug, Default)]
+struct Level {
+    indent: usize,
+    /// A `{` level whose contents' indentation is not known yet.
+    fresh: bool,
+    name: Option<String>,
+    /// Suite of the tests directly in this level (`None` at the top of a plain stream).
+    path: Option<String>,
+    /// Id of the test point that will close this level.
+    parent_id: Option<String>,
+    plan: Option<u64>,
+    plan_skip: Option<String>,
+    plan_line: u64,
+    plan_after_tests: bool,
+    count: u64,
+    /// Expected number minus count, re-synchronised after each out-of-sequence number.
+    offset: i128,
+    max_number: u64,
+    /// `# Subtest: name` waiting for its child level or its test point.
+    announced: Option<String>,
+    /// Some: the level's name (or an enclosing one) is unknown, tests wait here.
+    held: Option<Vec<Held>>,
+    held_overflow: bool,
+    /// The `ok N - name {` point of a buffered subtest, sent after its children.
+    buffered: Option<Box<Pending>>,
+    just_closed: Option<Closed>,
+}
+
+#[derive(Debug)]
+struct Closed {
+    name: Option<String>,
+    had_results: bool,
+    held: Vec<Held>,
+}
+
+#[derive(Debug)]
+struct Pending {
+    test: TestCase,
+    level: usize,
+    indent: usize,
+    reason: Option<String>,
+    diag: String,
+    diag_cut: bool,
+    collect: bool,
+    yaml: Option<YamlBlock>,
+}
+
+#[derive(Debug)]
+struct YamlBlock {
+    base: usize,
+    text: String,
+    open: bool,
+    cut: bool,
+}
+
+#[derive(Debug, Default)]
+struct Evidence {
+    node: bool,
+    pytest_tap: bool,
+    bats: bool,
+    test_more: bool,
+    prove: bool,
+}
+
+struct Parser<'s> {
+    sink: &'s mut dyn EventSink,
+    line_no: u64,
+    levels: Vec<Level>,
+    pending: Option<Pending>,
+    /// Any TAP line at all (version, plan, test point, bail out).
+    saw_tap: bool,
+    bailed: bool,
+    unknown_lines: u64,
+    warnings: Vec<String>,
+    warnings_dropped: u64,
+    bad_utf8: bool,
+    cut_lines: bool,
+    /// prove: the current file's name, and whether its summary has started.
+    prove_file: Option<String>,
+    in_summary: bool,
+    evidence: Evidence,
+    truncated: Vec<String>,
+}
+
+static PROVE_HEADER: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^(\S+) \.{2,}(?: (.*))?$").ok());
+static PERL_AT: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^\s*at (\S+) line (\d+)\.?\s*$").ok());
+static BATS_AT: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"in test file (\S+), line (\d+)\)").ok());
+
+impl<'s> Parser<'s> {
+    fn new(sink: &'s mut dyn EventSink) -> Self {
+        Parser {
+            sink,
+            line_no: 0,
+            levels: vec![Level::default()],
+            pending: None,
+            saw_tap: false,
+            bailed: false,
+            unknown_lines: 0,
+            warnings: Vec::new(),
+            warnings_dropped: 0,
+            bad_utf8: false,
+            cut_lines: false,
+            prove_file: None,
+            in_summary: false,
+            evidence: Evidence::default(),
+            truncated: Vec::new(),
+        }
+    }
+
+    fn warn(&mut self, msg: String) {
+        if self.warnings.len() < WARN_CAP {
+            self.warnings.push(msg);
+        } else {
+            self.warnings_dropped += 1;
+        }
+    }
+
+    fn line(&mut self, raw: &[u8], cut: bool) {
+        self.line_no += 1;
+        if cut && !self.cut_lines {
+            self.cut_lines = true;
+            self.warn(format!(
+                "line {}: longer than 1 MiB, read up to the cut",
+                self.line_no
+            ));
+        }
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let text = match std::str::from_utf8(raw) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => {
+                if !self.bad_utf8 {
+                    self.bad_utf8 = true;
+                    self.warn(format!(
+                        "line {}: invalid UTF-8, replaced with U+FFFD",
+                        self.line_no
+                    ));
+                }
+                String::from_utf8_lossy(raw)
+            }
+        };
+        self.handle(&text);
+    }
+
+    fn handle(&mut self, line: &str) {
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let c = &line[indent..];
+        if let Some(p) = self.pending.as_mut()
+            && let Some(y) = p.yaml.as_mut()
+            && y.open
+        {
+            if c.trim_end() == "..." {
+                y.open = false;
+                return;
+            }
+            if c.is_empty() || indent >= y.base {
+                if !y.cut {
+                    if y.text.len() + line.len() > YAML_CAP {
+                        y.cut = true;
+                    } else {
+                        y.text.push_str(line.get(y.base.min(indent)..).unwrap_or(""));
+                        y.text.push('\n');
+                    }
+                }
+                return;
+            }
+            y.open = false;
+            let msg = format!(
+                "line {}: YAML block not closed by `...` before a less indented line",
+                self.line_no
+            );
+            self.warn(msg);
+        }
+        if self.in_summary {
+            return;
+        }
+        let Some(&first) = c.as_bytes().first() else {
+            // Blank lines inside a failure's diagnostics are part of its text.
+            if let Some(p) = self.pending.as_mut()
+                && p.collect
+                && !p.diag.is_empty()
+            {
+                push_capped(&mut p.diag, "", &mut p.diag_cut);
+            }
+            return;
+        };
+        match first {
+            b'o' | b'n' => {
+                if let Some(pt) = parse_point(c) {
+                    self.point(indent, pt);
+                    return;
+                }
+            }
+            b'0'..=b'9' => {
+                if let Some((a, b, skip)) = parse_plan(c) {
+                    self.plan(indent, a, b, skip);
+                    return;
+                }
+            }
+            b'#' => {
+                self.comment(indent, c);
+                return;
+            }
+            b'B' | b'b' => {
+                if c.get(..9).is_some_and(|p| p.eq_ignore_ascii_case("bail out!")) {
+                    self.bail_out(indent, c);
+                    return;
+                }
+            }
+            b'T' => {
+                if c.starts_with("TAP version") || c.starts_with("TAP Version") {
+                    self.saw_tap = true;
+                    return;
+                }
+            }
+            b'p' => {
+                if c.starts_with("pragma ") {
+                    self.saw_tap = true;
+                    return;
+                }
+            }
+            b'}' if c.trim_end() == "}" => {
+                if self.close_block(indent) {
+                    return;
+                }
+            }
+            b'-' if c.trim_end() == "---" => {
+                if let Some(p) = self.pending.as_mut()
+                    && p.yaml.is_none()
+                    && indent > p.indent
+                {
+                    p.yaml = Some(YamlBlock {
+                        base: indent,
+                        text: String::new(),
+                        open: true,
+                        cut: false,
+                    });
+                    return;
+                }
+            }
+            _ => {}
+        }
+        self.unknown(indent, c);
+    }
+
+    /// A line that is not TAP: kept as the current failing test's diagnostics, or counted.
+    fn unknown(&mut self, indent: usize, c: &str) {
+        if indent == 0 && self.prove_line(c) {
+            return;
+        }
+        self.unknown_lines += 1;
+        if let Some(p) = self.pending.as_mut()
+            && p.collect
+        {
+            // Keep the text's own indentation beyond the test point's.
+            let extra = indent.saturating_sub(p.indent + 2);
+            let text = format!("{}{}", " ".repeat(extra.min(64)), c);
+            push_capped(&mut p.diag, &text, &mut p.diag_cut);
+        }
+    }
+
+    /// prove's own lines: `t/foo.t .. ` file headers, its verdicts and the summary report.
+    fn prove_line(&mut self, c: &str) -> bool {
+        if self.prove_file.is_some()
+            && [
+                "Failed ",
+                "Dubious,",
+                "No subtests run",
+                "All ",
+                "skipped:",
+                "Parse errors:",
+                "(less ",
+            ]
+            .iter()
+            .any(|p| c.starts_with(p))
+        {
+            return true;
+        }
+        if c.contains(" ..")
+            && let Some(re) = PROVE_HEADER.as_ref()
+            && let Some(m) = re.captures(c)
+        {
+            let file = m.get(1).map_or("", |m| m.as_str()).to_owned();
+            // A test file names a path or has an extension (`t/foo.t`).
+            if !file.contains(['.', '/']) {
+                return false;
+            }
+            let verdict = m.get(2).map_or("", |m| m.as_str()).trim().to_owned();
+            self.end_file();
+            self.evidence.prove = true;
+            self.prove_file = Some(file.clone());
+            self.levels = vec![Level {
+                path: Some(file.clone()),
+                ..Level::default()
+            }];
+            // Without -v prove prints only a verdict: `skipped: reason` is a skip_all.
+            if let Some(r) = verdict.strip_prefix("skipped:") {
+                let l = &mut self.levels[0];
+                l.plan = Some(0);
+                l.plan_skip = Some(r.trim().to_owned());
+            }
+            self.saw_tap = true;
+            return true;
+        }
+        if self.prove_file.is_some()
+            && (c.starts_with("Test Summary Report")
+                || c.starts_with("All tests successful")
+                || c.starts_with("Files="))
+        {
+            self.end_file();
+            self.prove_file = None;
+            self.in_summary = true;
+            return true;
+        }
+        false
+    }
+
+    /// Closes the levels deeper than `indent` and opens one when the line is deeper than the
+    /// current level. Returns the level the line belongs to.
+    fn align(&mut self, indent: usize) -> usize {
+        self.flush();
+        loop {
+            let n = self.levels.len();
+            if n <= 1 {
+                break;
+            }
+            if self.levels[n - 1].fresh {
+                if indent > self.levels[n - 2].indent {
+                    self.levels[n - 1].indent = indent;
+                    self.levels[n - 1].fresh = false;
+                    break;
+                }
+            } else if self.levels[n - 1].indent <= indent {
+                break;
+            }
+            if self.levels[n - 1].buffered.is_some() {
+                let name = self.levels[n - 1].name.clone().unwrap_or_default();
+                let msg = format!(
+                    "line {}: subtest `{name}` ended without its closing `}}`",
+                    self.line_no
+                );
+                self.warn(msg);
+            }
+            self.close_level(true);
+        }
+        let cur = self.levels.len() - 1;
+        if indent > self.levels[cur].indent {
+            self.open_level(indent);
+        }
+        self.levels.len() - 1
+    }
+
+    fn open_level(&mut self, indent: usize) {
+        let Some(parent) = self.levels.last_mut() else {
+            return;
+        };
+        let name = parent.announced.take();
+        let held = parent.held.is_some() || name.is_none();
+        let (path, parent_id) = match (&name, held) {
+            (Some(n), false) => (
+                Some(join(parent.path.as_deref(), n)),
+                Some(TestCase::make_id(parent.path.as_deref(), n)),
+            ),
+            _ => (None, None),
+        };
+        self.levels.push(Level {
+            indent,
+            name,
+            path,
+            parent_id,
+            held: held.then(Vec::new),
+            ..Level::default()
+        });
+    }
+
+    /// Closes the innermost level: plan checks, and hands what the parent's next test point
+    /// needs to the parent.
+    fn close_level(&mut self, check: bool) {
+        self.flush();
+        if self.levels.len() <= 1 {
+            return;
+        }
+        let Some(mut lvl) = self.levels.pop() else {
+            return;
+        };
+        if check {
+            let label = lvl
+                .path
+                .clone()
+                .or_else(|| lvl.name.clone())
+                .unwrap_or_else(|| UNNAMED.to_owned());
+            self.check_plan(&mut lvl, Some(label), false);
+        }
+        let closed = Closed {
+            name: lvl.name.clone(),
+            had_results: lvl.count > 0,
+            held: lvl.held.take().unwrap_or_default(),
+        };
+        let prev = self.levels.last_mut().and_then(|p| p.just_closed.take());
+        if let Some(prev) = prev {
+            self.orphan(prev);
+        }
+        if let Some(mut bp) = lvl.buffered.take() {
+            // `ok N - name {`: the point is known; it closes its block now.
+            bp.test.parent = closed.had_results;
+            let name = bp.test.name.clone();
+            self.place_children(closed.held, &name, bp.level);
+            self.pending = Some(*bp);
+        } else if let Some(parent) = self.levels.last_mut() {
+            parent.just_closed = Some(closed);
+        }
+    }
+
+    /// A subtest that no test point closed: its held children are sent with what is known.
+    fn orphan(&mut self, c: Closed) {
+        let name = c.name.clone().unwrap_or_else(|| UNNAMED.to_owned());
+        let msg = format!(
+            "line {}: subtest `{name}` has no test point of its own",
+            self.line_no
+        );
+        self.warn(msg);
+        let at = self.levels.len() - 1;
+        self.place_children(c.held, &name, at);
+    }
+
+    /// Children held for a subtest named `name` whose point is at level `at`.
+    fn place_children(&mut self, held: Vec<Held>, name: &str, at: usize) {
+        for mut h in held {
+            h.test.suite = Some(match h.test.suite.take() {
+                Some(s) => join(Some(name), &s),
+                None => name.to_owned(),
+            });
+            h.parent = Some(match h.parent.take() {
+                None => (None, name.to_owned()),
+                Some((s, n)) => (
+                    Some(match s {
+                        Some(s) => join(Some(name), &s),
+                        None => name.to_owned(),
+                    }),
+                    n,
+                ),
+            });
+            self.deliver(h, at);
+        }
+    }
+
+    /// Sends a test or holds it at level `at`.
+    fn deliver(&mut self, mut h: Held, at: usize) {
+        let at = at.min(self.levels.len() - 1);
+        let overflow = {
+            let lvl = &mut self.levels[at];
+            match lvl.held.as_mut() {
+                Some(v) if v.len() < HOLD_CAP => {
+                    v.push(h);
+                    return;
+                }
+                Some(_) => true,
+                None => false,
+            }
+        };
+        if overflow {
+            // Too many to hold: send what is held with a placeholder name.
+            let lvl = &mut self.levels[at];
+            let held = lvl.held.take().unwrap_or_default();
+            if !lvl.held_overflow {
+                lvl.held_overflow = true;
+                let msg = format!(
+                    "line {}: more than {HOLD_CAP} results in a subtest whose name is not known yet: sent under `{UNNAMED}`",
+                    self.line_no
+                );
+                self.warn(msg);
+            }
+            for mut x in held.into_iter().chain(std::iter::once(h)) {
+                x.test.suite = Some(match x.test.suite.take() {
+                    Some(s) => join(Some(UNNAMED), &s),
+                    None => UNNAMED.to_owned(),
+                });
+                self.finalize(x, None);
+            }
+            return;
+        }
+        let prefix = self.levels[at].path.clone();
+        if h.parent.is_none() && at > 0 {
+            h.test.parent_id = self.levels[at].parent_id.clone();
+        }
+        self.finalize(h, prefix.as_deref());
+    }
+
+    fn finalize(&mut self, mut h: Held, prefix: Option<&str>) {
+        h.test.suite = join_opt(prefix, h.test.suite.as_deref());
+        h.test.id = point_id(&h.test);
+        if let Some((s, n)) = h.parent {
+            let ps = join_opt(prefix, s.as_deref());
+            h.test.parent_id = Some(TestCase::make_id(ps.as_deref(), &n));
+        }
+        self.sink.test_finished(h.test);
+    }
+
+    fn point(&mut self, indent: usize, pt: Point<'_>) {
+        // prove prints its verdict `ok` alone after each file.
+        if indent == 0
+            && self.prove_file.is_some()
+            && pt.ok
+            && pt.number.is_none()
+            && pt.desc.is_empty()
+            && pt.directive == Directive::None
+        {
+            return;
+        }
+        self.saw_tap = true;
+        let at = self.align(indent);
+        let line_no = self.line_no;
+        let mut warn = None;
+        let closed;
+        {
+            let lvl = &mut self.levels[at];
+            lvl.count += 1;
+            if let Some(n) = pt.number {
+                let expected = i128::from(lvl.count) + lvl.offset;
+                if i128::from(n) != expected {
+                    warn = Some(format!(
+                        "line {line_no}: test number {n} out of sequence (expected {expected}){}",
+                        if i128::from(n) < expected {
+                            ": a duplicate or a step back"
+                        } else {
+                            ": numbers skipped"
+                        }
+                    ));
+                    lvl.offset = i128::from(n) - i128::from(lvl.count);
+                }
+                lvl.max_number = lvl.max_number.max(n);
+            }
+            if lvl.plan.is_some() && lvl.plan_after_tests {
+                lvl.plan_after_tests = false;
+                let pl = lvl.plan_line;
+                warn.get_or_insert(format!(
+                    "line {line_no}: test point after the plan at line {pl} that ended the tests"
+                ));
+            }
+            lvl.announced = None;
+            closed = lvl.just_closed.take();
+        }
+        if let Some(w) = warn {
+            self.warn(w);
+        }
+        let status = match (&pt.directive, pt.ok) {
+            (Directive::Skip(_), _) => Status::Skipped,
+            (Directive::Todo(_), true) => Status::Xpassed,
+            (Directive::Todo(_), false) => Status::Todo,
+            (Directive::None, true) => Status::Passed,
+            (Directive::None, false) => Status::Failed,
+        };
+        if matches!(pt.directive, Directive::Skip(_)) && !pt.ok {
+            let msg = format!(
+                "line {line_no}: `not ok` with a SKIP directive read as skipped"
+            );
+            self.warn(msg);
+        }
+        let held_level = self.levels[at].held.is_some();
+        let suite = if held_level {
+            None
+        } else {
+            self.levels[at].path.clone()
+        };
+        let mut test = TestCase::new(suite, pt.desc, status);
+        if pt.desc.is_empty() {
+            // A point without a description is known by its number.
+            let n = pt.number.unwrap_or(self.levels[at].count);
+            test.id = TestCase::make_id(test.suite.as_deref(), &format!("#{n}"));
+        }
+        test.duration = pt.time;
+        test.category = Category::from_title(pt.desc);
+        let reason = match pt.directive {
+            Directive::Skip(r) | Directive::Todo(r) if !r.is_empty() => Some(r.to_owned()),
+            _ => None,
+        };
+        if let Some(c) = closed {
+            test.parent = c.had_results;
+            if let Some(n) = &c.name
+                && n != pt.desc
+            {
+                let msg = format!(
+                    "line {line_no}: subtest `{n}` is closed by a test point named `{}`",
+                    pt.desc
+                );
+                self.warn(msg);
+            }
+            self.place_children(c.held, pt.desc, at);
+        }
+        let collect = matches!(status, Status::Failed | Status::Todo | Status::Errored);
+        let pending = Pending {
+            test,
+            level: at,
+            indent,
+            reason,
+            diag: String::new(),
+            diag_cut: false,
+            collect,
+            yaml: None,
+        };
+        if pt.opens_block {
+            // Buffered subtest: children follow inside `{ }`; the point waits for them.
+            let name = pending.test.name.clone();
+            let (path, parent_id) = if held_level {
+                (None, None)
+            } else {
+                let pp = self.levels[at].path.clone();
+                (
+                    Some(join(pp.as_deref(), &name)),
+                    Some(TestCase::make_id(pp.as_deref(), &name)),
+                )
+            };
+            self.levels.push(Level {
+                indent: indent + 1,
+                fresh: true,
+                name: Some(name),
+                path,
+                parent_id,
+                held: held_level.then(Vec::new),
+                buffered: Some(Box::new(pending)),
+                ..Level::default()
+            });
+        } else {
+            self.pending = Some(pending);
+        }
+    }
+
+    /// `}` closing a buffered subtest: true when one was open.
+    fn close_block(&mut self, indent: usize) -> bool {
+        let Some(i) = self.levels.iter().rposition(|l| l.buffered.is_some()) else {
+            return false;
+        };
+        if i == 0 || self.levels[i - 1].indent > indent {
+            return false;
+        }
+        self.flush();
+        while self.levels.len() > i + 1 {
+            self.close_level(true);
+        }
+        self.close_level(true);
+        true
+    }
+
+    fn plan(&mut self, indent: usize, first: u64, last: u64, skip: Option<&str>) {
+        self.saw_tap = true;
+        let at = self.align(indent);
+        let line_no = self.line_no;
+        let mut warns = Vec::new();
+        if let Some(prev) = self.levels[at].just_closed.take() {
+            self.orphan(prev);
+        }
+        let lvl = &mut self.levels[at];
+        if lvl.plan.is_some() {
+            warns.push(format!(
+                "line {line_no}: a second plan (the first, at line {}, is kept)",
+                lvl.plan_line
+            ));
+        } else {
+            if first != 1 && !(first == 0 && last == 0) {
+                warns.push(format!(
+                    "line {line_no}: plan starts at {first}, not 1"
+                ));
+            }
+            let n = if first <= 1 {
+                last
+            } else {
+                last.saturating_sub(first) + 1
+            };
+            lvl.plan = Some(n);
+            lvl.plan_line = line_no;
+            lvl.plan_after_tests = lvl.count > 0;
+            if n == 0 {
+                lvl.plan_skip = Some(skip.unwrap_or("").to_owned());
+            }
+        }
+        for w in warns {
+            self.warn(w);
+        }
+    }
+
+    fn comment(&mut self, indent: usize, c: &str) {
+        let body = c[1..].trim_start();
+        if let Some(rest) = body.strip_prefix("Subtest") {
+            let rest = rest.trim_start();
+            let name = rest.strip_prefix(':').unwrap_or(rest).trim();
+            if rest.is_empty() || rest.starts_with(':') {
+                self.subtest(indent, name);
+                return;
+            }
+        }
+        // Producers' fingerprints, for the run's producer.
+        if body.starts_with("TAP results for ") {
+            self.evidence.pytest_tap = true;
+        } else if body.starts_with("(in test file ") || body.starts_with("(from function ") {
+            self.evidence.bats = true;
+        } else if body.starts_with("Failed test ")
+            || body.starts_with("Failed (TODO) test ")
+            || body.starts_with("Looks like you ")
+        {
+            self.evidence.test_more = true;
+        } else if indent == 0 && self.levels.len() == 1 && body.starts_with("suites ") {
+            self.evidence.node = true;
+        }
+        if let Some(p) = self.pending.as_mut()
+            && p.collect
+        {
+            // A comment at the test point's level or deeper belongs to it.
+            let text = c[1..].strip_prefix(' ').unwrap_or(&c[1..]);
+            push_capped(&mut p.diag, text, &mut p.diag_cut);
+        }
+    }
+
+    fn subtest(&mut self, indent: usize, name: &str) {
+        self.saw_tap = true;
+        let at = self.align(indent);
+        if let Some(prev) = self.levels[at].just_closed.take() {
+            self.orphan(prev);
+        }
+        let lvl = &mut self.levels[at];
+        let opened_here = at > 0 && lvl.count == 0 && lvl.name.is_none() && lvl.announced.is_none();
+        if opened_here && lvl.plan.is_none() {
+            // `    # Subtest: name` at the child's own indentation (Test::More 0.98–1.0):
+            // it names the level it opens.
+            lvl.name = Some(name.to_owned());
+            let parent_held = self.levels[at - 1].held.is_some();
+            if !parent_held {
+                let pp = self.levels[at - 1].path.clone();
+                let lvl = &mut self.levels[at];
+                lvl.path = Some(join(pp.as_deref(), name));
+                lvl.parent_id = Some(TestCase::make_id(pp.as_deref(), name));
+                lvl.held = None;
+            }
+            return;
+        }
+        let lvl = &mut self.levels[at];
+        if let Some(prev) = lvl.announced.replace(name.to_owned()) {
+            let msg = format!(
+                "line {}: subtest `{prev}` announced but never run",
+                self.line_no
+            );
+            self.warn(msg);
+        }
+    }
+
+    fn bail_out(&mut self, indent: usize, c: &str) {
+        self.saw_tap = true;
+        let at = self.align(indent);
+        self.bailed = true;
+        let suite = self.levels[at]
+            .path
+            .clone()
+            .or_else(|| self.prove_file.clone());
+        let mut p = Problem::new(ProblemKind::BailOut, c.trim_end());
+        p.suite = suite;
+        self.sink.problem(p);
+    }
+
+    /// Sends the pending test point, with its YAML and diagnostics applied.
+    fn flush(&mut self) {
+        let Some(p) = self.pending.take() else {
+            return;
+        };
+        let Pending {
+            mut test,
+            level,
+            reason,
+            diag,
+            yaml,
+            ..
+        } = p;
+        let mut output: Vec<String> = Vec::new();
+        if let Some(y) = yaml {
+            if y.open && !self.bailed {
+                self.truncated.push(format!(
+                    "YAML block of `{}` not closed by `...`",
+                    test.name
+                ));
+            }
+            let mut text = y.text;
+            if y.cut {
+                text.push_str("[gapscore: YAML block over 1 MiB not parsed]");
+            }
+            match yaml::parse(&text) {
+                Ok(v) if !y.cut => apply_yaml(&mut test, &v, &mut output),
+                _ => {
+                    if !text.trim().is_empty() {
+                        let mut cut = false;
+                        let mut m = String::new();
+                        push_capped(&mut m, text.trim_end(), &mut cut);
+                        if test.message.is_none() {
+                            test.message = Some(m);
+                        } else {
+                            output.push(m);
+                        }
+                    }
+                }
+            }
+        }
+        if !diag.trim().is_empty() {
+            if test.file.is_none() {
+                locate(&mut test, &diag);
+            }
+            let diag = diag.trim_end().to_owned();
+            if test.message.is_none() && test.status == Status::Failed {
+                test.message = Some(diag);
+            } else {
+                output.push(diag);
+            }
+        }
+        if let Some(r) = reason {
+            match &test.message {
+                None => test.message = Some(r),
+                Some(m) => {
+                    let m = format!("{r}\n{m}");
+                    test.message = Some(m);
+                }
+            }
+        }
+        if !output.is_empty() {
+            let mut out = String::new();
+            let mut cut = false;
+            if let Some(o) = test.output.take() {
+                push_capped(&mut out, &o, &mut cut);
+            }
+            for o in output {
+                push_capped(&mut out, &o, &mut cut);
+            }
+            test.output = Some(out);
+        }
+        let held = self.levels.get(level).is_some_and(|l| l.held.is_some());
+        if held {
+            self.deliver(Held { test, parent: None }, level);
+        } else {
+            if level > 0
+                && let Some(l) = self.levels.get(level)
+            {
+                test.parent_id = l.parent_id.clone();
+            }
+            self.sink.test_finished(test);
+        }
+    }
+
+    /// Plan checks of a level that ends. `top`: the level is a whole file or stream.
+    fn check_plan(&mut self, lvl: &mut Level, suite: Option<String>, top: bool) {
+        let problem = |kind, detail: String| {
+            let mut p = Problem::new(kind, detail);
+            p.suite = suite.clone();
+            p
+        };
+        let mut problems = Vec::new();
+        let mut warns = Vec::new();
+        match lvl.plan {
+            Some(0) if lvl.count == 0 => {
+                if top {
+                    let r = lvl.plan_skip.clone().unwrap_or_default();
+                    problems.push(problem(
+                        ProblemKind::SuiteError,
+                        if r.is_empty() {
+                            "plan 1..0: every test of the file was skipped, none ran".to_owned()
+                        } else {
+                            format!("plan 1..0: every test of the file was skipped, none ran ({r})")
+                        },
+                    ));
+                }
+            }
+            Some(n) if n != lvl.count => {
+                let mut d = format!("planned {n}, ran {}", lvl.count);
+                if lvl.max_number > lvl.count && lvl.max_number <= n {
+                    d.push_str(&format!(
+                        "; numbers go up to {}, so some are missing",
+                        lvl.max_number
+                    ));
+                }
+                if self.bailed {
+                    d.push_str(" (bailed out)");
+                }
+                problems.push(problem(ProblemKind::PlanMismatch, d));
+            }
+            Some(_) => {}
+            None if top => {
+                if !self.bailed {
+                    problems.push(problem(
+                        ProblemKind::NoPlan,
+                        format!(
+                            "no plan line (`1..N`) after {} results: completeness cannot be checked",
+                            lvl.count
+                        ),
+                    ));
+                }
+            }
+            None => {
+                if lvl.count > 0 {
+                    warns.push(format!(
+                        "subtest `{}` has no plan",
+                        suite.as_deref().unwrap_or(UNNAMED)
+                    ));
+                }
+            }
+        }
+        for p in problems {
+            self.sink.problem(p);
+        }
+        for w in warns {
+            self.warn(w);
+        }
+    }
+
+    /// Ends the current file (a prove section or the whole stream).
+    fn end_file(&mut self) {
+        self.flush();
+        // Levels still open: their subtests never finished.
+        let mut open = Vec::new();
+        let mut any_open = false;
+        while self.levels.len() > 1 {
+            if let Some(l) = self.levels.last() {
+                if let Some(a) = &l.announced {
+                    open.push(a.clone());
+                }
+                open.push(l.name.clone().unwrap_or_else(|| UNNAMED.to_owned()));
+            }
+            any_open = true;
+            self.close_level(false);
+        }
+        if let Some(l) = self.levels.first()
+            && let Some(a) = &l.announced
+        {
+            open.push(a.clone());
+        }
+        if let Some(prev) = self.levels.first_mut().and_then(|l| l.just_closed.take()) {
+            if any_open {
+                // Already reported as missing results; send what it held.
+                let name = prev.name.clone().unwrap_or_else(|| UNNAMED.to_owned());
+                self.place_children(prev.held, &name, 0);
+            } else {
+                self.orphan(prev);
+            }
+        }
+        if !open.is_empty() && !self.bailed {
+            let file = self.prove_file.clone();
+            let mut p = Problem::new(
+                ProblemKind::MissingResults,
+                format!(
+                    "subtests announced but never closed at the end: {}",
+                    open.join(", ")
+                ),
+            );
+            p.suite = file;
+            self.sink.problem(p);
+            if any_open {
+                self.truncated
+                    .push("the stream ends inside an open subtest".to_owned());
+            }
+        }
+        let mut top = std::mem::take(&mut self.levels[0]);
+        let file = self.prove_file.clone();
+        if self.saw_tap || file.is_some() {
+            self.check_plan(&mut top, file, true);
+        }
+        self.levels[0] = Level {
+            path: top.path,
+            ..Level::default()
+        };
+    }
+
+    fn finish(mut self, partial_line: bool) -> Result<(), AdapterError> {
+        if self.line_no == 0 {
+            return Err(AdapterError::Input(InputError::Empty(
+                "empty input: expected a TAP stream".into(),
+            )));
+        }
+        if !self.saw_tap {
+            return Err(AdapterError::Input(InputError::Content {
+                location: Location::LineCol { line: 1, column: 1 },
+                message: format!(
+                    "no TAP in {} lines: no version line, plan, test point or `Bail out!`",
+                    self.line_no
+                ),
+            }));
+        }
+        let plan_ok = {
+            let l = &self.levels[0];
+            l.plan.is_some_and(|n| n == l.count) && self.levels.len() == 1
+        };
+        if in_buffered(&self.levels) {
+            self.truncated
+                .push("a `{` subtest is not closed by `}`".to_owned());
+        }
+        self.end_file();
+        if partial_line && !plan_ok && !self.bailed {
+            self.truncated.insert(
+                0,
+                format!("the last line (line {}) is cut: no newline", self.line_no),
+            );
+        }
+        if !self.truncated.is_empty() && !self.bailed {
+            let mut seen = Vec::new();
+            for t in std::mem::take(&mut self.truncated) {
+                if !seen.contains(&t) {
+                    seen.push(t);
+                }
+            }
+            self.sink
+                .problem(Problem::new(ProblemKind::Truncated, seen.join("; ")));
+        }
+        if self.unknown_lines > 0 {
+            let n = self.unknown_lines;
+            self.warn(if n == 1 {
+                "1 line is not TAP: kept as a comment".to_owned()
+            } else {
+                format!("{n} lines are not TAP: kept as comments")
+            });
+        }
+        let ev = &self.evidence;
+        let producer = if ev.prove {
+            Some("prove")
+        } else if ev.pytest_tap {
+            Some("pytest-tap")
+        } else if ev.node {
+            Some("node")
+        } else if ev.bats {
+            Some("bats")
+        } else if ev.test_more {
+            Some("Test::More")
+        } else {
+            None
+        };
+        if let Some(p) = producer {
+            self.sink.producer(Producer::new(p));
+        }
+        for w in std::mem::take(&mut self.warnings) {
+            self.sink.warning(w);
+        }
+        if self.warnings_dropped > 0 {
+            let n = self.warnings_dropped;
+            self.sink.warning(format!("{n} more warnings not shown"));
+        }
+        Ok(())
+    }
+}
+
+/// The id of a test whose suite changed: `suite::name`, or `suite::#N` for a nameless point.
+fn point_id(t: &TestCase) -> String {
+    match t.id.rsplit_once("::#").map(|(_, n)| n).or(t.id.strip_prefix('#')) {
+        Some(n) if t.name.is_empty() => TestCase::make_id(t.suite.as_deref(), &format!("#{n}")),
+        _ => TestCase::make_id(t.suite.as_deref(), &t.name),
+    }
+}
+
+fn in_buffered(levels: &[Level]) -> bool {
+    levels.iter().any(|l| l.buffered.is_some())
+}
+
+/// Applies a diagnostics block: message, severity, expected/actual, location, category,
+/// duration. Unknown keys are ignored.
+fn apply_yaml(test: &mut TestCase, v: &yaml::Value, output: &mut Vec<String>) {
+    let text = |k: &str| v.get(k).map(yaml::Value::to_text).filter(|s| !s.is_empty());
+    let message = text("message").or_else(|| match v.get("error") {
+        Some(e @ yaml::Value::Map(_)) => e.get("message").map(yaml::Value::to_text),
+        Some(e) => Some(e.to_text()).filter(|s| !s.is_empty()),
+        None => None,
+    });
+    if let Some(m) = message {
+        let mut cut = false;
+        let mut s = String::new();
+        push_capped(&mut s, m.trim_end(), &mut cut);
+        test.message = Some(s);
+    }
+    if test.status == Status::Failed
+        && let Some(sev) = v.get("severity").and_then(yaml::Value::as_str)
+        && matches!(sev.to_ascii_lowercase().as_str(), "error" | "fatal" | "crash")
+    {
+        test.status = Status::Errored;
+    }
+    let data = v.get("data");
+    let pick = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| v.get(k).or_else(|| data.and_then(|d| d.get(k))))
+            .map(yaml::Value::to_text)
+    };
+    if let Some(e) = pick(&["wanted", "expected", "expect"]) {
+        test.expected = Some(e);
+    }
+    if let Some(a) = pick(&["found", "actual", "got"]) {
+        test.actual = Some(a);
+    }
+    match v.get("at").or_else(|| v.get("location")) {
+        Some(yaml::Value::Scalar(s)) => set_location(test, s),
+        Some(m @ yaml::Value::Map(_)) => {
+            if let Some(f) = m.get("file").and_then(yaml::Value::as_str) {
+                test.file = Some(f.to_owned());
+            }
+            test.line = m
+                .get("line")
+                .and_then(yaml::Value::as_str)
+                .and_then(|l| l.trim().parse().ok());
+        }
+        _ => {}
+    }
+    if let Some(c) = v
+        .get("category")
+        .and_then(yaml::Value::as_str)
+        .and_then(Category::parse_lenient)
+    {
+        test.category = Some(c);
+    }
+    if let Some(ms) = v
+        .get("duration_ms")
+        .and_then(yaml::Value::as_str)
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+    {
+        test.duration = Some(ms_to_secs(ms));
+    }
+    if let Some(s) = text("stack") {
+        output.push(s);
+    }
+}
+
+/// `path:line:col`, `path:line` or a `file://` URL → file and line.
+fn set_location(test: &mut TestCase, s: &str) {
+    let s = s.trim();
+    let s = s.strip_prefix("file://").unwrap_or(s);
+    let mut parts = s.rsplitn(3, ':');
+    let a = parts.next();
+    let b = parts.next();
+    let c = parts.next();
+    let num = |x: Option<&str>| x.and_then(|x| x.parse::<u32>().ok());
+    match (num(a), num(b), c) {
+        (Some(_), Some(line), Some(file)) => {
+            test.file = Some(file.to_owned());
+            test.line = Some(line);
+        }
+        (Some(line), None, _) => {
+            let file = s.rsplit_once(':').map_or(s, |(f, _)| f);
+            test.file = Some(file.to_owned());
+            test.line = Some(line);
+        }
+        _ => test.file = Some(s.to_owned()),
+    }
+}
+
+/// Test::More's `at t/x.t line 12.` and bats' `(in test file x.bats, line 12)` diagnostics.
+fn locate(test: &mut TestCase, diag: &str) {
+    for l in diag.lines() {
+        for re in [PERL_AT.as_ref(), BATS_AT.as_ref()].into_iter().flatten() {
+            if let Some(m) = re.captures(l) {
+                test.file = m.get(1).map(|m| m.as_str().to_owned());
+                test.line = m.get(2).and_then(|m| m.as_str().parse().ok());
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn test_points() {
+        let p = parse_point("ok 1 - add returns sum").unwrap();
+        assert_eq!((p.ok, p.number, p.desc), (true, Some(1), "add returns sum"));
+        let p = parse_point("not ok 12 greet # TODO later").unwrap();
+        assert_eq!(p.directive, Directive::Todo("later"));
+        assert_eq!(p.desc, "greet");
+        let p = parse_point("ok 5 # skip requires network").unwrap();
+        assert_eq!((p.desc, p.directive), ("", Directive::Skip("requires network")));
+        let p = parse_point("ok - escaped \\# hash").unwrap();
+        assert_eq!((p.number, p.desc), (None, "escaped \\# hash"));
+        let p = parse_point("ok 3 - issue #12 fixed").unwrap();
+        assert_eq!((p.desc, p.directive), ("issue #12 fixed", Directive::None));
+        let p = parse_point("ok 3 - t # time=12.5ms").unwrap();
+        assert_eq!(p.time, Some(0.0125));
+        let p = parse_point("ok 2 - sub {").unwrap();
+        assert!(p.opens_block);
+        assert_eq!(p.desc, "sub");
+        assert!(parse_point("okay").is_none());
+        assert!(parse_point("ok").is_some());
+        let p = parse_point("ok 5 calc fetch remote # SKIP -").unwrap();
+        assert_eq!(p.directive, Directive::Skip("-"));
+    }
+
+    #[test]
+    fn plans() {
+        assert_eq!(parse_plan("1..12"), Some((1, 12, None)));
+        assert_eq!(
+            parse_plan("1..0 # SKIP no db"),
+            Some((1, 0, Some("no db")))
+        );
+        assert_eq!(parse_plan("1..3 # plan"), Some((1, 3, None)));
+        assert_eq!(parse_plan("1..x"), None);
+        assert_eq!(parse_plan("12 items"), None);
+    }
+}

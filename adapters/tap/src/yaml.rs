@@ -1,0 +1,498 @@
+//! The YAML subset TAP diagnostics blocks use (`  ---` … `  ...`), read without a YAML crate:
+//! block mappings and sequences, plain, single- and double-quoted scalars, literal (`|`) and
+//! folded (`>`) block scalars with their chomping indicators, and flow collections kept as their
+//! text. [`parse`] returns a [`Value`] or an error message; the caller keeps an unreadable block
+//! as text, so a bad block never fails a run.
+
+/// A parsed YAML node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// A scalar (plain, quoted or block), as text; `null` and `~` stay as written.
+    Scalar(String),
+    /// A block mapping, in document order.
+    Map(Vec<(String, Value)>),
+    /// A block sequence.
+    List(Vec<Value>),
+}
+
+impl Value {
+    /// The value of a key of a mapping.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The text of a scalar.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value as text: a scalar as is, a collection re-rendered as block YAML.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        self.render(0, &mut out);
+        while out.ends_with('\n') {
+            out.pop();
+        }
+        out
+    }
+
+    fn render(&self, indent: usize, out: &mut String) {
+        let pad = " ".repeat(indent);
+        match self {
+            Value::Scalar(s) => out.push_str(s),
+            Value::Map(entries) => {
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 || indent > 0 {
+                        out.push_str(&pad);
+                    }
+                    out.push_str(k);
+                    out.push(':');
+                    match v {
+                        Value::Scalar(s) => {
+                            out.push(' ');
+                            out.push_str(s);
+                            out.push('\n');
+                        }
+                        _ => {
+                            out.push('\n');
+                            v.render(indent + 2, out);
+                        }
+                    }
+                }
+            }
+            Value::List(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 || indent > 0 {
+                        out.push_str(&pad);
+                    }
+                    out.push_str("- ");
+                    match v {
+                        Value::Scalar(s) => {
+                            out.push_str(s);
+                            out.push('\n');
+                        }
+                        _ => {
+                            out.push('\n');
+                            v.render(indent + 2, out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Nesting deeper than this is not diagnostics; the block is kept as text instead.
+const MAX_DEPTH: usize = 32;
+
+struct Parser<'a> {
+    // (indent in bytes, content after the indent); blank lines have content "".
+    lines: Vec<(usize, &'a str)>,
+    pos: usize,
+}
+
+/// Parses a diagnostics block (its lines without the block's own indentation).
+pub fn parse(text: &str) -> Result<Value, String> {
+    let lines = text
+        .lines()
+        .map(|l| {
+            let l = l.strip_suffix('\r').unwrap_or(l);
+            let ind = l.len() - l.trim_start_matches(' ').len();
+            (ind, &l[ind..])
+        })
+        .collect();
+    let mut p = Parser { lines, pos: 0 };
+    p.skip_blank();
+    if p.pos >= p.lines.len() {
+        return Ok(Value::Map(Vec::new()));
+    }
+    let v = p.node(0, 0)?;
+    p.skip_blank();
+    if let Some((_, c)) = p.lines.get(p.pos) {
+        return Err(format!("unexpected `{}` at block line {}", clip(c), p.pos + 1));
+    }
+    Ok(v)
+}
+
+fn clip(s: &str) -> &str {
+    match s.char_indices().nth(40) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+fn is_blank_or_comment(c: &str) -> bool {
+    let t = c.trim();
+    t.is_empty() || t.starts_with('#')
+}
+
+/// Where `key: value` splits: the first `:` followed by a space or the end of the line, outside
+/// quotes.
+fn split_key(c: &str) -> Option<(String, &str)> {
+    let b = c.as_bytes();
+    let (key, rest_at) = match b.first() {
+        Some(&q @ (b'\'' | b'"')) => {
+            let (s, used) = quoted(c, q)?;
+            (s, used)
+        }
+        _ => {
+            let mut i = 0;
+            loop {
+                match b.get(i) {
+                    None => return None,
+                    Some(b':') if matches!(b.get(i + 1), None | Some(b' ' | b'\t')) => break,
+                    Some(_) => i += 1,
+                }
+            }
+            (c[..i].trim_end().to_owned(), i)
+        }
+    };
+    let rest = c[rest_at..].trim_start();
+    let rest = rest.strip_prefix(':')?;
+    if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return None;
+    }
+    Some((key, rest.trim()))
+}
+
+/// A quoted scalar at the start of `c`: its value and the bytes it used.
+fn quoted(c: &str, q: u8) -> Option<(String, usize)> {
+    let mut out = String::new();
+    let mut chars = c.char_indices().skip(1);
+    while let Some((i, ch)) = chars.next() {
+        if q == b'\'' {
+            if ch == '\'' {
+                if c[i + 1..].starts_with('\'') {
+                    out.push('\'');
+                    chars.next();
+                    continue;
+                }
+                return Some((out, i + 1));
+            }
+            out.push(ch);
+        } else {
+            match ch {
+                '"' => return Some((out, i + 1)),
+                '\\' => match chars.next() {
+                    Some((_, 'n')) => out.push('\n'),
+                    Some((_, 't')) => out.push('\t'),
+                    Some((_, 'r')) => out.push('\r'),
+                    Some((_, '0')) => out.push('\0'),
+                    Some((j, 'u')) => {
+                        let hex = c.get(j + 1..j + 5)?;
+                        let ch = char::from_u32(u32::from_str_radix(hex, 16).ok()?)?;
+                        out.push(ch);
+                        for _ in 0..4 {
+                            chars.next();
+                        }
+                    }
+                    Some((_, other)) => out.push(other),
+                    None => return None,
+                },
+                _ => out.push(ch),
+            }
+        }
+    }
+    None
+}
+
+impl<'a> Parser<'a> {
+    fn skip_blank(&mut self) {
+        while self
+            .lines
+            .get(self.pos)
+            .is_some_and(|(_, c)| is_blank_or_comment(c))
+        {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<(usize, &'a str)> {
+        self.skip_blank();
+        self.lines.get(self.pos).copied()
+    }
+
+    fn node(&mut self, min_indent: usize, depth: usize) -> Result<Value, String> {
+        if depth > MAX_DEPTH {
+            return Err("nested too deeply".into());
+        }
+        let Some((ind, c)) = self.peek() else {
+            return Ok(Value::Scalar(String::new()));
+        };
+        if ind < min_indent {
+            return Ok(Value::Scalar(String::new()));
+        }
+        if c == "-" || c.starts_with("- ") {
+            self.list(ind, depth)
+        } else if split_key(c).is_some() {
+            self.map(ind, depth)
+        } else {
+            // A bare scalar document (rare in diagnostics).
+            self.pos += 1;
+            self.scalar(c, ind, depth)
+        }
+    }
+
+    fn map(&mut self, ind: usize, depth: usize) -> Result<Value, String> {
+        let mut entries = Vec::new();
+        while let Some((i, c)) = self.peek() {
+            if i < ind {
+                break;
+            }
+            if i > ind {
+                return Err(format!(
+                    "unexpected indentation at block line {}",
+                    self.pos + 1
+                ));
+            }
+            let Some((key, rest)) = split_key(c) else {
+                return Err(format!("expected `key: value` at block line {}", self.pos + 1));
+            };
+            self.pos += 1;
+            let value = if rest.is_empty() {
+                match self.peek() {
+                    Some((j, c2)) if j > ind => {
+                        let _ = c2;
+                        self.node(ind + 1, depth + 1)?
+                    }
+                    // A sequence may sit at its key's own indentation.
+                    Some((j, c2)) if j == ind && (c2 == "-" || c2.starts_with("- ")) => {
+                        self.list(ind, depth + 1)?
+                    }
+                    _ => Value::Scalar(String::new()),
+                }
+            } else {
+                self.scalar(rest, ind, depth)?
+            };
+            entries.push((key, value));
+        }
+        Ok(Value::Map(entries))
+    }
+
+    fn list(&mut self, ind: usize, depth: usize) -> Result<Value, String> {
+        let mut items = Vec::new();
+        while let Some((i, c)) = self.peek() {
+            if i != ind || !(c == "-" || c.starts_with("- ")) {
+                if i > ind {
+                    return Err(format!(
+                        "unexpected indentation at block line {}",
+                        self.pos + 1
+                    ));
+                }
+                break;
+            }
+            let rest = c[1..].trim_start();
+            let item_ind = ind + (c.len() - rest.len());
+            if rest.is_empty() {
+                self.pos += 1;
+                match self.peek() {
+                    Some((j, _)) if j > ind => items.push(self.node(ind + 1, depth + 1)?),
+                    _ => items.push(Value::Scalar(String::new())),
+                }
+            } else if split_key(rest).is_some() && !rest.starts_with(['\'', '"', '[', '{']) {
+                // `- key: value` opens a mapping at the key's column.
+                self.lines[self.pos] = (item_ind, rest);
+                items.push(self.map(item_ind, depth + 1)?);
+            } else {
+                self.pos += 1;
+                items.push(self.scalar(rest, ind, depth)?);
+            }
+        }
+        Ok(Value::List(items))
+    }
+
+    /// A scalar starting with `first` (already consumed) on a line at `ind`: block scalars and
+    /// plain multi-line scalars take the following more-indented lines.
+    fn scalar(&mut self, first: &str, ind: usize, depth: usize) -> Result<Value, String> {
+        if depth > MAX_DEPTH {
+            return Err("nested too deeply".into());
+        }
+        let b = first.as_bytes();
+        match b[0] {
+            b'|' | b'>' => {
+                let header = &first[1..];
+                let header = header.split(" #").next().unwrap_or("").trim();
+                if !header.chars().all(|c| matches!(c, '-' | '+' | '1'..='9')) {
+                    return Err(format!("bad block scalar header `{}`", clip(first)));
+                }
+                Ok(Value::Scalar(self.block_scalar(
+                    ind,
+                    b[0] == b'>',
+                    header.contains('-'),
+                    header.contains('+'),
+                )))
+            }
+            q @ (b'\'' | b'"') => match quoted(first, q) {
+                Some((s, used)) if is_blank_or_comment(&first[used..]) => Ok(Value::Scalar(s)),
+                Some(_) => Err(format!("text after a quoted scalar: `{}`", clip(first))),
+                None => {
+                    // A quoted scalar continued on the next lines: join them, as YAML folds.
+                    let mut joined = first.to_owned();
+                    while let Some(&(j, c)) = self.lines.get(self.pos) {
+                        if j <= ind && !c.is_empty() {
+                            break;
+                        }
+                        self.pos += 1;
+                        joined.push(' ');
+                        joined.push_str(c.trim());
+                        if let Some((s, used)) = quoted(&joined, q) {
+                            if is_blank_or_comment(&joined[used..]) {
+                                return Ok(Value::Scalar(s));
+                            }
+                            return Err("text after a quoted scalar".into());
+                        }
+                    }
+                    Err(format!("unclosed quoted scalar `{}`", clip(first)))
+                }
+            },
+            _ => {
+                let mut s = strip_comment(first).to_owned();
+                // Plain scalars continue on more-indented lines that are not keys.
+                while let Some(&(j, c)) = self.lines.get(self.pos) {
+                    if c.is_empty() || j <= ind {
+                        break;
+                    }
+                    self.pos += 1;
+                    s.push(' ');
+                    s.push_str(strip_comment(c));
+                }
+                Ok(Value::Scalar(s))
+            }
+        }
+    }
+
+    fn block_scalar(&mut self, ind: usize, folded: bool, strip: bool, keep: bool) -> String {
+        let start = self.pos;
+        let mut end = start;
+        let mut body_ind = None;
+        while let Some(&(j, c)) = self.lines.get(end) {
+            if c.is_empty() {
+                end += 1;
+                continue;
+            }
+            if j <= ind {
+                break;
+            }
+            body_ind.get_or_insert(j);
+            end += 1;
+        }
+        // Trailing blank lines after the last content line belong to what follows, unless kept.
+        let mut last = end;
+        while last > start && self.lines[last - 1].1.is_empty() {
+            last -= 1;
+        }
+        let body_ind = body_ind.unwrap_or(ind + 1);
+        let mut out = String::new();
+        let mut prev_blank = true;
+        for &(j, c) in &self.lines[start..last] {
+            let line = if c.is_empty() {
+                String::new()
+            } else {
+                // Lines indented beyond the body keep their extra spaces.
+                let extra = j.saturating_sub(body_ind);
+                format!("{}{}", " ".repeat(extra), c)
+            };
+            if folded {
+                if line.is_empty() {
+                    out.push('\n');
+                    prev_blank = true;
+                } else {
+                    if !prev_blank && !out.is_empty() {
+                        out.push(' ');
+                    }
+                    out.push_str(&line);
+                    prev_blank = false;
+                }
+            } else {
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+        if folded && !out.is_empty() {
+            out.push('\n');
+        }
+        self.pos = if keep { end } else { last.max(start) };
+        if keep {
+            for _ in last..end {
+                out.push('\n');
+            }
+        } else if strip {
+            while out.ends_with('\n') {
+                out.pop();
+            }
+        } else {
+            while out.ends_with("\n\n") {
+                out.pop();
+            }
+        }
+        out
+    }
+}
+
+/// A plain scalar without a trailing ` # comment`.
+fn strip_comment(s: &str) -> &str {
+    match s.find(" #") {
+        Some(i) => s[..i].trim_end(),
+        None => s.trim_end(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn scalars_quotes_and_nesting() {
+        let v = parse(
+            "message: 'it''s wrong'\nseverity: fail\ndata:\n  got: \"a\\tb\"\n  expect: 3\nat:\n  file: t/x.t\n  line: 12\nlist:\n- 1\n- k: v\n  k2: w\n",
+        )
+        .unwrap();
+        assert_eq!(v.get("message").unwrap().as_str(), Some("it's wrong"));
+        let data = v.get("data").unwrap();
+        assert_eq!(data.get("got").unwrap().as_str(), Some("a\tb"));
+        assert_eq!(data.get("expect").unwrap().as_str(), Some("3"));
+        assert_eq!(
+            v.get("at").unwrap().get("line").unwrap().as_str(),
+            Some("12")
+        );
+        let Value::List(items) = v.get("list").unwrap() else {
+            panic!("not a list")
+        };
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[1].get("k2").unwrap().as_str(), Some("w"));
+    }
+
+    #[test]
+    fn block_scalars() {
+        let v = parse("error: |-\n  line one\n\n    indented\n  last\ncode: 1\n").unwrap();
+        assert_eq!(
+            v.get("error").unwrap().as_str(),
+            Some("line one\n\n  indented\nlast")
+        );
+        let v = parse("a: >\n  folded\n  text\n\n  para\nb: |\n  keep\n").unwrap();
+        assert_eq!(v.get("a").unwrap().as_str(), Some("folded text\npara\n"));
+        assert_eq!(v.get("b").unwrap().as_str(), Some("keep\n"));
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        for bad in [
+            "a: 'open",
+            "key: value\n   odd: indent",
+            "just text\nmore: x",
+            "a: |x",
+            "\"\\u12",
+        ] {
+            let _ = parse(bad);
+        }
+        assert!(parse("a: 'open").is_err());
+        assert!(parse("- a\nb: c").is_err());
+    }
+}
