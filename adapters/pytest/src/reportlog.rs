@@ -15,17 +15,19 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use gapscore_adapter_sdk::{
-    AdapterError, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer,
-    Status,
+    AdapterError, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status,
 };
 
 use crate::common::{
-    Str, category_from_keyword, error_headline, exit_problem, json_error, push_output,
-    skip_reason, test_from_nodeid,
+    Str, category_from_keyword, error_headline, exit_problem, json_error, push_output, skip_reason,
+    test_from_nodeid,
 };
 
 /// Reads a pytest-reportlog stream line by line and pushes what it holds into `sink`.
-pub fn parse_reader(reader: &mut dyn BufRead, sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+pub fn parse_reader(
+    reader: &mut dyn BufRead,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
     let mut st = Stream::default();
     let mut buf = Vec::with_capacity(16 * 1024);
     let mut offset = 0u64;
@@ -43,7 +45,18 @@ pub fn parse_reader(reader: &mut dyn BufRead, sink: &mut dyn EventSink) -> Resul
         if st.line == 1 {
             line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         }
-        if !line.iter().all(u8::is_ascii_whitespace) {
+        let first = line.iter().position(|b| !b.is_ascii_whitespace());
+        if let Some(at) = first {
+            if line[at] != b'{' && complete {
+                return Err(InputError::Syntax {
+                    location: Location::LineCol {
+                        line: st.line,
+                        column: at + 1,
+                    },
+                    message: "expected a JSON object (one report record per line)".into(),
+                }
+                .into());
+            }
             match serde_json::from_slice::<Record<'_>>(line) {
                 Ok(rec) => st.record(rec, sink)?,
                 // A last line without its newline that does not parse was cut off mid-write.
@@ -58,10 +71,9 @@ pub fn parse_reader(reader: &mut dyn BufRead, sink: &mut dyn EventSink) -> Resul
         offset += n as u64;
     }
     if st.records == 0 && st.cut_at.is_none() {
-        return Err(InputError::Empty(
-            "empty file: expected pytest-reportlog JSON lines".into(),
-        )
-        .into());
+        return Err(
+            InputError::Empty("empty file: expected pytest-reportlog JSON lines".into()).into(),
+        );
     }
     st.finish(sink);
     Ok(())
@@ -161,7 +173,11 @@ impl Stream {
         Ok(())
     }
 
-    fn collect_report(&self, rec: &Record<'_>, sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+    fn collect_report(
+        &self,
+        rec: &Record<'_>,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
         let nodeid = rec.nodeid.as_ref().map_or("", AsRef::as_ref);
         match rec.outcome.as_ref().map(AsRef::as_ref) {
             Some("passed") => {}
@@ -177,7 +193,10 @@ impl Stream {
             }
             Some("skipped") => sink.warning(format!(
                 "collecting `{nodeid}` was skipped: {}",
-                rec.longrepr.0.as_deref().map_or("no reason given", skip_reason)
+                rec.longrepr
+                    .0
+                    .as_deref()
+                    .map_or("no reason given", skip_reason)
             )),
             other => {
                 return Err(self.err(format!(
@@ -189,7 +208,11 @@ impl Stream {
         Ok(())
     }
 
-    fn test_report(&mut self, rec: Record<'_>, sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+    fn test_report(
+        &mut self,
+        rec: Record<'_>,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
         let Some(nodeid) = rec.nodeid.as_ref().map(AsRef::as_ref) else {
             return Err(self.err("TestReport without `nodeid`".into()));
         };
@@ -317,7 +340,10 @@ impl Stream {
 /// Folds a test's phases into its result. `teardown` is `None` for a test the stream left
 /// unfinished.
 fn emit(nodeid: &str, p: Pending, teardown: Option<PhaseResult>, sink: &mut dyn EventSink) {
-    let setup_failed = p.setup.as_ref().is_some_and(|s| s.outcome == Outcome::Failed);
+    let setup_failed = p
+        .setup
+        .as_ref()
+        .is_some_and(|s| s.outcome == Outcome::Failed);
     let tear_failed = teardown
         .as_ref()
         .is_some_and(|t| t.outcome == Outcome::Failed);
@@ -348,10 +374,19 @@ fn emit(nodeid: &str, p: Pending, teardown: Option<PhaseResult>, sink: &mut dyn 
             status
         };
         let message = if teardown.is_none() {
-            Some(format!(
-                "no teardown report: the run ended after this test's call phase ({})",
-                call.message.as_deref().unwrap_or("no message")
-            ))
+            let said = match call.outcome {
+                Outcome::Passed => "passed",
+                Outcome::Failed => "failed",
+                Outcome::Skipped => "skipped",
+            };
+            let mut m = format!(
+                "started but has no final result: the run ended after this test's call phase ({said}), before its teardown was reported"
+            );
+            if let Some(text) = call.message {
+                m.push_str("\n\n");
+                m.push_str(&text);
+            }
+            Some(m)
         } else {
             call.message
         };
@@ -481,10 +516,7 @@ impl<'de> Deserialize<'de> for LongRepr {
                                     (Some(p), None) => format!("\n\n{p}"),
                                     _ => String::new(),
                                 };
-                                out = Some(format!(
-                                    "{}{place}",
-                                    c.message.unwrap_or_default()
-                                ));
+                                out = Some(format!("{}{place}", c.message.unwrap_or_default()));
                             }
                         }
                         "longrepr" if out.is_none() => {

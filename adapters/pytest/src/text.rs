@@ -15,8 +15,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use gapscore_adapter_sdk::{
-    AdapterError, Category, EventSink, InputError, Problem, ProblemKind, Producer, Status,
-    TestCase,
+    AdapterError, Category, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
 };
 
 use crate::common::test_from_nodeid;
@@ -109,13 +108,17 @@ struct Reading {
     problems: Vec<Problem>,
     counts: Option<HashMap<String, u64>>,
     progress: HashMap<char, u64>,
-    internal_error: bool,
+    internal_error: Option<String>,
     lines: usize,
     nonblank: usize,
+    counted_twice: u64,
 }
 
 /// Reads pytest console output line by line and pushes what it holds into `sink`.
-pub fn parse_reader(reader: &mut dyn BufRead, sink: &mut dyn EventSink) -> Result<(), AdapterError> {
+pub fn parse_reader(
+    reader: &mut dyn BufRead,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
     let mut r = Reading::default();
     let mut buf = Vec::new();
     loop {
@@ -127,10 +130,15 @@ pub fn parse_reader(reader: &mut dyn BufRead, sink: &mut dyn EventSink) -> Resul
             break;
         }
         r.lines += 1;
-        if !buf.iter().all(u8::is_ascii_whitespace) {
+        if !buf.iter().all(u8::is_ascii_whitespace) && buf != b"\xEF\xBB\xBF" {
             r.nonblank += 1;
         }
-        let raw = String::from_utf8_lossy(&buf);
+        let bytes: &[u8] = if r.lines == 1 {
+            buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&buf)
+        } else {
+            &buf
+        };
+        let raw = String::from_utf8_lossy(bytes);
         let line = strip_ansi(raw.trim_end_matches(['\n', '\r']));
         r.line(&line);
     }
@@ -149,6 +157,10 @@ impl Reading {
                 _ => 1,
             };
             if rank(status) > rank(t.status) {
+                if status == Status::Errored {
+                    // pytest counts this test twice: as passed or failed, and as an error.
+                    self.counted_twice += 1;
+                }
                 t.status = status;
                 if let Some(m) = message {
                     t.message = Some(m.to_owned());
@@ -206,20 +218,23 @@ impl Reading {
             ));
             return;
         }
-        if line.starts_with("INTERNALERROR>") {
-            if !self.internal_error {
-                self.internal_error = true;
-                self.problems.push(Problem::new(
-                    ProblemKind::Crash,
-                    format!("pytest hit an internal error: {}", line.trim()),
-                ));
+        if let Some(rest) = line.strip_prefix("INTERNALERROR>") {
+            // The last line of the traceback names the exception.
+            if !rest.trim().is_empty() {
+                self.internal_error = Some(rest.trim().to_owned());
             }
             return;
         }
         if let Some(c) = p.counts.captures(line) {
             let mut counts = HashMap::new();
-            for item in p.count_item.captures_iter(c.get(1).map_or("", |m| m.as_str())) {
-                let n: u64 = item.get(1).and_then(|m| m.as_str().parse().ok()).unwrap_or(0);
+            for item in p
+                .count_item
+                .captures_iter(c.get(1).map_or("", |m| m.as_str()))
+            {
+                let n: u64 = item
+                    .get(1)
+                    .and_then(|m| m.as_str().parse().ok())
+                    .unwrap_or(0);
                 let word = item.get(2).map_or("", |m| m.as_str());
                 let key = match word {
                     "errors" => "error",
@@ -292,7 +307,9 @@ impl Reading {
 
     fn finish(self, sink: &mut dyn EventSink) -> Result<(), AdapterError> {
         if self.nonblank == 0 {
-            return Err(InputError::Empty("empty file: expected pytest console output".into()).into());
+            return Err(
+                InputError::Empty("empty file: expected pytest console output".into()).into(),
+            );
         }
         if !self.banner && self.counts.is_none() && self.tests.is_empty() {
             return Err(InputError::Unlocated(format!(
@@ -317,16 +334,31 @@ impl Reading {
                 Some(e) => format!("collecting `{what}` failed: {e}"),
                 None => format!("collecting `{what}` failed"),
             };
-            sink.problem(Problem::new(ProblemKind::CollectionError, detail).with_suite(what.as_str()));
+            sink.problem(
+                Problem::new(ProblemKind::CollectionError, detail).with_suite(what.as_str()),
+            );
         }
         for p in self.problems {
             sink.problem(p);
         }
+        if let Some(last) = self.internal_error {
+            sink.problem(Problem::new(
+                ProblemKind::Crash,
+                format!("pytest hit an internal error (INTERNALERROR): {last}"),
+            ));
+        }
         let Some(counts) = self.counts else {
-            let seen: Vec<String> = [('.', "passed"), ('F', "failed"), ('E', "error"), ('s', "skipped"), ('x', "xfailed"), ('X', "xpassed")]
-                .iter()
-                .filter_map(|(c, w)| self.progress.get(c).map(|n| format!("{n} {w}")))
-                .collect();
+            let seen: Vec<String> = [
+                ('.', "passed"),
+                ('F', "failed"),
+                ('E', "error"),
+                ('s', "skipped"),
+                ('x', "xfailed"),
+                ('X', "xpassed"),
+            ]
+            .iter()
+            .filter_map(|(c, w)| self.progress.get(c).map(|n| format!("{n} {w}")))
+            .collect();
             let progress = if seen.is_empty() {
                 String::new()
             } else {
@@ -352,6 +384,7 @@ impl Reading {
             .map(|k| get(k))
             .sum::<u64>()
             + get("error").saturating_sub(self.collection_errors.len() as u64);
+        let counted = counted.saturating_sub(self.counted_twice);
         if named_total == 0 && counted > 0 {
             sink.warning(format!(
                 "only pytest's final counts line is present ({counted} test(s) counted, none named): no per-test results in this output; run pytest with -rA or -v, or use --json-report or --report-log"

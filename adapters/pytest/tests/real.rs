@@ -24,7 +24,11 @@ fn cases() -> Vec<PathBuf> {
         .filter(|p| p.is_dir())
         .collect();
     v.sort();
-    assert_eq!(v.len(), 6, "4 pytest-json-report and 2 pytest-reportlog cases");
+    assert_eq!(
+        v.len(),
+        6,
+        "4 pytest-json-report and 2 pytest-reportlog cases"
+    );
     v
 }
 
@@ -85,7 +89,10 @@ fn every_real_case_matches_its_truth() {
             .map(|(f, _)| f.clone())
             .unwrap();
         let bytes = fs::read(dir.join(&report)).unwrap();
-        assert!(adapter.detect(&bytes, Some(&report)) >= 95, "{case}: not detected");
+        assert!(
+            adapter.detect(&bytes, Some(&report)) >= 95,
+            "{case}: not detected"
+        );
         assert_eq!(
             adapter.detect_format(&bytes, Some(&report)).as_deref(),
             Some(format),
@@ -119,8 +126,7 @@ fn every_real_case_matches_its_truth() {
                 failures.push(format!("{case}: `{}` read but not in the truth", t.id));
                 continue;
             };
-            if t.name != w["name"].as_str().unwrap() || t.suite.as_deref() != w["suite"].as_str()
-            {
+            if t.name != w["name"].as_str().unwrap() || t.suite.as_deref() != w["suite"].as_str() {
                 failures.push(format!(
                     "{case}: `{}` named {:?} / {:?}",
                     t.id, t.suite, t.name
@@ -157,7 +163,9 @@ fn every_real_case_matches_its_truth() {
             .collect();
         for kind in &known {
             if !got.contains(kind) && !not_in_the_file(&case, kind) {
-                failures.push(format!("{case}: problem `{kind}` not reported (got {got:?})"));
+                failures.push(format!(
+                    "{case}: problem `{kind}` not reported (got {got:?})"
+                ));
             }
         }
         for k in &got {
@@ -185,10 +193,9 @@ fn the_big_report_streams_the_same_through_parse_reader() {
         };
         let bytes = fs::read(dir.join(report)).unwrap();
         let whole = parse_to_run(&adapter, &bytes, &ParseOptions::default()).unwrap();
-        let mut sink = gapscore_adapter_sdk::Normalizer::new(gapscore_adapter_sdk::RunCollector::new(
-            whole.format.clone(),
-            None,
-        ));
+        let mut sink = gapscore_adapter_sdk::Normalizer::new(
+            gapscore_adapter_sdk::RunCollector::new(whole.format.clone(), None),
+        );
         // A small buffer, so records straddle refills.
         let mut reader = std::io::BufReader::with_capacity(100, bytes.as_slice());
         adapter
@@ -221,7 +228,11 @@ fn console_text_of_the_same_runs_agrees_with_the_truth() {
         checked += 1;
         let bytes = fs::read(&console).unwrap();
         // `-q` prints neither the banner nor the platform line: no evidence, no claim.
-        let want_detect = if case == "json-report-big-5000" { 0 } else { 60 };
+        let want_detect = if case == "json-report-big-5000" {
+            0
+        } else {
+            60
+        };
         assert_eq!(adapter.detect(&bytes, None), want_detect, "{case}");
         let run = read_text(&console);
         let truth = truth(&dir);
@@ -253,7 +264,9 @@ fn console_text_of_the_same_runs_agrees_with_the_truth() {
             "json-report-standard" => {
                 assert_eq!((run.tests.len(), named_bad), (3, 3), "{case}");
                 assert!(kinds.is_empty(), "{case}: {kinds:?}");
-                assert!(run.warnings[0].contains("counts 14 test result(s) but the output names 3"));
+                assert!(
+                    run.warnings[0].contains("counts 14 test result(s) but the output names 3")
+                );
             }
             "json-report-big-5000" => {
                 assert_eq!((run.tests.len(), named_bad), (40, 40), "{case}");
@@ -265,8 +278,16 @@ fn console_text_of_the_same_runs_agrees_with_the_truth() {
                     kinds,
                     [ProblemKind::CollectionError, ProblemKind::CollectionError]
                 );
-                assert!(run.problems[0].detail.contains("ImportError: cannot import name"));
-                assert!(run.problems[1].detail.contains("SyntaxError: invalid syntax"));
+                assert!(
+                    run.problems[0]
+                        .detail
+                        .contains("ImportError: cannot import name")
+                );
+                assert!(
+                    run.problems[1]
+                        .detail
+                        .contains("SyntaxError: invalid syntax")
+                );
             }
             "reportlog-killed-mid-run" => {
                 assert!(run.tests.is_empty());
