@@ -69,17 +69,18 @@ pub fn detect_confidence(prefix: &[u8]) -> u8 {
         })
     };
     let numbered = |l: &str| {
-        let rest = l
-            .strip_prefix("ok ")
-            .or_else(|| l.strip_prefix("not ok "));
+        let rest = l.strip_prefix("ok ").or_else(|| l.strip_prefix("not ok "));
         rest.is_some_and(|r| {
             let d = r.bytes().take_while(u8::is_ascii_digit).count();
             d > 0 && r.as_bytes().get(d).is_none_or(|c| *c == b' ')
         })
     };
     let prove_header = |l: &str| {
-        l.split_once(" ..")
-            .is_some_and(|(f, rest)| !f.contains(' ') && f.contains(['.', '/']) && rest.starts_with(['.', ' ']) || rest.is_empty())
+        l.split_once(" ..").is_some_and(|(f, rest)| {
+            !f.contains(' ')
+                && f.contains(['.', '/'])
+                && (rest.is_empty() || rest.starts_with(['.', ' ']))
+        })
     };
     let mut plan_first = is_plan(first);
     let header = prove_header(first);

@@ -31,6 +31,8 @@ const YAML_CAP: usize = 1 << 20;
 const HOLD_CAP: usize = 10_000;
 /// Distinct warnings kept; the rest are counted.
 const WARN_CAP: usize = 50;
+/// Numbers beyond this are not tracked for the missing-number check (2 MiB of bits).
+const SEEN_CAP: u64 = 1 << 24;
 /// The suite segment used when a subtest's name is never known.
 const UNNAMED: &str = "(unnamed subtest)";
 
@@ -60,10 +62,10 @@ pub fn parse_reader(
         match memchr::memchr(b'\n', buf) {
             Some(i) => {
                 if carry.is_empty() && !carry_cut {
-                    p.line(&buf[..i], i > LINE_CAP);
+                    p.line(&buf[..cut_at(buf, i, LINE_CAP)], i > LINE_CAP);
                 } else {
                     let room = LINE_CAP.saturating_sub(carry.len());
-                    carry.extend_from_slice(&buf[..i.min(room)]);
+                    carry.extend_from_slice(&buf[..cut_at(buf, i, room)]);
                     let cut = carry_cut || i > room;
                     p.line(&carry, cut);
                     carry.clear();
@@ -74,7 +76,7 @@ pub fn parse_reader(
             None => {
                 let n = buf.len();
                 let room = LINE_CAP.saturating_sub(carry.len());
-                carry.extend_from_slice(&buf[..n.min(room)]);
+                carry.extend_from_slice(&buf[..cut_at(buf, n, room)]);
                 carry_cut |= n > room;
                 reader.consume(n);
             }
@@ -85,6 +87,18 @@ pub fn parse_reader(
         p.line(&carry, carry_cut);
     }
     p.finish(partial)
+}
+
+/// Where to cut `buf[..len]` to at most `room` bytes without splitting a UTF-8 character.
+fn cut_at(buf: &[u8], len: usize, room: usize) -> usize {
+    if len <= room {
+        return len;
+    }
+    let mut at = room;
+    while at > 0 && buf.get(at).is_some_and(|b| b & 0xC0 == 0x80) {
+        at -= 1;
+    }
+    at
 }
 
 /// A test point, as read from its line.
@@ -313,6 +327,9 @@ struct Level {
     /// Expected number minus count, re-synchronised after each out-of-sequence number.
     offset: i128,
     max_number: u64,
+    /// Which numbers were seen (bit per number, up to [`SEEN_CAP`]): a repeated number can hide
+    /// a missing one even when the count matches the plan.
+    seen: Vec<u64>,
     /// `# Subtest: name` waiting for its child level or its test point.
     announced: Option<String>,
     /// Some: the level's name (or an enclosing one) is unknown, tests wait here.
@@ -457,7 +474,8 @@ impl<'s> Parser<'s> {
                     if y.text.len() + line.len() > YAML_CAP {
                         y.cut = true;
                     } else {
-                        y.text.push_str(line.get(y.base.min(indent)..).unwrap_or(""));
+                        y.text
+                            .push_str(line.get(y.base.min(indent)..).unwrap_or(""));
                         y.text.push('\n');
                     }
                 }
@@ -500,28 +518,24 @@ impl<'s> Parser<'s> {
                 self.comment(indent, c);
                 return;
             }
-            b'B' | b'b' => {
-                if c.get(..9).is_some_and(|p| p.eq_ignore_ascii_case("bail out!")) {
-                    self.bail_out(indent, c);
-                    return;
-                }
+            b'B' | b'b'
+                if c.get(..9)
+                    .is_some_and(|p| p.eq_ignore_ascii_case("bail out!")) =>
+            {
+                self.bail_out(indent, c);
+                return;
             }
-            b'T' => {
-                if c.starts_with("TAP version") || c.starts_with("TAP Version") {
-                    self.saw_tap = true;
-                    return;
-                }
+            b'T' if c.starts_with("TAP version") || c.starts_with("TAP Version") => {
+                self.saw_tap = true;
+                return;
             }
-            b'p' => {
-                if c.starts_with("pragma ") {
-                    self.saw_tap = true;
-                    return;
-                }
+            // Pragmas (`pragma +strict`) change nothing here: non-TAP lines are never errors.
+            b'p' if c.starts_with("pragma ") => {
+                self.saw_tap = true;
+                return;
             }
-            b'}' if c.trim_end() == "}" => {
-                if self.close_block(indent) {
-                    return;
-                }
+            b'}' if c.trim_end() == "}" && self.close_block(indent) => {
+                return;
             }
             b'-' if c.trim_end() == "---" => {
                 if let Some(p) = self.pending.as_mut()
@@ -829,6 +843,17 @@ impl<'s> Parser<'s> {
                 }
                 lvl.max_number = lvl.max_number.max(n);
             }
+            // A point without a number is numbered by its position.
+            let num = pt
+                .number
+                .or_else(|| u64::try_from(i128::from(lvl.count) + lvl.offset).ok());
+            if let Some(n) = num.filter(|n| (1..=SEEN_CAP).contains(n)) {
+                let (w, b) = ((n / 64) as usize, n % 64);
+                if lvl.seen.len() <= w {
+                    lvl.seen.resize(w + 1, 0);
+                }
+                lvl.seen[w] |= 1 << b;
+            }
             if lvl.plan.is_some() && lvl.plan_after_tests {
                 lvl.plan_after_tests = false;
                 let pl = lvl.plan_line;
@@ -850,9 +875,7 @@ impl<'s> Parser<'s> {
             (Directive::None, false) => Status::Failed,
         };
         if matches!(pt.directive, Directive::Skip(_)) && !pt.ok {
-            let msg = format!(
-                "line {line_no}: `not ok` with a SKIP directive read as skipped"
-            );
+            let msg = format!("line {line_no}: `not ok` with a SKIP directive read as skipped");
             self.warn(msg);
         }
         let held_level = self.levels[at].held.is_some();
@@ -875,7 +898,13 @@ impl<'s> Parser<'s> {
         };
         if let Some(c) = closed {
             test.parent = c.had_results;
-            if let Some(n) = &c.name
+            if pt.desc.is_empty()
+                && let Some(n) = &c.name
+            {
+                // Test::More's skipped subtest (`ok 3 # skip why`) is named by its announcement.
+                test.name = n.clone();
+                test.id = TestCase::make_id(test.suite.as_deref(), n);
+            } else if let Some(n) = &c.name
                 && n != pt.desc
             {
                 let msg = format!(
@@ -884,7 +913,8 @@ impl<'s> Parser<'s> {
                 );
                 self.warn(msg);
             }
-            self.place_children(c.held, pt.desc, at);
+            let name = test.name.clone();
+            self.place_children(c.held, &name, at);
         }
         let collect = matches!(status, Status::Failed | Status::Todo | Status::Errored);
         let pending = Pending {
@@ -956,9 +986,7 @@ impl<'s> Parser<'s> {
             ));
         } else {
             if first != 1 && !(first == 0 && last == 0) {
-                warns.push(format!(
-                    "line {line_no}: plan starts at {first}, not 1"
-                ));
+                warns.push(format!("line {line_no}: plan starts at {first}, not 1"));
             }
             let n = if first <= 1 {
                 last
@@ -1070,10 +1098,8 @@ impl<'s> Parser<'s> {
         let mut output: Vec<String> = Vec::new();
         if let Some(y) = yaml {
             if y.open && !self.bailed {
-                self.truncated.push(format!(
-                    "YAML block of `{}` not closed by `...`",
-                    test.name
-                ));
+                self.truncated
+                    .push(format!("YAML block of `{}` not closed by `...`", test.name));
             }
             let mut text = y.text;
             if y.cut {
@@ -1162,20 +1188,28 @@ impl<'s> Parser<'s> {
                     ));
                 }
             }
-            Some(n) if n != lvl.count => {
-                let mut d = format!("planned {n}, ran {}", lvl.count);
-                if lvl.max_number > lvl.count && lvl.max_number <= n {
-                    d.push_str(&format!(
-                        "; numbers go up to {}, so some are missing",
-                        lvl.max_number
-                    ));
+            Some(n) => {
+                let missing = missing_numbers(&lvl.seen, n);
+                if n != lvl.count || !missing.0.is_empty() {
+                    let mut d = format!("planned {n}, ran {}", lvl.count);
+                    if !missing.0.is_empty() {
+                        let list: Vec<String> = missing.0.iter().map(u64::to_string).collect();
+                        d.push_str(&format!(
+                            "; no result numbered {}{}",
+                            list.join(", "),
+                            if missing.1 > missing.0.len() as u64 {
+                                format!(" (and {} more)", missing.1 - missing.0.len() as u64)
+                            } else {
+                                String::new()
+                            }
+                        ));
+                    }
+                    if self.bailed {
+                        d.push_str(" (bailed out)");
+                    }
+                    problems.push(problem(ProblemKind::PlanMismatch, d));
                 }
-                if self.bailed {
-                    d.push_str(" (bailed out)");
-                }
-                problems.push(problem(ProblemKind::PlanMismatch, d));
             }
-            Some(_) => {}
             None if top => {
                 if !self.bailed {
                     problems.push(problem(
@@ -1271,8 +1305,9 @@ impl<'s> Parser<'s> {
             return Err(AdapterError::Input(InputError::Content {
                 location: Location::LineCol { line: 1, column: 1 },
                 message: format!(
-                    "no TAP in {} lines: no version line, plan, test point or `Bail out!`",
-                    self.line_no
+                    "no TAP in {} line{}: no version line, plan, test point or `Bail out!`",
+                    self.line_no,
+                    if self.line_no == 1 { "" } else { "s" }
                 ),
             }));
         }
@@ -1284,7 +1319,9 @@ impl<'s> Parser<'s> {
             self.truncated
                 .push("a `{` subtest is not closed by `}`".to_owned());
         }
-        self.end_file();
+        if !self.in_summary {
+            self.end_file();
+        }
         if partial_line && !plan_ok && !self.bailed {
             self.truncated.insert(
                 0,
@@ -1337,9 +1374,34 @@ impl<'s> Parser<'s> {
     }
 }
 
+/// Numbers in `1..=plan` without a result: the first ten, and how many in all. Nothing when
+/// the plan is beyond what is tracked.
+fn missing_numbers(seen: &[u64], plan: u64) -> (Vec<u64>, u64) {
+    if plan > SEEN_CAP {
+        return (Vec::new(), 0);
+    }
+    let mut first = Vec::new();
+    let mut total = 0u64;
+    for n in 1..=plan {
+        let (w, b) = ((n / 64) as usize, n % 64);
+        if seen.get(w).is_none_or(|x| x & (1 << b) == 0) {
+            total += 1;
+            if first.len() < 10 {
+                first.push(n);
+            }
+        }
+    }
+    (first, total)
+}
+
 /// The id of a test whose suite changed: `suite::name`, or `suite::#N` for a nameless point.
 fn point_id(t: &TestCase) -> String {
-    match t.id.rsplit_once("::#").map(|(_, n)| n).or(t.id.strip_prefix('#')) {
+    match t
+        .id
+        .rsplit_once("::#")
+        .map(|(_, n)| n)
+        .or(t.id.strip_prefix('#'))
+    {
         Some(n) if t.name.is_empty() => TestCase::make_id(t.suite.as_deref(), &format!("#{n}")),
         _ => TestCase::make_id(t.suite.as_deref(), &t.name),
     }
@@ -1366,7 +1428,10 @@ fn apply_yaml(test: &mut TestCase, v: &yaml::Value, output: &mut Vec<String>) {
     }
     if test.status == Status::Failed
         && let Some(sev) = v.get("severity").and_then(yaml::Value::as_str)
-        && matches!(sev.to_ascii_lowercase().as_str(), "error" | "fatal" | "crash")
+        && matches!(
+            sev.to_ascii_lowercase().as_str(),
+            "error" | "fatal" | "crash"
+        )
     {
         test.status = Status::Errored;
     }
@@ -1464,7 +1529,10 @@ mod tests {
         assert_eq!(p.directive, Directive::Todo("later"));
         assert_eq!(p.desc, "greet");
         let p = parse_point("ok 5 # skip requires network").unwrap();
-        assert_eq!((p.desc, p.directive), ("", Directive::Skip("requires network")));
+        assert_eq!(
+            (p.desc, p.directive),
+            ("", Directive::Skip("requires network"))
+        );
         let p = parse_point("ok - escaped \\# hash").unwrap();
         assert_eq!((p.number, p.desc), (None, "escaped \\# hash"));
         let p = parse_point("ok 3 - issue #12 fixed").unwrap();
@@ -1483,10 +1551,7 @@ mod tests {
     #[test]
     fn plans() {
         assert_eq!(parse_plan("1..12"), Some((1, 12, None)));
-        assert_eq!(
-            parse_plan("1..0 # SKIP no db"),
-            Some((1, 0, Some("no db")))
-        );
+        assert_eq!(parse_plan("1..0 # SKIP no db"), Some((1, 0, Some("no db"))));
         assert_eq!(parse_plan("1..3 # plan"), Some((1, 3, None)));
         assert_eq!(parse_plan("1..x"), None);
         assert_eq!(parse_plan("12 items"), None);

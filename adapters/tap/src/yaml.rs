@@ -115,7 +115,11 @@ pub fn parse(text: &str) -> Result<Value, String> {
     let v = p.node(0, 0)?;
     p.skip_blank();
     if let Some((_, c)) = p.lines.get(p.pos) {
-        return Err(format!("unexpected `{}` at block line {}", clip(c), p.pos + 1));
+        return Err(format!(
+            "unexpected `{}` at block line {}",
+            clip(c),
+            p.pos + 1
+        ));
     }
     Ok(v)
 }
@@ -252,7 +256,10 @@ impl<'a> Parser<'a> {
                 ));
             }
             let Some((key, rest)) = split_key(c) else {
-                return Err(format!("expected `key: value` at block line {}", self.pos + 1));
+                return Err(format!(
+                    "expected `key: value` at block line {}",
+                    self.pos + 1
+                ));
             };
             self.pos += 1;
             let value = if rest.is_empty() {

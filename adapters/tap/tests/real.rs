@@ -155,7 +155,12 @@ fn the_real_cases_read_with_the_details_a_reader_needs() {
             .join("tests/fixtures/real")
             .join(case)
             .join("output.tap");
-        parse_to_run(&Tap::new(), &fs::read(path).unwrap(), &ParseOptions::default()).unwrap()
+        parse_to_run(
+            &Tap::new(),
+            &fs::read(path).unwrap(),
+            &ParseOptions::default(),
+        )
+        .unwrap()
     };
     let node = read("node-test-standard");
     let t = node
@@ -182,8 +187,15 @@ fn the_real_cases_read_with_the_details_a_reader_needs() {
     assert!(t.message.as_deref().unwrap().contains("expected 2, got 3"));
 
     let perl = read("perl-test-more-standard");
-    let t = perl.tests.iter().find(|t| t.name == "known bug: rounding").unwrap();
-    assert_eq!(t.message.as_deref().map(|m| m.lines().next()), Some(Some("known bug #12")));
+    let t = perl
+        .tests
+        .iter()
+        .find(|t| t.name == "known bug: rounding")
+        .unwrap();
+    assert_eq!(
+        t.message.as_deref().map(|m| m.lines().next()),
+        Some(Some("known bug #12"))
+    );
     assert_eq!((t.file.as_deref(), t.line), (Some("t/calc.t"), Some(25)));
 
     let mocha = read("mocha-tap-standard");
