@@ -1,0 +1,45 @@
+//! The conformance checker: judges any Gap Report (Shadow Report) against spec §5.2 and
+//! conformance levels 1–3.
+//!
+//! [`check_path`] / [`check_bytes`] / [`check_value`] read one document in any published shape
+//! (Gap dialect, Shadow v1, Shadow v2.0.0 with Level-4 fields, scores at the root, int or float
+//! numbers, `edge_cases`, nulls) or recognise it as another artifact ([`recognise`]); validate it
+//! against the upstream schemas and gapscore's own; apply the consistency rules the schemas lack
+//! ([`rules`], with the reference implementations' arithmetic in [`numbers`]); and judge each
+//! level's requirements as [`Verdict::Verified`], [`Verdict::Attested`] or [`Verdict::Failed`],
+//! using the [`Evidence`] given (sealed directory, seal record). [`CheckOutput`] gathers the
+//! [`FileResult`]s with the exit code; [`render_text`] prints it for people, serde for machines.
+
+mod check;
+pub mod evidence;
+pub mod model;
+pub mod numbers;
+pub mod recognise;
+mod render;
+pub mod rules;
+pub mod time;
+
+pub use check::{check_bytes, check_path, check_value};
+pub use evidence::{Evidence, EvidenceError, SealedDir, read_seal_record};
+pub use model::{
+    CheckOutput, Document, FileResult, Finding, Requirement, SchemaOutcome, Severity, Verdict,
+};
+pub use render::render_text;
+pub use rules::Rule;
+
+/// The JSON Schema of [`CheckOutput`] (draft 2020-12), pretty, with a trailing newline; the
+/// committed copy is `conformance-tests/check-output.schema.json`.
+pub fn output_schema() -> String {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let mut schema = generator.into_root_schema_for::<CheckOutput>();
+    schema.insert(
+        "$id".into(),
+        serde_json::Value::String("urn:gapscore:schema:check-output:v1".into()),
+    );
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The committed output schema, as shipped.
+pub const OUTPUT_SCHEMA: &str = include_str!("../../check-output.schema.json");

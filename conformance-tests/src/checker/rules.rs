@@ -1,0 +1,136 @@
+//! The catalogue of rules: every finding names one, with the spec section it comes from, the
+//! conformance level it belongs to and a fix hint. docs/conformance.md lists the same rules (a
+//! test keeps the two in step).
+
+/// One rule of the checker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable id (`counts.sum`), used in findings and expectations.
+    pub id: &'static str,
+    /// The conformance level the rule belongs to: an error fails this level and the ones above.
+    pub level: u8,
+    /// The spec section (v1.0.0 numbering unless it says v2).
+    pub spec: &'static str,
+    /// What the rule checks.
+    pub title: &'static str,
+    /// How to fix a report that breaks it.
+    pub hint: &'static str,
+}
+
+macro_rules! rules {
+    ($($name:ident = $id:literal, $level:literal, $spec:literal, $title:literal, $hint:literal;)+) => {
+        $(
+            #[doc = $title]
+            pub const $name: Rule = Rule { id: $id, level: $level, spec: $spec, title: $title, hint: $hint };
+        )+
+        /// Every rule, in documentation order.
+        pub const ALL: &[Rule] = &[$($name),+];
+    };
+}
+
+rules! {
+    KIND = "report.kind", 1, "§5.1",
+        "the document is a Gap Report (Shadow Report), not another artifact",
+        "check the JSON Gap Report the tool wrote (report + sealed_tests + failures), not its state or input files";
+    VERSION = "report.version", 1, "§5.2",
+        "the spec version key is present, matches the dialect and names a published version (1.0.0, 2.0.0)",
+        "add `shadow_score_spec_version` (or `gap_score_spec_version` in the Gap dialect) with the version the report follows";
+    ROOT_FIELDS = "report.root-fields", 1, "§5.2",
+        "score and level live under `report`, not at the root (a warning under v1, an error under v2)",
+        "move `shadow_score`/`gap_score` and `level` into the `report` object";
+    EDGE_CASES = "report.edge-cases", 1, "§5.3",
+        "`coverage_comparison` uses the schema's key `edge_case`; the §5.1 example's `edge_cases` is read as it",
+        "rename `coverage_comparison.edge_cases` to `edge_case`";
+    CATEGORY = "report.category", 1, "§5.3",
+        "each failure has one of the four §5.3 categories",
+        "tag sealed tests with happy_path, edge_case, error_handling or security";
+    FAILURE_FIELDS = "report.failure-fields", 1, "§5.2",
+        "each failure has a non-empty test_name and string expected, actual and message (null is read as empty)",
+        "write every failure as {test_name, category, expected, actual, message}, with empty strings rather than null";
+    LEVEL4 = "report.level4", 1, "§6 (v2)",
+        "Level-4 provenance fields (spec v2) are read and reported; this checker verifies levels 1-3 only",
+        "nothing to fix: Level 4 (independence, seal plurality) needs evidence outside the report";
+    ADVISORY = "report.advisory", 1, "§5.4 (v2)",
+        "a report marked advisory (or with a broken seal) is not authoritative",
+        "resolve the advisory reason (a suite that did not run, a broken seal) and validate again";
+    ZERO_TESTS = "report.zero-tests", 1, "§3.3",
+        "the score is computed over at least one sealed test",
+        "make sure the sealed suite ran: a score over zero tests proves nothing";
+    CLAIMED_LEVEL = "report.claimed-level", 1, "§6",
+        "a conformance level claimed in `report.conformance_level` is one the report supports",
+        "claim only the level the checker finds, or supply the missing evidence";
+    SCHEMA_UPSTREAM = "schema.upstream", 1, "§5.2",
+        "the report validates against the published schema of its dialect and version (v1, pre-rename Gap, v2)",
+        "fix the field at the pointer so that it matches the upstream schema";
+    SCHEMA_GAPSCORE = "schema.gapscore", 1, "§5.2",
+        "the report validates against gapscore's own schema (an error for reports gapscore wrote, a note otherwise)",
+        "gapscore's schema is stricter than the published one: it wants category, expected and actual on every failure";
+    COUNTS_SUM = "counts.sum", 1, "§5.2",
+        "passed + failed = total, for the sealed and the open suite",
+        "recount: every counted test is either passed or failed";
+    COUNTS_FAILURES = "counts.failures", 1, "§5.2",
+        "the failures list has one entry per failed sealed test",
+        "list every failed sealed test in `failures` (and nothing else)";
+    SCORE_FORMULA = "score.formula", 1, "§3.3",
+        "the score is failed / total x 100, within the rounding of a reference implementation",
+        "compute the score from the counts: failed / total x 100, rounded to one decimal";
+    SCORE_ZERO = "score.zero-display", 1, "§3.3",
+        "a report with failures does not show a score of 0",
+        "show more decimals (or the exact value) so that a failure is never displayed as 0";
+    LEVEL_SCALE = "level.scale", 1, "§3.4",
+        "the level follows from the counts under the exact rule (any failure is at least minor; bands closed with <=)",
+        "derive the level from failed and total on integers: failed*100 <= 15*total is minor, and so on";
+    DIALECTS = "dialects.agree", 1, "§5.1",
+        "a report carrying both key sets (gap_* and shadow_*) gives the same values in both",
+        "write the same version, score and hardening scores under both names";
+    HARDENING_RANGE = "hardening.range", 1, "§3.3",
+        "initial and final hardening scores are percentages (0-100)",
+        "write the hardening scores as percentages from 0 to 100";
+    COVERAGE_DELTA = "coverage.delta", 1, "§5.1",
+        "each coverage_comparison delta is sealed - open (the reference validators' signed delta)",
+        "write delta = sealed - open for each category";
+    HASH_PRESENT = "hash.present", 2, "§4.5",
+        "the report stores the sealed directory's hash (`report.sealed_hash`)",
+        "hash the sealed directory when it is sealed (`gapscore seal`) and put the hash in `report.sealed_hash`";
+    HASH_FORMAT = "hash.format", 2, "§4.5",
+        "`sealed_hash` is `sha256:` followed by 64 hex digits (not a placeholder or a display truncation)",
+        "store the full hash as `sha256:<64 hex digits>`";
+    HASH_RECOMPUTED = "hash.recomputed", 2, "§4.5",
+        "the sealed directory, hashed again, gives the stored hash",
+        "the sealed tests changed after sealing: the score is invalid; restore them or seal and validate again";
+    SEAL_RECORD = "seal.record", 2, "§4.5",
+        "the seal record (`--seal`) and the report name the same hash",
+        "score against the seal the report was made with (`gapscore score --seal RECORD --sealed-dir DIR`)";
+    SEAL_BROKEN = "seal.broken", 2, "§4.5",
+        "the report does not say its seal is broken (`report.seal_broken`)",
+        "a broken seal makes the score invalid: restore the sealed tests and validate again";
+    SEAL_ORDER = "seal.order", 2, "§4.1",
+        "the sealed tests were sealed before implementation (and before any validation)",
+        "seal the tests before implementation begins; a later seal cannot show they were hidden";
+    ISOLATION = "isolation.attested", 2, "§4.2",
+        "information isolation cannot be shown by a report: it is taken as attested",
+        "nothing to fix in the report; record how isolation was enforced (v2: workspace_isolation)";
+    HARDENING_PRESENT = "hardening.present", 3, "§4.4",
+        "the report has a hardening object with cycles_completed and max_cycles",
+        "run the hardening loop and report it (`gapscore score --history FILE --max-cycles N`)";
+    HARDENING_SCORES = "hardening.scores", 3, "§4.4",
+        "the hardening object has initial and final scores, and the final score is the report's score",
+        "record the score before the first cycle (initial) and after the last (final = the report's score)";
+    HARDENING_CYCLES = "hardening.cycles", 3, "§4.4",
+        "cycles_completed is at most max_cycles",
+        "report the cycles actually allowed; a loop continued past its maximum must raise max_cycles";
+    HARDENING_VELOCITY = "hardening.velocity", 3, "§3.5",
+        "hardening_velocity is reported and equals (initial - final) / cycles_completed",
+        "write hardening_velocity = (initial - final) / cycles_completed, one decimal";
+    HARDENING_HISTORY = "hardening.history", 3, "§6.3",
+        "per-cycle history, when present, shows the score recomputed after each cycle, consistent with the report",
+        "record every validation (`gapscore harden record`) and score with `--history`";
+    FEEDBACK_LEAK = "feedback.leak", 3, "§4.4",
+        "failure messages, expected and actual values hold no line of sealed test source",
+        "scrub feedback before sharing it (`gapscore feedback --sealed-dir DIR`) and report the scrubbed text";
+}
+
+/// Looks a rule up by id.
+pub fn by_id(id: &str) -> Option<&'static Rule> {
+    ALL.iter().find(|r| r.id == id)
+}
