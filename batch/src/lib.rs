@@ -1,3 +1,36 @@
-//! Batch scoring of many repositories (issue 9): being written.
+//! Batch scoring of many repositories (issue 9): `gapscore batch`.
+//!
+//! A batch is a list of [`RepoSpec`]s, found by the directory convention
+//! ([`discover::from_root`]: `ROOT/<repo>/sealed/**`, `ROOT/<repo>/open/**`, optional
+//! `seal.json` and `gapscore.toml`) or read from a manifest ([`discover::from_manifest`]: TOML
+//! `[[repo]]` tables or JSON lines). [`run_batch`] scores them on one rayon pool (repositories
+//! and the files within each in parallel) through the same suite scoring as `gapscore score`
+//! ([`gapscore_adapters::score::tally_suite`]), turns every broken repository into an error row,
+//! and writes the outputs ([`outputs`]): `results.ndjson`, `summary.csv`, `summary.md`,
+//! `reports/<repo>.json`, `aggregate.json` and `report.html`, all sorted by repository name
+//! whatever the thread count. [`Shard`] picks a stable part of a batch for one machine;
+//! [`merge`] combines shard outputs into the outputs of a single run. [`generate`] writes a
+//! synthetic tree for tests and the benchmark.
+//!
+//! Principal types: [`RepoSpec`], [`BatchOptions`], [`RepoRow`], [`Aggregate`], [`Shard`],
+//! [`BatchRun`], [`BatchError`], [`Progress`].
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod discover;
+mod error;
+pub mod generate;
+pub mod outputs;
+mod repo;
+mod row;
+mod run;
+mod sealscan;
+mod shard;
+
+pub use discover::RepoSpec;
+pub use error::BatchError;
+pub use outputs::Aggregate;
+pub use row::{RepoRow, RowProblem};
+pub use run::{BatchOptions, BatchRun, NoProgress, Progress, merge, run_batch};
+pub use shard::Shard;

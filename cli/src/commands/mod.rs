@@ -1,6 +1,8 @@
 //! One module per command.
 
 pub mod adapters;
+pub mod batch;
+pub mod check;
 pub mod feedback;
 pub mod harden;
 pub mod parse;
@@ -22,5 +24,7 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         Command::Seal(args) => seal::run(&args),
         Command::Feedback(args) => feedback::run(&args),
         Command::Harden(cmd) => harden::run(&cmd),
+        Command::Batch(args) => batch::run(args),
+        Command::Check(args) => check::run(&args),
     }
 }

@@ -1,0 +1,94 @@
+//! One line of `results.ndjson`: a repository's score, or why it has none.
+
+use std::collections::BTreeMap;
+
+use gapscore_core::{Level, ProblemKind, Score, SuiteCounts, Threshold};
+use serde::{Deserialize, Serialize};
+
+/// A run-level problem of one suite of a repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RowProblem {
+    /// `sealed` or `open`.
+    pub suite: String,
+    /// What went wrong.
+    pub kind: ProblemKind,
+    /// The producer's words.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+/// One repository's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RepoRow {
+    /// The repository.
+    pub name: String,
+    /// The displayed score (one decimal); `None` for an error row.
+    pub score: Option<f64>,
+    /// The exact score (failed / total × 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_exact: Option<f64>,
+    /// The §3.4 level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    /// Sealed suite counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed: Option<SuiteCounts>,
+    /// Open suite counts, when the repository has open results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open: Option<SuiteCounts>,
+    /// The report is advisory (a suite did not run, flaky passes, no tests, broken seal).
+    #[serde(default)]
+    pub advisory: bool,
+    /// Why it is advisory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+    /// Run-level problems of both suites.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<RowProblem>,
+    /// Failed sealed tests per category.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failing_categories: BTreeMap<String, u64>,
+    /// Why the repository could not be scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// SHA-256 over the repository's input files (names and contents), its seal record and
+    /// options: `--resume` re-scores a repository only when it changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs_sha256: Option<String>,
+}
+
+impl RepoRow {
+    /// An error row.
+    pub fn error(name: impl Into<String>, reason: impl Into<String>) -> Self {
+        RepoRow {
+            name: name.into(),
+            score: None,
+            score_exact: None,
+            level: None,
+            sealed: None,
+            open: None,
+            advisory: false,
+            reasons: Vec::new(),
+            problems: Vec::new(),
+            failing_categories: BTreeMap::new(),
+            error: Some(reason.into()),
+            inputs_sha256: None,
+        }
+    }
+
+    /// True when the repository was scored.
+    pub fn is_scored(&self) -> bool {
+        self.error.is_none() && self.score.is_some()
+    }
+
+    /// True when its score is above the threshold (decided as `gapscore score` does, on the
+    /// sealed counts).
+    pub fn exceeds(&self, threshold: Threshold) -> bool {
+        match (&self.error, self.sealed) {
+            (None, Some(c)) => Score::new(c.failed, c.total).exceeds(threshold),
+            _ => false,
+        }
+    }
+}

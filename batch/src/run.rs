@@ -1,0 +1,285 @@
+//! Running a batch ([`run_batch`]) and merging shard outputs ([`merge`]).
+
+use std::collections::HashMap;
+use std::fs::{self, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use gapscore_adapters::Registry;
+use gapscore_core::{Dialect, StatusPolicy, Threshold};
+use rayon::prelude::*;
+
+use crate::outputs::{Aggregate, write_outputs};
+use crate::repo::{prepare, score, write_atomic};
+use crate::row::RepoRow;
+use crate::{BatchError, RepoSpec, Shard};
+
+/// The journal of rows finished so far in a run: one line each, appended as repositories
+/// finish, read back by `--resume` (a torn last line from a kill is ignored) and removed when
+/// the run's outputs are written.
+pub const JOURNAL: &str = ".journal.ndjson";
+
+/// How a batch runs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct BatchOptions {
+    /// Threads scoring repositories (and the files within them); 0 means one per core.
+    pub jobs: usize,
+    /// The output directory.
+    pub out: PathBuf,
+    /// Repositories above it are counted (`over_threshold`).
+    pub threshold: Option<Threshold>,
+    /// Score only this part of the batch.
+    pub shard: Option<Shard>,
+    /// Keep the rows of repositories whose inputs did not change since they were scored.
+    pub resume: bool,
+    /// Every report's timestamp (one for the whole batch, so outputs do not depend on timing).
+    pub timestamp: Option<String>,
+    /// Read every input as this format instead of detecting it.
+    pub input_format: Option<String>,
+    /// The status policy, unless a repository's `gapscore.toml` says otherwise.
+    pub policy: StatusPolicy,
+    /// The reports' key names.
+    pub dialect: Dialect,
+}
+
+impl BatchOptions {
+    /// Defaults: one thread per core, the honest status policy, no threshold, no shard.
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        BatchOptions {
+            jobs: 0,
+            out: out.into(),
+            threshold: None,
+            shard: None,
+            resume: false,
+            timestamp: None,
+            input_format: None,
+            policy: StatusPolicy::default(),
+            dialect: Dialect::default(),
+        }
+    }
+}
+
+/// Told about the batch's progress (from the worker threads).
+pub trait Progress: Sync {
+    /// The batch starts: `total` repositories to go through.
+    fn start(&self, _total: usize) {}
+    /// One repository is done (scored, failed or kept by `--resume`).
+    fn done(&self, _row: &RepoRow) {}
+    /// Every repository is done; the outputs are being written.
+    fn finish(&self) {}
+}
+
+/// No progress reports.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+/// What a batch (or a merge) produced.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct BatchRun {
+    /// Every row, sorted by name.
+    pub rows: Vec<RepoRow>,
+    /// The aggregate.
+    pub aggregate: Aggregate,
+    /// Repositories kept from an earlier run by `--resume`.
+    pub resumed: usize,
+    /// Repositories left to other shards.
+    pub other_shards: usize,
+}
+
+impl BatchRun {
+    /// Repositories that could not be scored.
+    pub fn errors(&self) -> usize {
+        self.rows.iter().filter(|r| r.error.is_some()).count()
+    }
+
+    /// Repositories above `threshold`.
+    pub fn over(&self, threshold: Threshold) -> usize {
+        self.rows.iter().filter(|r| r.exceeds(threshold)).count()
+    }
+}
+
+fn write_error(path: &Path, e: &std::io::Error) -> BatchError {
+    BatchError::Write {
+        path: path.to_path_buf(),
+        reason: gapscore_adapters::io_reason(e),
+    }
+}
+
+/// Rows of an earlier run in `out`: `results.ndjson`, then the journal (newer). Lines that do
+/// not parse (a torn line) are ignored: that repository is scored again.
+fn earlier_rows(out: &Path) -> HashMap<String, RepoRow> {
+    let mut rows = HashMap::new();
+    for name in ["results.ndjson", JOURNAL] {
+        let Ok(text) = fs::read_to_string(out.join(name)) else {
+            continue;
+        };
+        for line in text.lines() {
+            if let Ok(row) = serde_json::from_str::<RepoRow>(line) {
+                rows.insert(row.name.clone(), row);
+            }
+        }
+    }
+    rows
+}
+
+/// Scores the repositories (those of `opts.shard`) on a pool of `opts.jobs` threads and writes
+/// the outputs into `opts.out`. A repository that cannot be scored is an error row; only an
+/// output that cannot be written stops the batch.
+pub fn run_batch(
+    repos: &[RepoSpec],
+    registry: &Registry,
+    opts: &BatchOptions,
+    progress: &dyn Progress,
+) -> Result<BatchRun, BatchError> {
+    let out = &opts.out;
+    let reports = out.join("reports");
+    fs::create_dir_all(&reports).map_err(|e| write_error(&reports, &e))?;
+    let mine: Vec<&RepoSpec> = repos
+        .iter()
+        .filter(|r| opts.shard.is_none_or(|s| s.contains(&r.name)))
+        .collect();
+    let other_shards = repos.len() - mine.len();
+    let journal_path = out.join(JOURNAL);
+    let earlier = if opts.resume {
+        earlier_rows(out)
+    } else {
+        if journal_path.exists() {
+            fs::remove_file(&journal_path).map_err(|e| write_error(&journal_path, &e))?;
+        }
+        HashMap::new()
+    };
+    let journal = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&journal_path)
+        .map_err(|e| write_error(&journal_path, &e))?;
+    let journal = Mutex::new(journal);
+    let resumed = AtomicUsize::new(0);
+    progress.start(mine.len());
+    let one = |spec: &&RepoSpec| -> RepoRow {
+        let row = match prepare(spec, opts) {
+            Err(reason) => RepoRow::error(spec.name.clone(), reason),
+            Ok(p) => {
+                let kept = earlier.get(&spec.name).filter(|old| {
+                    old.error.is_none()
+                        && old.inputs_sha256.as_deref() == Some(p.sha.as_str())
+                        && reports.join(format!("{}.json", spec.name)).is_file()
+                });
+                match kept {
+                    Some(old) => {
+                        resumed.fetch_add(1, Ordering::Relaxed);
+                        old.clone()
+                    }
+                    None => {
+                        let row = score(&p, registry, opts, &reports);
+                        if let Ok(mut line) = serde_json::to_string(&row) {
+                            line.push('\n');
+                            // One write per line on an append-only file; a kill can tear
+                            // only the last line, which resume ignores.
+                            if let Ok(mut j) = journal.lock() {
+                                let _ = j.write_all(line.as_bytes());
+                            }
+                        }
+                        row
+                    }
+                }
+            }
+        };
+        progress.done(&row);
+        row
+    };
+    let work = || -> Vec<RepoRow> { mine.par_iter().map(one).collect() };
+    let rows = match rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs)
+        .build()
+    {
+        Ok(pool) => pool.install(work),
+        Err(_) => work(),
+    };
+    progress.finish();
+    let aggregate = write_outputs(out, &rows, opts.threshold)?;
+    drop(journal);
+    let _ = fs::remove_file(&journal_path);
+    Ok(BatchRun {
+        rows,
+        aggregate,
+        resumed: resumed.into_inner(),
+        other_shards,
+    })
+}
+
+/// Combines the outputs of shard runs (each directory's `results.ndjson` and `reports/`) into
+/// `out`: the same `results.ndjson`, `summary.csv`, `summary.md`, `aggregate.json` and
+/// `report.html` as one run over every repository.
+pub fn merge(
+    dirs: &[PathBuf],
+    out: &Path,
+    threshold: Option<Threshold>,
+) -> Result<BatchRun, BatchError> {
+    let reports = out.join("reports");
+    fs::create_dir_all(&reports).map_err(|e| write_error(&reports, &e))?;
+    let out_real = fs::canonicalize(out).ok();
+    let mut rows: Vec<RepoRow> = Vec::new();
+    for dir in dirs {
+        let fail = |reason: String| BatchError::Merge {
+            dir: dir.clone(),
+            reason,
+        };
+        let path = dir.join("results.ndjson");
+        let text = fs::read_to_string(&path).map_err(|e| {
+            fail(format!(
+                "cannot read results.ndjson: {}",
+                gapscore_adapters::io_reason(&e)
+            ))
+        })?;
+        if dir.join(JOURNAL).exists() {
+            return Err(fail(
+                "the run did not finish (a journal is left); finish it with --resume first".into(),
+            ));
+        }
+        let same = fs::canonicalize(dir).ok() == out_real && out_real.is_some();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let row: RepoRow = serde_json::from_str(line)
+                .map_err(|e| fail(format!("results.ndjson:{}: {e}", i + 1)))?;
+            if row.is_scored() && !same {
+                let name = format!("{}.json", row.name);
+                let from = dir.join("reports").join(&name);
+                let bytes = fs::read(&from).map_err(|e| {
+                    fail(format!(
+                        "cannot read reports/{name}: {}",
+                        gapscore_adapters::io_reason(&e)
+                    ))
+                })?;
+                write_atomic(&reports.join(&name), &bytes, false).map_err(|reason| {
+                    BatchError::Write {
+                        path: reports.join(&name),
+                        reason,
+                    }
+                })?;
+            }
+            rows.push(row);
+        }
+    }
+    rows.sort_by(|a, b| a.name.cmp(&b.name));
+    if let Some(w) = rows.windows(2).find(|w| w[0].name == w[1].name) {
+        return Err(BatchError::Duplicate {
+            name: w[0].name.clone(),
+        });
+    }
+    let aggregate = write_outputs(out, &rows, threshold)?;
+    Ok(BatchRun {
+        rows,
+        aggregate,
+        resumed: 0,
+        other_shards: 0,
+    })
+}

@@ -1,0 +1,313 @@
+//! `gapscore batch`: score many repositories in one go (`gapscore_batch`), and
+//! `gapscore batch merge`: combine shard outputs. See docs/batch.md.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use gapscore_batch::{BatchOptions, BatchRun, NoProgress, Progress, RepoRow, Shard, discover};
+use gapscore_core::{StatusPolicy, Threshold};
+
+use crate::args::{DialectArg, HostArgs, PassFailArg, SkippedArg};
+use crate::{host, io};
+
+/// Exit code when some repositories could not be scored.
+pub const EXIT_UNSCORED: u8 = 3;
+
+const EXIT_CODES: &str = "Exit codes: 0 every repository scored (and none above --threshold), 1 some repository above --threshold, 2 usage error or outputs not written, 3 some repositories could not be scored (error rows; wins over 1). See docs/batch.md.";
+
+/// `gapscore batch`.
+#[derive(Debug, Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = EXIT_CODES
+)]
+pub struct BatchArgs {
+    /// `merge`: combine shard outputs.
+    #[command(subcommand)]
+    pub command: Option<BatchCommand>,
+
+    /// A directory of repositories (`ROOT/<repo>/sealed/**`, `ROOT/<repo>/open/**`, optional
+    /// `seal.json`, `gapscore.toml`) or a manifest (TOML `[[repo]]` tables or JSON lines).
+    #[arg(value_name = "ROOT|MANIFEST", required = true)]
+    pub input: Option<PathBuf>,
+
+    /// The output directory.
+    #[arg(
+        short = 'o',
+        long,
+        value_name = "DIR",
+        default_value = "gapscore-batch"
+    )]
+    pub out: PathBuf,
+
+    /// Exit 1 when some repository's score is above this percentage.
+    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
+    pub threshold: Option<Threshold>,
+
+    /// Score only part K of N (1-based), chosen by a stable hash of the repository name; merge
+    /// the N outputs with `gapscore batch merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+
+    /// Keep the results of repositories already scored in --out whose inputs are unchanged.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// Allow manifest paths (and links) that lead outside the manifest's directory or ROOT.
+    #[arg(long)]
+    pub allow_outside: bool,
+
+    /// No progress and no summary on standard error.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Read every input as this format (or adapter name) instead of detecting it.
+    #[arg(long, value_name = "ID")]
+    pub input_format: Option<String>,
+
+    /// What skipped and todo tests count as (a repository's gapscore.toml may say otherwise).
+    #[arg(long, value_enum, default_value_t = SkippedArg::Fail)]
+    pub skipped: SkippedArg,
+
+    /// What xfailed tests count as.
+    #[arg(long, value_enum, default_value_t = PassFailArg::Fail)]
+    pub xfail: PassFailArg,
+
+    /// What tests that passed only on a retry count as.
+    #[arg(long, value_enum, default_value_t = PassFailArg::Pass)]
+    pub flaky: PassFailArg,
+
+    /// JSON key names of the per-repository reports.
+    #[arg(long, value_enum, default_value_t = DialectArg::Shadow)]
+    pub dialect: DialectArg,
+
+    #[command(flatten)]
+    pub host: HostArgs,
+}
+
+/// `gapscore batch` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum BatchCommand {
+    /// Combine the output directories of `--shard` runs into the outputs of a single run.
+    #[command(after_help = EXIT_CODES)]
+    Merge(MergeArgs),
+}
+
+/// `gapscore batch merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard output directories.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+
+    /// The output directory.
+    #[arg(
+        short = 'o',
+        long,
+        value_name = "DIR",
+        default_value = "gapscore-batch"
+    )]
+    pub out: PathBuf,
+
+    /// Exit 1 when some repository's score is above this percentage.
+    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
+    pub threshold: Option<Threshold>,
+
+    /// No summary on standard error.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Runs `gapscore batch` or `gapscore batch merge`.
+pub fn run(args: BatchArgs) -> Result<u8> {
+    if let Some(BatchCommand::Merge(m)) = args.command {
+        let run = gapscore_batch::merge(&m.dirs, &m.out, m.threshold)?;
+        if !m.quiet {
+            summary(&run, &m.out, Duration::ZERO);
+        }
+        return Ok(exit_code(&run, m.threshold));
+    }
+    let Some(input) = &args.input else {
+        anyhow::bail!("give a ROOT directory or a MANIFEST");
+    };
+    let repos = if input.is_dir() {
+        discover::from_root(input, args.allow_outside)?
+    } else {
+        discover::from_manifest(input, args.allow_outside)?
+    };
+    if repos.is_empty() {
+        io::warn(&format!("`{}`: no repositories found", input.display()));
+    }
+    let (registry, plugin_failures) = host::registry(&args.host);
+    if plugin_failures > 0 {
+        anyhow::bail!("a plugin could not be loaded; nothing scored");
+    }
+    let mut opts = BatchOptions::new(&args.out);
+    opts.jobs = args.host.jobs.map_or(0, usize::from);
+    opts.threshold = args.threshold;
+    opts.shard = args.shard;
+    opts.resume = args.resume;
+    opts.timestamp = Some(humantime::format_rfc3339_seconds(io::report_time()).to_string());
+    opts.input_format.clone_from(&args.input_format);
+    opts.policy = StatusPolicy::new(args.skipped.into(), args.xfail.into(), args.flaky.into());
+    opts.dialect = args.dialect.into();
+    let started = Instant::now();
+    let run = if args.quiet {
+        gapscore_batch::run_batch(&repos, &registry, &opts, &NoProgress)?
+    } else if std::io::stderr().is_terminal() {
+        gapscore_batch::run_batch(&repos, &registry, &opts, &Bar::new())?
+    } else {
+        gapscore_batch::run_batch(&repos, &registry, &opts, &Lines::new())?
+    };
+    if !args.quiet {
+        if let Some(s) = opts.shard {
+            io::info(&format!(
+                "shard {s}: {} of {} repositories (the others belong to other shards)",
+                run.rows.len(),
+                run.rows.len() + run.other_shards
+            ));
+        }
+        if run.resumed > 0 {
+            io::info(&format!(
+                "resumed: {} repositories kept from the earlier run, {} scored now",
+                run.resumed,
+                run.rows.len() - run.resumed
+            ));
+        }
+        summary(&run, &args.out, started.elapsed());
+    }
+    Ok(exit_code(&run, args.threshold))
+}
+
+fn exit_code(run: &BatchRun, threshold: Option<Threshold>) -> u8 {
+    if run.errors() > 0 {
+        EXIT_UNSCORED
+    } else if threshold.is_some_and(|t| run.over(t) > 0) {
+        crate::EXIT_THRESHOLD
+    } else {
+        crate::EXIT_OK
+    }
+}
+
+fn summary(run: &BatchRun, out: &std::path::Path, took: Duration) {
+    let a = &run.aggregate;
+    let stat = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"));
+    let mut line = format!(
+        "{} repositories: {} scored, {} could not be scored; mean {}, median {}, p90 {}",
+        a.repos,
+        a.scored,
+        a.errors,
+        stat(a.mean),
+        stat(a.median),
+        stat(a.p90)
+    );
+    if let (Some(t), Some(n)) = (a.threshold, a.over_threshold) {
+        line.push_str(&format!("; {n} above {t}"));
+    }
+    if !took.is_zero() {
+        let secs = took.as_secs_f64();
+        line.push_str(&format!(
+            "; {:.2} s ({:.0} repositories/s)",
+            secs,
+            run.rows.len() as f64 / secs.max(1e-9)
+        ));
+    }
+    io::info(&line);
+    for r in run.rows.iter().filter(|r| r.error.is_some()).take(5) {
+        io::error(&format!(
+            "{}: {}",
+            r.name,
+            r.error.as_deref().unwrap_or_default()
+        ));
+    }
+    if run.errors() > 5 {
+        io::error(&format!(
+            "... and {} more (see summary.csv)",
+            run.errors() - 5
+        ));
+    }
+    io::info(&format!("outputs in `{}`", out.display()));
+}
+
+/// An indicatif bar on a terminal.
+struct Bar(indicatif::ProgressBar);
+
+impl Bar {
+    fn new() -> Self {
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(0),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} repositories  {per_sec}  ETA {eta}",
+        ) {
+            bar.set_style(style);
+        }
+        Bar(bar)
+    }
+}
+
+impl Progress for Bar {
+    fn start(&self, total: usize) {
+        self.0.set_length(total as u64);
+    }
+    fn done(&self, _row: &RepoRow) {
+        self.0.inc(1);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// Plain periodic lines when standard error is not a terminal (a CI log).
+struct Lines {
+    started: Instant,
+    total: AtomicUsize,
+    done: AtomicUsize,
+    last: Mutex<Instant>,
+}
+
+impl Lines {
+    fn new() -> Self {
+        let now = Instant::now();
+        Lines {
+            started: now,
+            total: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            last: Mutex::new(now),
+        }
+    }
+}
+
+impl Progress for Lines {
+    fn start(&self, total: usize) {
+        self.total.store(total, Ordering::Relaxed);
+    }
+    fn done(&self, _row: &RepoRow) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        let Ok(mut last) = self.last.try_lock() else {
+            return;
+        };
+        if last.elapsed() < Duration::from_secs(5) {
+            return;
+        }
+        *last = Instant::now();
+        let total = self.total.load(Ordering::Relaxed);
+        let secs = self.started.elapsed().as_secs_f64().max(1e-9);
+        let rate = done as f64 / secs;
+        let eta = if rate > 0.0 {
+            (total.saturating_sub(done)) as f64 / rate
+        } else {
+            0.0
+        };
+        io::info(&format!(
+            "batch: {done}/{total} repositories ({rate:.0}/s, ETA {eta:.0} s)"
+        ));
+    }
+}
