@@ -20,22 +20,22 @@ use crate::common::{
 };
 
 /// One test2json event. Strings borrow from the line unless they hold escapes.
-#[derive(Deserialize)]
-struct Event<'a> {
+#[derive(Debug, Default, PartialEq, Deserialize)]
+pub(crate) struct Event<'a> {
     #[serde(rename = "Action", borrow)]
-    action: Cow<'a, str>,
+    pub(crate) action: Cow<'a, str>,
     #[serde(rename = "Package", borrow, default)]
-    package: Option<Cow<'a, str>>,
+    pub(crate) package: Option<Cow<'a, str>>,
     #[serde(rename = "Test", borrow, default)]
-    test: Option<Cow<'a, str>>,
+    pub(crate) test: Option<Cow<'a, str>>,
     #[serde(rename = "Output", borrow, default)]
-    output: Option<Cow<'a, str>>,
+    pub(crate) output: Option<Cow<'a, str>>,
     #[serde(rename = "Elapsed", default)]
-    elapsed: Option<f64>,
+    pub(crate) elapsed: Option<f64>,
     #[serde(rename = "ImportPath", borrow, default)]
-    import_path: Option<Cow<'a, str>>,
+    pub(crate) import_path: Option<Cow<'a, str>>,
     #[serde(rename = "FailedBuild", borrow, default)]
-    failed_build: Option<Cow<'a, str>>,
+    pub(crate) failed_build: Option<Cow<'a, str>>,
 }
 
 /// A test that has a `run` event and no result yet.
@@ -176,6 +176,13 @@ pub fn parse_reader(
         }
         saw_content = true;
         if line[0] == b'{' {
+            // The fast path reads go's own lines; serde_json reads (or judges) the rest.
+            let fast = std::str::from_utf8(line).ok().and_then(crate::fast::event);
+            if let Some(ev) = fast {
+                r.in_build_block = false;
+                r.event(ev);
+                continue;
+            }
             match serde_json::from_slice::<Event>(line) {
                 Ok(ev) => {
                     r.in_build_block = false;

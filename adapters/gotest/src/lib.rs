@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod common;
+mod fast;
 pub mod json;
 pub mod text;
 
