@@ -47,14 +47,24 @@ fn jest(path: &Path, n: usize) {
             i % 7
         );
         let (status, extra) = match i % 100 {
-            0..=89 => ("passed", "\"retries\": 0,\n      \"flaky\": false,\n".to_owned()),
+            0..=89 => (
+                "passed",
+                "\"retries\": 0,\n      \"flaky\": false,\n".to_owned(),
+            ),
             90..=95 => (
                 "failed",
-                format!("\"message\": \"Error: expect(received).toBe(expected) // Object.is equality\\n\\nExpected: {i}\\nReceived: {}\\n\",\n      \"trace\": \"at Object.toBe (/home/ci/app/src/__tests__/module{file}.test.js:{}:20)\\nat Promise.then.completed (/home/ci/app/node_modules/jest-circus/build/utils.js:298:28)\",\n      \"retries\": 0,\n      \"flaky\": false,\n", i + 1, i % 400),
+                format!(
+                    "\"message\": \"Error: expect(received).toBe(expected) // Object.is equality\\n\\nExpected: {i}\\nReceived: {}\\n\",\n      \"trace\": \"at Object.toBe (/home/ci/app/src/__tests__/module{file}.test.js:{}:20)\\nat Promise.then.completed (/home/ci/app/node_modules/jest-circus/build/utils.js:298:28)\",\n      \"retries\": 0,\n      \"flaky\": false,\n",
+                    i + 1,
+                    i % 400
+                ),
             ),
             96 | 97 => ("skipped", String::new()),
             98 => ("other", String::new()),
-            _ => ("passed", "\"retries\": 2,\n      \"flaky\": true,\n".to_owned()),
+            _ => (
+                "passed",
+                "\"retries\": 2,\n      \"flaky\": true,\n".to_owned(),
+            ),
         };
         let raw = if status == "other" { "todo" } else { status };
         write!(

@@ -216,26 +216,25 @@ impl<'de> Visitor<'de> for RootSeed<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut seen = false;
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match key.as_ref() {
+        while let Some(key) = map.next_key::<BStr<'de>>()? {
+            match &*key {
                 "results" => {
                     if seen {
                         return Err(de::Error::custom("duplicate key `results`"));
                     }
                     seen = true;
                     self.st.place = Place::Results;
-                    map.next_value_seed(ResultsSeed {
-                        st: &mut *self.st,
-                    })?;
+                    map.next_value_seed(ResultsSeed { st: &mut *self.st })?;
                     self.st.place = Place::Root;
                 }
                 "reportFormat" => {
-                    let f = map.next_value::<Option<Cow<'de, str>>>()?;
+                    let f = map.next_value::<Option<BStr<'de>>>()?;
                     if let Some(f) = f
-                        && f != "CTRF"
+                        && &*f != "CTRF"
                     {
                         return Err(de::Error::custom(format!(
-                            "`reportFormat` is `{f}`, expected `CTRF`"
+                            "`reportFormat` is `{}`, expected `CTRF`",
+                            &*f
                         )));
                     }
                 }
@@ -265,7 +264,7 @@ impl<'de> DeserializeSeed<'de> for ResultsSeed<'_, '_> {
 #[derive(Deserialize)]
 struct Tool<'a> {
     #[serde(default, borrow)]
-    name: Option<Cow<'a, str>>,
+    name: Option<BStr<'a>>,
     #[serde(default)]
     version: Option<AnyText>,
 }
@@ -319,24 +318,22 @@ impl<'de> Visitor<'de> for ResultsSeed<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut tests_seen = false;
         let mut summary: Option<Summary> = None;
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match key.as_ref() {
+        while let Some(key) = map.next_key::<BStr<'de>>()? {
+            match &*key {
                 "tests" => {
                     if tests_seen {
                         return Err(de::Error::custom("duplicate key `tests`"));
                     }
                     tests_seen = true;
                     self.st.place = Place::Tests;
-                    map.next_value_seed(TestsSeed {
-                        st: &mut *self.st,
-                    })?;
+                    map.next_value_seed(TestsSeed { st: &mut *self.st })?;
                     self.st.place = Place::Results;
                 }
                 "tool" => {
                     if let Some(tool) = map.next_value::<Option<Tool<'de>>>()?
                         && let Some(name) = tool.name.filter(|n| !n.trim().is_empty())
                     {
-                        let mut p = Producer::new(name.into_owned());
+                        let mut p = Producer::new(name.0.into_owned());
                         p.version = tool.version.map(|v| v.0).filter(|v| !v.is_empty());
                         self.st.sink.producer(p);
                     }
@@ -443,40 +440,186 @@ impl<'de> Visitor<'de> for TestsSeed<'_, '_> {
     }
 }
 
-#[derive(Deserialize)]
+/// One element of `results.tests`, as read: strings borrowed from the input where they hold no
+/// escapes. Read by hand rather than derived so that keys are matched as raw bytes: a derived
+/// reader checks every key for UTF-8, a fifth of the reader's time on reporter output with
+/// twenty keys per test.
 struct RawTest<'a> {
-    #[serde(borrow)]
     name: Cow<'a, str>,
     status: CtrfStatus,
-    #[serde(default)]
     duration: Option<f64>,
-    #[serde(default)]
     suite: Option<SuitePath>,
-    #[serde(default, borrow)]
     message: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
     trace: Option<Cow<'a, str>>,
-    #[serde(default)]
     line: Option<f64>,
-    #[serde(default, borrow, rename = "filePath")]
     file_path: Option<Cow<'a, str>>,
-    #[serde(default, borrow, rename = "rawStatus")]
     raw_status: Option<Cow<'a, str>>,
-    #[serde(default)]
     tags: Option<TagCategory>,
-    // `retry`, `flake` and `attempts` are the names of early playwright/cypress reporters.
-    #[serde(default, alias = "retry")]
     retries: Option<f64>,
-    #[serde(default, alias = "flake")]
     flaky: Option<bool>,
-    #[serde(default, borrow, rename = "retryAttempts", alias = "attempts")]
     retry_attempts: Option<Vec<RawAttempt<'a>>>,
-    #[serde(default)]
     stdout: Option<Lines>,
-    #[serde(default)]
     stderr: Option<Lines>,
-    #[serde(default, borrow)]
-    extra: Option<TestExtra<'a>>,
+    // Boxed: rare outside gapscore's own output, and large; the test is moved a few times.
+    extra: Option<Box<TestExtra<'a>>>,
+}
+
+/// The keys of a test object that are read; everything else is skipped unparsed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Name,
+    Status,
+    Duration,
+    Suite,
+    Message,
+    Trace,
+    Line,
+    FilePath,
+    RawStatus,
+    Tags,
+    Retries,
+    Flaky,
+    RetryAttempts,
+    Stdout,
+    Stderr,
+    Extra,
+    Ignored,
+}
+
+impl Field {
+    fn of(key: &[u8]) -> Field {
+        match key {
+            b"name" => Field::Name,
+            b"status" => Field::Status,
+            b"duration" => Field::Duration,
+            b"suite" => Field::Suite,
+            b"message" => Field::Message,
+            b"trace" => Field::Trace,
+            b"line" => Field::Line,
+            b"filePath" => Field::FilePath,
+            b"rawStatus" => Field::RawStatus,
+            b"tags" => Field::Tags,
+            // `retry`, `flake` and `attempts` are the names of early playwright/cypress reporters.
+            b"retries" | b"retry" => Field::Retries,
+            b"flaky" | b"flake" => Field::Flaky,
+            b"retryAttempts" | b"attempts" => Field::RetryAttempts,
+            b"stdout" => Field::Stdout,
+            b"stderr" => Field::Stderr,
+            b"extra" => Field::Extra,
+            _ => Field::Ignored,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Field::Name => "name",
+            Field::Status => "status",
+            Field::Duration => "duration",
+            Field::Suite => "suite",
+            Field::Message => "message",
+            Field::Trace => "trace",
+            Field::Line => "line",
+            Field::FilePath => "filePath",
+            Field::RawStatus => "rawStatus",
+            Field::Tags => "tags",
+            Field::Retries => "retries",
+            Field::Flaky => "flaky",
+            Field::RetryAttempts => "retryAttempts",
+            Field::Stdout => "stdout",
+            Field::Stderr => "stderr",
+            Field::Extra => "extra",
+            Field::Ignored => "",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Field;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<Field, E> {
+                Ok(Field::of(b))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Field, E> {
+                Ok(Field::of(s.as_bytes()))
+            }
+        }
+        d.deserialize_bytes(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawTest<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawTest<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a test object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawTest<'de>, A::Error> {
+                let mut name = None;
+                let mut status = None;
+                let mut t = RawTest {
+                    name: Cow::Borrowed(""),
+                    status: CtrfStatus::Other,
+                    duration: None,
+                    suite: None,
+                    message: None,
+                    trace: None,
+                    line: None,
+                    file_path: None,
+                    raw_status: None,
+                    tags: None,
+                    retries: None,
+                    flaky: None,
+                    retry_attempts: None,
+                    stdout: None,
+                    stderr: None,
+                    extra: None,
+                };
+                // Bit per field: a key given twice is an error, as with a derived reader.
+                let mut seen = 0u32;
+                while let Some(field) = map.next_key::<Field>()? {
+                    if field == Field::Ignored {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                    let bit = 1u32 << (field as u32);
+                    if seen & bit != 0 {
+                        return Err(de::Error::duplicate_field(field.name()));
+                    }
+                    seen |= bit;
+                    match field {
+                        Field::Name => name = Some(map.next_value::<BStr<'de>>()?.0),
+                        Field::Status => status = Some(map.next_value::<CtrfStatus>()?),
+                        Field::Duration => t.duration = map.next_value()?,
+                        Field::Suite => t.suite = map.next_value()?,
+                        Field::Message => t.message = opt(map.next_value()?),
+                        Field::Trace => t.trace = opt(map.next_value()?),
+                        Field::Line => t.line = map.next_value()?,
+                        Field::FilePath => t.file_path = opt(map.next_value()?),
+                        Field::RawStatus => t.raw_status = opt(map.next_value()?),
+                        Field::Tags => t.tags = map.next_value()?,
+                        Field::Retries => t.retries = map.next_value()?,
+                        Field::Flaky => t.flaky = map.next_value()?,
+                        Field::RetryAttempts => t.retry_attempts = map.next_value()?,
+                        Field::Stdout => t.stdout = map.next_value()?,
+                        Field::Stderr => t.stderr = map.next_value()?,
+                        Field::Extra => t.extra = map.next_value()?,
+                        Field::Ignored => {}
+                    }
+                }
+                t.name = name.ok_or_else(|| de::Error::missing_field("name"))?;
+                t.status = status.ok_or_else(|| de::Error::missing_field("status"))?;
+                Ok(t)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 #[derive(Deserialize)]
@@ -485,9 +628,9 @@ struct RawAttempt<'a> {
     #[serde(default)]
     duration: Option<f64>,
     #[serde(default, borrow)]
-    message: Option<Cow<'a, str>>,
+    message: Option<BStr<'a>>,
     #[serde(default, borrow)]
-    trace: Option<Cow<'a, str>>,
+    trace: Option<BStr<'a>>,
 }
 
 /// A test's `extra`: the keys gapscore's writer puts there. Only `gapscore_status` and
@@ -496,9 +639,9 @@ struct RawAttempt<'a> {
 #[derive(Deserialize)]
 struct TestExtra<'a> {
     #[serde(default, borrow)]
-    gapscore_status: Option<Cow<'a, str>>,
+    gapscore_status: Option<BStr<'a>>,
     #[serde(default, borrow)]
-    gapscore_id: Option<Cow<'a, str>>,
+    gapscore_id: Option<BStr<'a>>,
     #[serde(default)]
     duration_unknown: Option<Value>,
     #[serde(default)]
@@ -553,7 +696,8 @@ impl State<'_> {
         // CTRF requires a duration, so reporters write 0 for tests that never ran (jest writes
         // `duration ?? 0`): for those a 0 is a placeholder, not a measurement.
         let not_run = matches!(status, Status::Skipped | Status::Todo);
-        if !unknown && !(not_run && raw.duration == Some(0.0)) {
+        let placeholder = not_run && raw.duration == Some(0.0);
+        if !unknown && !placeholder {
             test.duration = millis(raw.duration);
         }
         test.message = join_message(raw.message, raw.trace);
@@ -564,10 +708,7 @@ impl State<'_> {
                 None => format!("CTRF status `{}`", raw.status.name()),
             });
         }
-        test.file = raw
-            .file_path
-            .filter(|f| !f.is_empty())
-            .map(Cow::into_owned);
+        test.file = raw.file_path.filter(|f| !f.is_empty()).map(Cow::into_owned);
         test.line = raw
             .line
             .filter(|l| l.fract() == 0.0 && *l >= 1.0 && *l <= f64::from(u32::MAX))
@@ -596,12 +737,7 @@ impl State<'_> {
                 Some(out).filter(|s| !s.is_empty())
             }
         };
-        test.attempts = attempts(
-            raw.retry_attempts,
-            raw.retries,
-            raw.flaky,
-            test.status,
-        );
+        test.attempts = attempts(raw.retry_attempts, raw.retries, raw.flaky, test.status);
         self.sink.test_finished(test);
     }
 }
@@ -624,9 +760,7 @@ fn refine(status: CtrfStatus, raw: Option<&str>) -> (Status, bool) {
         CtrfStatus::Skipped | CtrfStatus::Pending => (Status::Skipped, false),
         // jest-ctrf-json-reporter writes `other` for Jest's todo/disabled/focused.
         CtrfStatus::Other if is("todo") => (Status::Todo, false),
-        CtrfStatus::Other
-            if is("disabled") || is("skipped") || is("pending") || is("ignored") =>
-        {
+        CtrfStatus::Other if is("disabled") || is("skipped") || is("pending") || is("ignored") => {
             (Status::Skipped, false)
         }
         CtrfStatus::Other if is("interrupted") => (Status::Errored, true),
@@ -659,7 +793,7 @@ fn attempts(
             .map(|a| {
                 let mut at = Attempt::new(attempt_status(a.status));
                 at.duration = millis(a.duration);
-                at.message = join_message(a.message, a.trace);
+                at.message = join_message(opt(a.message), opt(a.trace));
                 at
             })
             .collect();
@@ -668,9 +802,15 @@ fn attempts(
         .filter(|r| r.is_finite() && *r >= 1.0)
         .map_or(0, |r| (r as usize).min(MAX_SYNTHETIC_ATTEMPTS));
     let (count, note) = if count == 0 && flaky == Some(true) && matches!(status, Status::Passed) {
-        (1, "earlier attempt: the document records only that the test was flaky")
+        (
+            1,
+            "earlier attempt: the document records only that the test was flaky",
+        )
     } else {
-        (count, "earlier attempt: the document records only the number of retries")
+        (
+            count,
+            "earlier attempt: the document records only the number of retries",
+        )
     };
     (0..count)
         .map(|_| {
@@ -683,7 +823,8 @@ fn attempts(
 
 /// Milliseconds to seconds; a missing, negative or non-finite duration is unknown.
 fn millis(ms: Option<f64>) -> Option<f64> {
-    ms.filter(|d| d.is_finite() && *d >= 0.0).map(|d| d / 1000.0)
+    ms.filter(|d| d.is_finite() && *d >= 0.0)
+        .map(|d| d / 1000.0)
 }
 
 /// The message and the trace as one text: the trace alone when it already holds the message
@@ -736,6 +877,41 @@ fn text(v: Value) -> Option<String> {
     }
 }
 
+/// A string borrowed from the input when it has no escapes. (`Cow<str>`'s own `Deserialize`
+/// always copies, and `#[serde(borrow)]` does not reach into an `Option`.)
+struct BStr<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for BStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = BStr<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<BStr<'a>, E> {
+                Ok(BStr(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<BStr<'a>, E> {
+                Ok(BStr(Cow::Owned(s.to_owned())))
+            }
+        }
+        d.deserialize_str(V(std::marker::PhantomData))
+    }
+}
+
+impl std::ops::Deref for BStr<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An optional borrowed string field, as a `Cow`.
+fn opt<'a>(v: Option<BStr<'a>>) -> Option<Cow<'a, str>> {
+    v.map(|b| b.0)
+}
+
 /// `suite`: an array from the top-level suite down (the schema), or one string (older
 /// reporters, already joined with ` > `). Empty means none.
 struct SuitePath(Option<String>);
@@ -756,7 +932,7 @@ impl<'de> Deserialize<'de> for SuitePath {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SuitePath, A::Error> {
                 let mut path = String::new();
-                while let Some(part) = seq.next_element::<Cow<'de, str>>()? {
+                while let Some(part) = seq.next_element::<BStr<'de>>()? {
                     if part.is_empty() {
                         continue;
                     }
@@ -786,11 +962,20 @@ impl<'de> Deserialize<'de> for TagCategory {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TagCategory, A::Error> {
                 let mut found = None;
-                while let Some(tag) = seq.next_element::<Cow<'de, str>>()? {
+                while let Some(tag) = seq.next_element::<BStr<'de>>()? {
                     if found.is_none() {
                         let t = tag.trim();
                         let t = t.strip_prefix('@').unwrap_or(t);
-                        found = Category::parse_lenient(t).filter(|c| *c != Category::Unknown);
+                        // Every category name starts with e, h or s (`unknown` does not count)
+                        // and is short: other tags skip the allocating lenient parse.
+                        let maybe = t.len() <= 20
+                            && matches!(
+                                t.as_bytes().first(),
+                                Some(b'e' | b'E' | b'h' | b'H' | b's' | b'S')
+                            );
+                        if maybe {
+                            found = Category::parse_lenient(t).filter(|c| *c != Category::Unknown);
+                        }
                     }
                 }
                 Ok(TagCategory(found))
@@ -821,7 +1006,7 @@ impl<'de> Deserialize<'de> for Lines {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Lines, A::Error> {
                 let mut out = String::new();
-                while let Some(line) = seq.next_element::<Cow<'de, str>>()? {
+                while let Some(line) = seq.next_element::<BStr<'de>>()? {
                     if !out.is_empty() && out.len() < TEXT_CAP {
                         out.push('\n');
                     }

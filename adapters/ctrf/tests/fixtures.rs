@@ -49,7 +49,11 @@ fn invalid_fixtures() {
         // Every error names its place, except an empty file, which has none.
         if stem != "empty" {
             assert!(
-                err.split(':').next().unwrap().chars().all(|c| c.is_ascii_digit()),
+                err.split(':')
+                    .next()
+                    .unwrap()
+                    .chars()
+                    .all(|c| c.is_ascii_digit()),
                 "{}: no line:col in `{err}`",
                 path.display()
             );

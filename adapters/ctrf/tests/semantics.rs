@@ -68,7 +68,8 @@ fn interrupted_tests_make_one_aborted_problem() {
 
 #[test]
 fn unknown_status_is_an_error_with_its_place() {
-    let e = err("{\"results\":{\"tests\":[\n  {\"name\":\"a\",\"status\":\"green\",\"duration\":1}]}}");
+    let e =
+        err("{\"results\":{\"tests\":[\n  {\"name\":\"a\",\"status\":\"green\",\"duration\":1}]}}");
     assert!(e.starts_with("2:"), "{e}");
     assert!(e.contains("unknown status `green`"), "{e}");
 }
@@ -192,7 +193,13 @@ fn no_panic_on_odd_values() {
         "ü".repeat(70_000)
     );
     let run = read(&big);
-    assert!(run.tests[0].message.as_ref().unwrap().ends_with("[gapscore: cut at 64 KiB]"));
+    assert!(
+        run.tests[0]
+            .message
+            .as_ref()
+            .unwrap()
+            .ends_with("[gapscore: cut at 64 KiB]")
+    );
     assert!(run.tests[0].output.as_ref().unwrap().len() < 70 * 1024);
 }
 
@@ -259,8 +266,10 @@ fn round_trip_through_gapscore_ctrf_writer() {
     run.tests[1].id = "node::id[param]".into();
     run.problems
         .push(Problem::new(ProblemKind::BuildFailure, "undefined: x").with_suite("pkg"));
-    run.problems
-        .push(Problem::new(ProblemKind::MissingResults, "test `y` started but has no result"));
+    run.problems.push(Problem::new(
+        ProblemKind::MissingResults,
+        "test `y` started but has no result",
+    ));
 
     let doc = gapscore_core::ctrf::to_ctrf(std::slice::from_ref(&run));
     let bytes = serde_json::to_vec_pretty(&doc).unwrap();
@@ -292,7 +301,10 @@ fn round_trip_through_gapscore_ctrf_writer() {
         assert_eq!(a.is_flaky(), b.is_flaky());
     }
     let kinds: Vec<_> = back.problems.iter().map(|p| p.kind).collect();
-    assert_eq!(kinds, [ProblemKind::BuildFailure, ProblemKind::MissingResults]);
+    assert_eq!(
+        kinds,
+        [ProblemKind::BuildFailure, ProblemKind::MissingResults]
+    );
     assert_eq!(back.problems[0].detail, "undefined: x");
     assert_eq!(back.problems[0].suite.as_deref(), Some("pkg"));
     // A problem without a suite is placed in the file it came from.
