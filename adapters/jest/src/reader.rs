@@ -34,8 +34,14 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
             "empty file: expected a Jest or Vitest JSON document".into(),
         ));
     }
+    // One UTF-8 check of the whole input is several times cheaper than serde_json's check of
+    // each string it borrows; reading from a `str` then skips the per-string check.
+    let text = match std::str::from_utf8(input) {
+        Ok(t) => t,
+        Err(e) => return Err(invalid_utf8(input, &e)),
+    };
     let mut st = State::new(sink);
-    let mut de = serde_json::Deserializer::from_slice(input);
+    let mut de = serde_json::Deserializer::from_str(text);
     let res = RootSeed { st: &mut st }
         .deserialize(&mut de)
         .and_then(|()| de.end());
@@ -49,6 +55,22 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
             Ok(())
         }
         Err(e) => Err(json_error(e)),
+    }
+}
+
+/// Invalid UTF-8: the line and column (in characters) of the first bad byte.
+fn invalid_utf8(input: &[u8], e: &std::str::Utf8Error) -> InputError {
+    let at = e.valid_up_to();
+    let good = input.get(..at).unwrap_or_default();
+    let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let column = good
+        .get(line_start..)
+        .map_or(0, |l| l.iter().filter(|&&b| b & 0xC0 != 0x80).count())
+        + 1;
+    InputError::Syntax {
+        location: Location::LineCol { line, column },
+        message: format!("invalid UTF-8 at byte {at}"),
     }
 }
 
@@ -196,10 +218,10 @@ impl<'de, 's> State<'de, 's> {
             RawStatus::Todo => self.read.todo += 1,
             RawStatus::Focused => {}
         }
-        if a.meta.is_some() {
+        if a.meta {
             self.vitest_meta = true;
         }
-        let failing = a.failing == Some(true);
+        let failing = a.failing;
         let status = match a.status {
             RawStatus::Passed if failing => Status::Xfailed,
             RawStatus::Passed => Status::Passed,
@@ -215,7 +237,7 @@ impl<'de, 's> State<'de, 's> {
         if let Some(f) = file {
             self.suite_buf.push_str(f);
         }
-        let ancestors = a.ancestor_titles.unwrap_or_default();
+        let ancestors = a.ancestors;
         for t in &ancestors {
             if !self.suite_buf.is_empty() {
                 self.suite_buf.push_str(" > ");
@@ -237,23 +259,30 @@ impl<'de, 's> State<'de, 's> {
         let mut test = TestCase::new(suite, title.into_owned(), status);
         test.category = category;
         test.file = file.map(str::to_owned);
-        test.line = a
-            .location
-            .and_then(|l| l.line)
-            .and_then(|l| u32::try_from(l).ok());
+        test.line = a.line;
         test.duration = a
             .duration
             .filter(|d| d.is_finite() && *d >= 0.0)
             .map(|ms| ms / 1000.0);
-        let messages = a.failure_messages.unwrap_or_default();
-        let message = join_messages(&messages);
+        let Some(extra) = a.extra else {
+            if a.invocations > 1 {
+                add_attempts(&mut test, a.invocations, &[]);
+            }
+            if a.status == RawStatus::Focused {
+                test.message = Some(FOCUSED.to_owned());
+            }
+            return test;
+        };
+        let Extra {
+            failure_messages,
+            details,
+            retry_reasons,
+            retry_messages,
+        } = *extra;
+        let message = join_messages(&failure_messages);
         if status == Status::Failed {
-            let (mut expected, mut actual) = a
-                .failure_details
-                .iter()
-                .flatten()
-                .find_map(|d| d.0.as_ref())
-                .map_or((None, None), |m| (m.expected.clone(), m.actual.clone()));
+            let (mut expected, mut actual) =
+                details.map_or((None, None), |m| (m.expected, m.actual));
             if (expected.is_none() || actual.is_none())
                 && let Some(m) = &message
             {
@@ -265,37 +294,15 @@ impl<'de, 's> State<'de, 's> {
             test.actual = actual;
         }
         test.message = match (message, a.status) {
-            (None, RawStatus::Focused) => Some(
-                "the runner's status is `focused`, which records no outcome: not counted as a pass"
-                    .to_owned(),
-            ),
+            (None, RawStatus::Focused) => Some(FOCUSED.to_owned()),
             (m, _) => m,
         };
-        // Earlier runs of a retried test (`jest.retryTimes`): each failed, or it would not have
-        // been retried. `invocations` counts every run, the reasons only those that kept one.
-        let reasons = match (a.retry_reasons, a.retry_messages) {
-            (Some(r), _) if !r.is_empty() => r,
-            (_, Some(m)) => m,
-            (r, None) => r.unwrap_or_default(),
+        let reasons = if retry_reasons.is_empty() {
+            retry_messages
+        } else {
+            retry_reasons
         };
-        let runs = a.invocations.unwrap_or(0);
-        let earlier = usize::try_from(runs.saturating_sub(1))
-            .unwrap_or(usize::MAX)
-            .max(reasons.len());
-        if earlier > 0 {
-            // Bounded: a made-up `invocations` must not allocate without end.
-            let unnamed = (earlier - reasons.len()).min(1000);
-            test.attempts.reserve(unnamed + reasons.len());
-            for _ in 0..unnamed {
-                test.attempts.push(Attempt::new(Status::Failed));
-            }
-            for r in &reasons {
-                let mut at = Attempt::new(Status::Failed);
-                let text = strip_ansi(&r.0);
-                at.message = (!text.trim().is_empty()).then(|| text.into_owned());
-                test.attempts.push(at);
-            }
-        }
+        add_attempts(&mut test, a.invocations, &reasons);
         test
     }
 
@@ -434,6 +441,32 @@ impl<'de, 's> State<'de, 's> {
     }
 }
 
+const FOCUSED: &str =
+    "the runner's status is `focused`, which records no outcome: not counted as a pass";
+
+/// Earlier runs of a retried test (`jest.retryTimes`): each failed, or it would not have been
+/// retried. `invocations` counts every run, the reasons only those that kept one.
+fn add_attempts(test: &mut TestCase, invocations: u64, reasons: &[Str<'_>]) {
+    let earlier = usize::try_from(invocations.saturating_sub(1))
+        .unwrap_or(usize::MAX)
+        .max(reasons.len());
+    if earlier == 0 {
+        return;
+    }
+    // Bounded: a made-up `invocations` must not allocate without end.
+    let unnamed = (earlier - reasons.len()).min(1000);
+    test.attempts.reserve(unnamed + reasons.len());
+    for _ in 0..unnamed {
+        test.attempts.push(Attempt::new(Status::Failed));
+    }
+    for r in reasons {
+        let mut at = Attempt::new(Status::Failed);
+        let text = strip_ansi(&r.0);
+        at.message = (!text.trim().is_empty()).then(|| text.into_owned());
+        test.attempts.push(at);
+    }
+}
+
 /// Joins failure messages (ANSI codes out) with a blank line; `None` when there is no text.
 fn join_messages(messages: &[Str<'_>]) -> Option<String> {
     let mut out = String::new();
@@ -510,37 +543,125 @@ impl<'de> Deserialize<'de> for RawStatus {
     }
 }
 
-/// One `assertionResults[]` entry: a test.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// One `assertionResults[]` entry: a test. Kept small (a file's tests wait in a buffer until
+/// the file's name is read, and every test is moved a few times): what most tests lack (failure
+/// text, retries) sits behind one pointer that passing tests never allocate.
 struct RawAssertion<'a> {
-    #[serde(default, borrow)]
-    ancestor_titles: Option<Vec<Str<'a>>>,
-    #[serde(borrow)]
+    ancestors: Vec<Str<'a>>,
     title: Str<'a>,
-    #[serde(default, borrow)]
     full_name: Option<Str<'a>>,
     status: RawStatus,
-    #[serde(default)]
+    /// Milliseconds, when a number.
     duration: Option<f64>,
-    #[serde(default, borrow)]
-    failure_messages: Option<Vec<Str<'a>>>,
-    #[serde(default)]
-    failure_details: Option<Vec<Detail>>,
-    #[serde(default)]
-    location: Option<Callsite>,
-    #[serde(default, borrow)]
-    retry_reasons: Option<Vec<Str<'a>>>,
-    #[serde(default, borrow)]
-    retry_messages: Option<Vec<Str<'a>>>,
-    #[serde(default)]
-    invocations: Option<u64>,
+    line: Option<u32>,
+    invocations: u64,
     /// `test.failing(...)`: a test expected to fail.
-    #[serde(default)]
-    failing: Option<bool>,
+    failing: bool,
     /// Vitest's task metadata: its presence tells Vitest from Jest.
-    #[serde(default)]
-    meta: Option<IgnoredAny>,
+    meta: bool,
+    extra: Option<Box<Extra<'a>>>,
+}
+
+#[derive(Default)]
+struct Extra<'a> {
+    failure_messages: Vec<Str<'a>>,
+    details: Option<Values>,
+    retry_reasons: Vec<Str<'a>>,
+    retry_messages: Vec<Str<'a>>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawAssertion<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(AssertionVisitor(std::marker::PhantomData))
+    }
+}
+
+struct AssertionVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for AssertionVisitor<'a> {
+    type Value = RawAssertion<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a test object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawAssertion<'a>, A::Error> {
+        let mut ancestors = Vec::new();
+        let mut title = None;
+        let mut full_name = None;
+        let mut status = None;
+        let mut duration = None;
+        let mut line = None;
+        let mut invocations = 0;
+        let mut failing = false;
+        let mut meta = false;
+        let mut extra: Option<Box<Extra<'a>>> = None;
+        while let Some(key) = map.next_key::<Str<'de>>()? {
+            match key.0.as_ref() {
+                "ancestorTitles" => {
+                    ancestors = map
+                        .next_value::<Option<Vec<Str<'a>>>>()?
+                        .unwrap_or_default();
+                }
+                "title" => title = Some(map.next_value::<Str<'a>>()?),
+                "fullName" => full_name = map.next_value::<Option<Str<'a>>>()?,
+                "status" => status = Some(map.next_value::<RawStatus>()?),
+                "duration" => duration = map.next_value::<Option<f64>>()?,
+                "location" => {
+                    line = map
+                        .next_value::<Option<Callsite>>()?
+                        .and_then(|l| l.line)
+                        .and_then(|l| u32::try_from(l).ok());
+                }
+                "invocations" => invocations = map.next_value::<Option<u64>>()?.unwrap_or(0),
+                "failing" => failing = map.next_value::<Option<bool>>()? == Some(true),
+                "meta" => meta = map.next_value::<Option<IgnoredAny>>()?.is_some(),
+                "failureMessages" => {
+                    if let Some(v) = non_empty(map.next_value()?) {
+                        extra.get_or_insert_with(Box::default).failure_messages = v;
+                    }
+                }
+                "retryReasons" => {
+                    if let Some(v) = non_empty(map.next_value()?) {
+                        extra.get_or_insert_with(Box::default).retry_reasons = v;
+                    }
+                }
+                "retryMessages" => {
+                    if let Some(v) = non_empty(map.next_value()?) {
+                        extra.get_or_insert_with(Box::default).retry_messages = v;
+                    }
+                }
+                "failureDetails" => {
+                    let details = map.next_value::<Option<Vec<Detail>>>()?;
+                    if let Some(v) = details.into_iter().flatten().find_map(|d| d.0) {
+                        extra.get_or_insert_with(Box::default).details = Some(v);
+                    }
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let title = title.ok_or_else(|| de::Error::missing_field("title"))?;
+        let status = status.ok_or_else(|| de::Error::missing_field("status"))?;
+        Ok(RawAssertion {
+            ancestors,
+            title,
+            full_name,
+            status,
+            duration,
+            line,
+            invocations,
+            failing,
+            meta,
+            extra,
+        })
+    }
+}
+
+/// A list of strings (`null` or absent reads as empty), `None` when empty.
+fn non_empty(v: Option<Vec<Str<'_>>>) -> Option<Vec<Str<'_>>> {
+    v.filter(|v| !v.is_empty())
 }
 
 #[derive(Deserialize)]
