@@ -730,7 +730,7 @@ impl State<'_> {
             (Some(o), None) | (None, Some(o)) => Some(o.0).filter(|s| !s.is_empty()),
             (Some(o), Some(e)) => {
                 let mut out = o.0;
-                if !out.is_empty() && !e.0.is_empty() {
+                if !out.is_empty() && !e.0.is_empty() && out.len() < TEXT_CAP {
                     out.push('\n');
                 }
                 push_capped(&mut out, &e.0);
@@ -852,6 +852,10 @@ fn join_message(message: Option<Cow<'_, str>>, trace: Option<Cow<'_, str>>) -> O
 /// Appends `text`, cutting the whole at [`TEXT_CAP`] on a char boundary with a note once.
 fn push_capped(dst: &mut String, text: &str) {
     if dst.len() >= TEXT_CAP {
+        // Full to the byte without a cut so far: this text is the first one lost.
+        if !text.is_empty() && !dst.ends_with(CUT_NOTE) {
+            dst.push_str(CUT_NOTE);
+        }
         return;
     }
     let room = TEXT_CAP - dst.len();

@@ -310,3 +310,19 @@ fn round_trip_through_gapscore_ctrf_writer() {
     // A problem without a suite is placed in the file it came from.
     assert_eq!(back.problems[1].suite.as_deref(), Some("results/junit.xml"));
 }
+
+#[test]
+fn text_exactly_at_the_cap_still_notes_what_follows() {
+    let line = "a".repeat(64 * 1024);
+    let doc = format!(
+        r#"{{"results":{{"tool":{{"name":"t"}},"tests":[{{"name":"a","status":"passed","duration":1,"stdout":["{line}"],"stderr":["lost"]}}]}}}}"#
+    );
+    let out = read(&doc).tests[0].output.clone().unwrap();
+    assert!(out.starts_with(&line));
+    assert!(
+        out.ends_with("[gapscore: cut at 64 KiB]"),
+        "{}",
+        &out[out.len() - 40..]
+    );
+    assert!(!out.contains("lost"));
+}
