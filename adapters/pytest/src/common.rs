@@ -2,6 +2,10 @@
 //! exit-status meaning, capped output and JSON error places.
 
 use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use gapscore_adapter_sdk::{Category, InputError, Location, Problem, ProblemKind, TestCase};
 
@@ -49,38 +53,40 @@ pub(crate) fn test_from_nodeid(nodeid: &str, status: gapscore_adapter_sdk::Statu
 /// `tests/security/` folder is not a `security` marker — and only the canonical spellings count
 /// (`error` alone is too common a word to be a marker naming a category).
 pub(crate) fn category_from_keyword(nodeid: &str, keyword: &str) -> Option<Category> {
-    if keyword.is_empty() || keyword.len() > 20 {
-        return None;
-    }
-    let norm: String = keyword
-        .chars()
-        .map(|c| {
-            if c == '-' || c == ' ' {
-                '_'
-            } else {
-                c.to_ascii_lowercase()
-            }
-        })
-        .collect();
-    let cat = match norm.as_str() {
-        "happy_path" | "happy_paths" => Category::HappyPath,
-        "edge_case" | "edge_cases" => Category::EdgeCase,
-        "error_handling" => Category::ErrorHandling,
-        "security" => Category::Security,
-        _ => return None,
-    };
+    let cat = category_name(keyword)?;
     let in_nodeid = nodeid
         .split(['/', ':', '[', ']', '.', '-'])
         .any(|seg| seg == keyword);
     (!in_nodeid).then_some(cat)
 }
 
-/// Sets a test's category: a marker wins, then a `[tag]` in its name.
-pub(crate) fn set_category<'k>(test: &mut TestCase, keywords: impl IntoIterator<Item = &'k str>) {
-    let from_marker = keywords
-        .into_iter()
-        .find_map(|k| category_from_keyword(&test.id, k));
-    test.category = from_marker.or_else(|| Category::from_title(&test.name));
+/// The category a marker-like keyword spells, compared without allocating (this runs for
+/// every keyword of every test): `-` and space count as `_`, case is ignored.
+pub(crate) fn category_name(keyword: &str) -> Option<Category> {
+    const NAMES: [(&str, Category); 6] = [
+        ("happy_path", Category::HappyPath),
+        ("happy_paths", Category::HappyPath),
+        ("edge_case", Category::EdgeCase),
+        ("edge_cases", Category::EdgeCase),
+        ("error_handling", Category::ErrorHandling),
+        ("security", Category::Security),
+    ];
+    let k = keyword.as_bytes();
+    if !(8..=14).contains(&k.len()) {
+        return None;
+    }
+    NAMES.iter().find_map(|(name, cat)| {
+        let same = name.len() == k.len()
+            && name.bytes().zip(k).all(|(n, &c)| {
+                let c = if c == b'-' || c == b' ' {
+                    b'_'
+                } else {
+                    c.to_ascii_lowercase()
+                };
+                n == c
+            });
+        same.then_some(*cat)
+    })
 }
 
 /// pytest's exit status as a run-level problem, when it is one. 0 (all passed) and 1 (some
@@ -189,6 +195,56 @@ pub(crate) fn has_key(text: &[u8], key: &[u8]) -> bool {
         rest = &rest[pos + 1..];
     }
     false
+}
+
+/// The keywords of a test that spell a category (json-report writes keywords as a list,
+/// reportlog as an object's keys). Only those are kept: most tests have none, so reading
+/// keywords allocates nothing.
+#[derive(Default)]
+pub(crate) struct Markers<'a>(Vec<Str<'a>>);
+
+impl Markers<'_> {
+    /// The category the first marker names, passing over the node's own names.
+    pub(crate) fn category(&self, nodeid: &str) -> Option<Category> {
+        self.0
+            .iter()
+            .find_map(|k| category_from_keyword(nodeid, k.as_ref()))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Markers<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Markers<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("`keywords` to be an object")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Markers::default())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(k) = map.next_key::<Str<'de>>()? {
+                    map.next_value::<IgnoredAny>()?;
+                    if category_name(&k).is_some() {
+                        keys.push(k);
+                    }
+                }
+                Ok(Markers(keys))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(k) = seq.next_element::<Str<'de>>()? {
+                    if category_name(&k).is_some() {
+                        keys.push(k);
+                    }
+                }
+                Ok(Markers(keys))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
 }
 
 #[cfg(test)]

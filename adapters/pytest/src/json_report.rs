@@ -14,11 +14,11 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use gapscore_adapter_sdk::{
-    EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
+    Category, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
 };
 
 use crate::common::{
-    Str, error_headline, exit_problem, json_error, push_output, set_category, skip_reason,
+    Markers, Str, error_headline, exit_problem, json_error, push_output, skip_reason,
     test_from_nodeid,
 };
 
@@ -295,7 +295,7 @@ struct RawTest<'a> {
     #[serde(borrow)]
     outcome: Cow<'a, str>,
     #[serde(default, borrow)]
-    keywords: Vec<Str<'a>>,
+    keywords: Markers<'a>,
     #[serde(default, borrow)]
     setup: Option<Phase<'a>>,
     #[serde(default, borrow)]
@@ -407,7 +407,10 @@ fn fold(raw: RawTest<'_>) -> Result<TestCase, String> {
         }
     }
     test.duration = duration;
-    set_category(&mut test, raw.keywords.iter().map(AsRef::as_ref));
+    test.category = raw
+        .keywords
+        .category(&test.id)
+        .or_else(|| Category::from_title(&test.name));
     Ok(test)
 }
 

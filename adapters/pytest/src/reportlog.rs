@@ -19,7 +19,7 @@ use gapscore_adapter_sdk::{
 };
 
 use crate::common::{
-    Str, category_from_keyword, error_headline, exit_problem, json_error, push_output, skip_reason,
+    Markers, Str, error_headline, exit_problem, json_error, push_output, skip_reason,
     test_from_nodeid,
 };
 
@@ -97,7 +97,7 @@ struct Record<'a> {
     #[serde(default, borrow)]
     location: Option<(Str<'a>, Option<u32>, IgnoredAny)>,
     #[serde(default, borrow)]
-    keywords: Keywords<'a>,
+    keywords: Markers<'a>,
     #[serde(default, borrow)]
     wasxfail: Option<Str<'a>>,
     #[serde(default, borrow)]
@@ -236,11 +236,7 @@ impl Stream {
         }
         if !self.pending.contains_key(nodeid) {
             self.seq += 1;
-            let marker = rec
-                .keywords
-                .0
-                .iter()
-                .find_map(|k| category_from_keyword(nodeid, k.as_ref()));
+            let marker = rec.keywords.category(nodeid);
             self.pending.insert(
                 nodeid.to_owned(),
                 Pending {
@@ -418,41 +414,6 @@ fn emit(nodeid: &str, p: Pending, teardown: Option<PhaseResult>, sink: &mut dyn 
     test.line = p.line;
     test.category = p.marker.or_else(|| Category::from_title(&test.name));
     sink.test_finished(test);
-}
-
-/// The keys of a `keywords` object (marker names among the node's own names).
-#[derive(Default)]
-struct Keywords<'a>(Vec<Str<'a>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Keywords<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Keywords<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("`keywords` to be an object")
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Keywords::default())
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut keys = Vec::new();
-                while let Some(k) = map.next_key::<Str<'de>>()? {
-                    map.next_value::<IgnoredAny>()?;
-                    keys.push(k);
-                }
-                Ok(Keywords(keys))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut keys = Vec::new();
-                while let Some(k) = seq.next_element::<Str<'de>>()? {
-                    keys.push(k);
-                }
-                Ok(Keywords(keys))
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
-    }
 }
 
 /// A report's `longrepr` as text: a string as it is; a skip's `[path, line, reason]` as the
