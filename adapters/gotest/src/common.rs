@@ -218,12 +218,15 @@ pub(crate) fn describe(output: &str, want_values: bool) -> Described {
     let mut d = Described::default();
     let mut msg = String::new();
     let mut cont = 4;
+    // The first `file.go:NN:` line is the assertion's; stray prints may come before it.
+    let mut first_located = None;
     for line in output.lines() {
         let text = match location(line) {
             Some((indent, file, no, text)) => {
                 if d.file.is_none() {
                     d.file = Some(file.to_owned());
                     d.line = Some(no);
+                    first_located = Some(text);
                 }
                 cont = indent + 4;
                 text
@@ -237,7 +240,7 @@ pub(crate) fn describe(output: &str, want_values: bool) -> Described {
     }
     let kept = msg.trim_end().len();
     msg.truncate(kept);
-    if want_values && let Some((expected, actual)) = values(&msg) {
+    if want_values && let Some((expected, actual)) = values(&msg, first_located) {
         d.expected = Some(expected);
         d.actual = Some(actual);
     }
@@ -276,8 +279,8 @@ static VALUE_FORMS: LazyLock<Vec<(Regex, usize, usize)>> = LazyLock::new(|| {
 
 /// Expected and actual values, when the message states them in a form that is not ambiguous:
 /// testify's `expected: X` / `actual  : Y` lines, or one of the one-line forms above on the
-/// message's first line.
-fn values(msg: &str) -> Option<(String, String)> {
+/// assertion's line (the first located one, else the message's first line).
+fn values(msg: &str, line: Option<&str>) -> Option<(String, String)> {
     // testify: `expected: 2` then `actual  : 3`, each on its own line (after tab columns).
     let mut expected = None;
     for line in msg.lines() {
@@ -291,7 +294,7 @@ fn values(msg: &str) -> Option<(String, String)> {
             return Some((e.to_owned(), v.trim().to_owned()));
         }
     }
-    let first = msg.lines().next()?.trim();
+    let first = line.or_else(|| msg.lines().next())?.trim();
     if first.len() > 4096 {
         return None;
     }
@@ -379,7 +382,7 @@ mod tests {
 
     #[test]
     fn values_forms() {
-        let v = |m: &str| values(m);
+        let v = |m: &str| values(m, None);
         assert_eq!(v("got 3, want 2"), Some(("2".into(), "3".into())));
         assert_eq!(v("expected 2, got 3"), Some(("2".into(), "3".into())));
         assert_eq!(

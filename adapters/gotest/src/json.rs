@@ -196,13 +196,20 @@ pub fn parse_reader(
                         break;
                     }
                     r.bad_lines += 1;
+                    let e = serde_message(&e);
                     if first_bad.is_none() {
                         first_bad =
                             Some((at, format!("line {line_no} is not a test2json event: {e}")));
                     }
+                    // Kept as the output of the package the stream is in, for problem details.
+                    if let Some(pkg) = r.pkgs.last_mut() {
+                        let text = String::from_utf8_lossy(line);
+                        push_capped(&mut pkg.output, &text, &mut pkg.output_capped);
+                        push_capped(&mut pkg.output, "\n", &mut pkg.output_capped);
+                    }
                     if r.bad_lines <= WARN_LINES {
                         r.sink.warning(format!(
-                            "byte {at}: line {line_no} is not a valid test2json event ({e}); kept as output"
+                            "byte {at}: line {line_no} is not a valid test2json event, kept as output: {e}"
                         ));
                     }
                     continue;
@@ -215,13 +222,17 @@ pub fn parse_reader(
         return Err(InputError::Empty("empty input: no go test events".into()).into());
     }
     if r.events == 0 && r.problems == 0 {
-        let (at, message) = first_bad.unwrap_or_else(|| {
-            (
+        let (at, message) = match (first_bad, cut) {
+            (Some(bad), _) => bad,
+            (None, Some(at)) => (
+                at,
+                "the stream is cut mid-line before any complete test2json event".into(),
+            ),
+            (None, None) => (
                 0,
                 "not go test -json output: no test2json event and no go test package line".into(),
-            )
-        });
-        let at = cut.filter(|_| r.bad_lines == 0).map_or(at, |c| c);
+            ),
+        };
         return Err(InputError::Syntax {
             location: Location::Offset(at),
             message,
@@ -444,8 +455,10 @@ impl Reader<'_> {
             .cloned();
         let mut unfinished = Vec::new();
         for t in open {
-            // A benchmark that neither logged nor failed has no result event of its own.
-            let bench_ok = !failed && t.name.starts_with("Benchmark");
+            // A benchmark that neither logged nor failed has no result event of its own: it
+            // passed when it printed its measurement (or when its package passed).
+            let bench_ok =
+                t.name.starts_with("Benchmark") && (!failed || t.output.contains("ns/op"));
             let why = match &death {
                 Some((Death::Timeout, line)) => {
                     format!("no result: the test binary timed out ({line})")
@@ -469,7 +482,7 @@ impl Reader<'_> {
             let detail = match unfinished.as_slice() {
                 [] => format!("{line}; tests after it did not run"),
                 names => format!(
-                    "{line} while {} running; tests after it did not run",
+                    "{line} while {} no result; tests after it did not run",
                     list(names)
                 ),
             };
@@ -479,7 +492,7 @@ impl Reader<'_> {
                 Problem::new(
                     ProblemKind::Crash,
                     format!(
-                        "the test binary exited while {} running; tests after it did not run",
+                        "the test binary exited while {} no result; tests after it did not run",
                         list(&unfinished)
                     ),
                 )
@@ -661,12 +674,23 @@ impl Reader<'_> {
     }
 }
 
+/// serde_json's message with its ` at line 1 column C` (always line 1: one line is parsed)
+/// turned into ` (column C)`.
+fn serde_message(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match full.strip_suffix(&suffix) {
+        Some(m) => format!("{m} (column {})", e.column()),
+        None => full,
+    }
+}
+
 /// The suite of a package's tests (`None` for the empty package of a bare test2json run).
 fn suite_of(pkg: &str) -> Option<&str> {
     (!pkg.is_empty()).then_some(pkg)
 }
 
-/// `` `A` was ``, `` `A` and `B` were ``, `` `A`, `B` and 3 more were ``.
+/// `` `A` has ``, `` `A` and `B` have ``, `` `A`, `B`, `C`, and 3 more have ``.
 fn list(names: &[String]) -> String {
     let quoted: Vec<String> = names.iter().take(3).map(|n| format!("`{n}`")).collect();
     let mut s = match quoted.as_slice() {
@@ -677,7 +701,7 @@ fn list(names: &[String]) -> String {
     if names.len() > 3 {
         s = format!("{}, and {} more", quoted.join(", "), names.len() - 3);
     }
-    s.push_str(if names.len() == 1 { " was" } else { " were" });
+    s.push_str(if names.len() == 1 { " has" } else { " have" });
     s
 }
 

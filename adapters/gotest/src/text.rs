@@ -292,8 +292,9 @@ impl Reader<'_> {
             .filter(|_| b.death_confirmed || !b.open.is_empty());
         let mut unfinished = Vec::new();
         for mut t in std::mem::take(&mut b.open) {
-            if !failed && t.name.starts_with("Benchmark") {
-                // A benchmark that neither logged nor failed prints no result line.
+            if t.name.starts_with("Benchmark") && (!failed || t.output.contains("ns/op")) {
+                // A benchmark that neither logged nor failed prints no result line; its
+                // measurement line says it ran.
                 t.status = Some(Status::Passed);
             } else {
                 let why = match &death {
@@ -338,7 +339,7 @@ impl Reader<'_> {
             self.problem(with_suite(Problem::new(
                 ProblemKind::Crash,
                 format!(
-                    "the test binary exited while `{}` was running; tests after it did not run",
+                    "the test binary exited while `{}` had no result; tests after it did not run",
                     unfinished.join("`, `")
                 ),
             )));
