@@ -164,7 +164,12 @@ fn main() {
         run(mode, Path::new(path));
         return;
     }
-    let dir = std::env::temp_dir().join(format!("gapscore-pytest-bench-{}", std::process::id()));
+    // `PYTEST_BENCH_DIR` keeps the generated files there (for profiling a single mode).
+    let keep = std::env::var_os("PYTEST_BENCH_DIR");
+    let dir = keep.clone().map_or_else(
+        || std::env::temp_dir().join(format!("gapscore-pytest-bench-{}", std::process::id())),
+        Into::into,
+    );
     std::fs::create_dir_all(&dir).unwrap();
     let files = [dir.join("report.json"), dir.join("reportlog.jsonl")];
     json_report(&files[0], 240_000);
@@ -177,5 +182,7 @@ fn main() {
             eprint!("{}", String::from_utf8_lossy(&out.stderr));
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    if keep.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use gapscore_adapter_sdk::{
-    Category, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
+    Category, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status, TestCase,
 };
 
 use crate::common::{
@@ -31,7 +31,22 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
         ));
     }
     let mut state = State::default();
-    let mut de = serde_json::Deserializer::from_slice(input);
+    // One UTF-8 check of the whole input is cheaper than serde_json's check of each string.
+    // An incomplete character at the very end is a cut file: the JSON reader then reports
+    // the document as truncated.
+    let text = match std::str::from_utf8(input) {
+        Ok(t) => t,
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&input[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(e) => {
+            return Err(InputError::Syntax {
+                location: Location::Offset(e.valid_up_to() as u64),
+                message: "invalid UTF-8".into(),
+            });
+        }
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
     let result = RootSeed {
         sink,
         state: &mut state,

@@ -57,7 +57,11 @@ pub fn parse_reader(
                 }
                 .into());
             }
-            match serde_json::from_slice::<Record<'_>>(line) {
+            let parsed = match std::str::from_utf8(line) {
+                Ok(text) => serde_json::from_str::<Record<'_>>(text),
+                Err(_) => serde_json::from_slice::<Record<'_>>(line),
+            };
+            match parsed {
                 Ok(rec) => st.record(rec, sink)?,
                 // A last line without its newline that does not parse was cut off mid-write.
                 Err(_) if !complete => {

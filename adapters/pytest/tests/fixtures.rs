@@ -317,3 +317,26 @@ fn console_text_reads_verbose_lines_and_the_summary() {
         [ProblemKind::Truncated]
     );
 }
+
+#[test]
+fn a_json_report_cut_inside_a_character_is_truncated_not_invalid() {
+    let doc = "{\"exitcode\": 1, \"tests\": [{\"nodeid\": \"t.py::test_a\", \"outcome\": \"passed\"}, {\"nodeid\": \"t.py::test_ü\"";
+    let bytes = doc.as_bytes();
+    let cut = &bytes[..bytes.len() - 3]; // inside the two bytes of `ü`
+    let run = parse_to_run(&Pytest::new(), cut, &opts(FORMAT_JSON_REPORT, None)).unwrap();
+    assert_eq!(run.tests.len(), 1);
+    assert_eq!(kinds(&run), [ProblemKind::Truncated]);
+}
+
+#[test]
+fn nothing_panics_on_any_prefix_of_the_fixtures() {
+    let adapter = Pytest::new();
+    for path in fixtures("valid") {
+        let bytes = fs::read(&path).unwrap();
+        let format = format_of(&path);
+        for end in (0..bytes.len()).step_by(7) {
+            let _ = parse_to_run(&adapter, &bytes[..end], &opts(format, None));
+            let _ = adapter.detect(&bytes[..end], None);
+        }
+    }
+}
