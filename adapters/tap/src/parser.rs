@@ -459,7 +459,10 @@ impl<'s> Parser<'s> {
     }
 
     fn handle(&mut self, line: &str) {
-        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let indent = line
+            .bytes()
+            .position(|b| b != b' ' && b != b'\t')
+            .unwrap_or(line.len());
         let c = &line[indent..];
         if let Some(p) = self.pending.as_mut()
             && let Some(y) = p.yaml.as_mut()
@@ -1084,6 +1087,24 @@ impl<'s> Parser<'s> {
 
     /// Sends the pending test point, with its YAML and diagnostics applied.
     fn flush(&mut self) {
+        // The common point (no YAML, diagnostics or reason, not held) goes straight out: moving
+        // the whole pending record costs more than reading its line.
+        if let Some(p) = self.pending.as_ref()
+            && p.yaml.is_none()
+            && p.diag.is_empty()
+            && p.reason.is_none()
+            && self.levels.get(p.level).is_some_and(|l| l.held.is_none())
+            && let Some(p) = self.pending.take()
+        {
+            let Pending {
+                mut test, level, ..
+            } = p;
+            if level > 0 {
+                test.parent_id = self.levels[level].parent_id.clone();
+            }
+            self.sink.test_finished(test);
+            return;
+        }
         let Some(p) = self.pending.take() else {
             return;
         };
