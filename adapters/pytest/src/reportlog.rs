@@ -15,7 +15,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use gapscore_adapter_sdk::{
-    AdapterError, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status,
+    AdapterError, Attempt, Category, EventSink, InputError, Location, Problem, ProblemKind,
+    Producer, Status,
 };
 
 use crate::common::{
@@ -118,6 +119,8 @@ enum Outcome {
     Passed,
     Failed,
     Skipped,
+    /// pytest-rerunfailures: this attempt failed and the test will run again.
+    Rerun,
 }
 
 /// What one phase said.
@@ -136,6 +139,12 @@ struct Pending {
     output: Option<String>,
     line: Option<u32>,
     marker: Option<Category>,
+    /// Earlier attempts (pytest-rerunfailures `rerun` reports).
+    attempts: Vec<Attempt>,
+    /// A `rerun` was reported: the next teardown ends that attempt, not the test.
+    rerun: bool,
+    /// pytest-xdist's report for a test whose worker died under it.
+    crash: Option<String>,
 }
 
 #[derive(Default)]
@@ -224,15 +233,17 @@ impl Stream {
             Some("passed") => Outcome::Passed,
             Some("failed") => Outcome::Failed,
             Some("skipped") => Outcome::Skipped,
+            Some("rerun") => Outcome::Rerun,
             other => {
                 return Err(self.err(format!(
-                    "TestReport for `{nodeid}` has outcome {}: expected passed, failed or skipped",
+                    "TestReport for `{nodeid}` has outcome {}: expected passed, failed, skipped or rerun",
                     other.map_or("none".to_owned(), |o| format!("`{o}`"))
                 )));
             }
         };
         let when = rec.when.as_ref().map(AsRef::as_ref);
-        if !matches!(when, Some("setup" | "call" | "teardown")) {
+        // pytest-xdist reports a test whose worker crashed with `when` "???".
+        if !matches!(when, Some("setup" | "call" | "teardown" | "???")) {
             return Err(self.err(format!(
                 "TestReport for `{nodeid}` has `when` {}: expected setup, call or teardown",
                 when.map_or("none".to_owned(), |w| format!("`{w}`"))
@@ -256,6 +267,9 @@ impl Stream {
                         .and_then(|l| l.1)
                         .and_then(|l| l.checked_add(1)),
                     marker,
+                    attempts: Vec::new(),
+                    rerun: false,
+                    crash: None,
                 },
             );
         }
@@ -279,13 +293,44 @@ impl Stream {
             },
             wasxfail: rec.wasxfail.is_some(),
         };
+        if outcome == Outcome::Rerun {
+            // This attempt failed and the test runs again: keep it as an attempt.
+            let mut a = Attempt::new(if when == Some("call") {
+                Status::Failed
+            } else {
+                Status::Errored
+            });
+            a.message = result.message;
+            a.duration = rec.duration.filter(|d| d.is_finite() && *d >= 0.0);
+            p.attempts.push(a);
+            p.setup = None;
+            p.call = None;
+            p.rerun = true;
+            return Ok(());
+        }
         match when {
             Some("setup") => p.setup = Some(result),
             Some("call") => p.call = Some(result),
-            _ => {
+            Some("teardown") if p.rerun => p.rerun = false,
+            Some("teardown") => {
                 if let Some(p) = self.pending.remove(nodeid) {
                     emit(nodeid, p, Some(result), sink);
                 }
+            }
+            _ => {
+                let text = result.message.unwrap_or_default();
+                let head = text.lines().next().unwrap_or("").to_owned();
+                if let Some(mut p) = self.pending.remove(nodeid) {
+                    p.crash = Some(text);
+                    emit(nodeid, p, None, sink);
+                }
+                sink.problem(
+                    Problem::new(
+                        ProblemKind::Crash,
+                        format!("the process running `{nodeid}` crashed: {head}"),
+                    )
+                    .with_suite(nodeid),
+                );
             }
         }
         Ok(())
@@ -340,6 +385,18 @@ impl Stream {
 /// Folds a test's phases into its result. `teardown` is `None` for a test the stream left
 /// unfinished.
 fn emit(nodeid: &str, p: Pending, teardown: Option<PhaseResult>, sink: &mut dyn EventSink) {
+    let attempts = p.attempts;
+    if let Some(text) = p.crash {
+        let mut test = test_from_nodeid(nodeid, Status::Errored);
+        test.message = Some(text);
+        test.duration = p.duration;
+        test.output = p.output;
+        test.line = p.line;
+        test.attempts = attempts;
+        test.category = p.marker.or_else(|| Category::from_title(&test.name));
+        sink.test_finished(test);
+        return;
+    }
     let setup_failed = p
         .setup
         .as_ref()
@@ -364,7 +421,8 @@ fn emit(nodeid: &str, p: Pending, teardown: Option<PhaseResult>, sink: &mut dyn 
         let status = match (call.outcome, call.wasxfail) {
             (Outcome::Passed, false) => Status::Passed,
             (Outcome::Passed, true) => Status::Xpassed,
-            (Outcome::Failed, _) => Status::Failed,
+            // A rerun report never becomes a phase (it is an attempt); failed if it did.
+            (Outcome::Failed | Outcome::Rerun, _) => Status::Failed,
             (Outcome::Skipped, false) => Status::Skipped,
             (Outcome::Skipped, true) => Status::Xfailed,
         };
@@ -376,7 +434,7 @@ fn emit(nodeid: &str, p: Pending, teardown: Option<PhaseResult>, sink: &mut dyn 
         let message = if teardown.is_none() {
             let said = match call.outcome {
                 Outcome::Passed => "passed",
-                Outcome::Failed => "failed",
+                Outcome::Failed | Outcome::Rerun => "failed",
                 Outcome::Skipped => "skipped",
             };
             let mut m = format!(
@@ -416,6 +474,7 @@ fn emit(nodeid: &str, p: Pending, teardown: Option<PhaseResult>, sink: &mut dyn 
     test.duration = p.duration;
     test.output = p.output;
     test.line = p.line;
+    test.attempts = attempts;
     test.category = p.marker.or_else(|| Category::from_title(&test.name));
     sink.test_finished(test);
 }

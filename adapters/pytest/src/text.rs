@@ -15,12 +15,13 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use gapscore_adapter_sdk::{
-    AdapterError, Category, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
+    AdapterError, Attempt, Category, EventSink, InputError, Problem, ProblemKind, Producer, Status,
+    TestCase,
 };
 
 use crate::common::test_from_nodeid;
 
-const STATUSES: &str = "PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS";
+const STATUSES: &str = "PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS|RERUN";
 
 struct Patterns {
     verbose: Regex,
@@ -112,6 +113,7 @@ struct Reading {
     lines: usize,
     nonblank: usize,
     counted_twice: u64,
+    reruns: HashMap<String, (u32, u32)>,
 }
 
 /// Reads pytest console output line by line and pushes what it holds into `sink`.
@@ -146,7 +148,20 @@ pub fn parse_reader(
 }
 
 impl Reading {
-    fn add(&mut self, nodeid: &str, status: Status, message: Option<&str>) {
+    fn add(&mut self, nodeid: &str, word: &str, message: Option<&str>, summary: bool) {
+        if word == "RERUN" {
+            // pytest-rerunfailures: a failed attempt; the test's final line comes later. The
+            // verbose lines and the summary (`-rR`) both list each rerun: count each source
+            // apart and believe the larger.
+            let e = self.reruns.entry(nodeid.to_owned()).or_insert((0, 0));
+            if summary {
+                e.1 += 1;
+            } else {
+                e.0 += 1;
+            }
+            return;
+        }
+        let status = status_of(word);
         let message = message.map(str::trim).filter(|m| !m.is_empty());
         if let Some(&i) = self.index.get(nodeid) {
             let t = &mut self.tests[i];
@@ -265,7 +280,7 @@ impl Reading {
                     }
                     return;
                 }
-                self.add(what, status_of(status), message);
+                self.add(what, status, message, true);
             }
             return;
         }
@@ -282,8 +297,9 @@ impl Reading {
             if let (Some(id), Some(status)) = (id, status) {
                 self.add(
                     id.as_str(),
-                    status_of(status.as_str()),
+                    status.as_str(),
                     reason.map(|m| m.as_str()),
+                    false,
                 );
             }
             return;
@@ -326,7 +342,11 @@ impl Reading {
             *named.entry(t.status).or_insert(0) += 1;
         }
         let named_total = self.tests.len() as u64;
-        for t in self.tests {
+        for mut t in self.tests {
+            let (verbose, summary) = self.reruns.get(&t.id).copied().unwrap_or((0, 0));
+            for _ in 0..verbose.max(summary) {
+                t.attempts.push(Attempt::new(Status::Failed));
+            }
             sink.test_finished(t);
         }
         for (what, exc) in &self.collection_errors {

@@ -340,3 +340,25 @@ fn nothing_panics_on_any_prefix_of_the_fixtures() {
         }
     }
 }
+
+#[test]
+fn reruns_become_attempts_and_a_crashed_worker_is_a_crash() {
+    let run = valid("reportlog-rerun-and-xdist-worker-crash.jsonl");
+    assert_eq!(run.tests.len(), 3);
+    let flaky = &run.tests[0];
+    assert_eq!((flaky.status, flaky.attempts.len()), (Status::Passed, 1));
+    assert!(flaky.is_flaky());
+    assert_eq!(flaky.duration, Some(3.0));
+    let fails = &run.tests[1];
+    assert_eq!((fails.status, fails.attempts.len()), (Status::Failed, 1));
+    assert_eq!(status_of(&run, "test_kills_worker"), Status::Errored);
+    assert_eq!(kinds(&run), [ProblemKind::Crash]);
+    let run = valid("text-rerunfailures.txt");
+    assert_eq!(run.tests.len(), 2);
+    assert!(run.tests[0].is_flaky());
+    assert_eq!(run.tests[1].attempts.len(), 2);
+    assert!(
+        run.problems.is_empty() && run.warnings.is_empty(),
+        "{run:?}"
+    );
+}
