@@ -507,8 +507,8 @@ pub fn html(rows: &[RepoRow], agg: &Aggregate) -> String {
     for (level, n) in agg.levels.pairs() {
         let _ = writeln!(
             s,
-            "<tr><td>{} {}</td><td class=\"num\">{n}</td></tr>",
-            level.indicator(),
+            "<tr><td><span style=\"color:{}\">■</span> {}</td><td class=\"num\">{n}</td></tr>",
+            level_color(Some(level)),
             level.title()
         );
     }

@@ -263,6 +263,18 @@ pub(crate) fn score(
         }
     }
     if !errors.is_empty() {
+        // Files nothing recognised explain a suite with no results: name them too.
+        for d in sealed
+            .diagnostics
+            .iter()
+            .chain(open.iter().flat_map(|o| o.diagnostics.iter()))
+        {
+            if let Diagnostic::Warning(m) = d
+                && m.contains(": skipped: ")
+            {
+                errors.push(m.clone());
+            }
+        }
         return fail(first_errors(&errors));
     }
     let mut ropts = ReportOptions::default();
