@@ -87,7 +87,7 @@ fn not_a_report(path: &str, kind: Kind, level: u8) -> FileResult {
             artifact,
             explanation,
         } => {
-            let message = format!("not a Gap Report: this is a {artifact}");
+            let message = format!("not a Gap Report: {artifact}");
             (
                 Document::Artifact {
                     artifact,
@@ -126,12 +126,147 @@ fn not_a_report(path: &str, kind: Kind, level: u8) -> FileResult {
 pub fn check_value(path: &str, doc: &Value, evidence: &Evidence, level: u8) -> FileResult {
     match (classify(doc), doc.as_object()) {
         (Kind::Report, Some(root)) => {
-            let mut c = Checker::new(root, evidence);
+            let (norm, findings) = normalise(root, major_of(root));
+            let mut c = Checker::new(&norm, evidence);
+            c.findings = findings;
             c.run();
             c.finish(path, level)
         }
         (kind, _) => not_a_report(path, kind, level),
     }
+}
+
+/// The major spec version a report names (1 when it names none or an unreadable one; 2 for
+/// anything from 2 on, checked under the v2 rules).
+fn major_of(root: &Map<String, Value>) -> u64 {
+    root.get("shadow_score_spec_version")
+        .or_else(|| root.get("gap_score_spec_version"))
+        .and_then(Value::as_str)
+        .and_then(|v| v.split('.').next())
+        .and_then(|m| m.parse::<u64>().ok())
+        .map_or(1, |m| m.clamp(1, 2))
+}
+
+/// Reads every published shape into the canonical one, with a finding for each liberty
+/// taken: score and level at the root move under `report` (a warning under v1, an error under
+/// v2), `coverage_comparison.edge_cases` becomes `edge_case`, null failure fields become empty
+/// strings (`category` becomes `unknown`). Schemas and rules then judge the canonical form.
+fn normalise(root: &Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<Finding>) {
+    let mut out = root.clone();
+    let mut findings = Vec::new();
+    let v2 = major >= 2;
+    for key in [SHADOW, GAP, "level"] {
+        let Some(value) = out.remove(key) else {
+            continue;
+        };
+        let p = ptr(&[key]);
+        let report = out
+            .entry("report")
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Some(report) = report.as_object_mut() else {
+            // `report` is not an object: the schema says so; keep the field where it was.
+            out.insert(key.to_owned(), value);
+            continue;
+        };
+        let inside = report.get(key).cloned();
+        match &inside {
+            Some(v) if v != &value && !(v.as_f64().zip(value.as_f64()).is_some_and(|(a, b)| same(a, b))) => {
+                findings.push(Finding::new(
+                    &rules::DIALECTS,
+                    Severity::Error,
+                    &p,
+                    format!("`{key}` is {value} at the root but {v} under `report`"),
+                ));
+            }
+            _ => {}
+        }
+        let msg = format!(
+            "`{key}` at the root{}: its place is under `report`{}",
+            if inside.is_some() { " as well as under `report`" } else { "" },
+            if v2 {
+                " (spec v2 §5.2 and its schema reject it at the root)"
+            } else {
+                " (read from the root, as v1's §5.2 table can be read)"
+            }
+        );
+        findings.push(Finding::new(
+            &rules::ROOT_FIELDS,
+            if v2 { Severity::Error } else { Severity::Warning },
+            &p,
+            msg,
+        ));
+        if inside.is_none() {
+            report.insert(key.to_owned(), value);
+        }
+    }
+    if let Some(cc) = out.get_mut("coverage_comparison").and_then(Value::as_object_mut)
+        && let Some(plural) = cc.remove("edge_cases")
+    {
+        let msg = match cc.get("edge_case") {
+            None => {
+                cc.insert("edge_case".to_owned(), plural);
+                "`edge_cases` (the §5.1 example's spelling) read as `edge_case` (the schema's key; the schema leaves the plural unchecked)"
+            }
+            Some(v) if *v == plural => "both `edge_case` and `edge_cases` are present: `edge_case` is used",
+            Some(_) => "both `edge_case` and `edge_cases` are present, with different values: `edge_case` is used",
+        };
+        findings.push(Finding::new(
+            &rules::EDGE_CASES,
+            Severity::Warning,
+            "/coverage_comparison/edge_cases",
+            msg.to_owned(),
+        ));
+    }
+    if let Some(list) = out.get_mut("failures").and_then(Value::as_array_mut) {
+        for (i, f) in list.iter_mut().enumerate() {
+            let Some(o) = f.as_object_mut() else { continue };
+            for key in ["test_name", "expected", "actual", "message", "category"] {
+                if let Some(v) = o.get_mut(key)
+                    && v.is_null()
+                {
+                    let now = if key == "category" { "unknown" } else { "" };
+                    *v = Value::String(now.to_owned());
+                    findings.push(Finding::new(
+                        &rules::FAILURE_FIELDS,
+                        Severity::Warning,
+                        &ptr(&["failures", &i.to_string(), key]),
+                        format!("`{key}` is null, read as {now:?} (the Python validator writes null when its input had null)"),
+                    ));
+                }
+            }
+        }
+    }
+    (out, findings)
+}
+
+/// A schema error as people read it: a `not: {}` rejection says what the schema's description
+/// says about the field (v2's "MISPLACED: belongs at report.X"), and a whole object or array
+/// quoted at the start of a message is named instead of dumped.
+fn schema_message(id: SchemaId, schema_path: &str, message: &str) -> String {
+    if let Some(parent) = schema_path.strip_suffix("/not") {
+        let description = serde_json::from_str::<Value>(id.text())
+            .ok()
+            .and_then(|schema| {
+                schema
+                    .pointer(parent)
+                    .and_then(|n| n.get("description"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            });
+        return match description {
+            Some(d) => format!("not allowed here: {d}"),
+            None => "not allowed here".to_owned(),
+        };
+    }
+    if message.starts_with(['{', '[']) {
+        let mut stream = serde_json::Deserializer::from_str(message).into_iter::<Value>();
+        if let Some(Ok(v)) = stream.next() {
+            let rest = message.get(stream.byte_offset()..).unwrap_or_default();
+            let what = if v.is_object() { "the object" } else { "the array" };
+            return format!("{what}{rest}");
+        }
+    }
+    message.to_owned()
 }
 
 /// RFC 6901 pointer from segments.
@@ -291,14 +426,8 @@ impl<'a> Checker<'a> {
                 ),
             );
         }
+        // A missing or non-string version is the schemas' finding (a required property).
         let Some(v) = s.or(g) else {
-            if sv.is_none() && gv.is_none() {
-                self.err(
-                    &rules::VERSION,
-                    "",
-                    "no spec version: neither `shadow_score_spec_version` nor `gap_score_spec_version` is present".into(),
-                );
-            }
             return;
         };
         self.version = Some(v.to_owned());
@@ -383,52 +512,22 @@ impl<'a> Checker<'a> {
             _ => (&rules::SCHEMA_UPSTREAM, Severity::Error),
         };
         for e in errors {
+            let message = schema_message(id, &e.schema_path, &e.message);
             self.add(
                 rule,
                 severity,
                 &e.instance_path,
-                format!("{}: {}", id.name(), e.message),
+                format!("{}: {message}", id.name()),
             );
         }
     }
 
     fn read_root_fields(&mut self) {
-        let v2 = self.major >= 2;
-        for key in [SHADOW, GAP, "level"] {
-            if self.root.contains_key(key) {
-                let inside = self.meta.is_some_and(|m| m.contains_key(key));
-                let msg = format!(
-                    "`{key}` at the root{}: the report object is its place{}",
-                    if inside { " as well as under `report`" } else { "" },
-                    if v2 {
-                        " (spec v2 §5.2 rejects it at the root)"
-                    } else {
-                        " (read from the root, as v1's §5.2 table can be read)"
-                    }
-                );
-                let p = ptr(&[key]);
-                if v2 {
-                    self.err(&rules::ROOT_FIELDS, &p, msg);
-                } else {
-                    self.warn(&rules::ROOT_FIELDS, &p, msg);
-                }
-            }
-        }
-        // The score: under `report` first, then at the root; every copy must agree.
+        // Root copies were moved under `report` by `normalise`; both dialects must agree.
         let mut found: Vec<(f64, String)> = Vec::new();
-        for (inside, key) in [(true, SHADOW), (true, GAP), (false, SHADOW), (false, GAP)] {
-            let v = if inside {
-                self.meta_get(key)
-            } else {
-                self.root.get(key)
-            };
-            if let Some(x) = v.and_then(Value::as_f64) {
-                let p = if inside {
-                    ptr(&["report", key])
-                } else {
-                    ptr(&[key])
-                };
-                found.push((x, p));
+        for key in [SHADOW, GAP] {
+            if let Some(x) = self.meta_get(key).and_then(Value::as_f64) {
+                found.push((x, ptr(&["report", key])));
             }
         }
         if let Some((first, first_p)) = found.first().cloned() {
@@ -466,15 +565,6 @@ impl<'a> Checker<'a> {
                     &ptr(&["failures", &idx, "test_name"]),
                     "empty test name (the Go validator writes \"\" when the input has none)".into(),
                 );
-            }
-            for key in ["test_name", "expected", "actual", "message", "category"] {
-                if o.get(key).is_some_and(Value::is_null) {
-                    self.warn(
-                        &rules::FAILURE_FIELDS,
-                        &ptr(&["failures", &idx, key]),
-                        format!("`{key}` is null (read as empty; the Python validator writes null when its input did)"),
-                    );
-                }
             }
             if !o.contains_key("expected") || !o.contains_key("actual") {
                 missing_ea.push(i);
@@ -536,24 +626,6 @@ impl<'a> Checker<'a> {
         let Some(cc) = self.root.get("coverage_comparison").and_then(Value::as_object) else {
             return;
         };
-        match (cc.get("edge_case"), cc.get("edge_cases")) {
-            (None, Some(_)) => self.warn(
-                &rules::EDGE_CASES,
-                "/coverage_comparison/edge_cases",
-                "`edge_cases` (the §5.1 example's spelling) read as `edge_case` (the schema's key, which the schema does not check under the other name)".into(),
-            ),
-            (Some(a), Some(b)) if a != b => self.warn(
-                &rules::EDGE_CASES,
-                "/coverage_comparison/edge_cases",
-                "both `edge_case` and `edge_cases` are present, with different values: `edge_case` is used".into(),
-            ),
-            (Some(_), Some(_)) => self.warn(
-                &rules::EDGE_CASES,
-                "/coverage_comparison/edge_cases",
-                "both `edge_case` and `edge_cases` are present: `edge_case` is used".into(),
-            ),
-            _ => {}
-        }
         for (key, v) in cc {
             let Some(o) = v.as_object() else { continue };
             let (Some(s), Some(op), Some(d)) = (
@@ -763,12 +835,19 @@ impl<'a> Checker<'a> {
                 "initial_gap_score",
                 "final_gap_score",
             ] {
+                let p = ptr(&["hardening", key]);
+                // The upstream schema of the dialect already bounds its own keys.
+                let said = self
+                    .findings
+                    .iter()
+                    .any(|f| f.rule == rules::SCHEMA_UPSTREAM.id && f.pointer == p);
                 if let Some(x) = h.get(key).and_then(Value::as_f64)
                     && !(0.0..=100.0).contains(&x)
+                    && !said
                 {
                     self.err(
                         &rules::HARDENING_RANGE,
-                        &ptr(&["hardening", key]),
+                        &p,
                         format!("{key} is {}, outside 0-100", show(x)),
                     );
                 }
@@ -879,7 +958,7 @@ impl<'a> Checker<'a> {
                         if let Some((s, _)) = self.score
                             && super::numbers::classify(s) == reported
                         {
-                            why.push("the reported score classified");
+                            why.push("level of the reported score");
                         }
                         let matched = if why.is_empty() {
                             "no reference rule gives it".to_owned()

@@ -206,6 +206,19 @@ pub fn classify_text(text: &str) -> Option<Kind> {
                 .iter()
                 .any(|w| l.contains(w))
     });
+    let summary = text.lines().any(|l| {
+        let l = l.trim_start();
+        ["Shadow Score: ", "Gap Score: "].iter().any(|p| {
+            l.strip_prefix(p)
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()) && rest.contains('%'))
+        })
+    });
+    if summary && marker.is_none() {
+        return Some(artifact(
+            "validator summary text",
+            "the reference validators' `--format summary` text (`Shadow Score: 11.1% ... (minor)`, `Sealed: 16/18 passed`): score, level and counts for people, without spec version or failure details; check the JSON report (`--format json`, the validators' default)",
+        ));
+    }
     if marker.is_some() || markdown_report {
         let what = match marker {
             Some(m) => format!("it carries the `{m} N%` marker the orchestrator parses, "),
@@ -216,6 +229,12 @@ pub fn classify_text(text: &str) -> Option<Kind> {
             format!(
                 "a Markdown report for people: {what}but §5 conformance is judged on the JSON Gap Report (SHADOW-REPORT.json); Dark Factory v0.1 wrote no JSON report at all"
             ),
+        ));
+    }
+    if t.starts_with('#') {
+        return Some(artifact(
+            "Markdown document",
+            "a Markdown document, not a JSON Gap Report",
         ));
     }
     None
