@@ -137,7 +137,10 @@ pub fn generate(root: &Path, opts: &GenerateOptions) -> io::Result<()> {
                     "{\"tests\": [{\"name\": \"a\", \"status\": \"passed\"},",
                 )?,
                 // No format recognises it.
-                1 => fs::write(dir.join("sealed/output.txt"), "ok 1 - not a result file\n")?,
+                1 => fs::write(
+                    dir.join("sealed/output.txt"),
+                    "Segmentation fault (core dumped)\n",
+                )?,
                 // No sealed results at all.
                 _ => fs::remove_dir(dir.join("sealed"))?,
             }

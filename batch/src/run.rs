@@ -140,6 +140,10 @@ pub fn run_batch(
     let out = &opts.out;
     let reports = out.join("reports");
     fs::create_dir_all(&reports).map_err(|e| write_error(&reports, &e))?;
+    // A killed run can leave its temporary files (never a torn output): clear them.
+    for d in [out.as_path(), reports.as_path()] {
+        remove_temporaries(d);
+    }
     let mine: Vec<&RepoSpec> = repos
         .iter()
         .filter(|r| opts.shard.is_none_or(|s| s.contains(&r.name)))
@@ -212,6 +216,20 @@ pub fn run_batch(
         resumed: resumed.into_inner(),
         other_shards,
     })
+}
+
+/// Removes `.gapscore-*.tmp` files (this crate's temporary files) left in `dir` by a kill.
+fn remove_temporaries(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.filter_map(Result::ok) {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(".gapscore-") && name.ends_with(".tmp") {
+            let _ = fs::remove_file(e.path());
+        }
+    }
 }
 
 /// Combines the outputs of shard runs (each directory's `results.ndjson` and `reports/`) into

@@ -267,6 +267,13 @@ fn resume_after_a_kill() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
+    // A temporary file as a kill during a write would leave; resume clears it.
+    fs::create_dir_all(dir.path().join("killed/reports")).unwrap();
+    fs::write(
+        dir.path().join("killed/reports/.gapscore-abc123.tmp"),
+        "{\"torn",
+    )
+    .unwrap();
     // A torn last line, as a kill in the middle of a write would leave.
     if journal.exists() {
         let mut j = fs::read_to_string(&journal).unwrap();
