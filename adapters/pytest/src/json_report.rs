@@ -293,7 +293,7 @@ impl<'de> Visitor<'de> for TestsSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(raw) = seq.next_element::<RawTest<'de>>()? {
             count_outcome(self.state, &raw.outcome);
-            let test = fold(raw).map_err(de::Error::custom)?;
+            let test = fold(&raw).map_err(de::Error::custom)?;
             self.state.tests += 1;
             self.sink.test_finished(test);
         }
@@ -359,7 +359,7 @@ impl Phase<'_> {
 
 /// Folds one test's phases into one result. A failed setup or teardown makes the test errored
 /// whatever its call did; a failed call followed by a failed teardown keeps both messages.
-fn fold(raw: RawTest<'_>) -> Result<TestCase, String> {
+fn fold(raw: &RawTest<'_>) -> Result<TestCase, String> {
     let declared = match raw.outcome.as_ref() {
         "passed" => Status::Passed,
         "failed" => Status::Failed,
