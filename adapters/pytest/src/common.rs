@@ -118,6 +118,20 @@ pub(crate) fn exit_problem(code: i64) -> Option<Problem> {
     Some(Problem::new(kind, format!("{what} [exit status {code}]")))
 }
 
+/// A warning when the exit status and the results disagree: 1 says tests failed, 0 says none
+/// did. `bad` counts failed and errored tests and failed collectors read.
+pub(crate) fn exit_mismatch(code: i64, bad: u64) -> Option<String> {
+    match (code, bad) {
+        (1, 0) => Some(
+            "pytest's exit status is 1 (tests failed) but no failed or errored test or collection error was read".into(),
+        ),
+        (0, n) if n > 0 => Some(format!(
+            "pytest's exit status is 0 (all passed) but {n} failed or errored test(s) or collection error(s) were read"
+        )),
+        _ => None,
+    }
+}
+
 /// Appends captured output, cut at 64 KiB with a note.
 pub(crate) fn push_output(dst: &mut Option<String>, text: &str) {
     if text.is_empty() {

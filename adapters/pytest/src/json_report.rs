@@ -18,8 +18,8 @@ use gapscore_adapter_sdk::{
 };
 
 use crate::common::{
-    Markers, Str, error_headline, exit_problem, json_error, push_output, skip_reason,
-    test_from_nodeid,
+    Markers, Str, error_headline, exit_mismatch, exit_problem, json_error, push_output,
+    skip_reason, test_from_nodeid,
 };
 
 /// Reads a pytest-json-report document and pushes what it holds into `sink`.
@@ -77,6 +77,9 @@ struct State {
     tests: u64,
     saw_tests: bool,
     failed_collectors: u64,
+    /// Tests the folding made errored though their own outcome says otherwise (a teardown
+    /// error on a test whose outcome is `passed`).
+    folded_errors: u64,
 }
 
 fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
@@ -103,6 +106,15 @@ fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
     }
     if let Some(p) = state.exitcode.and_then(exit_problem) {
         sink.problem(p);
+    }
+    if cut_at.is_none()
+        && let Some(code) = state.exitcode
+    {
+        let n = |k: &str| state.outcomes.get(k).copied().unwrap_or(0);
+        let bad = n("failed") + n("error") + state.failed_collectors + state.folded_errors;
+        if let Some(w) = exit_mismatch(code, bad) {
+            sink.warning(w);
+        }
     }
     if cut_at.is_none()
         && let Some(summary) = &state.summary
@@ -294,6 +306,10 @@ impl<'de> Visitor<'de> for TestsSeed<'_> {
         while let Some(raw) = seq.next_element::<RawTest<'de>>()? {
             count_outcome(self.state, &raw.outcome);
             let test = fold(&raw).map_err(de::Error::custom)?;
+            if test.status == Status::Errored && !matches!(raw.outcome.as_ref(), "error" | "failed")
+            {
+                self.state.folded_errors += 1;
+            }
             self.state.tests += 1;
             self.sink.test_finished(test);
         }

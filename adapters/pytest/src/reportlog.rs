@@ -20,8 +20,8 @@ use gapscore_adapter_sdk::{
 };
 
 use crate::common::{
-    Markers, Str, error_headline, exit_problem, json_error, push_output, skip_reason,
-    test_from_nodeid,
+    Markers, Str, error_headline, exit_mismatch, exit_problem, json_error, push_output,
+    skip_reason, test_from_nodeid,
 };
 
 /// Reads a pytest-reportlog stream line by line and pushes what it holds into `sink`.
@@ -157,6 +157,8 @@ struct Stream {
     version: Option<String>,
     exitstatus: Option<i64>,
     finished: bool,
+    /// Failed and errored tests and failed collectors, for the exit-status check.
+    bad: u64,
 }
 
 impl Stream {
@@ -187,7 +189,7 @@ impl Stream {
     }
 
     fn collect_report(
-        &self,
+        &mut self,
         rec: &Record<'_>,
         sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
@@ -195,6 +197,7 @@ impl Stream {
         match rec.outcome.as_ref().map(AsRef::as_ref) {
             Some("passed") => {}
             Some("failed") => {
+                self.bad += 1;
                 let text = rec.longrepr.0.as_deref().unwrap_or("");
                 let head = error_headline(text);
                 let mut detail = format!("collecting `{nodeid}` failed: {head}");
@@ -314,7 +317,8 @@ impl Stream {
             Some("teardown") if p.rerun => p.rerun = false,
             Some("teardown") => {
                 if let Some(p) = self.pending.remove(nodeid) {
-                    emit(nodeid, p, Some(result), sink);
+                    let status = emit(nodeid, p, Some(result), sink);
+                    self.count(status);
                 }
             }
             _ => {
@@ -322,7 +326,8 @@ impl Stream {
                 let head = text.lines().next().unwrap_or("").to_owned();
                 if let Some(mut p) = self.pending.remove(nodeid) {
                     p.crash = Some(text);
-                    emit(nodeid, p, None, sink);
+                    let status = emit(nodeid, p, None, sink);
+                    self.count(status);
                 }
                 sink.problem(
                     Problem::new(
@@ -336,7 +341,15 @@ impl Stream {
         Ok(())
     }
 
+    /// Counts a finished test for the exit-status check.
+    fn count(&mut self, status: Status) {
+        if matches!(status, Status::Failed | Status::Errored) {
+            self.bad += 1;
+        }
+    }
+
     fn finish(self, sink: &mut dyn EventSink) {
+        let mut bad = self.bad;
         let mut producer = Producer::new("pytest");
         producer.version = self.version;
         sink.producer(producer);
@@ -345,7 +358,10 @@ impl Stream {
         let unfinished = open.len();
         let names: Vec<String> = open.iter().map(|(id, _)| format!("`{id}`")).collect();
         for (nodeid, p) in open {
-            emit(&nodeid, p, None, sink);
+            let status = emit(&nodeid, p, None, sink);
+            if matches!(status, Status::Failed | Status::Errored) {
+                bad += 1;
+            }
         }
         let started = if unfinished == 0 {
             String::new()
@@ -379,12 +395,22 @@ impl Stream {
         if let Some(p) = self.exitstatus.and_then(exit_problem) {
             sink.problem(p);
         }
+        if self.cut_at.is_none()
+            && let Some(w) = self.exitstatus.and_then(|code| exit_mismatch(code, bad))
+        {
+            sink.warning(w);
+        }
     }
 }
 
 /// Folds a test's phases into its result. `teardown` is `None` for a test the stream left
 /// unfinished.
-fn emit(nodeid: &str, p: Pending, teardown: Option<PhaseResult>, sink: &mut dyn EventSink) {
+fn emit(
+    nodeid: &str,
+    p: Pending,
+    teardown: Option<PhaseResult>,
+    sink: &mut dyn EventSink,
+) -> Status {
     let attempts = p.attempts;
     if let Some(text) = p.crash {
         let mut test = test_from_nodeid(nodeid, Status::Errored);
@@ -395,7 +421,7 @@ fn emit(nodeid: &str, p: Pending, teardown: Option<PhaseResult>, sink: &mut dyn 
         test.attempts = attempts;
         test.category = p.marker.or_else(|| Category::from_title(&test.name));
         sink.test_finished(test);
-        return;
+        return Status::Errored;
     }
     let setup_failed = p
         .setup
@@ -477,6 +503,7 @@ fn emit(nodeid: &str, p: Pending, teardown: Option<PhaseResult>, sink: &mut dyn 
     test.attempts = attempts;
     test.category = p.marker.or_else(|| Category::from_title(&test.name));
     sink.test_finished(test);
+    status
 }
 
 /// A report's `longrepr` as text: a string as it is; a skip's `[path, line, reason]` as the

@@ -362,3 +362,15 @@ fn reruns_become_attempts_and_a_crashed_worker_is_a_crash() {
         "{run:?}"
     );
 }
+
+#[test]
+fn an_exit_status_that_disagrees_with_the_results_is_a_warning() {
+    let run = valid("json-report-exit-status-disagrees.json");
+    assert!(run.problems.is_empty());
+    assert_eq!(run.warnings.len(), 1);
+    assert!(
+        run.warnings[0].contains("exit status is 1"),
+        "{:?}",
+        run.warnings
+    );
+}
