@@ -110,12 +110,16 @@ pub(crate) fn exit_problem(code: i64) -> Option<Problem> {
             ProblemKind::MissingTests,
             "pytest collected no tests (exit status 5)",
         ),
-        _ => (
-            ProblemKind::Aborted,
-            "pytest ended with an exit status it does not use itself (a plugin or the process was stopped)",
-        ),
+        _ => {
+            return Some(Problem::new(
+                ProblemKind::Aborted,
+                format!(
+                    "pytest ended with exit status {code}, which it does not use itself (a plugin or the process was stopped)"
+                ),
+            ));
+        }
     };
-    Some(Problem::new(kind, format!("{what} [exit status {code}]")))
+    Some(Problem::new(kind, what))
 }
 
 /// A warning when the exit status and the results disagree: 1 says tests failed, 0 says none
