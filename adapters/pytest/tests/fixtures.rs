@@ -329,7 +329,7 @@ fn a_json_report_cut_inside_a_character_is_truncated_not_invalid() {
 }
 
 #[test]
-fn nothing_panics_on_any_prefix_of_the_fixtures() {
+fn nothing_panics_on_prefixes_or_damaged_bytes_of_the_fixtures() {
     let adapter = Pytest::new();
     for path in fixtures("valid") {
         let bytes = fs::read(&path).unwrap();
@@ -337,6 +337,13 @@ fn nothing_panics_on_any_prefix_of_the_fixtures() {
         for end in (0..bytes.len()).step_by(7) {
             let _ = parse_to_run(&adapter, &bytes[..end], &opts(format, None));
             let _ = adapter.detect(&bytes[..end], None);
+        }
+        // Single bytes replaced by structure characters and invalid UTF-8.
+        for (i, at) in (0..bytes.len()).step_by(13).enumerate() {
+            let mut m = bytes.clone();
+            m[at] = [b'{', b'"', b']', b'\n', 0xff, b':', b'['][i % 7];
+            let _ = parse_to_run(&adapter, &m, &opts(format, None));
+            let _ = parse_to_run(&adapter, &m, &ParseOptions::default());
         }
     }
 }
