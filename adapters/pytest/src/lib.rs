@@ -135,11 +135,13 @@ impl Adapter for Pytest {
             FORMAT_REPORTLOG => reportlog::parse_reader(reader, sink),
             FORMAT_TEXT => text::parse_reader(reader, sink),
             _ => {
+                // json-report, or a buffer too short to tell: the document is read whole,
+                // and then told apart on all of it.
                 let mut input = Vec::new();
                 reader
                     .read_to_end(&mut input)
                     .map_err(|e| AdapterError::Read(e.to_string()))?;
-                json_report::parse(&input, sink).map_err(AdapterError::from)
+                self.parse(&input, opts, sink)
             }
         }
     }
