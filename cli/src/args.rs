@@ -36,6 +36,8 @@ pub enum Command {
     /// Score many repositories in one go: per-repository reports, aggregate, CSV, Markdown
     /// and HTML summaries; shards and resume (docs/batch.md).
     Batch(crate::commands::batch::BatchArgs),
+    /// Check Gap Reports (any tool's) against spec §5.2 and conformance levels 1-3.
+    Check(CheckArgs),
 }
 
 /// Where adapter plugins come from, and how many threads read inputs.
@@ -537,4 +539,42 @@ pub struct HardenRecordArgs {
     /// Plugins for result files.
     #[command(flatten)]
     pub host: HostArgs,
+}
+
+/// `gapscore check`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit codes: 0 the level holds for every report, 1 it does not for some, 2 a file could not be read (the others are still checked). See docs/conformance.md."
+)]
+pub struct CheckArgs {
+    /// Gap Reports (Shadow Reports) to check, in any published dialect and version.
+    #[arg(required = true, value_name = "REPORT")]
+    pub reports: Vec<PathBuf>,
+
+    /// The conformance level that must hold.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub level: u8,
+
+    /// The sealed test directory: recompute the report's sealed hash (Level 2) and scan the
+    /// failure texts for lines of sealed source (Level 3).
+    #[arg(long, value_name = "DIR")]
+    pub sealed_dir: Option<PathBuf>,
+
+    /// A seal record (from `gapscore seal`): its hash must be the report's, and it says how to
+    /// recompute it and when the tests were sealed.
+    #[arg(long, value_name = "RECORD")]
+    pub seal: Option<PathBuf>,
+
+    /// Output: `text` (grouped by level, with fix hints) or `json`.
+    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
+    pub format: CheckFormat,
+}
+
+/// `gapscore check` output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    /// For people.
+    Text,
+    /// For machines (schema: conformance-tests/check-output.schema.json).
+    Json,
 }

@@ -83,7 +83,11 @@ fn summary(r: &FileResult) -> Value {
                 "{} {} at {}: {}",
                 f.severity.as_str(),
                 f.rule,
-                if f.pointer.is_empty() { "(document)" } else { &f.pointer },
+                if f.pointer.is_empty() {
+                    "(document)"
+                } else {
+                    &f.pointer
+                },
                 f.message
             )
         })
@@ -210,7 +214,8 @@ fn report_fixtures() -> BTreeSet<String> {
             match group {
                 "artifacts" => {
                     if !matches!(r.document, Document::Artifact { .. }) {
-                        run.problems.push(format!("{name}: not recognised as an artifact"));
+                        run.problems
+                            .push(format!("{name}: not recognised as an artifact"));
                     }
                 }
                 "unreadable" => {
@@ -298,7 +303,10 @@ fn every_rule_is_exercised_by_some_fixture() {
         .map(|r| r.id)
         .filter(|id| !seen.contains(*id))
         .collect();
-    assert!(missing.is_empty(), "rules no fixture exercises: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "rules no fixture exercises: {missing:?}"
+    );
 }
 
 #[test]

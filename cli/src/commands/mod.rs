@@ -2,6 +2,7 @@
 
 pub mod adapters;
 pub mod batch;
+pub mod check;
 pub mod feedback;
 pub mod harden;
 pub mod parse;
@@ -24,5 +25,6 @@ pub fn dispatch(cli: Cli) -> Result<u8> {
         Command::Feedback(args) => feedback::run(&args),
         Command::Harden(cmd) => harden::run(&cmd),
         Command::Batch(args) => batch::run(args),
+        Command::Check(args) => check::run(&args),
     }
 }

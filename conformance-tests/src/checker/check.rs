@@ -170,7 +170,13 @@ fn normalise(root: &Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<
         };
         let inside = report.get(key).cloned();
         match &inside {
-            Some(v) if v != &value && !(v.as_f64().zip(value.as_f64()).is_some_and(|(a, b)| same(a, b))) => {
+            Some(v)
+                if v != &value
+                    && !(v
+                        .as_f64()
+                        .zip(value.as_f64())
+                        .is_some_and(|(a, b)| same(a, b))) =>
+            {
                 findings.push(Finding::new(
                     &rules::DIALECTS,
                     Severity::Error,
@@ -182,7 +188,11 @@ fn normalise(root: &Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<
         }
         let msg = format!(
             "`{key}` at the root{}: its place is under `report`{}",
-            if inside.is_some() { " as well as under `report`" } else { "" },
+            if inside.is_some() {
+                " as well as under `report`"
+            } else {
+                ""
+            },
             if v2 {
                 " (spec v2 §5.2 and its schema reject it at the root)"
             } else {
@@ -191,7 +201,11 @@ fn normalise(root: &Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<
         );
         findings.push(Finding::new(
             &rules::ROOT_FIELDS,
-            if v2 { Severity::Error } else { Severity::Warning },
+            if v2 {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
             &p,
             msg,
         ));
@@ -199,7 +213,9 @@ fn normalise(root: &Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<
             report.insert(key.to_owned(), value);
         }
     }
-    if let Some(cc) = out.get_mut("coverage_comparison").and_then(Value::as_object_mut)
+    if let Some(cc) = out
+        .get_mut("coverage_comparison")
+        .and_then(Value::as_object_mut)
         && let Some(plural) = cc.remove("edge_cases")
     {
         let msg = match cc.get("edge_case") {
@@ -207,8 +223,12 @@ fn normalise(root: &Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<
                 cc.insert("edge_case".to_owned(), plural);
                 "`edge_cases` (the §5.1 example's spelling) read as `edge_case` (the schema's key; the schema leaves the plural unchecked)"
             }
-            Some(v) if *v == plural => "both `edge_case` and `edge_cases` are present: `edge_case` is used",
-            Some(_) => "both `edge_case` and `edge_cases` are present, with different values: `edge_case` is used",
+            Some(v) if *v == plural => {
+                "both `edge_case` and `edge_cases` are present: `edge_case` is used"
+            }
+            Some(_) => {
+                "both `edge_case` and `edge_cases` are present, with different values: `edge_case` is used"
+            }
         };
         findings.push(Finding::new(
             &rules::EDGE_CASES,
@@ -262,7 +282,11 @@ fn schema_message(id: SchemaId, schema_path: &str, message: &str) -> String {
         let mut stream = serde_json::Deserializer::from_str(message).into_iter::<Value>();
         if let Some(Ok(v)) = stream.next() {
             let rest = message.get(stream.byte_offset()..).unwrap_or_default();
-            let what = if v.is_object() { "the object" } else { "the array" };
+            let what = if v.is_object() {
+                "the object"
+            } else {
+                "the array"
+            };
             return format!("{what}{rest}");
         }
     }
@@ -364,7 +388,15 @@ impl<'a> Checker<'a> {
             .find(|f| f.rule == rule.id && f.severity == Severity::Error)
     }
 
-    fn require(&mut self, id: &str, level: u8, spec: &str, title: &str, verdict: Verdict, detail: String) {
+    fn require(
+        &mut self,
+        id: &str,
+        level: u8,
+        spec: &str,
+        title: &str,
+        verdict: Verdict,
+        detail: String,
+    ) {
         self.requirements.push(Requirement {
             id: id.to_owned(),
             level,
@@ -623,7 +655,11 @@ impl<'a> Checker<'a> {
     }
 
     fn read_coverage(&mut self) {
-        let Some(cc) = self.root.get("coverage_comparison").and_then(Value::as_object) else {
+        let Some(cc) = self
+            .root
+            .get("coverage_comparison")
+            .and_then(Value::as_object)
+        else {
             return;
         };
         for (key, v) in cc {
@@ -676,10 +712,7 @@ impl<'a> Checker<'a> {
             self.note(
                 &rules::LEVEL4,
                 "/report",
-                format!(
-                    "level-4 provenance read, not checked: {}",
-                    shown.join(", ")
-                ),
+                format!("level-4 provenance read, not checked: {}", shown.join(", ")),
             );
         }
         if meta.get("advisory") == Some(&Value::Bool(true)) {
@@ -825,7 +858,9 @@ impl<'a> Checker<'a> {
                 })
             }
             (None, _) => Err("no score to check".to_owned()),
-            (_, None) => Err("no complete sealed_tests counts to check the score against".to_owned()),
+            (_, None) => {
+                Err("no complete sealed_tests counts to check the score against".to_owned())
+            }
         };
         // Hardening scores are on the same 0-100 scale.
         if let Some(h) = self.hardening() {
@@ -952,7 +987,9 @@ impl<'a> Checker<'a> {
                     } else {
                         let mut why: Vec<&str> = LevelRule::ALL
                             .iter()
-                            .filter(|r| **r != LevelRule::Exact && r.apply(c.failed, c.total) == reported)
+                            .filter(|r| {
+                                **r != LevelRule::Exact && r.apply(c.failed, c.total) == reported
+                            })
                             .map(|r| r.name())
                             .collect();
                         if let Some((s, _)) = self.score
@@ -977,7 +1014,9 @@ impl<'a> Checker<'a> {
             },
             (Some(_), Some(_)) => Err("the level is not a string".to_owned()),
             (None, _) => Err("no level".to_owned()),
-            (_, None) => Err("no complete sealed_tests counts to check the level against".to_owned()),
+            (_, None) => {
+                Err("no complete sealed_tests counts to check the level against".to_owned())
+            }
         };
         let (verdict, detail) = match scale {
             Ok(d) => (Verdict::Verified, d),
@@ -1015,8 +1054,12 @@ impl<'a> Checker<'a> {
                     Ok(h)
                 } else {
                     let msg = match canonical_sha256(&h) {
-                        Ok(c) => format!("`{h}` is a hash without the `sha256:` prefix (write `{c}`)"),
-                        Err(_) => format!("`{h}` is not `sha256:` + 64 hex digits (a placeholder or a truncated display value)"),
+                        Ok(c) => {
+                            format!("`{h}` is a hash without the `sha256:` prefix (write `{c}`)")
+                        }
+                        Err(_) => format!(
+                            "`{h}` is not `sha256:` + 64 hex digits (a placeholder or a truncated display value)"
+                        ),
                     };
                     self.err(&rules::HASH_FORMAT, "/report/sealed_hash", msg.clone());
                     Err(msg)
@@ -1091,7 +1134,9 @@ impl<'a> Checker<'a> {
 
     fn recompute(&mut self, stored: Option<&str>) -> (Verdict, String) {
         if self.meta_get("seal_broken") == Some(&Value::Bool(true)) {
-            let msg = "the report says its seal is broken (`seal_broken: true`): the score is invalid".to_owned();
+            let msg =
+                "the report says its seal is broken (`seal_broken: true`): the score is invalid"
+                    .to_owned();
             self.err(&rules::SEAL_BROKEN, "/report/seal_broken", msg.clone());
             return (Verdict::Failed, msg);
         }
@@ -1148,7 +1193,11 @@ impl<'a> Checker<'a> {
                 } else {
                     let d = diff_files(&r.files, &files);
                     let mut parts = Vec::new();
-                    for (list, what) in [(&d.changed, "changed"), (&d.added, "added"), (&d.removed, "removed")] {
+                    for (list, what) in [
+                        (&d.changed, "changed"),
+                        (&d.added, "added"),
+                        (&d.removed, "removed"),
+                    ] {
                         if !list.is_empty() {
                             parts.push(format!("{what}: {}", list.join(", ")));
                         }
@@ -1189,7 +1238,10 @@ impl<'a> Checker<'a> {
     }
 
     fn seal_order(&mut self) -> (Verdict, String) {
-        let time_of = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| parse_rfc3339(s).map(|t| (t, s.to_owned())));
+        let time_of = |v: Option<&Value>| {
+            v.and_then(Value::as_str)
+                .and_then(|s| parse_rfc3339(s).map(|t| (t, s.to_owned())))
+        };
         let mut sealed: Option<(i128, String, String)> = None;
         for key in ["sealed_at", "seal_created", "sealed_timestamp"] {
             if let Some((t, s)) = time_of(self.meta_get(key)) {
@@ -1250,17 +1302,23 @@ impl<'a> Checker<'a> {
         }
         match validation {
             Some((vt, vs, vwhere)) if st > vt => {
-                let msg = format!("sealed {ss} ({swhere}), after {vwhere} at {vs}: the seal cannot predate the implementation");
+                let msg = format!(
+                    "sealed {ss} ({swhere}), after {vwhere} at {vs}: the seal cannot predate the implementation"
+                );
                 self.err(&rules::SEAL_ORDER, "/report", msg.clone());
                 (Verdict::Failed, msg)
             }
             Some((_, vs, vwhere)) => (
                 Verdict::Attested,
-                format!("sealed {ss} ({swhere}), before {vwhere} at {vs}; when implementation began is not recorded"),
+                format!(
+                    "sealed {ss} ({swhere}), before {vwhere} at {vs}; when implementation began is not recorded"
+                ),
             ),
             None => (
                 Verdict::Attested,
-                format!("sealed {ss} ({swhere}); no implementation or validation time to compare with"),
+                format!(
+                    "sealed {ss} ({swhere}); no implementation or validation time to compare with"
+                ),
             ),
         }
     }
@@ -1290,7 +1348,11 @@ impl<'a> Checker<'a> {
         let loop_ok = match (cycles, max) {
             (Some(c), Some(m)) if c > m => {
                 let msg = format!("cycles_completed {c} is more than max_cycles {m}");
-                self.err(&rules::HARDENING_CYCLES, "/hardening/cycles_completed", msg.clone());
+                self.err(
+                    &rules::HARDENING_CYCLES,
+                    "/hardening/cycles_completed",
+                    msg.clone(),
+                );
                 Err(msg)
             }
             (Some(c), Some(m)) => Ok(format!("{c} of at most {m} cycles")),
@@ -1319,7 +1381,11 @@ impl<'a> Checker<'a> {
             h.get(a)
                 .and_then(Value::as_f64)
                 .map(|x| (x, ptr(&["hardening", a])))
-                .or_else(|| h.get(b).and_then(Value::as_f64).map(|x| (x, ptr(&["hardening", b]))))
+                .or_else(|| {
+                    h.get(b)
+                        .and_then(Value::as_f64)
+                        .map(|x| (x, ptr(&["hardening", b])))
+                })
         };
         let initial = pick("initial_shadow_score", "initial_gap_score");
         let fin = pick("final_shadow_score", "final_gap_score");
@@ -1381,7 +1447,11 @@ impl<'a> Checker<'a> {
                         show(*f),
                         c.max(1)
                     );
-                    self.err(&rules::HARDENING_VELOCITY, "/hardening/hardening_velocity", msg.clone());
+                    self.err(
+                        &rules::HARDENING_VELOCITY,
+                        "/hardening/hardening_velocity",
+                        msg.clone(),
+                    );
                     Err(msg)
                 }
             }
@@ -1397,7 +1467,14 @@ impl<'a> Checker<'a> {
             }
         };
         let (v, d) = verdict_of(vel);
-        self.require("L3.velocity", 3, "§3.5", "hardening velocity is tracked", v, d);
+        self.require(
+            "L3.velocity",
+            3,
+            "§3.5",
+            "hardening velocity is tracked",
+            v,
+            d,
+        );
 
         // Per-cycle recomputation.
         let (v, d) = self.history(h, cycles, initial.map(|x| x.0), fin.map(|x| x.0));
@@ -1428,11 +1505,17 @@ impl<'a> Checker<'a> {
         initial: Option<f64>,
         fin: Option<f64>,
     ) -> (Verdict, String) {
-        let Some(list) = h.get("history").and_then(Value::as_array).filter(|a| !a.is_empty()) else {
+        let Some(list) = h
+            .get("history")
+            .and_then(Value::as_array)
+            .filter(|a| !a.is_empty())
+        else {
             return match (cycles, initial, fin) {
                 (Some(c), Some(_), Some(_)) => (
                     Verdict::Attested,
-                    format!("claimed by cycles_completed {c} with initial and final scores; no per-cycle history to check"),
+                    format!(
+                        "claimed by cycles_completed {c} with initial and final scores; no per-cycle history to check"
+                    ),
                 ),
                 _ => (
                     Verdict::Failed,
@@ -1447,7 +1530,11 @@ impl<'a> Checker<'a> {
             let idx = i.to_string();
             let p = ptr(&["hardening", "history", &idx]);
             let Some(o) = c.as_object() else {
-                self.err(&rules::HARDENING_HISTORY, &p, "a history entry is not an object".into());
+                self.err(
+                    &rules::HARDENING_HISTORY,
+                    &p,
+                    "a history entry is not an object".into(),
+                );
                 continue;
             };
             match count(o.get("cycle")) {
@@ -1455,9 +1542,15 @@ impl<'a> Checker<'a> {
                 Some(n) => self.err(
                     &rules::HARDENING_HISTORY,
                     &format!("{p}/cycle"),
-                    format!("entry {i} is numbered cycle {n}: cycles run 0, 1, 2, ... with none missing"),
+                    format!(
+                        "entry {i} is numbered cycle {n}: cycles run 0, 1, 2, ... with none missing"
+                    ),
                 ),
-                None => self.err(&rules::HARDENING_HISTORY, &p, "entry without a cycle number".into()),
+                None => self.err(
+                    &rules::HARDENING_HISTORY,
+                    &p,
+                    "entry without a cycle number".into(),
+                ),
             }
             let score = [("score"), (SHADOW), (GAP)]
                 .iter()
@@ -1494,7 +1587,11 @@ impl<'a> Checker<'a> {
                     );
                     scores.push(s);
                 }
-                _ => self.err(&rules::HARDENING_HISTORY, &p, format!("cycle {i} has no score")),
+                _ => self.err(
+                    &rules::HARDENING_HISTORY,
+                    &p,
+                    format!("cycle {i} has no score"),
+                ),
             }
             if let Some(ts) = o.get("timestamp").and_then(Value::as_str)
                 && let Some(t) = parse_rfc3339(ts)
@@ -1510,8 +1607,10 @@ impl<'a> Checker<'a> {
                 }
                 last_time = Some((t, ts.to_owned()));
             }
-            if let (Some(ch), Some(rh)) = (o.get("sealed_hash").and_then(Value::as_str), self.hash.clone())
-                && canonical_sha256(ch).ok() != canonical_sha256(&rh).ok()
+            if let (Some(ch), Some(rh)) = (
+                o.get("sealed_hash").and_then(Value::as_str),
+                self.hash.clone(),
+            ) && canonical_sha256(ch).ok() != canonical_sha256(&rh).ok()
             {
                 self.err(
                     &rules::HARDENING_HISTORY,
@@ -1536,7 +1635,11 @@ impl<'a> Checker<'a> {
             self.err(
                 &rules::HARDENING_HISTORY,
                 "/hardening/history/0",
-                format!("the first cycle's score {} is not the initial score {}", show(*first), show(i)),
+                format!(
+                    "the first cycle's score {} is not the initial score {}",
+                    show(*first),
+                    show(i)
+                ),
             );
         }
         if let (Some(f), Some(last)) = (fin, scores.last())
@@ -1545,7 +1648,11 @@ impl<'a> Checker<'a> {
             self.err(
                 &rules::HARDENING_HISTORY,
                 &ptr(&["hardening", "history", &(list.len() - 1).to_string()]),
-                format!("the last cycle's score {} is not the final score {}", show(*last), show(f)),
+                format!(
+                    "the last cycle's score {} is not the final score {}",
+                    show(*last),
+                    show(f)
+                ),
             );
         }
         match self.findings[before..]
@@ -1580,7 +1687,9 @@ impl<'a> Checker<'a> {
         let mut located = 0usize;
         for (i, f) in list.iter().enumerate() {
             for key in ["message", "expected", "actual"] {
-                let Some(text) = f.get(key).and_then(Value::as_str) else { continue };
+                let Some(text) = f.get(key).and_then(Value::as_str) else {
+                    continue;
+                };
                 texts += 1;
                 let p = ptr(&["failures", &i.to_string(), key]);
                 for line in strip_ansi(text).lines() {
@@ -1660,8 +1769,7 @@ impl<'a> Checker<'a> {
                 ),
             );
         }
-        self.findings
-            .sort_by_key(|f| (f.level, f.severity));
+        self.findings.sort_by_key(|f| (f.level, f.severity));
         FileResult {
             path: path.to_owned(),
             document: Document::Report {
@@ -1679,10 +1787,22 @@ impl<'a> Checker<'a> {
 }
 
 const L3_REQUIREMENTS: [(&str, &str, &str); 4] = [
-    ("L3.hardening-loop", "§4.4", "the hardening loop is implemented"),
-    ("L3.initial-final", "§4.4", "initial and final scores are recorded"),
+    (
+        "L3.hardening-loop",
+        "§4.4",
+        "the hardening loop is implemented",
+    ),
+    (
+        "L3.initial-final",
+        "§4.4",
+        "initial and final scores are recorded",
+    ),
     ("L3.velocity", "§3.5", "hardening velocity is tracked"),
-    ("L3.recomputed", "§6.3", "the score is recomputed after each hardening cycle"),
+    (
+        "L3.recomputed",
+        "§6.3",
+        "the score is recomputed after each hardening cycle",
+    ),
 ];
 
 fn verdict_of(r: Result<String, String>) -> (Verdict, String) {

@@ -43,3 +43,16 @@ pub fn output_schema() -> String {
 
 /// The committed output schema, as shipped.
 pub const OUTPUT_SCHEMA: &str = include_str!("../../check-output.schema.json");
+
+/// Validates a `gapscore check --format json` output against [`OUTPUT_SCHEMA`]; returns every
+/// violation (`pointer: message`). The outer error means the committed schema is unusable.
+pub fn validate_output(output: &serde_json::Value) -> Result<Vec<String>, String> {
+    let schema: serde_json::Value = serde_json::from_str(OUTPUT_SCHEMA)
+        .map_err(|e| format!("the output schema is not json: {e}"))?;
+    let validator = jsonschema::validator_for(&schema)
+        .map_err(|e| format!("the output schema does not compile: {e}"))?;
+    Ok(validator
+        .iter_errors(output)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect())
+}

@@ -52,9 +52,7 @@ impl Rounding {
         match self {
             Rounding::PythonHalfEven => Score::new(failed, total).rounded(),
             Rounding::GoHalfUp => (pct * 10.0).round() / 10.0,
-            Rounding::Truncated => {
-                (u128::from(failed) * 1000 / u128::from(total)) as f64 / 10.0
-            }
+            Rounding::Truncated => (u128::from(failed) * 1000 / u128::from(total)) as f64 / 10.0,
             Rounding::WholePercent => (u128::from(failed) * 100 / u128::from(total)) as f64,
             Rounding::Unrounded => pct,
         }

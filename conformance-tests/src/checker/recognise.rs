@@ -209,8 +209,9 @@ pub fn classify_text(text: &str) -> Option<Kind> {
     let summary = text.lines().any(|l| {
         let l = l.trim_start();
         ["Shadow Score: ", "Gap Score: "].iter().any(|p| {
-            l.strip_prefix(p)
-                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()) && rest.contains('%'))
+            l.strip_prefix(p).is_some_and(|rest| {
+                rest.starts_with(|c: char| c.is_ascii_digit()) && rest.contains('%')
+            })
         })
     });
     if summary && marker.is_none() {

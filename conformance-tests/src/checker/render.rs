@@ -32,7 +32,11 @@ pub fn render_text(out: &CheckOutput) -> String {
         if holding == 1 { "s" } else { "" }
     );
     if failing > 0 {
-        let _ = write!(s, ", {failing} do{} not", if failing == 1 { "es" } else { "" });
+        let _ = write!(
+            s,
+            ", {failing} do{} not",
+            if failing == 1 { "es" } else { "" }
+        );
     }
     if unreadable > 0 {
         let _ = write!(s, ", {unreadable} unreadable");
@@ -53,13 +57,19 @@ fn render_file(s: &mut String, f: &FileResult, requested: u8) {
         } => {
             let _ = writeln!(s, "{}: not a Gap Report: {artifact}", f.path);
             let _ = writeln!(s, "  {explanation}");
-            let _ = writeln!(s, "  level {requested} does not hold: there is no report to check");
+            let _ = writeln!(
+                s,
+                "  level {requested} does not hold: there is no report to check"
+            );
             return;
         }
         Document::Unknown { explanation } => {
             let _ = writeln!(s, "{}: not a Gap Report", f.path);
             let _ = writeln!(s, "  {explanation}");
-            let _ = writeln!(s, "  level {requested} does not hold: there is no report to check");
+            let _ = writeln!(
+                s,
+                "  level {requested} does not hold: there is no report to check"
+            );
             return;
         }
         Document::Report {
@@ -99,11 +109,7 @@ fn render_file(s: &mut String, f: &FileResult, requested: u8) {
             let state = if o.errors == 0 {
                 "valid".to_owned()
             } else {
-                format!(
-                    "{} error{}",
-                    o.errors,
-                    if o.errors == 1 { "" } else { "s" }
-                )
+                format!("{} error{}", o.errors, if o.errors == 1 { "" } else { "s" })
             };
             if o.binding {
                 format!("{} {state}", o.schema)
