@@ -67,12 +67,35 @@ pub fn to_ctrf(runs: &[TestRun]) -> Value {
             if !t.attempts.is_empty() {
                 test.insert("retries".into(), json!(t.attempts.len()));
                 test.insert("flaky".into(), json!(t.is_flaky()));
+                // The earlier attempts themselves, so their statuses and messages survive.
+                let attempts: Vec<Value> = t
+                    .attempts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| {
+                        let mut o = json!({"attempt": i + 1, "status": ctrf_status(a.status)});
+                        if let Some(m) = &a.message {
+                            o["message"] = json!(m);
+                        }
+                        if let Some(d) = a.duration {
+                            o["duration"] = json!((d * 1000.0).round() as u64);
+                        }
+                        o
+                    })
+                    .collect();
+                test.insert("retryAttempts".into(), Value::Array(attempts));
             }
             let mut extra = Map::new();
             extra.insert("gapscore_status".into(), json!(t.status));
             extra.insert("gapscore_id".into(), json!(t.id));
             if t.duration.is_none() {
                 extra.insert("duration_unknown".into(), json!(true));
+            }
+            if t.parent {
+                extra.insert("gapscore_parent".into(), json!(true));
+            }
+            if let Some(p) = &t.parent_id {
+                extra.insert("gapscore_parent_id".into(), json!(p));
             }
             if let Some(c) = t.category {
                 extra.insert("category".into(), json!(c));

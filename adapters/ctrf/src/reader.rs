@@ -645,6 +645,10 @@ struct TestExtra<'a> {
     #[serde(default)]
     duration_unknown: Option<Value>,
     #[serde(default)]
+    gapscore_parent: Option<Value>,
+    #[serde(default, borrow)]
+    gapscore_parent_id: Option<BStr<'a>>,
+    #[serde(default)]
     category: Option<Value>,
     #[serde(default)]
     expected: Option<Value>,
@@ -722,6 +726,12 @@ impl State<'_> {
             .or(raw.tags.and_then(|t| t.0))
             .or_else(|| Category::from_title(&test.name));
         if let Some(e) = extra {
+            test.parent = e.gapscore_parent == Some(Value::Bool(true));
+            test.parent_id = e
+                .gapscore_parent_id
+                .as_deref()
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned);
             test.expected = e.expected.and_then(text);
             test.actual = e.actual.and_then(text);
         }

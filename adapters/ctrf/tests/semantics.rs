@@ -258,12 +258,19 @@ fn round_trip_through_gapscore_ctrf_writer() {
             t.line = Some(14);
         }
         if s == Status::Passed {
-            t.attempts = vec![Attempt::new(Status::Failed), Attempt::new(Status::Failed)];
+            let mut second = Attempt::new(Status::Failed);
+            second.message = Some("timeout on the second try".into());
+            second.duration = Some(1.5);
+            t.attempts = vec![Attempt::new(Status::Failed), second];
+        }
+        if s == Status::Skipped {
+            t.parent_id = Some("pkg > mod::test_passed".into());
         }
         run.tests.push(t);
     }
     // An id the writer must carry (not derivable from suite and name).
     run.tests[1].id = "node::id[param]".into();
+    run.tests[0].parent = true;
     run.problems
         .push(Problem::new(ProblemKind::BuildFailure, "undefined: x").with_suite("pkg"));
     run.problems.push(Problem::new(
@@ -296,9 +303,11 @@ fn round_trip_through_gapscore_ctrf_writer() {
             b.file.as_deref(),
             a.file.as_deref().or(run.source.as_deref())
         );
-        // Attempts travel as a count: their number and that they failed survive.
-        assert_eq!(a.attempts.len(), b.attempts.len());
+        // Attempts travel as `retryAttempts`: each one's status, message and duration.
+        assert_eq!(a.attempts, b.attempts, "{}", a.name);
         assert_eq!(a.is_flaky(), b.is_flaky());
+        assert_eq!(a.parent, b.parent, "{}", a.name);
+        assert_eq!(a.parent_id, b.parent_id, "{}", a.name);
     }
     let kinds: Vec<_> = back.problems.iter().map(|p| p.kind).collect();
     assert_eq!(
