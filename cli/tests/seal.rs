@@ -485,6 +485,20 @@ fn category_rules_set_categories_and_bad_rules_are_located() {
     assert!(stderr(&o).contains("bad.toml:1:"), "{}", stderr(&o));
 }
 
+/// Problem kinds a case's truth lists that its report file cannot show (the same exceptions the
+/// adapters' own truth tests make, each explained there): pytest's "Interrupted: N errors during
+/// collection" is console text a JUnit file does not carry (its collection errors are in the file
+/// and named); a test that never started (go's timeout case, pytest's killed reportlog run) is
+/// named nowhere in the stream — the timeout or kill that stopped it is reported instead.
+fn not_in_the_file(case: &str, kind: &str) -> bool {
+    matches!(
+        (case, kind),
+        ("pytest-collection-error", "aborted")
+            | ("timeout", "missing-tests")
+            | ("reportlog-killed-mid-run", "missing-tests")
+    )
+}
+
 /// Every real-runner case (copied into the adapters' fixtures with its `truth.json`) whose run
 /// had run-level trouble must score as not perfect, with each problem kind named in the report.
 #[test]
@@ -507,6 +521,7 @@ fn every_real_case_with_a_problem_scores_non_perfect_and_names_it() {
     }
     truths.sort();
     let mut checked = 0;
+    let mut missing = Vec::new();
     for truth in &truths {
         let t: Value = serde_json::from_slice(&fs::read(truth).unwrap()).unwrap();
         let kinds: Vec<&str> = t["problems"]
@@ -553,23 +568,20 @@ fn every_real_case_with_a_problem_scores_non_perfect_and_names_it() {
             .iter()
             .filter_map(|p| p["kind"].as_str())
             .collect();
-        // pytest's "Interrupted: N errors during collection" (aborted) is console text that a
-        // JUnit file does not carry; its collection errors are in the file and named.
         let case = dir.file_name().unwrap().to_string_lossy();
-        for k in kinds
-            .iter()
-            .filter(|k| !(case == "pytest-collection-error" && **k == "aborted"))
-        {
-            assert!(
-                named.contains(k),
-                "{}: problem `{k}` not in the report ({named:?})",
-                truth.display()
-            );
+        for k in kinds.iter().filter(|k| !not_in_the_file(&case, k)) {
+            if !named.contains(k) {
+                missing.push(format!(
+                    "{}: problem `{k}` not in the report ({named:?})",
+                    truth.display()
+                ));
+            }
         }
         checked += 1;
     }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
     assert!(
-        checked >= 3,
+        checked >= 15,
         "only {checked} real cases with problems found"
     );
 }
