@@ -10,7 +10,6 @@ pub mod args;
 pub mod commands;
 mod host;
 mod io;
-mod sealdir;
 
 use std::process::ExitCode;
 

@@ -292,9 +292,58 @@ pub struct SealRecord {
     pub tool: String,
 }
 
+/// Why the text of a seal record cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// Not JSON of a seal record's shape; the place is 1-based.
+    #[error("{line}:{column}: not a seal record: {reason}")]
+    Json {
+        /// Line of the error.
+        line: usize,
+        /// Column of the error.
+        column: usize,
+        /// What serde_json said.
+        reason: String,
+    },
+    /// A record format this version cannot read.
+    #[error("seal record version {0} is not supported (this gapscore reads version {v})", v = SealRecord::VERSION)]
+    Version(u32),
+    /// The record's `hash` is not a SHA-256.
+    #[error("the record's hash: {0}")]
+    Hash(#[from] crate::hash::HashFormatError),
+}
+
+impl RecordError {
+    /// The message prefixed by the record's file: `path:line:col: ...` for a place in it,
+    /// `path: ...` otherwise.
+    pub fn at(&self, path: &std::path::Path) -> String {
+        match self {
+            RecordError::Json { .. } => format!("{}:{self}", path.display()),
+            _ => format!("{}: {self}", path.display()),
+        }
+    }
+}
+
 impl SealRecord {
     /// The current record format version.
     pub const VERSION: u32 = 1;
+
+    /// Reads a record written by `gapscore seal`: its JSON, its version and its hash. Every
+    /// reader of records (score, seal --verify, check, batch) goes through here, so they
+    /// accept and refuse the same files.
+    pub fn from_json(text: &str) -> Result<SealRecord, RecordError> {
+        let record: SealRecord = serde_json::from_str(text).map_err(|e| RecordError::Json {
+            line: e.line(),
+            column: e.column(),
+            reason: e.to_string(),
+        })?;
+        if record.gapscore_seal != SealRecord::VERSION {
+            return Err(RecordError::Version(record.gapscore_seal));
+        }
+        crate::hash::canonical_sha256(&record.hash)?;
+        Ok(record)
+    }
 
     /// A record for a computed hash. `files` are sorted by path.
     pub fn new(

@@ -14,6 +14,7 @@ mod ingest;
 pub mod loader;
 mod registry;
 pub mod score;
+pub mod sealdir;
 
 pub use ingest::{IngestError, IngestOptions, Input, Outcome, Parsed, expand_inputs, ingest};
 pub use loader::{PLUGIN_PATH_ENV, PluginAdapter, PluginError, PluginSearch, load_plugin};

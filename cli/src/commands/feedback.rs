@@ -1,11 +1,12 @@
 //! `gapscore feedback`: what the implementer may see after a failed validation (spec §4.4).
 
 use anyhow::Result;
+use gapscore_adapters::sealdir;
 use gapscore_core::feedback::{build_feedback, render_feedback_text};
 
 use crate::args::{FeedbackArgs, FeedbackFormat};
 use crate::commands::harden::load_validation;
-use crate::{EXIT_OK, io, sealdir};
+use crate::{EXIT_OK, io};
 
 /// Runs `gapscore feedback`.
 pub fn run(args: &FeedbackArgs) -> Result<u8> {

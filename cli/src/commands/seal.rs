@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use gapscore_adapters::{Outcome, expand_inputs, ingest};
+use gapscore_adapters::{Outcome, expand_inputs, ingest, sealdir};
 use gapscore_core::RunCollector;
 use gapscore_core::hash::canonical_sha256;
 use gapscore_core::seal::{
@@ -14,7 +14,7 @@ use gapscore_core::seal::{
 };
 
 use crate::args::{EmitArg, SealArgs};
-use crate::{EXIT_OK, EXIT_THRESHOLD, host, io, sealdir};
+use crate::{EXIT_OK, EXIT_THRESHOLD, host, io};
 
 /// Runs `gapscore seal`.
 pub fn run(args: &SealArgs) -> Result<u8> {
@@ -222,27 +222,9 @@ pub fn load_expected(arg: &str) -> Result<Expected> {
         .with_context(|| format!("`{arg}` is neither a file nor a hash"))
 }
 
-/// Reads a seal record file.
+/// Reads a seal record from its text.
 pub fn load_record(path: &Path, text: &str) -> Result<SealRecord> {
-    let record: SealRecord = serde_json::from_str(text).map_err(|e| {
-        anyhow::anyhow!(
-            "{}:{}:{}: not a seal record: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        )
-    })?;
-    if record.gapscore_seal != SealRecord::VERSION {
-        bail!(
-            "{}: seal record version {} is not supported (this gapscore reads version {})",
-            path.display(),
-            record.gapscore_seal,
-            SealRecord::VERSION
-        );
-    }
-    canonical_sha256(&record.hash)
-        .with_context(|| format!("{}: the record's hash", path.display()))?;
-    Ok(record)
+    SealRecord::from_json(text).map_err(|e| anyhow::anyhow!(e.at(path)))
 }
 
 /// A directory checked against its seal.
