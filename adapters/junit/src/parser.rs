@@ -114,13 +114,16 @@ struct Suite {
     crash_reported: bool,
     /// Holds a producer's pseudo-testcase: its declared counts describe those, not tests.
     has_pseudo: bool,
+    /// The length of the suite path before this suite's name was appended (`None`: there was
+    /// no path), so leaving the suite restores it without rebuilding it from every level.
+    path_before: Option<usize>,
 }
 
 struct Reading<'a> {
     sink: &'a mut dyn EventSink,
     suites: Vec<Suite>,
     /// The names of `suites` joined by ` > `, kept up to date on every push and pop since every
-    /// testcase needs it.
+    /// testcase needs it: appended to and truncated, never rebuilt, so deep nesting stays linear.
     path: Option<String>,
     case: Option<Case>,
     target: Target,
@@ -155,6 +158,14 @@ impl From<quick_xml::Error> for StartError {
 impl std::fmt::Display for StartError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            // The same words as an undefined entity in text, without quick-xml's byte range.
+            StartError::Xml(quick_xml::Error::Escape(
+                quick_xml::escape::EscapeError::UnrecognizedEntity(_, name),
+            )) => write!(
+                f,
+                "undefined entity `&{};` (entities declared in a DTD are never expanded)",
+                name.escape_debug()
+            ),
             StartError::Xml(e) => e.fmt(f),
             StartError::Message(m) => f.write_str(m),
         }
@@ -218,13 +229,33 @@ impl Reading<'_> {
         self.path.clone()
     }
 
-    fn update_path(&mut self) {
-        let names: Vec<&str> = self
-            .suites
-            .iter()
-            .filter_map(|s| s.name.as_deref())
-            .collect();
-        self.path = (!names.is_empty()).then(|| names.join(" > "));
+    /// Enters a suite: its name is appended to the path.
+    fn push_suite(&mut self, mut s: Suite) {
+        s.path_before = self.path.as_ref().map(String::len);
+        if let Some(name) = s.name.as_deref() {
+            match self.path.as_mut() {
+                Some(p) => {
+                    p.push_str(" > ");
+                    p.push_str(name);
+                }
+                None => self.path = Some(name.to_owned()),
+            }
+        }
+        self.suites.push(s);
+    }
+
+    /// Leaves the innermost suite: the path is cut back to what it was before it.
+    fn pop_suite(&mut self) -> Option<Suite> {
+        let s = self.suites.pop()?;
+        match s.path_before {
+            Some(len) => {
+                if let Some(p) = self.path.as_mut() {
+                    p.truncate(len);
+                }
+            }
+            None => self.path = None,
+        }
+        Some(s)
     }
 
     /// True inside an element whose text is kept.
@@ -311,11 +342,11 @@ impl Reading<'_> {
                         _ => None,
                     };
                 }
+                // An empty `<testsuite/>` is entered and left at once, so its declared counts
+                // are checked and the enclosing suite stays open.
+                self.push_suite(s);
                 if empty {
                     self.end_suite();
-                } else {
-                    self.suites.push(s);
-                    self.update_path();
                 }
             }
             "properties" if !empty => self.in_properties = true,
@@ -452,8 +483,7 @@ impl Reading<'_> {
 
     fn end_suite(&mut self) {
         self.flush();
-        let popped = self.suites.pop();
-        self.update_path();
+        let popped = self.pop_suite();
         if let Some(s) = popped {
             let labels = ["tests", "failures", "errors", "skipped"];
             for (i, label) in labels.iter().enumerate().filter(|_| !s.has_pseudo) {
@@ -829,10 +859,23 @@ fn parse_stream<R: std::io::BufRead>(
             }
         };
         let root_check = |name: &str| -> Result<(), AdapterError> {
+            if name.contains('\0') {
+                // `<\0?\0x\0m\0l\0`: the bytes are UTF-16, and there is no byte-order mark to
+                // say so; printing the name would put NUL bytes on the terminal.
+                return Err(at(
+                    before,
+                    "NUL bytes in the first element's name: UTF-16 without a byte-order mark? \
+                     (JUnit files are read as UTF-8 unless a UTF-16 byte-order mark says otherwise)"
+                        .into(),
+                ));
+            }
             if !matches!(name, "testsuites" | "testsuite") {
                 return Err(at(
                     before,
-                    format!("root element is <{name}>, expected <testsuites> or <testsuite>"),
+                    format!(
+                        "root element is <{}>, expected <testsuites> or <testsuite>",
+                        name.escape_debug()
+                    ),
                 ));
             }
             Ok(())
@@ -896,7 +939,12 @@ fn parse_stream<R: std::io::BufRead>(
                     return Err(AdapterError::Input(if reader.buffer_position() == 0 {
                         InputError::Empty("empty file: expected a JUnit XML document".into())
                     } else {
-                        InputError::Empty("no <testsuites> or <testsuite> element".into())
+                        // The place is the end: everything before it was read and was not a root.
+                        InputError::Syntax {
+                            location: Location::Offset(reader.buffer_position()),
+                            message: "end of file before any <testsuites> or <testsuite> element"
+                                .into(),
+                        }
                     }));
                 }
                 if depth > 0 {
