@@ -599,13 +599,18 @@ impl Reader<'_> {
         }
         self.stray_lines += 1;
         if self.first_stray.is_none() {
-            let mut s = line.trim_end().to_owned();
-            if s.len() > 200 {
-                let mut cut = 200;
-                while !s.is_char_boundary(cut) {
-                    cut -= 1;
+            // At most 200 bytes, control characters escaped: a stray line may be binary (NUL
+            // bytes where a crash left a hole) and the warning goes to a terminal.
+            let mut s = String::new();
+            for c in line.trim_end().chars() {
+                if s.len() >= 200 {
+                    break;
                 }
-                s.truncate(cut);
+                if c.is_control() {
+                    s.extend(c.escape_default());
+                } else {
+                    s.push(c);
+                }
             }
             self.first_stray = Some(s);
         }
