@@ -1,8 +1,21 @@
 //! Helpers for adapter tests and benchmarks: the data-driven fixture harness every adapter crate
 //! uses (`tests/fixtures/{valid,invalid}/<scenario>.<ext>`, one test walking both folders), the
-//! cdylib cargo built for a test, and a process's peak memory.
+//! cdylib cargo built for a test, a process's peak memory, and what every adapter's benchmark
+//! binary shares: [`NullSink`], [`thread_cpu_seconds`], [`time_best`], [`run_mode`] (one of the
+//! `null`, `score` and `parse` modes, measured as a [`BenchResult`]) and [`run_in_own_process`].
+//! Everything here panics on failure: it is for tests and benches, never for library code.
 
+use std::fmt;
+use std::fs::File;
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use gapscore_core::{StatusPolicy, Tally};
+
+use crate::{
+    Adapter, EventSink, Normalizer, ParseOptions, Problem, Producer, RunCollector, TestCase,
+};
 
 /// The files directly in `<crate>/tests/fixtures/<kind>`, sorted. Panics (this is for tests)
 /// when the folder is missing or empty, so a renamed folder cannot make the test pass on nothing.
@@ -51,4 +64,298 @@ pub fn peak_rss_mib() -> f64 {
                 .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         })
         .map_or(0.0, |kib| kib / 1024.0)
+}
+
+/// A sink that counts the tests, problems and warnings it is given and keeps nothing: a
+/// benchmark's `null` mode, the reader's own cost.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct NullSink {
+    /// Finished tests seen.
+    pub tests: usize,
+    /// Run-level problems seen.
+    pub problems: usize,
+    /// Warnings seen.
+    pub warnings: usize,
+}
+
+impl EventSink for NullSink {
+    fn producer(&mut self, _: Producer) {}
+    fn test_finished(&mut self, _: TestCase) {
+        self.tests += 1;
+    }
+    fn problem(&mut self, _: Problem) {
+        self.problems += 1;
+    }
+    fn warning(&mut self, _: String) {
+        self.warnings += 1;
+    }
+}
+
+/// The calling thread's time on a CPU in seconds (`/proc/thread-self/schedstat`), or 0 where
+/// `/proc` does not say. On a loaded machine wall time also counts the time other processes held
+/// the core; the difference of two readings does not.
+pub fn thread_cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns / 1e9)
+}
+
+/// The best of several timed runs of one closure: [`time_best`]'s answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timed<T> {
+    /// What the last run returned.
+    pub value: T,
+    /// The shortest wall time of any run, in seconds.
+    pub wall_s: f64,
+    /// The shortest on-CPU time of this thread in any run ([`thread_cpu_seconds`]), in seconds.
+    pub cpu_s: f64,
+}
+
+/// Runs `f` `runs` times (at least once) and keeps the best wall and the best on-CPU time, for a
+/// bench's own modes (a tokenizer alone, serde_json alone, ...) measured like [`run_mode`]'s.
+pub fn time_best<T>(runs: usize, mut f: impl FnMut() -> T) -> Timed<T> {
+    let mut wall_s = f64::MAX;
+    let mut cpu_s = f64::MAX;
+    let mut value = None;
+    for _ in 0..runs.max(1) {
+        let cpu = thread_cpu_seconds();
+        let t = Instant::now();
+        let v = f();
+        wall_s = wall_s.min(t.elapsed().as_secs_f64());
+        cpu_s = cpu_s.min(thread_cpu_seconds() - cpu);
+        value = Some(std::hint::black_box(v));
+    }
+    let value = value.unwrap_or_else(|| unreachable!("at least one run"));
+    Timed {
+        value,
+        wall_s,
+        cpu_s,
+    }
+}
+
+/// A file's size in MB (10^6 bytes), as the benches report throughput. Panics when it has none.
+pub fn file_mb(path: &Path) -> f64 {
+    let meta =
+        std::fs::metadata(path).unwrap_or_else(|e| panic!("cannot stat {}: {e}", path.display()));
+    meta.len() as f64 / 1e6
+}
+
+/// One benchmark mode's measurement. Its `Display` is the line a bench prints after the file
+/// and mode: tests read, MB, best wall and on-CPU time as MB/s, and the process's peak RSS
+/// ([`peak_rss_mib`], read when printed, so each mode belongs in its own process).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BenchResult {
+    /// Tests read: the finished tests the sink was given (`score`: what the tally counted, where a
+    /// run-level problem is one failed entry), or what a bench's own mode counted.
+    pub tests: usize,
+    /// Run-level problems the sink was given (0 for a bench's own modes).
+    pub problems: usize,
+    /// Warnings the sink was given (0 for a bench's own modes).
+    pub warnings: usize,
+    /// Input size in MB (10^6 bytes).
+    pub mb: f64,
+    /// Best wall time, in seconds.
+    pub wall_s: f64,
+    /// Best on-CPU time of the reading thread, in seconds (0 where `/proc` does not say).
+    pub cpu_s: f64,
+}
+
+impl BenchResult {
+    /// The result of a bench's own mode timed with [`time_best`], whose closure returned the
+    /// number of tests (or items) it read from `mb` MB.
+    pub fn new(mb: f64, timed: Timed<usize>) -> Self {
+        BenchResult {
+            tests: timed.value,
+            problems: 0,
+            warnings: 0,
+            mb,
+            wall_s: timed.wall_s,
+            cpu_s: timed.cpu_s,
+        }
+    }
+}
+
+impl fmt::Display for BenchResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rate = |s: f64| if s > 0.0 { self.mb / s } else { 0.0 };
+        write!(
+            f,
+            "{} tests, {:.1} MB in {:.3} s wall = {:.0} MB/s, {:.3} s on-CPU = {:.0} MB/s; peak RSS {:.1} MiB",
+            self.tests,
+            self.mb,
+            self.wall_s,
+            rate(self.wall_s),
+            self.cpu_s,
+            rate(self.cpu_s),
+            peak_rss_mib()
+        )
+    }
+}
+
+/// Reads the file at `path` `runs` times through `adapter.parse_reader` (a 64 KiB `BufReader`,
+/// as `gapscore` reads files) in one mode, and keeps the best times:
+/// - `null`: into a [`NullSink`], the reader's own cost;
+/// - `score`: through a [`Normalizer`] into a `Tally` (default policy, then `Tally::finish`), what
+///   `gapscore score` keeps; its test count is the tally's total, problems included;
+/// - `parse`: through a [`Normalizer`] into `RunCollector::new(format_id, None)`, every test
+///   kept, what `gapscore parse` keeps.
+///
+/// Panics on any other mode, on a file that cannot be opened and on a parse error.
+pub fn run_mode(
+    adapter: &dyn Adapter,
+    opts: &ParseOptions,
+    format_id: &str,
+    mode: &str,
+    path: &Path,
+    runs: usize,
+) -> BenchResult {
+    let open = || {
+        let file =
+            File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
+        BufReader::with_capacity(64 * 1024, file)
+    };
+    let fail = |e: crate::AdapterError| panic!("{mode} {}: {e}", path.display());
+    let timed = time_best(runs, || match mode {
+        "null" => {
+            let mut sink = NullSink::default();
+            adapter
+                .parse_reader(&mut open(), opts, &mut sink)
+                .unwrap_or_else(fail);
+            (sink.tests, sink.problems, sink.warnings)
+        }
+        "score" => {
+            let mut tally = Tally::new(StatusPolicy::default());
+            let mut sink = Normalizer::new(&mut tally);
+            adapter
+                .parse_reader(&mut open(), opts, &mut sink)
+                .unwrap_or_else(fail);
+            sink.finish();
+            tally.finish();
+            let tests = usize::try_from(tally.counts.total).unwrap_or(usize::MAX);
+            (tests, tally.problems.len(), tally.warnings.len())
+        }
+        "parse" => {
+            let mut sink = Normalizer::new(RunCollector::new(format_id, None));
+            adapter
+                .parse_reader(&mut open(), opts, &mut sink)
+                .unwrap_or_else(fail);
+            let run = sink.finish().into_run();
+            (run.tests.len(), run.problems.len(), run.warnings.len())
+        }
+        other => panic!("unknown mode `{other}` (null, score or parse)"),
+    });
+    let (tests, problems, warnings) = timed.value;
+    BenchResult {
+        tests,
+        problems,
+        warnings,
+        mb: file_mb(path),
+        wall_s: timed.wall_s,
+        cpu_s: timed.cpu_s,
+    }
+}
+
+/// The bench binary's arguments, without the `--bench` cargo adds.
+pub fn bench_args() -> Vec<String> {
+    std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect()
+}
+
+/// Runs this executable again with `args` (a bench's `MODE FILE`) in a process of its own, so the
+/// peak RSS it prints is that mode's alone; its output goes straight to this process's. Panics
+/// when it cannot start or does not succeed.
+pub fn run_in_own_process<I, S>(args: I)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("no current exe: {e}"));
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(|a| a.as_ref().into()).collect();
+    let status = std::process::Command::new(&exe)
+        .args(&args)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    assert!(status.success(), "{} {args:?}: {status}", exe.display());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AdapterError, AdapterInfo, ProblemKind, Status};
+
+    /// One line per test (`p` passed, `f` failed); a `!` line is a run-level problem.
+    struct Lines(AdapterInfo);
+
+    impl Adapter for Lines {
+        fn info(&self) -> &AdapterInfo {
+            &self.0
+        }
+        fn detect(&self, _: &[u8], _: Option<&str>) -> u8 {
+            0
+        }
+        fn parse(
+            &self,
+            input: &[u8],
+            _: &ParseOptions,
+            sink: &mut dyn EventSink,
+        ) -> Result<(), AdapterError> {
+            for (i, line) in input.split(|b| *b == b'\n').enumerate() {
+                match line {
+                    b"p" | b"f" => {
+                        let status = if line == b"p" {
+                            Status::Passed
+                        } else {
+                            Status::Failed
+                        };
+                        sink.test_finished(TestCase::new(None, format!("t{i}"), status));
+                    }
+                    b"!" => sink.problem(Problem::new(ProblemKind::Crash, "boom")),
+                    _ => {}
+                }
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_mode_counts_the_same_tests_and_problems() {
+        let dir = std::env::temp_dir().join(format!("gapscore-sdk-testing-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.join("in.txt");
+        std::fs::write(&path, "p\nf\np\n!\n").unwrap_or_else(|e| panic!("{e}"));
+        let adapter = Lines(AdapterInfo::new("lines", "0", &["lines"]));
+        for mode in ["null", "score", "parse"] {
+            let r = run_mode(&adapter, &ParseOptions::default(), "lines", mode, &path, 2);
+            // A tally counts each run-level problem as one failed entry.
+            let tests = if mode == "score" { 4 } else { 3 };
+            assert_eq!((r.tests, r.problems, r.warnings), (tests, 1, 0), "{mode}");
+            assert!((r.mb - 8e-6).abs() < 1e-12, "{mode}: {}", r.mb);
+            assert!(r.wall_s >= 0.0 && r.cpu_s >= 0.0, "{mode}");
+            assert!(
+                r.to_string()
+                    .starts_with(&format!("{tests} tests, 0.0 MB in ")),
+                "{r}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn time_best_runs_at_least_once_and_keeps_the_last_value() {
+        let mut calls = 0;
+        let t = time_best(0, || {
+            calls += 1;
+            calls
+        });
+        assert_eq!((calls, t.value), (1, 1));
+        let t = time_best(3, || {
+            calls += 1;
+            calls
+        });
+        assert_eq!(t.value, 4);
+        assert!(t.wall_s < 1.0 && t.cpu_s <= t.wall_s + 0.01);
+    }
 }
