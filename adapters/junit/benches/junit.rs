@@ -1,11 +1,13 @@
 //! Benchmark: the JUnit adapter streaming generated files from disk, as `gapscore` reads them.
 //!
-//! `cargo bench -p gapscore-adapter-junit --bench junit` generates two files and, each mode in
+//! `cargo bench -p gapscore-adapter-junit --bench junit` generates three files and, each mode in
 //! its own process (so the peak RSS printed is that mode's own), reads them with
 //! quick-xml alone, iterating each testcase's attributes (`xml`: the ceiling for any reader
-//! built on it), with `parse_reader` into a sink that drops everything (`null`: the reader's
-//! own cost), into a
-//! `RunCollector` (what `gapscore parse` keeps) and into a `Tally` (what `gapscore score` keeps):
+//! built on it), and with the adapter's `parse_reader` into a sink that drops everything
+//! (`null`: the reader's own cost), into a `RunCollector` (`parse`: what `gapscore parse` keeps)
+//! and into a `Tally` (`score`: what `gapscore score` keeps), through the SDK's shared bench
+//! helpers (`gapscore_adapter_sdk::testing::run_mode`). Each mode prints the best of three runs,
+//! wall and on-CPU (the thread's own time, the steadier figure on a loaded machine):
 //! - `mixed`: ~32 MB, 297,200 testcases in 1,486 suites with properties; 85 % pass (10 % of
 //!   them with system-out), 8 % failure with a CDATA trace and system-err, 3 % error, 4 % skipped;
 //! - `compact`: ~58 MB, 1,000,000 testcases; 93 % self-closing passes, 5 % CDATA failures,
@@ -17,13 +19,15 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
-use gapscore_adapter_junit::parser::parse_reader;
-use gapscore_adapter_sdk::testing::peak_rss_mib;
-use gapscore_adapter_sdk::{Normalizer, RunCollector};
-use gapscore_core::{StatusPolicy, Tally};
+use gapscore_adapter_junit::{FORMAT_ID, JUnit};
+use gapscore_adapter_sdk::ParseOptions;
+use gapscore_adapter_sdk::testing::{
+    BenchResult, bench_args, file_mb, run_in_own_process, run_mode, time_best,
+};
+
+/// Runs per mode; the best wall and the best on-CPU time are kept.
+const RUNS: usize = 3;
 
 fn mixed(path: &Path) {
     let mut w = BufWriter::new(File::create(path).unwrap());
@@ -75,18 +79,6 @@ fn compact(path: &Path, suites: usize) {
     writeln!(w, "</testsuites>").unwrap();
 }
 
-/// Drops every event: the reader's own cost.
-struct Null(usize);
-
-impl gapscore_adapter_sdk::EventSink for Null {
-    fn producer(&mut self, _: gapscore_adapter_sdk::Producer) {}
-    fn test_finished(&mut self, _: gapscore_adapter_sdk::TestCase) {
-        self.0 += 1;
-    }
-    fn problem(&mut self, _: gapscore_adapter_sdk::Problem) {}
-    fn warning(&mut self, _: String) {}
-}
-
 /// quick-xml alone, every testcase's attributes iterated: the ceiling for any reader on it.
 fn xml_only(reader: &mut BufReader<File>) -> usize {
     use quick_xml::events::Event;
@@ -110,46 +102,33 @@ fn xml_only(reader: &mut BufReader<File>) -> usize {
 }
 
 fn run(mode: &str, path: &Path) {
-    let mb = std::fs::metadata(path).unwrap().len() as f64 / 1e6;
-    let mut best = f64::MAX;
-    let mut count = 0;
-    for _ in 0..3 {
-        let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).unwrap());
-        let t = Instant::now();
-        count = if mode == "xml" {
-            xml_only(&mut reader)
-        } else if mode == "null" {
-            let mut sink = Null(0);
-            parse_reader(&mut reader, &mut sink).unwrap();
-            sink.0
-        } else if mode == "score" {
-            let mut tally = Tally::new(StatusPolicy::default());
-            let mut sink = Normalizer::new(&mut tally);
-            parse_reader(&mut reader, &mut sink).unwrap();
-            sink.finish();
-            tally.finish();
-            tally.counts.total as usize
-        } else {
-            let mut sink = Normalizer::new(RunCollector::new("junit-xml", None));
-            parse_reader(&mut reader, &mut sink).unwrap();
-            sink.finish().into_run().tests.len()
-        };
-        best = best.min(t.elapsed().as_secs_f64());
-    }
+    let result = if mode == "xml" {
+        let timed = time_best(RUNS, || {
+            xml_only(&mut BufReader::with_capacity(
+                64 * 1024,
+                File::open(path).unwrap(),
+            ))
+        });
+        BenchResult::new(file_mb(path), timed)
+    } else {
+        // `JUnit::parse_reader` is `parser::parse_reader` itself: the same code path.
+        run_mode(
+            &JUnit::new(),
+            &ParseOptions::default(),
+            FORMAT_ID,
+            mode,
+            path,
+            RUNS,
+        )
+    };
     println!(
-        "{:>8} {mode:>5}: {count} tests, {mb:.1} MB in {best:.3} s = {:.0} MB/s; peak RSS {:.1} MiB",
-        path.file_stem().unwrap().to_string_lossy(),
-        mb / best,
-        peak_rss_mib()
+        "{:>8} {mode:>5}: {result}",
+        path.file_stem().unwrap().to_string_lossy()
     );
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    if let [mode, path] = args.as_slice() {
+    if let [mode, path] = bench_args().as_slice() {
         run(mode, Path::new(path));
         return;
     }
@@ -163,7 +142,6 @@ fn main() {
     mixed(&files[0]);
     compact(&files[1], 1000);
     compact(&files[2], 3000);
-    let exe = std::env::current_exe().unwrap();
     for f in &files {
         // `parse` keeps every test; on the large file that only shows memory growing.
         let modes: &[&str] = if f == &files[2] {
@@ -172,9 +150,7 @@ fn main() {
             &["xml", "null", "parse", "score"]
         };
         for mode in modes {
-            let out = Command::new(&exe).arg(mode).arg(f).output().unwrap();
-            print!("{}", String::from_utf8_lossy(&out.stdout));
-            eprint!("{}", String::from_utf8_lossy(&out.stderr));
+            run_in_own_process([std::ffi::OsStr::new(mode), f.as_os_str()]);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
