@@ -6,22 +6,24 @@
 //! 0.5 % setup errors) and, each mode in its own process (so the peak RSS printed is that mode's
 //! own), reads them with `parse_reader` into a sink that drops everything (`null`: the reader's
 //! own cost), into a `RunCollector` (`parse`: what `gapscore parse` keeps) and into a `Tally`
-//! (`score`: what `gapscore score` keeps):
+//! (`score`: what `gapscore score` keeps), through the SDK's shared bench helpers
+//! (`gapscore_adapter_sdk::testing::run_mode`). Each mode prints the best of three runs, wall
+//! and on-CPU (the thread's own time, the steadier figure on a loaded machine):
 //! - `report.json`: pytest-json-report, 240,000 tests (~100 MB, one line);
 //! - `reportlog.jsonl`: pytest-reportlog, 100,000 tests, 300,000 records (~100 MB).
 
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)] // A bench binary.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 use gapscore_adapter_pytest::{FORMAT_JSON_REPORT, FORMAT_REPORTLOG, Pytest};
-use gapscore_adapter_sdk::testing::peak_rss_mib;
-use gapscore_adapter_sdk::{Adapter, Normalizer, ParseOptions, RunCollector};
-use gapscore_core::{StatusPolicy, Tally};
+use gapscore_adapter_sdk::ParseOptions;
+use gapscore_adapter_sdk::testing::{bench_args, run_in_own_process, run_mode};
+
+/// Runs per mode; the best wall and the best on-CPU time are kept.
+const RUNS: usize = 3;
 
 const LONGREPR: &str = "n = 3\\n\\n    @pytest.mark.parametrize('n', CASES)\\n    def test_case(n):\\n        if n % 125 == 3:\\n>           assert n * 2 == n + 1, f'case {n}'\\nE           AssertionError: case 3\\nE           assert (3 * 2) == (3 + 1)\\n\\ntests/test_big.py:10: AssertionError";
 
@@ -98,18 +100,6 @@ fn reportlog(path: &Path, n: usize) {
     writeln!(w, r#"{{"exitstatus": 1, "$report_type": "SessionFinish"}}"#).unwrap();
 }
 
-/// Drops every event: the reader's own cost.
-struct Null(usize);
-
-impl gapscore_adapter_sdk::EventSink for Null {
-    fn producer(&mut self, _: gapscore_adapter_sdk::Producer) {}
-    fn test_finished(&mut self, _: gapscore_adapter_sdk::TestCase) {
-        self.0 += 1;
-    }
-    fn problem(&mut self, _: gapscore_adapter_sdk::Problem) {}
-    fn warning(&mut self, _: String) {}
-}
-
 fn run(mode: &str, path: &Path) {
     let format = if path.extension().is_some_and(|e| e == "jsonl") {
         FORMAT_REPORTLOG
@@ -118,49 +108,15 @@ fn run(mode: &str, path: &Path) {
     };
     let mut opts = ParseOptions::default();
     opts.format_id = Some(format.to_owned());
-    let adapter = Pytest::new();
-    let mb = std::fs::metadata(path).unwrap().len() as f64 / 1e6;
-    let mut best = f64::MAX;
-    let mut count = 0;
-    for _ in 0..3 {
-        let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).unwrap());
-        let t = Instant::now();
-        count = match mode {
-            "null" => {
-                let mut sink = Null(0);
-                adapter.parse_reader(&mut reader, &opts, &mut sink).unwrap();
-                sink.0
-            }
-            "score" => {
-                let mut tally = Tally::new(StatusPolicy::default());
-                let mut sink = Normalizer::new(&mut tally);
-                adapter.parse_reader(&mut reader, &opts, &mut sink).unwrap();
-                sink.finish();
-                tally.finish();
-                tally.counts.total as usize
-            }
-            _ => {
-                let mut sink = Normalizer::new(RunCollector::new(format, None));
-                adapter.parse_reader(&mut reader, &opts, &mut sink).unwrap();
-                sink.finish().into_run().tests.len()
-            }
-        };
-        best = best.min(t.elapsed().as_secs_f64());
-    }
+    let result = run_mode(&Pytest::new(), &opts, format, mode, path, RUNS);
     println!(
-        "{:>16} {mode:>5}: {count} tests, {mb:.1} MB in {best:.3} s = {:.0} MB/s; peak RSS {:.1} MiB",
-        path.file_name().unwrap().to_string_lossy(),
-        mb / best,
-        peak_rss_mib()
+        "{:>16} {mode:>5}: {result}",
+        path.file_name().unwrap().to_string_lossy()
     );
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    if let [mode, path] = args.as_slice() {
+    if let [mode, path] = bench_args().as_slice() {
         run(mode, Path::new(path));
         return;
     }
@@ -174,12 +130,9 @@ fn main() {
     let files = [dir.join("report.json"), dir.join("reportlog.jsonl")];
     json_report(&files[0], 240_000);
     reportlog(&files[1], 100_000);
-    let exe = std::env::current_exe().unwrap();
     for f in &files {
         for mode in ["null", "parse", "score"] {
-            let out = Command::new(&exe).arg(mode).arg(f).output().unwrap();
-            print!("{}", String::from_utf8_lossy(&out.stdout));
-            eprint!("{}", String::from_utf8_lossy(&out.stderr));
+            run_in_own_process([std::ffi::OsStr::new(mode), f.as_os_str()]);
         }
     }
     if keep.is_none() {
