@@ -5,7 +5,10 @@
 //! own process (so the peak RSS printed is that mode's own), skips it with serde_json alone
 //! (`json`: the ceiling for a serde_json reader), reads it into a sink that drops
 //! everything (`null`: the reader's own cost), into a `RunCollector` (`parse`: what
-//! `gapscore parse` keeps) and into a `Tally` (`score`: what `gapscore score` keeps).
+//! `gapscore parse` keeps) and into a `Tally` (`score`: what `gapscore score` keeps), through the
+//! SDK's shared bench helpers (`gapscore_adapter_sdk::testing::run_mode`). Each mode prints the
+//! best of three runs, wall and on-CPU (the thread's own time, the steadier figure on a loaded
+//! machine), and checks every test was read with no problem or warning.
 //! The file has Jest 30's full key set: ~85 MB, 200,000 tests in 1,000 files, two levels of
 //! describe blocks; 90 % pass, 6 % fail with a message, a stack trace and a `matcherResult`,
 //! 2 % pending, 1 % todo, 1 % passed after a retry.
@@ -13,15 +16,17 @@
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)] // A bench binary.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 use gapscore_adapter_jest::Jest;
-use gapscore_adapter_sdk::testing::peak_rss_mib;
-use gapscore_adapter_sdk::{Adapter, Normalizer, ParseOptions, RunCollector};
-use gapscore_core::{StatusPolicy, Tally};
+use gapscore_adapter_sdk::ParseOptions;
+use gapscore_adapter_sdk::testing::{
+    BenchResult, bench_args, file_mb, run_in_own_process, run_mode, time_best,
+};
+
+/// Runs per mode; the best wall and the best on-CPU time are kept.
+const RUNS: usize = 3;
 
 const FILES: usize = 1000;
 const PER_FILE: usize = 200;
@@ -113,68 +118,37 @@ fn generate(path: &Path) {
     w.write_all(br#"],"wasInterrupted":false}"#).unwrap();
 }
 
-/// Drops every event: the reader's own cost.
-struct Null(usize);
-
-impl gapscore_adapter_sdk::EventSink for Null {
-    fn producer(&mut self, _: gapscore_adapter_sdk::Producer) {}
-    fn test_finished(&mut self, _: gapscore_adapter_sdk::TestCase) {
-        self.0 += 1;
-    }
-    fn problem(&mut self, _: gapscore_adapter_sdk::Problem) {}
-    fn warning(&mut self, _: String) {}
-}
-
 fn run(mode: &str, path: &Path) {
-    let mb = std::fs::metadata(path).unwrap().len() as f64 / 1e6;
-    let adapter = Jest::new();
-    let opts = ParseOptions::default();
-    let mut best = f64::MAX;
-    let mut count = 0;
-    for _ in 0..3 {
-        let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).unwrap());
-        let t = Instant::now();
-        count = if mode == "json" {
-            // serde_json skipping the whole document: the ceiling for any serde_json reader.
+    let result = if mode == "json" {
+        // serde_json skipping the whole document: the ceiling for any serde_json reader.
+        let timed = time_best(RUNS, || {
+            let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).unwrap());
             let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut reader, &mut bytes).unwrap();
+            reader.read_to_end(&mut bytes).unwrap();
             serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).unwrap();
             FILES * PER_FILE
-        } else if mode == "null" {
-            let mut sink = Null(0);
-            adapter.parse_reader(&mut reader, &opts, &mut sink).unwrap();
-            sink.0
-        } else if mode == "score" {
-            let mut tally = Tally::new(StatusPolicy::default());
-            let mut sink = Normalizer::new(&mut tally);
-            adapter.parse_reader(&mut reader, &opts, &mut sink).unwrap();
-            sink.finish();
-            tally.finish();
-            tally.counts.total as usize
-        } else {
-            let mut sink = Normalizer::new(RunCollector::new("jest-json", None));
-            adapter.parse_reader(&mut reader, &opts, &mut sink).unwrap();
-            let run = sink.finish().into_run();
-            assert!(run.problems.is_empty() && run.warnings.is_empty());
-            run.tests.len()
-        };
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    assert_eq!(count, FILES * PER_FILE);
+        });
+        BenchResult::new(file_mb(path), timed)
+    } else {
+        run_mode(
+            &Jest::new(),
+            &ParseOptions::default(),
+            "jest-json",
+            mode,
+            path,
+            RUNS,
+        )
+    };
+    assert_eq!(result.tests, FILES * PER_FILE);
+    assert!(result.problems == 0 && result.warnings == 0, "{result:?}");
     println!(
-        "{:>6} {mode:>5}: {count} tests, {mb:.1} MB in {best:.3} s = {:.0} MB/s; peak RSS {:.1} MiB",
-        path.file_stem().unwrap().to_string_lossy(),
-        mb / best,
-        peak_rss_mib()
+        "{:>6} {mode:>5}: {result}",
+        path.file_stem().unwrap().to_string_lossy()
     );
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    if let [mode, path] = args.as_slice() {
+    if let [mode, path] = bench_args().as_slice() {
         run(mode, Path::new(path));
         return;
     }
@@ -182,11 +156,8 @@ fn main() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("jest.json");
     generate(&file);
-    let exe = std::env::current_exe().unwrap();
     for mode in ["json", "null", "parse", "score"] {
-        let out = Command::new(&exe).arg(mode).arg(&file).output().unwrap();
-        print!("{}", String::from_utf8_lossy(&out.stdout));
-        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        run_in_own_process([std::ffi::OsStr::new(mode), file.as_os_str()]);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
