@@ -4,8 +4,11 @@
 //! `cargo bench -p gapscore-adapter-ctrf --bench ctrf` generates two files and, each mode in its
 //! own process (so the peak RSS printed is that mode's own), reads them with serde_json alone
 //! skipping every value (`json`: the ceiling for a serde_json reader), into a sink that drops
-//! everything (`null`: the reader's own cost), into a `RunCollector` (what `gapscore parse`
-//! keeps) and into a `Tally` (what `gapscore score` keeps):
+//! everything (`null`: the reader's own cost), into a `RunCollector` (`parse`: what
+//! `gapscore parse` keeps) and into a `Tally` (`score`: what `gapscore score` keeps), through the
+//! SDK's shared bench helpers (`gapscore_adapter_sdk::testing::run_mode`). Each mode prints the
+//! best of three runs, wall and on-CPU (the thread's own time, the steadier figure on a loaded
+//! machine):
 //! - `jest`: ~71 MB, 200,000 tests in jest-ctrf-json-reporter's shape (suite string, rawStatus,
 //!   type, filePath, retries, flaky); 90 % pass, 6 % fail with message and trace, 2 % skipped,
 //!   1 % `other`/todo, 1 % flaky with retries;
@@ -17,13 +20,15 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 use gapscore_adapter_ctrf::Ctrf;
-use gapscore_adapter_sdk::testing::peak_rss_mib;
-use gapscore_adapter_sdk::{Adapter, Normalizer, ParseOptions, RunCollector};
-use gapscore_core::{StatusPolicy, Tally};
+use gapscore_adapter_sdk::ParseOptions;
+use gapscore_adapter_sdk::testing::{
+    BenchResult, bench_args, file_mb, run_in_own_process, run_mode, time_best,
+};
+
+/// Runs per mode; the best wall and the best on-CPU time are kept.
+const RUNS: usize = 3;
 
 fn jest(path: &Path, n: usize) {
     let mut w = BufWriter::new(File::create(path).unwrap());
@@ -115,78 +120,36 @@ fn playwright(path: &Path, n: usize) {
     writeln!(w, "]}}}}").unwrap();
 }
 
-/// Drops every event: the reader's own cost.
-struct Null(usize);
-
-impl gapscore_adapter_sdk::EventSink for Null {
-    fn producer(&mut self, _: gapscore_adapter_sdk::Producer) {}
-    fn test_finished(&mut self, _: gapscore_adapter_sdk::TestCase) {
-        self.0 += 1;
-    }
-    fn problem(&mut self, _: gapscore_adapter_sdk::Problem) {}
-    fn warning(&mut self, _: String) {}
-}
-
-/// This thread's time on a CPU (`/proc/thread-self/schedstat`), so that the throughput can be
-/// told apart from waiting for a core on a loaded machine; 0 where `/proc` does not say.
-fn on_cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(0.0, |ns| ns / 1e9)
-}
-
 fn run(mode: &str, path: &Path) {
-    let mb = std::fs::metadata(path).unwrap().len() as f64 / 1e6;
-    let adapter = Ctrf::new();
-    let opts = ParseOptions::default();
-    let mut best = f64::MAX;
-    let mut best_cpu = f64::MAX;
-    let mut count = 0;
-    for _ in 0..3 {
-        let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).unwrap());
-        let cpu = on_cpu_seconds();
-        let t = Instant::now();
-        count = if mode == "json" {
+    let result = if mode == "json" {
+        // serde_json skipping every value: the ceiling for any serde_json reader.
+        let timed = time_best(RUNS, || {
+            let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).unwrap());
             let mut bytes = Vec::new();
             reader.read_to_end(&mut bytes).unwrap();
             let v: serde::de::IgnoredAny = serde_json::from_slice(&bytes).unwrap();
             std::hint::black_box(v);
             0
-        } else if mode == "null" {
-            let mut sink = Null(0);
-            adapter.parse_reader(&mut reader, &opts, &mut sink).unwrap();
-            sink.0
-        } else if mode == "score" {
-            let mut tally = Tally::new(StatusPolicy::default());
-            let mut sink = Normalizer::new(&mut tally);
-            adapter.parse_reader(&mut reader, &opts, &mut sink).unwrap();
-            sink.finish();
-            tally.finish();
-            tally.counts.total as usize
-        } else {
-            let mut sink = Normalizer::new(RunCollector::new("ctrf-json", None));
-            adapter.parse_reader(&mut reader, &opts, &mut sink).unwrap();
-            sink.finish().into_run().tests.len()
-        };
-        best = best.min(t.elapsed().as_secs_f64());
-        best_cpu = best_cpu.min(on_cpu_seconds() - cpu);
-    }
+        });
+        BenchResult::new(file_mb(path), timed)
+    } else {
+        run_mode(
+            &Ctrf::new(),
+            &ParseOptions::default(),
+            "ctrf-json",
+            mode,
+            path,
+            RUNS,
+        )
+    };
     println!(
-        "{:>10} {mode:>5}: {count} tests, {mb:.1} MB in {best:.3} s = {:.0} MB/s wall, {:.0} MB/s on-CPU; peak RSS {:.1} MiB",
-        path.file_stem().unwrap().to_string_lossy(),
-        mb / best,
-        mb / best_cpu,
-        peak_rss_mib()
+        "{:>10} {mode:>5}: {result}",
+        path.file_stem().unwrap().to_string_lossy()
     );
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    if let [mode, path] = args.as_slice() {
+    if let [mode, path] = bench_args().as_slice() {
         if mode == "gen" {
             // Only write the files into `path` (for profiling one mode by hand).
             let dir = Path::new(path);
@@ -202,12 +165,9 @@ fn main() {
     let files = [dir.join("jest.json"), dir.join("playwright.json")];
     jest(&files[0], 200_000);
     playwright(&files[1], 120_000);
-    let exe = std::env::current_exe().unwrap();
     for f in &files {
         for mode in ["json", "null", "parse", "score"] {
-            let out = Command::new(&exe).arg(mode).arg(f).output().unwrap();
-            print!("{}", String::from_utf8_lossy(&out.stdout));
-            eprint!("{}", String::from_utf8_lossy(&out.stderr));
+            run_in_own_process([std::ffi::OsStr::new(mode), f.as_os_str()]);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
