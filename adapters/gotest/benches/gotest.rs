@@ -6,11 +6,12 @@
 //! each mode in its own process (so the peak RSS printed is that mode's own), reads them with
 //! serde_json alone into the same borrowed event struct (`serde`: what the reader would cost
 //! without its fast path for go's own lines),
-//! with `parse_reader` into a sink that drops everything (`null`), into a `RunCollector`
-//! (`parse`: what `gapscore parse` keeps) and into a `Tally` (`score`: what `gapscore score`
-//! keeps). Each mode runs five times; it prints the best wall time and the best on-CPU time of
-//! the thread (`/proc/thread-self/schedstat`), which on a shared, loaded machine is the steadier
-//! measure of the reader's own cost:
+//! with the adapter's `parse_reader` (format named: straight to `json::parse_reader`) into a sink
+//! that drops everything (`null`), into a `RunCollector` (`parse`: what `gapscore parse` keeps)
+//! and into a `Tally` (`score`: what `gapscore score` keeps), through the SDK's shared bench
+//! helpers (`gapscore_adapter_sdk::testing::run_mode`). Each mode runs five times; it prints the
+//! best wall time and the best on-CPU time of the thread (`/proc/thread-self/schedstat`), which
+//! on a shared, loaded machine is the steadier measure of the reader's own cost:
 //! - `mixed`: ~65 MB, 50 packages of 1,000 tests: 80 % plain passes, 8 % parent tests with
 //!   three parallel subtests (run/pause/cont), 5 % passes that log two lines, 4 % failures with a
 //!   `file_test.go:NN:` message and a `got X, want Y` line, 3 % skips;
@@ -22,13 +23,15 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
-use gapscore_adapter_gotest::json::parse_reader;
-use gapscore_adapter_sdk::testing::peak_rss_mib;
-use gapscore_adapter_sdk::{Normalizer, RunCollector};
-use gapscore_core::{StatusPolicy, Tally};
+use gapscore_adapter_gotest::{GoTest, JSON_FORMAT};
+use gapscore_adapter_sdk::ParseOptions;
+use gapscore_adapter_sdk::testing::{
+    BenchResult, bench_args, file_mb, run_in_own_process, run_mode, time_best,
+};
+
+/// Runs per mode; the best wall and the best on-CPU time are kept.
+const RUNS: usize = 5;
 
 struct Gen<W: Write> {
     w: W,
@@ -148,18 +151,6 @@ fn generate(path: &Path, packages: usize) {
     g.w.flush().unwrap();
 }
 
-/// Drops every event: the reader's own cost.
-struct Null(usize);
-
-impl gapscore_adapter_sdk::EventSink for Null {
-    fn producer(&mut self, _: gapscore_adapter_sdk::Producer) {}
-    fn test_finished(&mut self, _: gapscore_adapter_sdk::TestCase) {
-        self.0 += 1;
-    }
-    fn problem(&mut self, _: gapscore_adapter_sdk::Problem) {}
-    fn warning(&mut self, _: String) {}
-}
-
 #[derive(serde::Deserialize)]
 #[allow(dead_code)] // Fields are read by serde only.
 struct Event<'a> {
@@ -191,63 +182,29 @@ fn json_only(reader: &mut BufReader<File>) -> usize {
     n
 }
 
-/// This thread's on-CPU time in seconds (`/proc/thread-self/schedstat`, nanoseconds), or 0:
-/// on a loaded machine wall time also counts the time other processes held the CPU.
-fn cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(0.0, |ns| ns / 1e9)
-}
-
 fn run(mode: &str, path: &Path) {
-    let mb = std::fs::metadata(path).unwrap().len() as f64 / 1e6;
-    let mut best = f64::MAX;
-    let mut best_cpu = f64::MAX;
-    let mut count = 0;
-    for _ in 0..5 {
-        let cpu = cpu_seconds();
-        let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).unwrap());
-        let t = Instant::now();
-        count = match mode {
-            "serde" => json_only(&mut reader),
-            "null" => {
-                let mut sink = Null(0);
-                parse_reader(&mut reader, &mut sink).unwrap();
-                sink.0
-            }
-            "score" => {
-                let mut tally = Tally::new(StatusPolicy::default());
-                let mut sink = Normalizer::new(&mut tally);
-                parse_reader(&mut reader, &mut sink).unwrap();
-                sink.finish();
-                tally.finish();
-                tally.counts.total as usize
-            }
-            _ => {
-                let mut sink = Normalizer::new(RunCollector::new("go-test-json", None));
-                parse_reader(&mut reader, &mut sink).unwrap();
-                sink.finish().into_run().tests.len()
-            }
-        };
-        best = best.min(t.elapsed().as_secs_f64());
-        best_cpu = best_cpu.min(cpu_seconds() - cpu);
-    }
+    let result = if mode == "serde" {
+        let timed = time_best(RUNS, || {
+            json_only(&mut BufReader::with_capacity(
+                64 * 1024,
+                File::open(path).unwrap(),
+            ))
+        });
+        BenchResult::new(file_mb(path), timed)
+    } else {
+        // With the format named, `GoTest::parse_reader` goes straight to `json::parse_reader`.
+        let mut opts = ParseOptions::default();
+        opts.format_id = Some(JSON_FORMAT.to_owned());
+        run_mode(&GoTest::new(), &opts, JSON_FORMAT, mode, path, RUNS)
+    };
     println!(
-        "{:>6} {mode:>5}: {count} tests, {mb:.1} MB in {best:.3} s wall = {:.0} MB/s, {best_cpu:.3} s on-CPU = {:.0} MB/s; peak RSS {:.1} MiB",
-        path.file_stem().unwrap().to_string_lossy(),
-        mb / best,
-        mb / best_cpu,
-        peak_rss_mib()
+        "{:>6} {mode:>5}: {result}",
+        path.file_stem().unwrap().to_string_lossy()
     );
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    if let [mode, path] = args.as_slice() {
+    if let [mode, path] = bench_args().as_slice() {
         if mode == "gen" {
             // `gen FILE`: only write the mixed file (for profiling).
             generate(Path::new(path), 50);
@@ -261,7 +218,6 @@ fn main() {
     let files = [dir.join("mixed.jsonl"), dir.join("large.jsonl")];
     generate(&files[0], 50);
     generate(&files[1], 150);
-    let exe = std::env::current_exe().unwrap();
     for f in &files {
         // `parse` keeps every test; on the large file that only shows memory growing.
         let modes: &[&str] = if f == &files[1] {
@@ -270,9 +226,7 @@ fn main() {
             &["serde", "null", "parse", "score"]
         };
         for mode in modes {
-            let out = Command::new(&exe).arg(mode).arg(f).output().unwrap();
-            print!("{}", String::from_utf8_lossy(&out.stdout));
-            eprint!("{}", String::from_utf8_lossy(&out.stderr));
+            run_in_own_process([std::ffi::OsStr::new(mode), f.as_os_str()]);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
