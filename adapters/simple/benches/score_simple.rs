@@ -1,18 +1,29 @@
-//! Benchmark: read a generated simple-format file and score it (the `gapscore score` path) or
-//! collect it (the `parse` path), printing MB/s and the process's peak RSS.
+//! Benchmark: the simple adapter reading a generated file from disk, as `gapscore` reads it
+//! (`Adapter::parse_reader`: the file read whole, then the reader over the slice).
 //!
-//! `cargo bench -p gapscore-adapter-simple --bench score_simple [-- TESTS]` (default 1,000,000 tests).
-//! Each mode runs in a fresh child process so its peak RSS is its own.
+//! `cargo bench -p gapscore-adapter-simple --bench score_simple [-- TESTS]` writes a file of
+//! TESTS tests (default 1,000,000, ~77 MB, 1 % failing) and, each mode in its own process (so
+//! the peak RSS printed is that mode's own), reads it with serde_json into a `Value` tree
+//! (`value`: the naive baseline) and with the adapter into a sink that drops everything (`null`:
+//! the reader's own cost), into a `Tally` (`score`: what `gapscore score` keeps) and into a
+//! `RunCollector` (`parse`: what `gapscore parse` keeps), through the SDK's shared bench helpers
+//! (`gapscore_adapter_sdk::testing::run_mode`). Each mode prints the best of three runs, wall
+//! and on-CPU (the thread's own time, the steadier figure on a loaded machine).
 
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)] // A bench binary reports on stdout.
 
-use std::process::Command;
-use std::time::Instant;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
 
-use gapscore_adapter_sdk::testing::peak_rss_mib;
-use gapscore_adapter_sdk::{EventSink, Normalizer, RunCollector};
-use gapscore_adapter_simple::{SimpleOptions, parse};
-use gapscore_core::{StatusPolicy, Tally};
+use gapscore_adapter_sdk::ParseOptions;
+use gapscore_adapter_sdk::testing::{
+    BenchResult, bench_args, file_mb, run_in_own_process, run_mode, time_best,
+};
+use gapscore_adapter_simple::{FORMAT_ID, Simple};
+
+/// Runs per mode; the best wall and the best on-CPU time are kept.
+const RUNS: usize = 3;
 
 fn generate(n: usize) -> Vec<u8> {
     let mut s = String::with_capacity(n * 120);
@@ -38,86 +49,46 @@ fn generate(n: usize) -> Vec<u8> {
     s.into_bytes()
 }
 
-struct NullSink(u64);
-
-impl EventSink for NullSink {
-    fn producer(&mut self, _: gapscore_adapter_sdk::Producer) {}
-    fn test_finished(&mut self, _: gapscore_adapter_sdk::TestCase) {
-        self.0 += 1;
-    }
-    fn problem(&mut self, _: gapscore_adapter_sdk::Problem) {}
-    fn warning(&mut self, _: String) {}
-}
-
-fn run_mode(mode: &str, n: usize) {
-    let input = generate(n);
-    let base = peak_rss_mib();
-    let mb = input.len() as f64 / 1e6;
-    let mut best = f64::MAX;
-    let mut counted = 0;
-    for _ in 0..3 {
-        let t = Instant::now();
-        match mode {
-            "score" => {
-                let mut tally = Tally::new(StatusPolicy::default());
-                let mut sink = Normalizer::new(&mut tally);
-                parse(&input, &SimpleOptions::default(), &mut sink).unwrap();
-                sink.finish();
-                tally.finish();
-                counted = tally.counts.total;
-            }
-            "value" => {
-                // Baseline: serde_json building a full `Value` tree.
-                let v: serde_json::Value = serde_json::from_slice(&input).unwrap();
-                counted = v["tests"].as_array().map_or(0, |a| a.len() as u64);
-            }
-            "read" => {
-                // Only the reader: a sink that drops everything.
-                let mut sink = NullSink(0);
-                parse(&input, &SimpleOptions::default(), &mut sink).unwrap();
-                counted = sink.0;
-            }
-            _ => {
-                let mut sink = Normalizer::new(RunCollector::new("simple", None));
-                parse(&input, &SimpleOptions::default(), &mut sink).unwrap();
-                counted = sink.finish().into_run().tests.len() as u64;
-            }
-        }
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    println!(
-        "{mode:>5}: {n} tests, {mb:.1} MB in {best:.3} s = {:.0} MB/s; peak RSS {:.1} MiB ({:.1} MiB of it the input buffer and generator); {counted} counted",
-        mb / best,
-        peak_rss_mib(),
-        base,
-    );
+fn run(mode: &str, path: &Path) {
+    let result = if mode == "value" {
+        // Baseline: serde_json building a full `Value` tree of the file read whole.
+        let timed = time_best(RUNS, || {
+            let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).unwrap());
+            let mut bytes = Vec::new();
+            reader.read_to_end(&mut bytes).unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            v["tests"].as_array().map_or(0, Vec::len)
+        });
+        BenchResult::new(file_mb(path), timed)
+    } else {
+        run_mode(
+            &Simple::new(),
+            &ParseOptions::default(),
+            FORMAT_ID,
+            mode,
+            path,
+            RUNS,
+        )
+    };
+    println!("{mode:>5}: {result}");
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    if let Some(mode) = args.iter().find_map(|a| a.strip_prefix("--mode=")) {
-        let n = args
-            .iter()
-            .find_map(|a| a.parse().ok())
-            .unwrap_or(1_000_000);
-        run_mode(mode, n);
+    let args = bench_args();
+    if let [mode, path] = args.as_slice() {
+        run(mode, Path::new(path));
         return;
     }
     let n: usize = args
         .iter()
         .find_map(|a| a.parse().ok())
         .unwrap_or(1_000_000);
-    let exe = std::env::current_exe().unwrap();
-    for mode in ["value", "read", "score", "parse"] {
-        let out = Command::new(&exe)
-            .arg(format!("--mode={mode}"))
-            .arg(n.to_string())
-            .output()
-            .unwrap();
-        print!("{}", String::from_utf8_lossy(&out.stdout));
-        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    let dir = std::env::temp_dir().join(format!("gapscore-simple-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("simple.json");
+    std::fs::write(&file, generate(n)).unwrap();
+    for mode in ["value", "null", "score", "parse"] {
+        run_in_own_process([std::ffi::OsStr::new(mode), file.as_os_str()]);
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
