@@ -59,7 +59,7 @@ pub struct HostArgs {
 /// `gapscore parse`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit codes: 0 every file read, 2 some file could not be read (the others are still printed)."
+    after_help = "Exit codes: 0 every file read, 2 some file could not be read (the others are still printed to standard output; with -o no file is written)."
 )]
 pub struct ParseArgs {
     /// Result files, directories or glob patterns.

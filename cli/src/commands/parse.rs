@@ -8,7 +8,7 @@ use crate::args::{ParseArgs, ParseOutput};
 use crate::{EXIT_ERROR, EXIT_OK, host, io};
 
 /// Prints every run that could be read, in input order; reports every file that could not on
-/// stderr and then exits 2.
+/// stderr and then exits 2. With `-o OUT`, a file that could not be read means no output file.
 pub fn run(args: &ParseArgs) -> Result<u8> {
     let (registry, plugin_failures) = host::registry(&args.host);
     let (inputs, mut failed) = {
@@ -49,7 +49,18 @@ pub fn run(args: &ParseArgs) -> Result<u8> {
     };
     let mut text = serde_json::to_string_pretty(&value)?;
     text.push('\n');
-    io::write_output(args.out.as_deref(), &text)?;
+    let unreadable = failed + plugin_failures;
+    match &args.out {
+        // A file missing some inputs would pass for the whole result: none is written, as
+        // `score` writes no report. Standard output still shows what could be read.
+        Some(out) if unreadable > 0 => io::error(&format!(
+            "{unreadable} input file{} or plugin{} could not be read; `{}` not written",
+            if unreadable == 1 { "" } else { "s" },
+            if unreadable == 1 { "" } else { "s" },
+            out.display()
+        )),
+        out => io::write_output(out.as_deref(), &text)?,
+    }
     let cut: Vec<&str> = runs
         .iter()
         .filter(|r| {
