@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds the seed corpora of every fuzz target in fuzz/seeds/<target>/ from the files the
+# crates' tests already keep (tests/fixtures valid, invalid and real; the checker's fixtures; the
+# TOML examples in the docs), so nothing is committed twice. Run from anywhere; re-running
+# replaces the seeds. Generated, gitignored: the corpus libFuzzer grows lives in fuzz/corpus/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=fuzz/seeds
+max=$((128 * 1024)) # larger fixtures (the 5,000-test real runs) only slow the fuzzer down
+rm -rf "$out"
+
+# copy DIR TARGET: every fixture file under DIR, flattened to one name per path.
+copy() {
+  local dir=$1 target=$2
+  mkdir -p "$out/$target"
+  find "$dir" -type f \
+    ! -name '*.snap' ! -name '*.snap.new' ! -name 'README.md' ! -name 'truth.json' \
+    ! -name '*.expect.json' ! -name 'expect.json' ! -name 'args.json' \
+    -size -"$max"c -print0 |
+    while IFS= read -r -d '' f; do
+      rel=${f#"$root"/}
+      cp "$f" "$out/$target/${rel//\//__}"
+    done
+}
+
+for a in simple junit pytest jest ctrf gotest tap; do
+  copy "adapters/$a/tests/fixtures" "$a"
+  copy "adapters/$a/tests/fixtures" detect
+done
+
+# The checker reads reports: every hand-written and copied report, and the evidence cases' ones.
+copy conformance-tests/fixtures/reports checker_report
+copy conformance-tests/fixtures/corpus checker_report
+find conformance-tests/fixtures/evidence -name report.json -print0 |
+  while IFS= read -r -d '' f; do cp "$f" "$out/checker_report/${f//\//__}"; done
+
+# Seal records: every record in the checker's fixtures, and the record schema's examples.
+mkdir -p "$out/seal_record"
+grep -rl --include='*.json' '"gapscore_seal"' conformance-tests/fixtures schema |
+  while IFS= read -r f; do cp "$f" "$out/seal_record/${f//\//__}"; done
+
+# Category rules: every ```toml block of docs/sealed-envelope.md and of the rules module's
+# documentation, and the rules module's test rules.
+mkdir -p "$out/category_rules"
+awk -v dir="$out/category_rules" '
+  /^```toml/ { n++; f = dir "/sealed-envelope-" n ".toml"; on = 1; next }
+  /^```/ { on = 0 }
+  on { print > f }' docs/sealed-envelope.md
+awk -v f="$out/category_rules/categories-doc.toml" '
+  /^\/\/! ```toml/ { on = 1; next }
+  /^\/\/! ```/ { on = 0 }
+  on { sub(/^\/\/! ?/, ""); print > f }' core/src/categories.rs
+awk -v f="$out/category_rules/categories-test.toml" '
+  /const RULES: &str = r#"/ { on = 1; next }
+  /^"#;/ { on = 0 }
+  on { print > f }' core/src/categories.rs
+
+for d in "$out"/*/; do
+  printf '%-16s %4d seeds\n' "$(basename "$d")" "$(find "$d" -type f | wc -l)"
+done
