@@ -10,13 +10,20 @@ use anyhow::{Context, Result};
 /// Writes `content` to `out` atomically (a temporary file in the same directory, then a
 /// rename), or to standard output when `out` is `None`. A closed pipe on stdout is not an error.
 pub fn write_output(out: Option<&Path>, content: &str) -> Result<()> {
+    write_output_with(out, &mut |w| w.write_all(content.as_bytes()))
+}
+
+/// Like [`write_output`], with the content written by `write` as it is produced (a large report
+/// is never held whole): to standard output, or to a temporary file renamed over `out` only once
+/// it is complete.
+pub fn write_output_with(
+    out: Option<&Path>,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
     match out {
         None => {
             let mut stdout = io::stdout().lock();
-            match stdout
-                .write_all(content.as_bytes())
-                .and_then(|()| stdout.flush())
-            {
+            match write(&mut stdout).and_then(|()| stdout.flush()) {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
                 Err(e) => Err(e).context("cannot write to standard output"),
@@ -49,7 +56,7 @@ pub fn write_output(out: Option<&Path>, content: &str) -> Result<()> {
                 builder.permissions(std::fs::Permissions::from_mode(mode));
             }
             let mut tmp = builder.tempfile_in(dir).map_err(|e| fail(&e))?;
-            tmp.write_all(content.as_bytes())
+            write(&mut tmp)
                 .and_then(|()| tmp.as_file().sync_all())
                 .map_err(|e| fail(&e))?;
             tmp.persist(path).map_err(|e| fail(&e.error))?;

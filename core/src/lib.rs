@@ -19,6 +19,7 @@ pub mod categories;
 pub mod ctrf;
 pub mod error;
 pub mod event;
+pub mod failures;
 pub mod feedback;
 pub mod hardening;
 pub mod hash;
@@ -32,8 +33,9 @@ pub use error::{InputError, Location};
 pub use event::{
     DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, Normalizer, RunCollector, replay,
 };
+pub use failures::{FailureList, FailureLog, Spill, SpillFactory};
 pub use model::{Attempt, Category, Problem, ProblemKind, Producer, Status, TestCase, TestRun};
-pub use render::{OutputFormat, render};
+pub use render::{OutputFormat, render, render_to};
 pub use report::{
     Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, build_report,
 };

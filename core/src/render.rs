@@ -2,6 +2,7 @@
 //! text, and Markdown fit for a pull-request comment.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 
 use crate::model::Category;
 use crate::report::{Dialect, GapReport};
@@ -39,6 +40,26 @@ pub fn render(report: &GapReport, format: OutputFormat) -> String {
         OutputFormat::Json => render_json(report),
         OutputFormat::Markdown => render_markdown(report),
         OutputFormat::Summary => render_summary(report),
+    }
+}
+
+/// Writes a report in the given format. JSON is written as it is serialised, reading a spilled
+/// failure list back entry by entry, so a report with a million failures is never held whole;
+/// Markdown and summary text, meant for people, are built first.
+pub fn render_to(
+    report: &GapReport,
+    format: OutputFormat,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        OutputFormat::Json => {
+            let mut w = std::io::BufWriter::with_capacity(64 * 1024, out);
+            serde_json::to_writer_pretty(&mut w, report).map_err(std::io::Error::from)?;
+            w.write_all(b"\n")?;
+            w.flush()
+        }
+        OutputFormat::Markdown => out.write_all(render_markdown(report).as_bytes()),
+        OutputFormat::Summary => out.write_all(render_summary(report).as_bytes()),
     }
 }
 

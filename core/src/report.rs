@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::failures::FailureList;
 use crate::feedback::Reveal;
 use crate::hardening::{Cycle, HardeningFigures, Overlap};
 use crate::model::{Category, Problem, ProblemKind, Producer, Status};
-use crate::score::{FailureOrigin, Level, StatusPolicy, SuiteCounts, Tally};
+use crate::score::{Level, StatusPolicy, SuiteCounts, Tally};
 
 /// The spec version gapscore reports conform to.
 pub const SPEC_VERSION: &str = "1.0.0";
@@ -85,8 +86,9 @@ pub struct GapReport {
     pub report: ReportMeta,
     /// Sealed suite counts; `passed + failed == total`.
     pub sealed_tests: SuiteCounts,
+    // An array in JSON; may stream from the tally's spill file (see `crate::failures`).
     /// One entry per sealed test counted as failed, and one per run-level problem.
-    pub failures: Vec<Failure>,
+    pub failures: FailureList,
     /// Open suite counts, when open results were given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_tests: Option<SuiteCounts>,
@@ -451,25 +453,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
         advisory_reason: advisory.then(|| reasons.join("; ")),
     };
 
-    let failures = sealed
-        .failures
-        .iter()
-        .map(|f| Failure {
-            test_name: f.test_name.clone(),
-            category: f.category,
-            expected: f.expected.clone().unwrap_or_default(),
-            actual: f.actual.clone().unwrap_or_default(),
-            message: f.message.clone().unwrap_or_default(),
-            status: match f.origin {
-                FailureOrigin::Test(s) => Some(s),
-                FailureOrigin::Problem(_) => None,
-            },
-            problem: match f.origin {
-                FailureOrigin::Problem(k) => Some(k),
-                FailureOrigin::Test(_) => None,
-            },
-        })
-        .collect();
+    let failures = sealed.failures.to_list();
 
     let coverage_comparison = open.map(|o| {
         let c = |cat| CategoryComparison::new(sealed.categories.get(cat), o.categories.get(cat));

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::categories::CategoryRules;
 use crate::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
+use crate::failures::{FailureLog, Spill};
 use crate::model::{Category, Problem, ProblemKind, Producer, Status, TestCase};
 
 /// What a skipped or todo sealed test counts as.
@@ -422,10 +423,13 @@ pub struct Tally {
     pub by_status: StatusCounts,
     /// Every counted test, by category.
     pub categories: CategoryCounts,
-    /// Counts per suite path (the input file for tests without a suite).
+    /// Counts per suite path (the input file for tests without a suite), for at most
+    /// [`SUITE_LIMIT`] suites; the rest are counted together under [`OTHER_SUITES`].
     pub suites: BTreeMap<String, SuiteCounts>,
+    suites_merged_away: u64,
     /// Failure entries in input order: tests first as they arrive, problem entries as they arrive.
-    pub failures: Vec<FailureEntry>,
+    /// In memory unless [`Tally::spill_failures`] gave them somewhere to go past a budget.
+    pub failures: FailureLog,
     /// Ids of tests that passed only on a retry.
     pub flaky: Vec<String>,
     /// Run-level problems, each also counted as one failure entry.
@@ -505,6 +509,12 @@ impl Tally {
         }
     }
 
+    /// Keeps failure entries past `spill.budget` bytes in a spill file, so that memory does not
+    /// grow with the number of failures. Call before any test arrives.
+    pub fn spill_failures(&mut self, spill: Spill) {
+        self.failures = FailureLog::with_spill(spill);
+    }
+
     /// Keeps the name of every counted test in [`Tally::names`] (memory grows with the suite).
     pub fn collect_names(&mut self, on: bool) {
         self.collect_names = on;
@@ -582,6 +592,7 @@ impl Tally {
             }
         }
         self.flush_suite();
+        self.failures.flush();
     }
 
     /// Fingerprints of the ids recorded more than once, in this tally and every tally merged
@@ -608,12 +619,10 @@ impl Tally {
         self.by_status.absorb(&other.by_status);
         self.categories.absorb(&other.categories);
         for (suite, c) in other.suites {
-            let mine = self.suites.entry(suite).or_default();
-            mine.total += c.total;
-            mine.passed += c.passed;
-            mine.failed += c.failed;
+            self.add_suite(suite, c);
         }
-        self.failures.extend(other.failures);
+        self.suites_merged_away += other.suites_merged_away;
+        self.failures.append(other.failures);
         self.flaky.extend(other.flaky);
         self.problems.extend(other.problems);
         self.duplicates.extend(other.duplicates);
@@ -685,11 +694,31 @@ impl Tally {
 
     fn flush_suite(&mut self) {
         if let Some((key, c)) = self.pending_suite.take() {
-            let mine = self.suites.entry(key).or_default();
-            mine.total += c.total;
-            mine.passed += c.passed;
-            mine.failed += c.failed;
+            self.add_suite(key, c);
         }
+    }
+
+    /// Adds counts to a suite's. Past [`SUITE_LIMIT`] suites, a new suite's counts go to
+    /// [`OTHER_SUITES`] instead: the per-suite breakdown is information, and a file with a
+    /// million classes must not make it grow without bound (the totals are exact regardless).
+    fn add_suite(&mut self, key: String, c: SuiteCounts) {
+        let key = if self.suites.len() >= SUITE_LIMIT && !self.suites.contains_key(&key) {
+            if key != OTHER_SUITES {
+                self.suites_merged_away += 1;
+            }
+            OTHER_SUITES.to_owned()
+        } else {
+            key
+        };
+        let mine = self.suites.entry(key).or_default();
+        mine.total += c.total;
+        mine.passed += c.passed;
+        mine.failed += c.failed;
+    }
+
+    /// How many suites past [`SUITE_LIMIT`] were counted under [`OTHER_SUITES`].
+    pub fn suites_merged_away(&self) -> u64 {
+        self.suites_merged_away
     }
 
     /// Where a test or problem belongs: its suite, else the input file, else `run`.
@@ -697,6 +726,12 @@ impl Tally {
         suite.or(self.source.as_deref()).unwrap_or("run")
     }
 }
+
+/// Suites a tally keeps apart in its per-suite counts (about 6 MiB of them).
+pub const SUITE_LIMIT: usize = 1 << 16;
+
+/// Where the suites past [`SUITE_LIMIT`] are counted.
+pub const OTHER_SUITES: &str = "(other suites)";
 
 /// The suite that expected tests without a result are counted under.
 pub const MISSING_SUITE: &str = "(sealed tests that did not run)";
@@ -772,6 +807,8 @@ impl EventSink for Tally {
             // Parents are represented by their children; keep a failing one until the end to
             // see whether a child carries its failure.
             if outcome == Outcome::Fail {
+                // Its output is never reported (a failure entry has none): do not keep it.
+                test.output = None;
                 self.failed_parents.push(test);
             }
             return;
@@ -892,7 +929,7 @@ mod tests {
         );
         assert_eq!(tally.failures.len(), 5);
         assert_eq!(
-            tally.failures[2].message.as_deref(),
+            tally.failures.to_vec()[2].message.as_deref(),
             Some("sealed test not verified: skipped")
         );
     }
@@ -928,7 +965,7 @@ mod tests {
         strict.test_finished(flaky);
         assert_eq!(strict.counts.failed, 1);
         assert!(
-            strict.failures[0]
+            strict.failures.to_vec()[0]
                 .message
                 .as_deref()
                 .unwrap()
@@ -957,7 +994,7 @@ mod tests {
         assert_eq!(all.unexpected, ["injected"]);
         // a passed, b failed, c did not run: 2 of 3, the injected pass not counted.
         assert_eq!((all.counts.failed, all.counts.total), (2, 3));
-        let last = all.failures.last().unwrap();
+        let last = all.failures.to_vec().last().unwrap().clone();
         assert_eq!(last.test_name, "c");
         assert_eq!(last.message.as_deref(), Some("sealed test did not run"));
         assert_eq!(all.suites[MISSING_SUITE].failed, 1);
@@ -1002,7 +1039,7 @@ mod tests {
         second.finish();
         first.merge(second);
         assert_eq!(first.counts, one.counts);
-        assert_eq!(first.failures, one.failures);
+        assert_eq!(first.failures.to_vec(), one.failures.to_vec());
         assert_eq!(first.by_status, one.by_status);
         // A repeat across the two files is found after the merge, as in one tally.
         assert_eq!(first.repeated(), one.repeated());
@@ -1016,15 +1053,16 @@ mod tests {
         tally.test_finished(t("ok", Status::Passed));
         tally.problem(Problem::new(ProblemKind::BuildFailure, "undefined: x").with_suite("pkg/x"));
         assert_eq!(tally.score(), Score::new(1, 2));
-        let f = &tally.failures[0];
+        let f = &tally.failures.to_vec()[0];
         assert_eq!(f.test_name, "[build-failure] pkg/x");
         assert_eq!(
             f.message.as_deref(),
             Some("suite failed to run: build failure in pkg/x")
         );
         tally.problem(Problem::new(ProblemKind::Truncated, ""));
-        assert_eq!(tally.failures[1].test_name, "[truncated] go.jsonl");
-        assert_eq!(tally.failures[1].actual, None);
+        let all = tally.failures.to_vec();
+        assert_eq!(all[1].test_name, "[truncated] go.jsonl");
+        assert_eq!(all[1].actual, None);
     }
 
     #[test]
@@ -1055,6 +1093,6 @@ mod tests {
                 failed: 2
             }
         );
-        assert_eq!(tally.failures[1].test_name, "p::U");
+        assert_eq!(tally.failures.to_vec()[1].test_name, "p::U");
     }
 }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use gapscore_core::categories::CategoryRules;
-use gapscore_core::{IdFinder, InputInfo, Manifest, ProblemKind, StatusPolicy, Tally};
+use gapscore_core::{IdFinder, InputInfo, Manifest, ProblemKind, Spill, StatusPolicy, Tally};
 
 use crate::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
 
@@ -27,6 +27,9 @@ pub struct SuiteOptions {
     pub names: bool,
     /// How files are read: forced format, threads.
     pub ingest: IngestOptions,
+    /// Where failure entries past a memory budget go (each file's tally and the suite's own),
+    /// so that memory does not grow with the number of failures; `None` keeps them in memory.
+    pub spill: Option<Spill>,
 }
 
 impl SuiteOptions {
@@ -38,6 +41,7 @@ impl SuiteOptions {
             rules: None,
             names: false,
             ingest: IngestOptions::default(),
+            spill: None,
         }
     }
 }
@@ -94,6 +98,9 @@ pub fn tally_suite(
         };
         t.set_rules(opts.rules.clone());
         t.collect_names(opts.names);
+        if let Some(spill) = &opts.spill {
+            t.spill_failures(spill.clone());
+        }
         t
     };
     let outcomes = ingest(registry, &expanded, &opts.ingest, |source, _format| {
@@ -144,6 +151,21 @@ pub fn tally_suite(
     if let Some(n) = tally.duplicate_check_stopped_after() {
         diagnostics.push(Diagnostic::Warning(format!(
             "{role} results: the duplicate-id check stopped after {n} tests to keep memory bounded; later repeats are not named (every entry is still counted)"
+        )));
+    }
+    if tally.suites_merged_away() > 0 {
+        let w = format!(
+            "{role} results: {} suites past the first {} are counted together under `{}` in the per-suite counts (the totals are exact)",
+            tally.suites_merged_away(),
+            gapscore_core::score::SUITE_LIMIT,
+            gapscore_core::score::OTHER_SUITES
+        );
+        // Kept with the report's warnings (and printed with them).
+        tally.warnings.push(w);
+    }
+    if let Some(e) = tally.failures.spill_error() {
+        diagnostics.push(Diagnostic::Warning(format!(
+            "{role} results: cannot write failure entries to a temporary file ({e}); they are kept in memory"
         )));
     }
     // The tally knows repeated ids only by fingerprint (8 bytes per test); when there are any,

@@ -9,9 +9,11 @@ use std::fmt;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
-use gapscore_core::{StatusPolicy, Tally};
+use gapscore_core::failures::DEFAULT_BUDGET;
+use gapscore_core::{Spill, StatusPolicy, Tally};
 
 use crate::{
     Adapter, EventSink, Normalizer, ParseOptions, Problem, Producer, RunCollector, TestCase,
@@ -193,11 +195,31 @@ impl fmt::Display for BenchResult {
     }
 }
 
+/// A new read-write file in the temporary directory, already removed from it (the file lives
+/// while it is open): the failure spill of a benchmark's tally.
+pub fn anonymous_temp_file() -> std::io::Result<File> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "gapscore-spill-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
+    std::fs::remove_file(&path)?;
+    Ok(file)
+}
+
 /// Reads the file at `path` `runs` times through `adapter.parse_reader` (a 64 KiB `BufReader`,
 /// as `gapscore` reads files) in one mode, and keeps the best times:
 /// - `null`: into a [`NullSink`], the reader's own cost;
 /// - `score`: through a [`Normalizer`] into a `Tally` (default policy, then `Tally::finish`), what
-///   `gapscore score` keeps; its test count is the tally's total, problems included;
+///   `gapscore score` keeps (failure entries past the CLI's budget spilled to a temporary
+///   file, as the CLI does); its test count is the tally's total, problems included;
 /// - `parse`: through a [`Normalizer`] into `RunCollector::new(format_id, None)`, every test
 ///   kept, what `gapscore parse` keeps.
 ///
@@ -226,6 +248,8 @@ pub fn run_mode(
         }
         "score" => {
             let mut tally = Tally::new(StatusPolicy::default());
+            // As `gapscore score` does: failure entries past the budget go to a temporary file.
+            tally.spill_failures(Spill::new(DEFAULT_BUDGET, Arc::new(anonymous_temp_file)));
             let mut sink = Normalizer::new(&mut tally);
             adapter
                 .parse_reader(&mut open(), opts, &mut sink)

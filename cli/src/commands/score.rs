@@ -7,10 +7,12 @@ use anyhow::{Result, bail};
 use gapscore_adapters::Registry;
 use gapscore_adapters::score::{Diagnostic, SuiteOptions, tally_suite};
 use gapscore_core::categories::{CategoryRules, RulesError};
+use gapscore_core::failures::DEFAULT_BUDGET;
 use gapscore_core::hardening::{DEFAULT_OVERLAP_THRESHOLD, hardening_from, overlap};
 use gapscore_core::hash::canonical_sha256;
 use gapscore_core::{
-    InputInfo, Manifest, ReportOptions, SealCheck, StatusPolicy, Tally, build_report, render,
+    InputInfo, Manifest, ReportOptions, SealCheck, Spill, StatusPolicy, Tally, build_report,
+    render_to,
 };
 
 use crate::args::ScoreArgs;
@@ -200,8 +202,10 @@ pub fn run(args: ScoreArgs) -> Result<u8> {
         opts.overlap = Some(overlap(&sealed.names, &o.names, threshold));
     }
     let report = build_report(&sealed, open.as_ref(), &opts);
-    let text = render(&report, args.format.into());
-    io::write_output(args.output.as_deref(), &text)?;
+    let format = args.format.into();
+    io::write_output_with(args.output.as_deref(), &mut |w| {
+        render_to(&report, format, w)
+    })?;
 
     if let Some(reason) = &report.report.advisory_reason {
         io::warn(&format!("advisory report: {reason}"));
@@ -259,6 +263,8 @@ fn tally_suite_cli(
     opts.rules = setup.rules.clone();
     opts.names = setup.names;
     opts.ingest = host::ingest_options(&args.host, args.input_format.clone());
+    // Failure entries past a budget go to a temporary file: memory stays bounded.
+    opts.spill = Some(Spill::new(DEFAULT_BUDGET, Arc::new(tempfile::tempfile)));
     let suite = tally_suite(registry, role, paths, &opts);
     for d in &suite.diagnostics {
         match d {

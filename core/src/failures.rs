@@ -1,0 +1,638 @@
+//! Failure lists whose memory does not grow with the number of failures.
+//!
+//! The report lists every failing sealed test (§5.2: failures listed = failed), so a run with a
+//! million failures has a million entries. A [`FailureLog`] (a [`crate::Tally`]'s failures) keeps
+//! the first entries in memory up to a byte budget and appends the rest, as JSON lines, to a
+//! spill file the caller provides ([`Spill`]; the library itself opens no files). A
+//! [`FailureList`] (a [`crate::GapReport`]'s failures) shares that file and reads it back entry
+//! by entry while the report is serialised, so neither scoring nor writing the report holds the
+//! whole list. Without a spill both are plain in-memory lists, as before.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::report::Failure;
+use crate::score::{FailureEntry, FailureOrigin};
+
+/// The budget `gapscore score` gives each tally's failure entries in memory: with the
+/// duplicate-id check's 16 MiB, scoring stays within about 32 MiB however many tests or
+/// failures a file holds.
+pub const DEFAULT_BUDGET: usize = 2 << 20;
+
+/// Opens a new, empty, read-write spill file (an anonymous temporary file).
+pub type SpillFactory = Arc<dyn Fn() -> io::Result<File> + Send + Sync>;
+
+/// Where failures beyond a memory budget go.
+#[derive(Clone)]
+pub struct Spill {
+    /// Bytes of failure entries kept in memory before spilling (estimated).
+    pub budget: usize,
+    /// Opens the spill file when the budget is first exceeded.
+    pub factory: SpillFactory,
+}
+
+impl Spill {
+    /// A spill after `budget` bytes, into files from `factory`.
+    pub fn new(budget: usize, factory: SpillFactory) -> Self {
+        Spill { budget, factory }
+    }
+}
+
+impl fmt::Debug for Spill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Spill")
+            .field("budget", &self.budget)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The spilled entries: a file written through a buffer, shared with the report lists that read
+/// it back (positionally, so readers and the writer never disturb each other's offset).
+#[derive(Debug)]
+struct Tail {
+    file: Arc<File>,
+    writer: Mutex<BufWriter<SharedFile>>,
+    count: u64,
+}
+
+/// `&File` is `Write`; this owns the `Arc` so the buffered writer can live beside readers.
+#[derive(Debug)]
+struct SharedFile(Arc<File>);
+
+impl Write for SharedFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        (&*self.0).write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        (&*self.0).flush()
+    }
+}
+
+/// A tally's failure entries, in the order they arose: in memory up to the spill's budget, then
+/// in the spill file.
+#[derive(Debug, Default)]
+pub struct FailureLog {
+    head: Vec<FailureEntry>,
+    head_bytes: usize,
+    tail: Option<Tail>,
+    spill: Option<Spill>,
+    /// Set when the spill file could not be written: entries then stay in memory (never lost)
+    /// and the caller can tell the user why memory grew.
+    spill_error: Option<String>,
+}
+
+/// About how many bytes an entry holds in memory.
+fn entry_bytes(e: &FailureEntry) -> usize {
+    96 + e.test_name.len()
+        + e.expected.as_ref().map_or(0, String::len)
+        + e.actual.as_ref().map_or(0, String::len)
+        + e.message.as_ref().map_or(0, String::len)
+}
+
+impl FailureLog {
+    /// An in-memory log (no spill).
+    pub fn new() -> Self {
+        FailureLog::default()
+    }
+
+    /// A log that spills past `spill.budget` bytes.
+    pub fn with_spill(spill: Spill) -> Self {
+        FailureLog {
+            spill: Some(spill),
+            ..FailureLog::default()
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.tail.as_ref().map_or(0, |t| t.count as usize)
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Entries that went to the spill file.
+    pub fn spilled(&self) -> u64 {
+        self.tail.as_ref().map_or(0, |t| t.count)
+    }
+
+    /// Why the spill file could not be used, when it could not (entries were kept in memory).
+    pub fn spill_error(&self) -> Option<&str> {
+        self.spill_error.as_deref()
+    }
+
+    /// Appends an entry.
+    pub fn push(&mut self, entry: FailureEntry) {
+        let bytes = entry_bytes(&entry);
+        // Once spilling, everything after goes to the file too, so the order is kept.
+        let spilling = self.tail.is_some()
+            || self
+                .spill
+                .as_ref()
+                .is_some_and(|s| self.head_bytes + bytes > s.budget);
+        if spilling && self.spill_error.is_none() {
+            match self.write_tail(&entry) {
+                Ok(()) => return,
+                Err(e) => {
+                    self.spill_error = Some(e.to_string());
+                    self.unspill();
+                }
+            }
+        }
+        self.head_bytes += bytes;
+        self.head.push(entry);
+    }
+
+    /// After a spill write failed: brings what was spilled back into memory, keeping the order,
+    /// and stops spilling.
+    fn unspill(&mut self) {
+        let Some(tail) = self.tail.take() else {
+            return;
+        };
+        let _ = flush(&tail);
+        for e in TailReader::new(tail.file.clone(), tail.count) {
+            let e = e.map_or_else(|e| unreadable(&e), FailureEntry::from);
+            self.head_bytes += entry_bytes(&e);
+            self.head.push(e);
+        }
+    }
+
+    fn write_tail(&mut self, entry: &FailureEntry) -> io::Result<()> {
+        if self.tail.is_none() {
+            let factory = self
+                .spill
+                .as_ref()
+                .map(|s| s.factory.clone())
+                .ok_or_else(|| io::Error::other("no spill configured"))?;
+            let file = Arc::new(factory()?);
+            self.tail = Some(Tail {
+                writer: Mutex::new(BufWriter::with_capacity(
+                    64 * 1024,
+                    SharedFile(file.clone()),
+                )),
+                file,
+                count: 0,
+            });
+        }
+        let Some(tail) = self.tail.as_mut() else {
+            return Err(io::Error::other("no spill file"));
+        };
+        let w = tail
+            .writer
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        serde_json::to_writer(&mut *w, &SpilledEntry::from(entry))?;
+        w.write_all(b"\n")?;
+        tail.count += 1;
+        Ok(())
+    }
+
+    /// Appends every entry of `other`, keeping their order after this log's own.
+    pub fn append(&mut self, mut other: FailureLog) {
+        if self.spill_error.is_none() {
+            self.spill_error = other.spill_error.take();
+        }
+        for e in std::mem::take(&mut other.head) {
+            self.push(e);
+        }
+        if let Some(tail) = other.tail.take() {
+            let copied = flush(&tail).and_then(|()| {
+                let mut reader = BufReader::new(At::new(tail.file.clone()));
+                let mut line = String::new();
+                loop {
+                    line.clear();
+                    if reader.read_line(&mut line)? == 0 {
+                        return Ok(());
+                    }
+                    let entry: SpilledEntry = serde_json::from_str(&line)?;
+                    self.push(entry.into());
+                }
+            });
+            if let Err(e) = copied {
+                // The other log's entries cannot be read back: say so in the list itself, so
+                // the count still matches and nothing is silently missing.
+                let e: io::Error = e;
+                for _ in 0..tail.count {
+                    self.push(unreadable(&e));
+                }
+            }
+        }
+    }
+
+    /// Writes out what is buffered for the spill file.
+    pub fn flush(&mut self) {
+        if let Some(t) = &self.tail
+            && let Err(e) = flush(t)
+            && self.spill_error.is_none()
+        {
+            self.spill_error = Some(e.to_string());
+        }
+    }
+
+    /// The entries in memory (all of them when nothing spilled).
+    pub fn in_memory(&self) -> &[FailureEntry] {
+        &self.head
+    }
+
+    /// Every entry in order: borrowed from memory, then read back from the spill file. An
+    /// entry that cannot be read back is replaced by one saying so, never skipped.
+    pub fn iter(&self) -> impl Iterator<Item = Cow<'_, FailureEntry>> + '_ {
+        self.head.iter().map(Cow::Borrowed).chain(
+            self.tail_entries()
+                .map(|r| Cow::Owned(r.unwrap_or_else(|e| unreadable(&e)))),
+        )
+    }
+
+    /// Every entry in a vector (reads the spill file whole: for tests and small lists).
+    pub fn to_vec(&self) -> Vec<FailureEntry> {
+        self.iter().map(Cow::into_owned).collect()
+    }
+
+    fn tail_entries(&self) -> impl Iterator<Item = io::Result<FailureEntry>> + '_ {
+        let reader = self.tail.as_ref().map(|t| {
+            let flushed = flush(t);
+            (flushed, TailReader::new(t.file.clone(), t.count))
+        });
+        reader.into_iter().flat_map(|(flushed, r)| {
+            let first = flushed.err().map(Err);
+            first
+                .into_iter()
+                .chain(r.map(|x| x.map(FailureEntry::from)))
+        })
+    }
+
+    /// The report's list: the entries in memory converted, the spilled ones shared.
+    pub fn to_list(&self) -> FailureList {
+        let tail = self.tail.as_ref().map(|t| {
+            let _ = flush(t);
+            (t.file.clone(), t.count)
+        });
+        FailureList {
+            head: self.head.iter().map(Failure::from).collect(),
+            tail,
+        }
+    }
+}
+
+fn flush(t: &Tail) -> io::Result<()> {
+    t.writer
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .flush()
+}
+
+/// An entry standing for spilled entries that could not be read back.
+fn unreadable(e: &io::Error) -> FailureEntry {
+    FailureEntry {
+        test_name: "[gapscore] failure entry".to_owned(),
+        category: crate::model::Category::Unknown,
+        expected: None,
+        actual: None,
+        message: Some(format!("cannot read back a spilled failure entry: {e}")),
+        origin: FailureOrigin::Test(crate::model::Status::Errored),
+    }
+}
+
+/// A spilled entry on disk: the report's shape plus where it came from.
+#[derive(Serialize, Deserialize)]
+struct SpilledEntry {
+    n: String,
+    c: crate::model::Category,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    e: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    a: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    m: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    s: Option<crate::model::Status>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    p: Option<crate::model::ProblemKind>,
+}
+
+impl From<&FailureEntry> for SpilledEntry {
+    fn from(e: &FailureEntry) -> Self {
+        let (s, p) = match e.origin {
+            FailureOrigin::Test(s) => (Some(s), None),
+            FailureOrigin::Problem(k) => (None, Some(k)),
+        };
+        SpilledEntry {
+            n: e.test_name.clone(),
+            c: e.category,
+            e: e.expected.clone(),
+            a: e.actual.clone(),
+            m: e.message.clone(),
+            s,
+            p,
+        }
+    }
+}
+
+impl From<SpilledEntry> for FailureEntry {
+    fn from(e: SpilledEntry) -> Self {
+        FailureEntry {
+            test_name: e.n,
+            category: e.c,
+            expected: e.e,
+            actual: e.a,
+            message: e.m,
+            origin: match (e.s, e.p) {
+                (_, Some(k)) => FailureOrigin::Problem(k),
+                (Some(s), None) => FailureOrigin::Test(s),
+                (None, None) => FailureOrigin::Test(crate::model::Status::Failed),
+            },
+        }
+    }
+}
+
+impl From<&FailureEntry> for Failure {
+    fn from(f: &FailureEntry) -> Self {
+        Failure {
+            test_name: f.test_name.clone(),
+            category: f.category,
+            expected: f.expected.clone().unwrap_or_default(),
+            actual: f.actual.clone().unwrap_or_default(),
+            message: f.message.clone().unwrap_or_default(),
+            status: match f.origin {
+                FailureOrigin::Test(s) => Some(s),
+                FailureOrigin::Problem(_) => None,
+            },
+            problem: match f.origin {
+                FailureOrigin::Problem(k) => Some(k),
+                FailureOrigin::Test(_) => None,
+            },
+        }
+    }
+}
+
+/// Reads a shared file from an offset of its own.
+#[derive(Debug)]
+struct At {
+    file: Arc<File>,
+    pos: u64,
+}
+
+impl At {
+    fn new(file: Arc<File>) -> Self {
+        At { file, pos: 0 }
+    }
+}
+
+impl Read for At {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        #[cfg(unix)]
+        let n = std::os::unix::fs::FileExt::read_at(&*self.file, buf, self.pos)?;
+        #[cfg(windows)]
+        let n = std::os::windows::fs::FileExt::seek_read(&*self.file, buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+/// The spilled entries of a file, in order; stops after `count` (the file may hold entries a
+/// later merge appended).
+struct TailReader {
+    reader: BufReader<At>,
+    left: u64,
+    line: String,
+}
+
+impl TailReader {
+    fn new(file: Arc<File>, count: u64) -> Self {
+        TailReader {
+            reader: BufReader::with_capacity(64 * 1024, At::new(file)),
+            left: count,
+            line: String::new(),
+        }
+    }
+}
+
+impl Iterator for TailReader {
+    type Item = io::Result<SpilledEntry>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.line.clear();
+        Some(match self.reader.read_line(&mut self.line) {
+            Ok(0) => Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "spill file ended early",
+            )),
+            Ok(_) => serde_json::from_str(&self.line).map_err(io::Error::from),
+            Err(e) => Err(e),
+        })
+    }
+}
+
+/// A report's failure entries: in memory, or partly in a spill file shared with the tally that
+/// made it (see the module documentation). Serialises as a JSON array, streaming the spilled
+/// part; reads back from JSON into memory.
+#[derive(Clone, Default)]
+pub struct FailureList {
+    head: Vec<Failure>,
+    tail: Option<(Arc<File>, u64)>,
+}
+
+impl FailureList {
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.tail.as_ref().map_or(0, |(_, n)| *n as usize)
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every entry in order: borrowed from memory, then read back from the spill file. An
+    /// entry that cannot be read back is replaced by one saying so, never skipped.
+    pub fn iter(&self) -> impl Iterator<Item = Cow<'_, Failure>> + '_ {
+        self.head.iter().map(Cow::Borrowed).chain(
+            self.tail_entries()
+                .map(|r| Cow::Owned(r.unwrap_or_else(|e| Failure::from(&unreadable(&e))))),
+        )
+    }
+
+    fn tail_entries(&self) -> impl Iterator<Item = io::Result<Failure>> + '_ {
+        self.tail
+            .iter()
+            .flat_map(|(file, n)| TailReader::new(file.clone(), *n))
+            .map(|r| r.map(|e| Failure::from(&FailureEntry::from(e))))
+    }
+
+    /// The entries in a vector (reads the spill file whole: for tests and small lists).
+    pub fn to_vec(&self) -> Vec<Failure> {
+        self.iter().map(Cow::into_owned).collect()
+    }
+}
+
+impl From<Vec<Failure>> for FailureList {
+    fn from(head: Vec<Failure>) -> Self {
+        FailureList { head, tail: None }
+    }
+}
+
+impl<'a> IntoIterator for &'a FailureList {
+    type Item = Cow<'a, Failure>;
+    type IntoIter = Box<dyn Iterator<Item = Cow<'a, Failure>> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+impl fmt::Debug for FailureList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FailureList")
+            .field("in_memory", &self.head.len())
+            .field("spilled", &self.tail.as_ref().map_or(0, |(_, n)| *n))
+            .finish()
+    }
+}
+
+impl PartialEq for FailureList {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().zip(other.iter()).all(|(a, b)| a == b)
+    }
+}
+
+impl Serialize for FailureList {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let mut seq = s.serialize_seq(Some(self.len()))?;
+        for f in &self.head {
+            seq.serialize_element(f)?;
+        }
+        for f in self.tail_entries() {
+            let f =
+                f.map_err(|e| S::Error::custom(format!("cannot read spilled failures: {e}")))?;
+            seq.serialize_element(&f)?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for FailureList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<Failure>::deserialize(d).map(FailureList::from)
+    }
+}
+
+impl JsonSchema for FailureList {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        <Vec<Failure>>::schema_name()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<Failure>>::json_schema(generator)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Test code.
+
+    use super::*;
+    use crate::model::{Category, ProblemKind, Status};
+
+    fn entry(i: usize) -> FailureEntry {
+        FailureEntry {
+            test_name: format!("suite::test_{i}"),
+            category: Category::EdgeCase,
+            expected: i.is_multiple_of(2).then(|| format!("{i}")),
+            actual: Some("x\ny \"quoted\"".to_owned()),
+            message: Some(format!("failure number {i}")),
+            origin: if i.is_multiple_of(7) {
+                FailureOrigin::Problem(ProblemKind::Crash)
+            } else {
+                FailureOrigin::Test(Status::Failed)
+            },
+        }
+    }
+
+    fn temp_file() -> io::Result<File> {
+        // A named file removed at once: what an anonymous temporary file is.
+        let path = std::env::temp_dir().join(format!(
+            "gapscore-failures-test-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)?;
+        std::fs::remove_file(&path)?;
+        Ok(f)
+    }
+
+    fn spill(budget: usize) -> Spill {
+        Spill::new(budget, Arc::new(temp_file))
+    }
+
+    #[test]
+    fn a_spilling_log_keeps_every_entry_in_order() {
+        let all: Vec<FailureEntry> = (0..1000).map(entry).collect();
+        let mut log = FailureLog::with_spill(spill(4096));
+        for e in &all[..400] {
+            log.push(e.clone());
+        }
+        let mut other = FailureLog::with_spill(spill(2048));
+        for e in &all[400..] {
+            other.push(e.clone());
+        }
+        assert!(other.spilled() > 0);
+        log.append(other);
+        log.flush();
+        assert_eq!(log.len(), 1000);
+        assert!(log.spilled() > 900, "{}", log.spilled());
+        assert!(log.in_memory().len() < 40);
+        assert_eq!(log.to_vec(), all);
+        let list = log.to_list();
+        let want: Vec<Failure> = all.iter().map(Failure::from).collect();
+        assert_eq!(list.len(), 1000);
+        assert_eq!(list.to_vec(), want);
+        // Serialised, it is the same array as an in-memory list, and reads back equal.
+        let streamed = serde_json::to_string(&list).unwrap();
+        let plain = serde_json::to_string(&FailureList::from(want.clone())).unwrap();
+        assert_eq!(streamed, plain);
+        let back: FailureList = serde_json::from_str(&streamed).unwrap();
+        assert_eq!(back, list);
+        // Pushing after a report was taken does not change the report.
+        log.push(entry(5000));
+        assert_eq!(list.len(), 1000);
+        assert_eq!(list.to_vec(), want);
+    }
+
+    #[test]
+    fn without_a_spill_or_when_the_file_cannot_be_made_entries_stay_in_memory() {
+        let mut plain = FailureLog::new();
+        let mut broken = FailureLog::with_spill(Spill::new(
+            10,
+            Arc::new(|| Err(io::Error::other("disk full"))),
+        ));
+        for i in 0..50 {
+            plain.push(entry(i));
+            broken.push(entry(i));
+        }
+        assert_eq!(plain.spilled(), 0);
+        assert_eq!(broken.spilled(), 0);
+        assert_eq!(broken.in_memory().len(), 50);
+        assert_eq!(broken.spill_error(), Some("disk full"));
+        assert_eq!(plain.to_vec(), broken.to_vec());
+    }
+}
