@@ -727,8 +727,8 @@ impl Tally {
     }
 }
 
-/// Suites a tally keeps apart in its per-suite counts (about 6 MiB of them).
-pub const SUITE_LIMIT: usize = 1 << 16;
+/// Suites a tally keeps apart in its per-suite counts (about 2 MiB of them).
+pub const SUITE_LIMIT: usize = 1 << 14;
 
 /// Where the suites past [`SUITE_LIMIT`] are counted.
 pub const OTHER_SUITES: &str = "(other suites)";
