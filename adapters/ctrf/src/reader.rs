@@ -18,14 +18,11 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use gapscore_adapter_sdk::text::{TEXT_CAP, push_capped};
 use gapscore_adapter_sdk::{
     Attempt, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status,
     TestCase,
 };
-
-/// Text kept per test (message, output) is cut here, with a note.
-const TEXT_CAP: usize = 64 * 1024;
-const CUT_NOTE: &str = "\n[gapscore: cut at 64 KiB]";
 
 /// Attempts synthesised from a bare `retries` count are capped: the count is a number in the
 /// file, not evidence of that many records.
@@ -845,9 +842,15 @@ fn join_message(message: Option<Cow<'_, str>>, trace: Option<Cow<'_, str>>) -> O
     let mut out = String::new();
     match (message, trace) {
         (None, None) => return None,
-        (Some(m), None) => push_capped(&mut out, &m),
-        (None, Some(t)) => push_capped(&mut out, &t),
-        (Some(m), Some(t)) if t.contains(m.as_ref()) => push_capped(&mut out, &t),
+        (Some(m), None) => {
+            push_capped(&mut out, &m);
+        }
+        (None, Some(t)) => {
+            push_capped(&mut out, &t);
+        }
+        (Some(m), Some(t)) if t.contains(m.as_ref()) => {
+            push_capped(&mut out, &t);
+        }
         (Some(m), Some(t)) => {
             push_capped(&mut out, &m);
             if out.len() < TEXT_CAP {
@@ -857,28 +860,6 @@ fn join_message(message: Option<Cow<'_, str>>, trace: Option<Cow<'_, str>>) -> O
         }
     }
     Some(out)
-}
-
-/// Appends `text`, cutting the whole at [`TEXT_CAP`] on a char boundary with a note once.
-fn push_capped(dst: &mut String, text: &str) {
-    if dst.len() >= TEXT_CAP {
-        // Full to the byte without a cut so far: this text is the first one lost.
-        if !text.is_empty() && !dst.ends_with(CUT_NOTE) {
-            dst.push_str(CUT_NOTE);
-        }
-        return;
-    }
-    let room = TEXT_CAP - dst.len();
-    if text.len() <= room {
-        dst.push_str(text);
-    } else {
-        let mut cut = room;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        dst.push_str(&text[..cut]);
-        dst.push_str(CUT_NOTE);
-    }
 }
 
 /// A JSON value as report text: strings as they are, `null` as absent, anything else as

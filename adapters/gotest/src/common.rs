@@ -7,30 +7,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// Captured output and messages beyond this many bytes are cut, with a note.
-pub const TEXT_CAP: usize = 64 * 1024;
+/// Captured output and messages beyond this many bytes are cut, with a note (the SDK's cap).
+pub use gapscore_adapter_sdk::text::TEXT_CAP;
 
-/// The note that ends a cut text.
-pub(crate) const CUT_NOTE: &str = "\n[gapscore: cut at 64 KiB]";
-
-/// Appends `text`, stopping (with the note) at [`TEXT_CAP`] on a char boundary.
-pub(crate) fn push_capped(dst: &mut String, text: &str, capped: &mut bool) {
-    if *capped {
-        return;
-    }
-    let room = TEXT_CAP.saturating_sub(dst.len());
-    if text.len() <= room {
-        dst.push_str(text);
-    } else {
-        let mut cut = room;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        dst.push_str(&text[..cut]);
-        dst.push_str(CUT_NOTE);
-        *capped = true;
-    }
-}
+pub(crate) use gapscore_adapter_sdk::text::push_capped;
 
 /// A result line's verb: `--- PASS:` and friends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -44,7 +44,6 @@ struct Open {
     name: String,
     seq: u64,
     output: String,
-    capped: bool,
     has_children: bool,
     parent_id: Option<String>,
 }
@@ -58,7 +57,6 @@ struct Pkg {
     /// Index of the test the last event was about: consecutive events mostly are.
     hint: usize,
     output: String,
-    output_capped: bool,
     failures: u64,
     /// The first panic-like line seen, and whether a goroutine dump confirmed it.
     death: Option<(Death, String)>,
@@ -119,7 +117,7 @@ struct Reader<'s> {
     problems: u64,
     /// Build output blocks (`# pkg` and the lines after it, or go 1.24 `build-output`), by
     /// package, until a build failure claims them.
-    builds: Vec<(String, String, bool)>,
+    builds: Vec<(String, String)>,
     /// Whether non-JSON lines continue the last build block.
     in_build_block: bool,
     build_reported: HashSet<String>,
@@ -204,8 +202,8 @@ pub fn parse_reader(
                     // Kept as the output of the package the stream is in, for problem details.
                     if let Some(pkg) = r.pkgs.last_mut() {
                         let text = String::from_utf8_lossy(line);
-                        push_capped(&mut pkg.output, &text, &mut pkg.output_capped);
-                        push_capped(&mut pkg.output, "\n", &mut pkg.output_capped);
+                        push_capped(&mut pkg.output, &text);
+                        push_capped(&mut pkg.output, "\n");
                     }
                     if r.bad_lines <= WARN_LINES {
                         r.sink.warning(format!(
@@ -284,9 +282,11 @@ impl Reader<'_> {
                 match pkg.find(test) {
                     Some(i) => {
                         let t = &mut pkg.tests[i];
-                        push_capped(&mut t.output, out, &mut t.capped);
+                        push_capped(&mut t.output, out);
                     }
-                    None => push_capped(&mut pkg.output, out, &mut pkg.output_capped),
+                    None => {
+                        push_capped(&mut pkg.output, out);
+                    }
                 }
             }
             ("output", None) => {
@@ -294,7 +294,7 @@ impl Reader<'_> {
                 let pi = self.pkg_index(pkg_name);
                 let pkg = &mut self.pkgs[pi];
                 pkg.watch(out);
-                push_capped(&mut pkg.output, out, &mut pkg.output_capped);
+                push_capped(&mut pkg.output, out);
             }
             ("pass", Some(test)) | ("bench", Some(test)) => {
                 self.finish_test(pkg_name, test, Status::Passed, ev.elapsed)
@@ -371,7 +371,6 @@ impl Reader<'_> {
             name: test.to_owned(),
             seq,
             output: String::new(),
-            capped: false,
             has_children: false,
             parent_id,
         });
@@ -387,7 +386,6 @@ impl Reader<'_> {
                 name: test.to_owned(),
                 seq: 0,
                 output: String::new(),
-                capped: false,
                 has_children: false,
                 parent_id: test
                     .rfind('/')
@@ -528,20 +526,20 @@ impl Reader<'_> {
     }
 
     fn build_text(&mut self, pkg: &str, text: &str) {
-        let i = match self.builds.iter().rposition(|(p, _, _)| p == pkg) {
+        let i = match self.builds.iter().rposition(|(p, _)| p == pkg) {
             Some(i) => i,
             None => {
                 if self.builds.len() >= 256 {
                     return;
                 }
-                self.builds.push((pkg.to_owned(), String::new(), false));
+                self.builds.push((pkg.to_owned(), String::new()));
                 self.builds.len() - 1
             }
         };
-        let (_, out, capped) = &mut self.builds[i];
-        push_capped(out, text, capped);
+        let (_, out) = &mut self.builds[i];
+        push_capped(out, text);
         if !text.ends_with('\n') {
-            push_capped(out, "\n", capped);
+            push_capped(out, "\n");
         }
     }
 
@@ -556,17 +554,13 @@ impl Reader<'_> {
         if base != pkg {
             detail.push_str(&format!(" (dependency {base} failed to build)"));
         }
-        let found = self
-            .builds
-            .iter()
-            .position(|(p, _, _)| p == path)
-            .or_else(|| {
-                self.builds
-                    .iter()
-                    .position(|(p, _, _)| p.split_whitespace().next() == Some(base))
-            });
+        let found = self.builds.iter().position(|(p, _)| p == path).or_else(|| {
+            self.builds
+                .iter()
+                .position(|(p, _)| p.split_whitespace().next() == Some(base))
+        });
         if let Some(i) = found {
-            let (_, text, _) = self.builds.remove(i);
+            let (_, text) = self.builds.remove(i);
             detail.push('\n');
             detail.push_str(text.trim_end());
         }
@@ -591,7 +585,7 @@ impl Reader<'_> {
             return;
         }
         if self.in_build_block
-            && let Some((pkg, _, _)) = self.builds.last()
+            && let Some((pkg, _)) = self.builds.last()
         {
             let pkg = pkg.clone();
             self.build_text(&pkg, line);
@@ -617,8 +611,8 @@ impl Reader<'_> {
         // Kept as the output of the package the stream is in, for problem details.
         if let Some(pkg) = self.pkgs.last_mut() {
             pkg.watch(line);
-            push_capped(&mut pkg.output, line, &mut pkg.output_capped);
-            push_capped(&mut pkg.output, "\n", &mut pkg.output_capped);
+            push_capped(&mut pkg.output, line);
+            push_capped(&mut pkg.output, "\n");
         }
     }
 
@@ -652,11 +646,11 @@ impl Reader<'_> {
         let leftovers: Vec<String> = self
             .builds
             .iter()
-            .filter(|(p, _, _)| {
+            .filter(|(p, _)| {
                 let base = p.split_whitespace().next().unwrap_or(p);
                 !self.build_reported.contains(base)
             })
-            .map(|(_, t, _)| t.lines().next().unwrap_or("").to_owned())
+            .map(|(_, t)| t.lines().next().unwrap_or("").to_owned())
             .collect();
         for first in leftovers {
             self.sink.warning(format!(

@@ -25,7 +25,6 @@ pub const HOLD_LIMIT: usize = 100_000;
 struct Test {
     name: String,
     output: String,
-    capped: bool,
     status: Option<Status>,
     duration: Option<f64>,
 }
@@ -35,7 +34,6 @@ impl Test {
         Test {
             name: name.to_owned(),
             output: String::new(),
-            capped: false,
             status: None,
             duration: None,
         }
@@ -52,7 +50,6 @@ struct Block {
     pending: Vec<Test>,
     current: String,
     output: String,
-    output_capped: bool,
     failures: u64,
     death: Option<(Death, String)>,
     death_confirmed: bool,
@@ -71,7 +68,7 @@ struct Reader<'s> {
     summaries: u64,
     problems: u64,
     overflow_warned: bool,
-    build: Option<(String, String, bool)>,
+    build: Option<(String, String)>,
 }
 
 /// Reads `go test -v` output.
@@ -194,7 +191,7 @@ impl Reader<'_> {
             let built = !(s.rest.contains("[build failed]") || s.rest.contains("[setup failed]"));
             if !built {
                 let mut detail = line.to_owned();
-                if let Some((p, text, _)) = &build
+                if let Some((p, text)) = &build
                     && p == &pkg
                 {
                     detail.push('\n');
@@ -209,11 +206,11 @@ impl Reader<'_> {
             return;
         }
         if let Some(pkg) = build_header(line) {
-            self.build = Some((pkg.to_owned(), String::new(), false));
+            self.build = Some((pkg.to_owned(), String::new()));
         }
-        if let Some((_, text, capped)) = &mut self.build {
-            push_capped(text, line, capped);
-            push_capped(text, "\n", capped);
+        if let Some((_, text)) = &mut self.build {
+            push_capped(text, line);
+            push_capped(text, "\n");
             return;
         }
         // Plain output: the current test's, else the package's.
@@ -242,12 +239,12 @@ impl Reader<'_> {
             .find(|t| t.name == b.current);
         match target {
             Some(t) => {
-                push_capped(&mut t.output, line, &mut t.capped);
-                push_capped(&mut t.output, "\n", &mut t.capped);
+                push_capped(&mut t.output, line);
+                push_capped(&mut t.output, "\n");
             }
             None => {
-                push_capped(&mut b.output, line, &mut b.output_capped);
-                push_capped(&mut b.output, "\n", &mut b.output_capped);
+                push_capped(&mut b.output, line);
+                push_capped(&mut b.output, "\n");
             }
         }
     }
@@ -419,7 +416,7 @@ impl Reader<'_> {
                     .into(),
             );
         }
-        if let Some((pkg, text, _)) = self.build.take() {
+        if let Some((pkg, text)) = self.build.take() {
             let first = text.lines().next().unwrap_or("").to_owned();
             self.sink.warning(format!(
                 "build output for `{pkg}` without a package line: {first}"

@@ -13,8 +13,10 @@ use quick_xml::XmlVersion;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 
-/// Failure bodies and captured output beyond this many bytes are cut, with a note.
-pub const TEXT_CAP: usize = 64 * 1024;
+/// Failure bodies and captured output beyond this many bytes are cut, with a note (the SDK's
+/// cap, [`push_capped`]).
+pub use gapscore_adapter_sdk::text::TEXT_CAP;
+use gapscore_adapter_sdk::text::push_capped;
 
 /// Re-encodes UTF-16 (with a byte-order mark) as UTF-8 and drops a UTF-8 byte-order mark.
 fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>, AdapterError> {
@@ -99,7 +101,6 @@ struct Case {
     skipped: Option<Box<Outcome>>,
     attempts: Vec<(Status, Outcome)>,
     output: String,
-    output_capped: bool,
     category: Option<Category>,
 }
 
@@ -206,24 +207,6 @@ fn seconds(text: Option<&str>) -> (Option<f64>, bool) {
     (value.ok().filter(|v| v.is_finite()), false)
 }
 
-fn push_capped(dst: &mut String, text: &str, capped: &mut bool) {
-    if *capped {
-        return;
-    }
-    let room = TEXT_CAP.saturating_sub(dst.len());
-    if text.len() <= room {
-        dst.push_str(text);
-    } else {
-        let mut cut = room;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        dst.push_str(&text[..cut]);
-        dst.push_str("\n[gapscore: cut at 64 KiB]");
-        *capped = true;
-    }
-}
-
 impl Reading<'_> {
     fn suite_path(&self) -> Option<String> {
         self.path.clone()
@@ -267,32 +250,29 @@ impl Reading<'_> {
         let Some(case) = self.case.as_mut() else {
             return;
         };
-        let mut capped = false;
         match self.target {
             Target::Failure => {
                 if let Some(o) = case.failure.as_mut() {
-                    push_capped(&mut o.body, t, &mut capped);
+                    push_capped(&mut o.body, t);
                 }
             }
             Target::Error => {
                 if let Some(o) = case.error.as_mut() {
-                    push_capped(&mut o.body, t, &mut capped);
+                    push_capped(&mut o.body, t);
                 }
             }
             Target::Skipped => {
                 if let Some(o) = case.skipped.as_mut() {
-                    push_capped(&mut o.body, t, &mut capped);
+                    push_capped(&mut o.body, t);
                 }
             }
             Target::Attempt => {
                 if let Some((_, o)) = case.attempts.last_mut() {
-                    push_capped(&mut o.body, t, &mut capped);
+                    push_capped(&mut o.body, t);
                 }
             }
             Target::SystemOut | Target::SystemErr => {
-                let mut c = case.output_capped;
-                push_capped(&mut case.output, t, &mut c);
-                case.output_capped = c;
+                push_capped(&mut case.output, t);
             }
             Target::Ignore => {}
         }

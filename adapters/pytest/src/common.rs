@@ -7,6 +7,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use gapscore_adapter_sdk::text::push_capped;
 use gapscore_adapter_sdk::{Category, InputError, Location, Problem, ProblemKind, TestCase};
 
 /// A JSON string borrowed from the input when it has no escapes (serde borrows a `Cow` only
@@ -27,9 +28,6 @@ impl AsRef<str> for Str<'_> {
         &self.0
     }
 }
-
-/// Captured output kept per test.
-const TEXT_CAP: usize = 64 * 1024;
 
 /// A test from its pytest node id: `suite` is the id before the last `::` (outside a parameter
 /// bracket, whose ids may hold `::` themselves), `name` after it; the id stays the node id.
@@ -136,25 +134,10 @@ pub(crate) fn exit_mismatch(code: i64, bad: u64) -> Option<String> {
     }
 }
 
-/// Appends captured output, cut at 64 KiB with a note.
+/// Appends captured output, cut at 64 KiB with a note ([`push_capped`]).
 pub(crate) fn push_output(dst: &mut Option<String>, text: &str) {
-    if text.is_empty() {
-        return;
-    }
-    let out = dst.get_or_insert_with(String::new);
-    if out.len() >= TEXT_CAP {
-        return;
-    }
-    let room = TEXT_CAP - out.len();
-    if text.len() <= room {
-        out.push_str(text);
-    } else {
-        let mut cut = room;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        out.push_str(&text[..cut]);
-        out.push_str("\n[gapscore: cut at 64 KiB]");
+    if !text.is_empty() {
+        push_capped(dst.get_or_insert_with(String::new), text);
     }
 }
 
@@ -331,5 +314,16 @@ mod tests {
         let o = out.unwrap();
         assert!(o.ends_with("[gapscore: cut at 64 KiB]"));
         assert!(o.len() < 65 * 1024);
+    }
+
+    #[test]
+    fn output_filled_exactly_then_more_gets_the_note() {
+        let mut out = None;
+        push_output(&mut out, &"x".repeat(64 * 1024));
+        assert!(!out.as_deref().unwrap_or("").contains("[gapscore"));
+        push_output(&mut out, "more");
+        let o = out.unwrap();
+        assert!(o.ends_with("[gapscore: cut at 64 KiB]"));
+        assert!(!o.contains("more"));
     }
 }

@@ -6,6 +6,8 @@
 //! - [`abi`]: the C ABI v1 ([`abi::GapscoreAdapterV1`], [`abi::GapscoreBuf`], status codes), the
 //!   [`export_adapter!`] macro that turns an [`Adapter`] into a loadable plugin, and
 //!   [`abi::c_header`], from which the committed `include/gapscore_adapter.h` is generated.
+//! - [`text`]: capped text ([`text::push_capped`], [`text::TEXT_CAP`], [`text::CUT_NOTE`]):
+//!   messages and output kept per test are cut at 64 KiB with a note.
 //!
 //! The canonical model ([`TestRun`], [`TestCase`], [`Status`], ...) is re-exported from
 //! `gapscore-core`, so an adapter crate depends on this crate alone.
@@ -14,6 +16,7 @@
 
 pub mod abi;
 pub mod testing;
+pub mod text;
 
 use serde::{Deserialize, Serialize};
 
