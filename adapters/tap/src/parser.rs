@@ -60,18 +60,42 @@ pub fn parse_reader(
             break;
         }
         match memchr::memchr(b'\n', buf) {
-            Some(i) => {
-                if carry.is_empty() && !carry_cut {
-                    p.line(&buf[..cut_at(buf, i, LINE_CAP)], i > LINE_CAP);
-                } else {
-                    let room = LINE_CAP.saturating_sub(carry.len());
-                    carry.extend_from_slice(&buf[..cut_at(buf, i, room)]);
-                    let cut = carry_cut || i > room;
-                    p.line(&carry, cut);
-                    carry.clear();
-                    carry_cut = false;
-                }
+            Some(i) if !carry.is_empty() || carry_cut => {
+                let room = LINE_CAP.saturating_sub(carry.len());
+                carry.extend_from_slice(&buf[..cut_at(buf, i, room)]);
+                let cut = carry_cut || i > room;
+                p.line(&carry, cut);
+                carry.clear();
+                carry_cut = false;
                 reader.consume(i + 1);
+            }
+            Some(i) => {
+                // Every whole line of the buffer at once: one UTF-8 check and one newline scan
+                // for all of them instead of a call of each per line.
+                let end = memchr::memrchr(b'\n', buf).map_or(i, |j| j) + 1;
+                let block = &buf[..end];
+                let mut from = 0;
+                match std::str::from_utf8(block) {
+                    Ok(text) => {
+                        for nl in memchr::memchr_iter(b'\n', block) {
+                            let len = nl - from;
+                            let at = from + cut_at(&block[from..], len, LINE_CAP);
+                            p.line_str(text.get(from..at).unwrap_or(""), len > LINE_CAP);
+                            from = nl + 1;
+                        }
+                    }
+                    Err(_) => {
+                        for nl in memchr::memchr_iter(b'\n', block) {
+                            let line = &block[from..nl];
+                            p.line(
+                                &line[..cut_at(line, line.len(), LINE_CAP)],
+                                line.len() > LINE_CAP,
+                            );
+                            from = nl + 1;
+                        }
+                    }
+                }
+                reader.consume(end);
             }
             None => {
                 let n = buf.len();
@@ -432,7 +456,8 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn line(&mut self, raw: &[u8], cut: bool) {
+    /// Counts a line, and warns once when one is cut.
+    fn start_line(&mut self, cut: bool) {
         self.line_no += 1;
         if cut && !self.cut_lines {
             self.cut_lines = true;
@@ -441,6 +466,16 @@ impl<'s> Parser<'s> {
                 self.line_no
             ));
         }
+    }
+
+    /// A line already known to be UTF-8.
+    fn line_str(&mut self, text: &str, cut: bool) {
+        self.start_line(cut);
+        self.handle(text.strip_suffix('\r').unwrap_or(text));
+    }
+
+    fn line(&mut self, raw: &[u8], cut: bool) {
+        self.start_line(cut);
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let text = match std::str::from_utf8(raw) {
             Ok(s) => Cow::Borrowed(s),
@@ -894,7 +929,10 @@ impl<'s> Parser<'s> {
             test.id = TestCase::make_id(test.suite.as_deref(), &format!("#{n}"));
         }
         test.duration = pt.time;
-        test.category = Category::from_title(pt.desc);
+        // A title names a category only with a `[tag]`: most have no bracket at all.
+        if memchr::memchr(b'[', pt.desc.as_bytes()).is_some() {
+            test.category = Category::from_title(pt.desc);
+        }
         let reason = match pt.directive {
             Directive::Skip(r) | Directive::Todo(r) if !r.is_empty() => Some(r.to_owned()),
             _ => None,
