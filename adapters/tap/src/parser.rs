@@ -582,7 +582,8 @@ impl<'s> Parser<'s> {
                 {
                     p.yaml = Some(YamlBlock {
                         base: indent,
-                        text: String::new(),
+                        // Most blocks are a few short lines: one allocation instead of several.
+                        text: String::with_capacity(256),
                         open: true,
                         cut: false,
                     });

@@ -99,14 +99,13 @@ struct Parser<'a> {
 
 /// Parses a diagnostics block (its lines without the block's own indentation).
 pub fn parse(text: &str) -> Result<Value, String> {
-    let lines = text
-        .lines()
-        .map(|l| {
-            let l = l.strip_suffix('\r').unwrap_or(l);
-            let ind = l.len() - l.trim_start_matches(' ').len();
-            (ind, &l[ind..])
-        })
-        .collect();
+    // Sized once: a block is a handful of lines, and growing the vector cost more than reading.
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+    lines.extend(text.lines().map(|l| {
+        let l = l.strip_suffix('\r').unwrap_or(l);
+        let ind = l.len() - l.trim_start_matches(' ').len();
+        (ind, &l[ind..])
+    }));
     let mut p = Parser { lines, pos: 0 };
     p.skip_blank();
     if p.pos >= p.lines.len() {
@@ -139,11 +138,21 @@ fn is_blank_or_comment(c: &str) -> bool {
 /// Where `key: value` splits: the first `:` followed by a space or the end of the line, outside
 /// quotes.
 fn split_key(c: &str) -> Option<(String, &str)> {
+    key_split(c).map(|(k, rest)| (k.into_owned(), rest))
+}
+
+/// Whether a line is `key: value`, without building the key.
+fn is_key(c: &str) -> bool {
+    key_split(c).is_some()
+}
+
+/// [`split_key`] with the key borrowed when it is plain.
+fn key_split(c: &str) -> Option<(std::borrow::Cow<'_, str>, &str)> {
     let b = c.as_bytes();
     let (key, rest_at) = match b.first() {
         Some(&q @ (b'\'' | b'"')) => {
             let (s, used) = quoted(c, q)?;
-            (s, used)
+            (std::borrow::Cow::Owned(s), used)
         }
         _ => {
             let mut i = 0;
@@ -154,7 +163,7 @@ fn split_key(c: &str) -> Option<(String, &str)> {
                     Some(_) => i += 1,
                 }
             }
-            (c[..i].trim_end().to_owned(), i)
+            (std::borrow::Cow::Borrowed(c[..i].trim_end()), i)
         }
     };
     let rest = c[rest_at..].trim_start();
@@ -167,6 +176,9 @@ fn split_key(c: &str) -> Option<(String, &str)> {
 
 /// A quoted scalar at the start of `c`: its value and the bytes it used.
 fn quoted(c: &str, q: u8) -> Option<(String, usize)> {
+    if q == b'\'' {
+        return single_quoted(c);
+    }
     let mut out = String::new();
     let mut chars = c.char_indices().skip(1);
     while let Some((i, ch)) = chars.next() {
@@ -206,6 +218,24 @@ fn quoted(c: &str, q: u8) -> Option<(String, usize)> {
     None
 }
 
+/// A single-quoted scalar at the start of `c` (`''` is a quote): copied a run at a time.
+fn single_quoted(c: &str) -> Option<(String, usize)> {
+    let body = c.get(1..)?;
+    let mut out = String::with_capacity(body.len());
+    let mut from = 0;
+    loop {
+        let at = from + memchr::memchr(b'\'', body.as_bytes().get(from..)?)?;
+        out.push_str(body.get(from..at)?);
+        if body.as_bytes().get(at + 1) == Some(&b'\'') {
+            out.push('\'');
+            from = at + 2;
+        } else {
+            // `at` is relative to the text after the opening quote.
+            return Some((out, at + 2));
+        }
+    }
+}
+
 impl<'a> Parser<'a> {
     fn skip_blank(&mut self) {
         while self
@@ -234,7 +264,7 @@ impl<'a> Parser<'a> {
         }
         if c == "-" || c.starts_with("- ") {
             self.list(ind, depth)
-        } else if split_key(c).is_some() {
+        } else if is_key(c) {
             self.map(ind, depth)
         } else {
             // A bare scalar document (rare in diagnostics).
@@ -302,7 +332,7 @@ impl<'a> Parser<'a> {
                     Some((j, _)) if j > ind => items.push(self.node(ind + 1, depth + 1)?),
                     _ => items.push(Value::Scalar(String::new())),
                 }
-            } else if split_key(rest).is_some() && !rest.starts_with(['\'', '"', '[', '{']) {
+            } else if is_key(rest) && !rest.starts_with(['\'', '"', '[', '{']) {
                 // `- key: value` opens a mapping at the key's column.
                 self.lines[self.pos] = (item_ind, rest);
                 items.push(self.map(item_ind, depth + 1)?);
