@@ -274,7 +274,8 @@ impl<'a> Parser<'a> {
     }
 
     fn map(&mut self, ind: usize, depth: usize) -> Result<Value, String> {
-        let mut entries = Vec::new();
+        // Diagnostics maps have a few keys: start with room for them.
+        let mut entries = Vec::with_capacity(4);
         while let Some((i, c)) = self.peek() {
             if i < ind {
                 break;
@@ -474,8 +475,10 @@ impl<'a> Parser<'a> {
 
 /// A plain scalar without a trailing ` # comment`.
 fn strip_comment(s: &str) -> &str {
-    match s.find(" #") {
-        Some(i) => s[..i].trim_end(),
+    // The first ` #`, found by its `#` (a byte search, not a substring searcher per scalar).
+    let b = s.as_bytes();
+    match memchr::memchr_iter(b'#', b).find(|&j| j > 0 && b[j - 1] == b' ') {
+        Some(j) => s[..j - 1].trim_end(),
         None => s.trim_end(),
     }
 }
