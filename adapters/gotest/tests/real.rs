@@ -10,111 +10,39 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use gapscore_adapter_gotest::{GoTest, JSON_FORMAT, TEXT_FORMAT};
+use gapscore_adapter_sdk::testing::{Truth, compare_leaves, compare_problems, real_cases};
 use gapscore_adapter_sdk::{Adapter, ParseOptions, Status, TestRun, parse_to_run};
-use serde_json::Value;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-fn cases() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(root().join("real"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    v.sort();
-    assert_eq!(v.len(), 6);
-    v
-}
-
 /// Problem kinds the truth lists that cannot be seen in the file: the timeout case's
 /// `TestAfterSleep` never started, so the stream never names it (the `timeout` problem is what
 /// the file shows of it).
-fn not_in_the_file(case: &str, kind: &str) -> bool {
-    case == "timeout" && kind == "missing-tests"
-}
-
-fn truth_of(dir: &Path) -> Value {
-    serde_json::from_slice(&fs::read(dir.join("truth.json")).unwrap()).unwrap()
-}
+const NOT_IN_THE_FILE: &[(&str, &str)] = &[("timeout", "missing-tests")];
 
 /// Compares a run with a truth; returns what differs.
-fn compare(case: &str, run: &TestRun, truth: &Value) -> Vec<String> {
+fn compare(run: &TestRun, truth: &Truth) -> Vec<String> {
+    let case = &truth.case;
     let mut failures = Vec::new();
-    if truth["producer"]["tool"] == "go test" {
+    if truth.producer_tool() == "go test" {
         let got = run.producer.as_ref().map(|p| p.name.as_str());
         if got != Some("go test") {
             failures.push(format!("{case}: producer {got:?}"));
         }
     }
-    let leaves: Vec<_> = run.tests.iter().filter(|t| !t.parent).collect();
-    let want: Vec<&Value> = truth["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|t| t["parent"] != Value::Bool(true))
-        .collect();
-    if leaves.len() != want.len() {
-        failures.push(format!(
-            "{case}: {} leaf tests, truth has {}",
-            leaves.len(),
-            want.len()
-        ));
-    }
-    let mut used = vec![false; leaves.len()];
-    for w in &want {
-        let name = w["name"].as_str().unwrap();
-        let suite = w["suite"].as_str();
-        let mut ok: Vec<&str> = vec![w["status"].as_str().unwrap()];
-        if let Some(a) = w["accept"].as_array() {
-            ok.extend(a.iter().filter_map(Value::as_str));
-        }
-        match leaves
-            .iter()
-            .enumerate()
-            .find(|(i, t)| !used[*i] && t.name == name && t.suite.as_deref() == suite)
-        {
-            Some((i, t)) => {
-                used[i] = true;
-                if !ok.contains(&t.status.as_str()) {
-                    failures.push(format!(
-                        "{case}: `{name}` is {}, truth says {ok:?}",
-                        t.status
-                    ));
-                }
-            }
-            None => failures.push(format!("{case}: `{suite:?} {name}` not read")),
-        }
-    }
+    failures.extend(compare_leaves(run, truth, |t, w| {
+        w["name"].as_str() == Some(t.name.as_str()) && t.suite.as_deref() == w["suite"].as_str()
+    }));
     // Parents: every truth parent is read as one.
-    for w in truth["tests"].as_array().unwrap() {
-        if w["parent"] == Value::Bool(true) {
-            let name = w["name"].as_str().unwrap();
-            if !run.tests.iter().any(|t| t.parent && t.name == name) {
-                failures.push(format!("{case}: `{name}` not marked as a parent"));
-            }
+    for w in truth.parents() {
+        let name = w["name"].as_str().unwrap();
+        if !run.tests.iter().any(|t| t.parent && t.name == name) {
+            failures.push(format!("{case}: `{name}` not marked as a parent"));
         }
     }
-    let got: Vec<&str> = run.problems.iter().map(|p| p.kind.as_str()).collect();
-    let known: Vec<&str> = truth["problems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|p| p["kind"].as_str())
-        .collect();
-    for kind in &known {
-        if !got.contains(kind) && !not_in_the_file(case, kind) {
-            failures.push(format!(
-                "{case}: problem `{kind}` not reported (got {got:?})"
-            ));
-        }
-    }
-    for k in &got {
-        if !known.contains(k) {
-            failures.push(format!("{case}: unexpected problem `{k}`"));
-        }
-    }
+    failures.extend(compare_problems(run, truth, NOT_IN_THE_FILE));
     failures
 }
 
@@ -122,27 +50,23 @@ fn compare(case: &str, run: &TestRun, truth: &Value) -> Vec<String> {
 fn every_real_case_matches_its_truth() {
     let adapter = GoTest::new();
     let mut failures = Vec::new();
-    for dir in cases() {
-        let case = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let truth = truth_of(&dir);
-        let (file, _) = truth["files"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .find(|(_, role)| *role == "report")
-            .unwrap();
-        let bytes = fs::read(dir.join(file)).unwrap();
+    let cases = real_cases(env!("CARGO_MANIFEST_DIR"));
+    assert_eq!(cases.len(), 6);
+    for dir in cases {
+        let truth = Truth::load(&dir);
+        let case = &truth.case;
+        let (file, bytes) = truth.report();
         assert!(
-            adapter.detect(&bytes, Some(file)) >= 95,
+            adapter.detect(&bytes, Some(&file)) >= 95,
             "{case}: not detected"
         );
         assert_eq!(
-            adapter.detect_format(&bytes, Some(file)).as_deref(),
-            truth["format"].as_str(),
+            adapter.detect_format(&bytes, Some(&file)).as_deref(),
+            truth.format(),
             "{case}"
         );
         match parse_to_run(&adapter, &bytes, &ParseOptions::default()) {
-            Ok(run) => failures.extend(compare(&case, &run, &truth)),
+            Ok(run) => failures.extend(compare(&run, &truth)),
             Err(e) => failures.push(format!("{case}: {e}")),
         }
     }
@@ -159,11 +83,9 @@ fn the_standard_suite_as_go_test_v_text_matches_the_same_truth() {
         Some(TEXT_FORMAT)
     );
     let run = parse_to_run(&adapter, &bytes, &ParseOptions::default()).unwrap();
-    let failures = compare(
-        "go-test-v-standard",
-        &run,
-        &truth_of(&root().join("real/standard")),
-    );
+    let mut truth = Truth::load(&root().join("real/standard"));
+    truth.case = "go-test-v-standard".to_owned();
+    let failures = compare(&run, &truth);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

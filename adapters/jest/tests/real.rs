@@ -5,23 +5,12 @@
 #![allow(clippy::unwrap_used)] // Test code.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gapscore_adapter_jest::Jest;
+use gapscore_adapter_sdk::testing::{Truth, compare_tests, real_cases};
 use gapscore_adapter_sdk::{Adapter, ParseOptions, TestCase, parse_to_run};
 use serde_json::Value;
-
-fn cases() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
-    let mut v: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    v.sort();
-    assert_eq!(v.len(), 2);
-    v
-}
 
 /// The truth's `fullName`: the describe titles (the suite after the file) and the title, joined
 /// by a space, as Jest builds it.
@@ -42,12 +31,13 @@ fn full_name(t: &TestCase) -> String {
 fn every_real_case_matches_its_truth() {
     let adapter = Jest::new();
     let mut failures = Vec::new();
-    for dir in cases() {
-        let case = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let cases = real_cases(env!("CARGO_MANIFEST_DIR"));
+    assert_eq!(cases.len(), 2);
+    for dir in cases {
+        let truth = Truth::load(&dir);
+        let case = truth.case.clone();
         let bytes = fs::read(dir.join("jest.json")).unwrap();
-        let truth: Value =
-            serde_json::from_slice(&fs::read(dir.join("truth.json")).unwrap()).unwrap();
-        assert_eq!(truth["format"], "jest-json");
+        assert_eq!(truth.format(), Some("jest-json"));
         assert_eq!(
             adapter.detect(&bytes, Some("jest.json")),
             98,
@@ -55,65 +45,40 @@ fn every_real_case_matches_its_truth() {
         );
         let run = parse_to_run(&adapter, &bytes, &ParseOptions::default()).unwrap();
         // The truth's tool is "jest + jest-junit": this file is jest's own.
-        assert!(
-            truth["producer"]["tool"]
-                .as_str()
-                .unwrap()
-                .starts_with("jest")
-        );
+        assert!(truth.producer_tool().starts_with("jest"));
         assert_eq!(
             run.producer.as_ref().map(|p| p.name.as_str()),
             Some("jest"),
             "{case}"
         );
-        let want: Vec<&Value> = truth["tests"].as_array().unwrap().iter().collect();
-        assert!(want.iter().all(|t| t["parent"] != Value::Bool(true)));
-        if run.tests.len() != want.len() {
-            failures.push(format!(
-                "{case}: {} tests, truth has {}",
-                run.tests.len(),
-                want.len()
-            ));
-        }
-        let mut used = vec![false; run.tests.len()];
-        for w in &want {
-            let name = w["name"].as_str().unwrap();
-            let file = w["suite"].as_str().unwrap();
-            let mut ok: Vec<&str> = vec![w["status"].as_str().unwrap()];
-            if let Some(a) = w["accept"].as_array() {
-                ok.extend(a.iter().filter_map(Value::as_str));
-            }
-            match run
-                .tests
-                .iter()
-                .enumerate()
-                .find(|(i, t)| !used[*i] && t.file.as_deref() == Some(file) && full_name(t) == name)
-            {
-                Some((i, t)) => {
-                    used[i] = true;
-                    if !ok.contains(&t.status.as_str()) {
-                        failures.push(format!(
-                            "{case}: `{name}` is {}, truth says {ok:?}",
-                            t.status
-                        ));
-                    }
-                    if let Some(path) = w["path"].as_array() {
-                        let last = path.last().and_then(Value::as_str).unwrap();
-                        if t.name != last {
-                            failures.push(format!("{case}: `{name}` named `{}`", t.name));
-                        }
-                    }
+        let want: Vec<&Value> = truth.entries().iter().collect();
+        assert!(truth.parents().is_empty());
+        // Every test of the run, parents too (there are none in the truth).
+        let tests: Vec<&TestCase> = run.tests.iter().collect();
+        let pairs = compare_tests(
+            &case,
+            &tests,
+            &want,
+            |t, w| {
+                w["suite"]
+                    .as_str()
+                    .is_some_and(|f| t.file.as_deref() == Some(f))
+                    && w["name"] == full_name(t).as_str()
+            },
+            &mut failures,
+        );
+        for (t, w) in pairs {
+            if let Some(path) = w["path"].as_array() {
+                let last = path.last().and_then(Value::as_str).unwrap();
+                if t.name != last {
+                    let name = w["name"].as_str().unwrap();
+                    failures.push(format!("{case}: `{name}` named `{}`", t.name));
                 }
-                None => failures.push(format!("{case}: `{name}` in {file} not read")),
             }
         }
+        // Exactly the kinds the truth lists, each as many times.
         let mut got: Vec<&str> = run.problems.iter().map(|p| p.kind.as_str()).collect();
-        let mut known: Vec<&str> = truth["problems"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|p| p["kind"].as_str())
-            .collect();
+        let mut known = truth.problem_kinds();
         got.sort_unstable();
         known.sort_unstable();
         if got != known {

@@ -10,7 +10,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use gapscore_adapter_pytest::{FORMAT_TEXT, Pytest};
-use gapscore_adapter_sdk::{Adapter, ParseOptions, ProblemKind, Status, TestRun, parse_to_run};
+use gapscore_adapter_sdk::testing::{Truth, accepted, compare_problems, compare_tests, real_cases};
+use gapscore_adapter_sdk::{
+    Adapter, ParseOptions, ProblemKind, Status, TestCase, TestRun, parse_to_run,
+};
 use serde_json::Value;
 
 fn real_dir() -> PathBuf {
@@ -18,12 +21,7 @@ fn real_dir() -> PathBuf {
 }
 
 fn cases() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(real_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    v.sort();
+    let v = real_cases(env!("CARGO_MANIFEST_DIR"));
     assert_eq!(
         v.len(),
         6,
@@ -32,45 +30,59 @@ fn cases() -> Vec<PathBuf> {
     v
 }
 
-fn truth(dir: &Path) -> Value {
-    serde_json::from_slice(&fs::read(dir.join("truth.json")).unwrap()).unwrap()
-}
-
 /// Problem kinds the truth lists that the file cannot show: the killed run's console says
 /// "collected 5 items", but the report log has no record of the test that never started
 /// (pytest-reportlog writes no list of collected items), so `missing-tests` cannot be known
 /// from it. The run is still flagged (`killed`).
-fn not_in_the_file(case: &str, kind: &str) -> bool {
-    case == "reportlog-killed-mid-run" && kind == "missing-tests"
+const NOT_IN_THE_FILE: &[(&str, &str)] = &[("reportlog-killed-mid-run", "missing-tests")];
+
+/// The truncated json-report case is the standard run's report cut at byte 12166: its truth
+/// lists no tests (the cut document is not valid JSON), but the tests written completely
+/// before the cut are real results of that run, and the adapter keeps them (next to
+/// `truncated`), so they are checked against the standard case's truth: each must be there
+/// with the same status, and the cut one must not.
+const TRUNCATED: &str = "json-report-standard-truncated";
+
+/// The truncated case's tests against the standard run's truth: each kept one is in it, named
+/// the same, with a status it accepts, and some but not all of them were kept.
+fn compare_prefix(case: &str, run: &TestRun, failures: &mut Vec<String>) {
+    let standard = Truth::load(&real_dir().join("json-report-standard"));
+    let want = standard.entries();
+    let by_id: HashMap<&str, &Value> = want
+        .iter()
+        .map(|w| (w["nodeid"].as_str().unwrap(), w))
+        .collect();
+    for t in &run.tests {
+        let Some(w) = by_id.get(t.id.as_str()) else {
+            failures.push(format!("{case}: `{}` read but not in the truth", t.id));
+            continue;
+        };
+        same_names(case, t, w, failures);
+        if !accepted(w).contains(&t.status.as_str()) {
+            failures.push(format!(
+                "{case}: `{}` is {}, truth says {:?}",
+                t.id,
+                t.status,
+                accepted(w)
+            ));
+        }
+    }
+    if run.tests.is_empty() || run.tests.len() >= want.len() {
+        failures.push(format!(
+            "{case}: {} complete tests kept before the cut",
+            run.tests.len()
+        ));
+    }
 }
 
-/// The truth's tests for a case. The truncated json-report case is the standard run's report
-/// cut at byte 12166: its truth lists no tests (the cut document is not valid JSON), but the
-/// tests written completely before the cut are real results of that run, and the adapter keeps
-/// them (next to `truncated`), so they are checked against the standard case's truth: each
-/// must be there with the same status, and the cut one must not.
-fn expected_tests(case: &str, truth: &Value) -> (Vec<Value>, bool) {
-    if case == "json-report-standard-truncated" {
-        let standard = self::truth(&real_dir().join("json-report-standard"));
-        return (standard["tests"].as_array().unwrap().clone(), true);
+/// A test named as its truth entry: same suite and name.
+fn same_names(case: &str, t: &TestCase, w: &Value, failures: &mut Vec<String>) {
+    if t.name != w["name"].as_str().unwrap() || t.suite.as_deref() != w["suite"].as_str() {
+        failures.push(format!(
+            "{case}: `{}` named {:?} / {:?}",
+            t.id, t.suite, t.name
+        ));
     }
-    let tests = truth["tests"].as_array().unwrap();
-    (
-        tests
-            .iter()
-            .filter(|t| t["parent"] != Value::Bool(true))
-            .cloned()
-            .collect(),
-        false,
-    )
-}
-
-fn accepted(w: &Value) -> Vec<&str> {
-    let mut ok: Vec<&str> = vec![w["status"].as_str().unwrap()];
-    if let Some(a) = w["accept"].as_array() {
-        ok.extend(a.iter().filter_map(Value::as_str));
-    }
-    ok
 }
 
 #[test]
@@ -78,17 +90,10 @@ fn every_real_case_matches_its_truth() {
     let adapter = Pytest::new();
     let mut failures = Vec::new();
     for dir in cases() {
-        let case = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let truth = truth(&dir);
-        let format = truth["format"].as_str().unwrap();
-        let report = truth["files"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .find(|(_, role)| *role == "report")
-            .map(|(f, _)| f.clone())
-            .unwrap();
-        let bytes = fs::read(dir.join(&report)).unwrap();
+        let truth = Truth::load(&dir);
+        let case = truth.case.clone();
+        let format = truth.format().unwrap();
+        let (report, bytes) = truth.report();
         assert!(
             adapter.detect(&bytes, Some(&report)) >= 95,
             "{case}: not detected"
@@ -109,72 +114,25 @@ fn every_real_case_matches_its_truth() {
         if run.producer.as_ref().map(|p| p.name.as_str()) != Some("pytest") {
             failures.push(format!("{case}: producer {:?}", run.producer));
         }
-        let (want, prefix_only) = expected_tests(&case, &truth);
-        if !prefix_only && run.tests.len() != want.len() {
-            failures.push(format!(
-                "{case}: {} tests, truth has {}",
-                run.tests.len(),
-                want.len()
-            ));
-        }
-        let by_id: HashMap<&str, &Value> = want
-            .iter()
-            .map(|w| (w["nodeid"].as_str().unwrap(), w))
-            .collect();
-        for t in &run.tests {
-            let Some(w) = by_id.get(t.id.as_str()) else {
-                failures.push(format!("{case}: `{}` read but not in the truth", t.id));
-                continue;
-            };
-            if t.name != w["name"].as_str().unwrap() || t.suite.as_deref() != w["suite"].as_str() {
-                failures.push(format!(
-                    "{case}: `{}` named {:?} / {:?}",
-                    t.id, t.suite, t.name
-                ));
-            }
-            if !accepted(w).contains(&t.status.as_str()) {
-                failures.push(format!(
-                    "{case}: `{}` is {}, truth says {:?}",
-                    t.id,
-                    t.status,
-                    accepted(w)
-                ));
+        if case == TRUNCATED {
+            compare_prefix(&case, &run, &mut failures);
+        } else {
+            // Every test of the run, one for one with the truth's leaves by node id.
+            let tests: Vec<&TestCase> = run.tests.iter().collect();
+            let pairs = compare_tests(
+                &case,
+                &tests,
+                &truth.leaves(),
+                |t, w| w["nodeid"].as_str() == Some(t.id.as_str()),
+                &mut failures,
+            );
+            for (t, w) in pairs {
+                same_names(&case, t, w, &mut failures);
             }
         }
-        if !prefix_only {
-            for w in &want {
-                let id = w["nodeid"].as_str().unwrap();
-                if !run.tests.iter().any(|t| t.id == id) {
-                    failures.push(format!("{case}: `{id}` not read"));
-                }
-            }
-        } else if run.tests.is_empty() || run.tests.len() >= want.len() {
-            failures.push(format!(
-                "{case}: {} complete tests kept before the cut",
-                run.tests.len()
-            ));
-        }
-        let got: Vec<&str> = run.problems.iter().map(|p| p.kind.as_str()).collect();
-        let known: Vec<&str> = truth["problems"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|p| p["kind"].as_str())
-            .collect();
-        for kind in &known {
-            if !got.contains(kind) && !not_in_the_file(&case, kind) {
-                failures.push(format!(
-                    "{case}: problem `{kind}` not reported (got {got:?})"
-                ));
-            }
-        }
-        for k in &got {
-            if !known.contains(k) {
-                failures.push(format!("{case}: unexpected problem `{k}`"));
-            }
-        }
+        failures.extend(compare_problems(&run, &truth, NOT_IN_THE_FILE));
         // Complete, consistent files raise no warnings either.
-        if known.is_empty() && !run.warnings.is_empty() {
+        if truth.problem_kinds().is_empty() && !run.warnings.is_empty() {
             failures.push(format!("{case}: warnings {:?}", run.warnings));
         }
     }
@@ -185,8 +143,8 @@ fn every_real_case_matches_its_truth() {
 fn every_report_reads_the_same_through_parse_reader() {
     let adapter = Pytest::new();
     for dir in cases() {
-        let truth = truth(&dir);
-        let report = if truth["format"] == "pytest-reportlog" {
+        let truth = Truth::load(&dir);
+        let report = if truth.format() == Some("pytest-reportlog") {
             "reportlog.jsonl"
         } else {
             "report.json"
@@ -238,10 +196,9 @@ fn console_text_of_the_same_runs_agrees_with_the_truth() {
         };
         assert_eq!(adapter.detect(&bytes, None), want_detect, "{case}");
         let run = read_text(&console);
-        let truth = truth(&dir);
-        let want: HashMap<&str, &Value> = truth["tests"]
-            .as_array()
-            .unwrap()
+        let truth = Truth::load(&dir);
+        let want: HashMap<&str, &Value> = truth
+            .entries()
             .iter()
             .map(|w| (w["nodeid"].as_str().unwrap(), w))
             .collect();

@@ -3,6 +3,9 @@
 //! cdylib cargo built for a test, a process's peak memory, and what every adapter's benchmark
 //! binary shares: [`NullSink`], [`thread_cpu_seconds`], [`time_best`], [`run_mode`] (one of the
 //! `null`, `score` and `parse` modes, measured as a [`BenchResult`]) and [`run_in_own_process`].
+//! The real-runner corpus checks (`tests/real.rs`) share [`real_cases`], [`Truth`] (a case's
+//! `truth.json`), [`compare_leaves`] / [`compare_tests`] (tests one for one with an accepted
+//! status) and [`compare_problems`] (problem kinds, with explained exceptions).
 //! Everything here panics on failure: it is for tests and benches, never for library code.
 
 use std::fmt;
@@ -17,6 +20,7 @@ use gapscore_core::{Spill, StatusPolicy, Tally};
 
 use crate::{
     Adapter, EventSink, Normalizer, ParseOptions, Problem, Producer, RunCollector, TestCase,
+    TestRun,
 };
 
 /// The files directly in `<crate>/tests/fixtures/<kind>`, sorted. Panics (this is for tests)
@@ -305,6 +309,212 @@ where
     assert!(status.success(), "{} {args:?}: {status}", exe.display());
 }
 
+/// The real-runner cases of an adapter crate: the folders directly in
+/// `<crate_dir>/tests/fixtures/real`, sorted (each holds a report and its `truth.json`). Panics
+/// when there are none; callers assert the exact count, so a lost folder fails their test.
+pub fn real_cases(crate_dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(crate_dir).join("tests/fixtures/real");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no real cases in {}", dir.display());
+    cases
+}
+
+/// A case's `truth.json` (the real-runner corpus' record of what the run really did: its tests
+/// with `status`, optional `accept` and `parent`, its run-level `problems`, its `producer`, its
+/// `format` and its `files` with their roles).
+#[derive(Debug, Clone)]
+pub struct Truth {
+    /// The case's name (its folder's), used to start every difference reported.
+    pub case: String,
+    /// The case's folder.
+    pub dir: PathBuf,
+    /// The whole `truth.json`.
+    pub json: serde_json::Value,
+}
+
+impl Truth {
+    /// Reads `<dir>/truth.json`; panics when it is missing or not JSON.
+    pub fn load(dir: &Path) -> Truth {
+        let path = dir.join("truth.json");
+        let bytes =
+            std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let json = serde_json::from_slice(&bytes)
+            .unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()));
+        let case = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Truth {
+            case,
+            dir: dir.to_path_buf(),
+            json,
+        }
+    }
+
+    /// The format id the truth gives (`junit-xml`, `go-test-json`, ...), if any.
+    pub fn format(&self) -> Option<&str> {
+        self.json["format"].as_str()
+    }
+
+    /// The producing tool the truth names (`go test`, `jest + jest-junit`, ...); panics when
+    /// there is none.
+    pub fn producer_tool(&self) -> &str {
+        self.json["producer"]["tool"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}: truth has no producer.tool", self.case))
+    }
+
+    /// The name of the case's report file (the one whose role in `files` is `report`) and its
+    /// bytes; panics when there is none or it cannot be read.
+    pub fn report(&self) -> (String, Vec<u8>) {
+        let name = self.json["files"]
+            .as_object()
+            .and_then(|files| files.iter().find(|(_, role)| *role == "report"))
+            .map(|(f, _)| f.clone())
+            .unwrap_or_else(|| panic!("{}: truth names no report file", self.case));
+        let path = self.dir.join(&name);
+        let bytes =
+            std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        (name, bytes)
+    }
+
+    /// Every test entry, parents included.
+    pub fn entries(&self) -> &[serde_json::Value] {
+        self.json["tests"].as_array().map_or(&[], Vec::as_slice)
+    }
+
+    /// The leaf entries: those without `"parent": true`.
+    pub fn leaves(&self) -> Vec<&serde_json::Value> {
+        self.entries().iter().filter(|t| !is_parent(t)).collect()
+    }
+
+    /// The entries marked `"parent": true`.
+    pub fn parents(&self) -> Vec<&serde_json::Value> {
+        self.entries().iter().filter(|t| is_parent(t)).collect()
+    }
+
+    /// The kinds of the run-level problems the truth lists, in its order.
+    pub fn problem_kinds(&self) -> Vec<&str> {
+        self.json["problems"]
+            .as_array()
+            .map(|ps| ps.iter().filter_map(|p| p["kind"].as_str()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Whether a truth entry is a parent (`"parent": true`).
+pub fn is_parent(entry: &serde_json::Value) -> bool {
+    entry["parent"] == serde_json::Value::Bool(true)
+}
+
+/// The statuses a truth entry accepts: its `status`, then each of its `accept`.
+pub fn accepted(entry: &serde_json::Value) -> Vec<&str> {
+    let mut ok: Vec<&str> = entry["status"].as_str().into_iter().collect();
+    if let Some(a) = entry["accept"].as_array() {
+        ok.extend(a.iter().filter_map(serde_json::Value::as_str));
+    }
+    ok
+}
+
+/// A truth entry as differences name it: `suite` `name` (the name alone without a suite).
+fn entry_label(entry: &serde_json::Value) -> String {
+    let name = entry["name"].as_str().unwrap_or_default();
+    match entry["suite"].as_str() {
+        Some(suite) => format!("`{suite}` `{name}`"),
+        None => format!("`{name}`"),
+    }
+}
+
+/// Matches run tests with truth entries one for one and records what differs in `diffs`: a
+/// different count, an entry no test matches (`same(test, entry)`, first unused test wins), a
+/// status the entry does not accept, and a test no entry matched. Returns the matched pairs,
+/// for checks of the caller's own.
+pub fn compare_tests<'r, 't>(
+    case: &str,
+    tests: &[&'r TestCase],
+    want: &[&'t serde_json::Value],
+    same: impl Fn(&TestCase, &serde_json::Value) -> bool,
+    diffs: &mut Vec<String>,
+) -> Vec<(&'r TestCase, &'t serde_json::Value)> {
+    if tests.len() != want.len() {
+        diffs.push(format!(
+            "{case}: {} tests, truth has {}",
+            tests.len(),
+            want.len()
+        ));
+    }
+    let mut used = vec![false; tests.len()];
+    let mut pairs = Vec::new();
+    for w in want {
+        let found = tests
+            .iter()
+            .enumerate()
+            .find(|(i, t)| !used[*i] && same(t, w));
+        match found {
+            Some((i, t)) => {
+                used[i] = true;
+                let ok = accepted(w);
+                if !ok.contains(&t.status.as_str()) {
+                    diffs.push(format!(
+                        "{case}: {} is {}, truth says {ok:?}",
+                        entry_label(w),
+                        t.status
+                    ));
+                }
+                pairs.push((*t, *w));
+            }
+            None => diffs.push(format!("{case}: {} not read", entry_label(w))),
+        }
+    }
+    for (t, _) in tests.iter().zip(&used).filter(|(_, u)| !**u) {
+        diffs.push(format!("{case}: extra test {:?} {:?}", t.suite, t.name));
+    }
+    pairs
+}
+
+/// The leaf tests of `run` (parents left out) against the truth's leaves ([`Truth::leaves`]),
+/// one for one by `same`, each with a status the truth accepts ([`compare_tests`]). Returns
+/// the differences.
+pub fn compare_leaves(
+    run: &TestRun,
+    truth: &Truth,
+    same: impl Fn(&TestCase, &serde_json::Value) -> bool,
+) -> Vec<String> {
+    let leaves: Vec<&TestCase> = run.tests.iter().filter(|t| !t.parent).collect();
+    let mut diffs = Vec::new();
+    compare_tests(&truth.case, &leaves, &truth.leaves(), same, &mut diffs);
+    diffs
+}
+
+/// The run-level problems of `run` against the truth's: every kind the truth lists is reported
+/// (except for the `(case, kind)` pairs in `exceptions`: kinds the file cannot show, each
+/// explained where it is listed) and no kind the truth does not list. Returns the differences.
+pub fn compare_problems(run: &TestRun, truth: &Truth, exceptions: &[(&str, &str)]) -> Vec<String> {
+    let case = truth.case.as_str();
+    let got: Vec<&str> = run.problems.iter().map(|p| p.kind.as_str()).collect();
+    let known = truth.problem_kinds();
+    let mut diffs = Vec::new();
+    for kind in &known {
+        if !got.contains(kind) && !exceptions.contains(&(case, *kind)) {
+            diffs.push(format!(
+                "{case}: problem `{kind}` not reported (got {got:?})"
+            ));
+        }
+    }
+    for k in &got {
+        if !known.contains(k) {
+            diffs.push(format!("{case}: unexpected problem `{k}`"));
+        }
+    }
+    diffs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,5 +591,53 @@ mod tests {
         });
         assert_eq!(t.value, 4);
         assert!(t.wall_s < 1.0 && t.cpu_s <= t.wall_s + 0.01);
+    }
+
+    #[test]
+    fn truth_comparisons_find_every_difference() {
+        let truth = Truth {
+            case: "c".into(),
+            dir: PathBuf::new(),
+            json: serde_json::json!({
+                "tests": [
+                    {"name": "a", "status": "passed"},
+                    {"name": "b", "status": "failed", "accept": ["errored"]},
+                    {"name": "p", "status": "failed", "parent": true},
+                    {"name": "gone", "status": "passed"}
+                ],
+                "problems": [{"kind": "crash"}, {"kind": "missing-tests"}]
+            }),
+        };
+        let mut run = TestRun::new("x");
+        run.tests.push(TestCase::new(None, "a", Status::Skipped));
+        run.tests.push(TestCase::new(None, "b", Status::Errored));
+        run.tests.push(TestCase::new(None, "extra", Status::Passed));
+        let mut parent = TestCase::new(None, "p", Status::Failed);
+        parent.parent = true;
+        run.tests.push(parent);
+        run.problems.push(Problem::new(ProblemKind::Crash, "d"));
+        run.problems.push(Problem::new(ProblemKind::Truncated, "d"));
+        let same = |t: &TestCase, w: &serde_json::Value| w["name"] == t.name.as_str();
+        let diffs = compare_leaves(&run, &truth, same);
+        assert_eq!(
+            diffs,
+            [
+                "c: `a` is skipped, truth says [\"passed\"]",
+                "c: `gone` not read",
+                "c: extra test None \"extra\"",
+            ]
+        );
+        let diffs = compare_problems(&run, &truth, &[]);
+        assert_eq!(
+            diffs,
+            [
+                "c: problem `missing-tests` not reported (got [\"crash\", \"truncated\"])",
+                "c: unexpected problem `truncated`",
+            ]
+        );
+        let diffs = compare_problems(&run, &truth, &[("c", "missing-tests")]);
+        assert_eq!(diffs, ["c: unexpected problem `truncated`"]);
+        assert_eq!(truth.leaves().len(), 3);
+        assert_eq!(truth.parents().len(), 1);
     }
 }

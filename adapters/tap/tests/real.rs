@@ -6,23 +6,14 @@
 #![allow(clippy::unwrap_used)] // Test code.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use gapscore_adapter_sdk::{Adapter, ParseOptions, parse_to_run};
+use gapscore_adapter_sdk::testing::{
+    Truth, compare_leaves, compare_problems, compare_tests, real_cases,
+};
+use gapscore_adapter_sdk::{Adapter, ParseOptions, TestCase, parse_to_run};
 use gapscore_adapter_tap::Tap;
 use serde_json::Value;
-
-fn cases() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
-    let mut v: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    v.sort();
-    assert_eq!(v.len(), 11);
-    v
-}
 
 /// The producer name the adapter gives for a truth's tool, and whether the stream itself shows
 /// it (a stream without a fingerprint of its producer has no producer).
@@ -43,15 +34,22 @@ const PRODUCER_SHOWN: &[&str] = &[
     "pytest-tap-standard",
 ];
 
+/// Same name and same suite path (none and empty alike).
+fn same(t: &TestCase, w: &Value) -> bool {
+    w["name"].as_str() == Some(t.name.as_str())
+        && t.suite.as_deref().unwrap_or("") == w["suite"].as_str().unwrap_or("")
+}
+
 #[test]
 fn every_real_case_matches_its_truth() {
     let adapter = Tap::new();
     let mut failures = Vec::new();
-    for dir in cases() {
-        let case = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let cases = real_cases(env!("CARGO_MANIFEST_DIR"));
+    assert_eq!(cases.len(), 11);
+    for dir in cases {
+        let truth = Truth::load(&dir);
+        let case = truth.case.clone();
         let bytes = fs::read(dir.join("output.tap")).unwrap();
-        let truth: Value =
-            serde_json::from_slice(&fs::read(dir.join("truth.json")).unwrap()).unwrap();
         let confidence = adapter.detect(&bytes, Some("output.tap"));
         if confidence < 70 {
             failures.push(format!("{case}: detected at {confidence}"));
@@ -63,7 +61,7 @@ fn every_real_case_matches_its_truth() {
                 continue;
             }
         };
-        let want_producer = producer_for(truth["producer"]["tool"].as_str().unwrap());
+        let want_producer = producer_for(truth.producer_tool());
         match run.producer.as_ref().map(|p| p.name.as_str()) {
             Some(got) if got != want_producer => {
                 failures.push(format!("{case}: producer {got}, expected {want_producer}"));
@@ -73,51 +71,12 @@ fn every_real_case_matches_its_truth() {
             }
             _ => {}
         }
-        let all: Vec<&Value> = truth["tests"].as_array().unwrap().iter().collect();
-        let mut used = vec![false; run.tests.len()];
-        let mut leaves_want = 0;
-        for w in &all {
-            let name = w["name"].as_str().unwrap();
-            let suite = w["suite"].as_str().unwrap_or("");
-            let parent = w["parent"] == Value::Bool(true);
-            if !parent {
-                leaves_want += 1;
-            }
-            let mut ok: Vec<&str> = vec![w["status"].as_str().unwrap()];
-            if let Some(a) = w["accept"].as_array() {
-                ok.extend(a.iter().filter_map(Value::as_str));
-            }
-            match run.tests.iter().enumerate().find(|(i, t)| {
-                !used[*i] && t.name == name && t.suite.as_deref().unwrap_or("") == suite
-            }) {
-                Some((i, t)) => {
-                    used[i] = true;
-                    if !ok.contains(&t.status.as_str()) {
-                        failures.push(format!(
-                            "{case}: `{suite}` `{name}` is {}, truth says {ok:?}",
-                            t.status
-                        ));
-                    }
-                    if t.parent != parent {
-                        failures.push(format!(
-                            "{case}: `{name}` parent is {}, truth says {parent}",
-                            t.parent
-                        ));
-                    }
-                }
-                None => failures.push(format!("{case}: `{suite}` `{name}` not read")),
-            }
-        }
-        let leaves = run.tests.iter().filter(|t| !t.parent).count();
-        if leaves != leaves_want {
-            failures.push(format!(
-                "{case}: {leaves} leaf tests, truth has {leaves_want}"
-            ));
-        }
-        for (i, t) in run.tests.iter().enumerate() {
-            if !used[i] {
-                failures.push(format!("{case}: extra test {:?} {:?}", t.suite, t.name));
-            }
+        // Leaves and parents each one for one, so a leaf read as a parent (or the reverse)
+        // is a difference, and so is any test the truth does not list.
+        failures.extend(compare_leaves(&run, &truth, same));
+        let parents: Vec<&TestCase> = run.tests.iter().filter(|t| t.parent).collect();
+        compare_tests(&case, &parents, &truth.parents(), same, &mut failures);
+        for t in &run.tests {
             // A child names a parent that is in the run.
             if let Some(pid) = &t.parent_id
                 && !run.tests.iter().any(|p| p.parent && &p.id == pid)
@@ -125,25 +84,7 @@ fn every_real_case_matches_its_truth() {
                 failures.push(format!("{case}: `{}` has unknown parent `{pid}`", t.id));
             }
         }
-        let got: Vec<&str> = run.problems.iter().map(|p| p.kind.as_str()).collect();
-        let known: Vec<&str> = truth["problems"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|p| p["kind"].as_str())
-            .collect();
-        for kind in &known {
-            if !got.contains(kind) {
-                failures.push(format!(
-                    "{case}: problem `{kind}` not reported (got {got:?})"
-                ));
-            }
-        }
-        for k in &got {
-            if !known.contains(k) {
-                failures.push(format!("{case}: unexpected problem `{k}`"));
-            }
-        }
+        failures.extend(compare_problems(&run, &truth, &[]));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
