@@ -371,9 +371,12 @@ struct Closed {
     held: Vec<Held>,
 }
 
+/// A test point waiting for its diagnostics. Boxed and reused: sending a point moves its test
+/// out once (`Option::take`) instead of moving the whole record through the slot.
 #[derive(Debug)]
 struct Pending {
-    test: TestCase,
+    /// Always `Some` while pending.
+    test: Option<TestCase>,
     level: usize,
     indent: usize,
     reason: Option<String>,
@@ -381,6 +384,22 @@ struct Pending {
     diag_cut: bool,
     collect: bool,
     yaml: Option<YamlBlock>,
+}
+
+impl Pending {
+    /// An empty record, filled in place for each test point.
+    fn blank() -> Self {
+        Pending {
+            test: None,
+            level: 0,
+            indent: 0,
+            reason: None,
+            diag: String::new(),
+            diag_cut: false,
+            collect: false,
+            yaml: None,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -404,7 +423,9 @@ struct Parser<'s> {
     sink: &'s mut dyn EventSink,
     line_no: u64,
     levels: Vec<Level>,
-    pending: Option<Pending>,
+    pending: Option<Box<Pending>>,
+    /// The last sent point's record, reused for the next one.
+    spare: Option<Box<Pending>>,
     /// Any TAP line at all (version, plan, test point, bail out).
     saw_tap: bool,
     bailed: bool,
@@ -434,6 +455,7 @@ impl<'s> Parser<'s> {
             line_no: 0,
             levels: vec![Level::default()],
             pending: None,
+            spare: None,
             saw_tap: false,
             bailed: false,
             unknown_lines: 0,
@@ -754,10 +776,13 @@ impl<'s> Parser<'s> {
         }
         if let Some(mut bp) = lvl.buffered.take() {
             // `ok N - name {`: the point is known; it closes its block now.
-            bp.test.parent = closed.had_results;
-            let name = bp.test.name.clone();
+            let mut name = String::new();
+            if let Some(t) = bp.test.as_mut() {
+                t.parent = closed.had_results;
+                name.clone_from(&t.name);
+            }
             self.place_children(closed.held, &name, bp.level);
-            self.pending = Some(*bp);
+            self.pending = Some(bp);
         } else if let Some(parent) = self.levels.last_mut() {
             parent.just_closed = Some(closed);
         }
@@ -959,19 +984,21 @@ impl<'s> Parser<'s> {
             self.place_children(c.held, &name, at);
         }
         let collect = matches!(status, Status::Failed | Status::Todo | Status::Errored);
-        let pending = Pending {
-            test,
-            level: at,
-            indent,
-            reason,
-            diag: String::new(),
-            diag_cut: false,
-            collect,
-            yaml: None,
-        };
-        if pt.opens_block {
+        let block_name = pt.opens_block.then(|| test.name.clone());
+        let mut pending = self
+            .spare
+            .take()
+            .unwrap_or_else(|| Box::new(Pending::blank()));
+        pending.test = Some(test);
+        pending.level = at;
+        pending.indent = indent;
+        pending.reason = reason;
+        pending.diag.clear();
+        pending.diag_cut = false;
+        pending.collect = collect;
+        pending.yaml = None;
+        if let Some(name) = block_name {
             // Buffered subtest: children follow inside `{ }`; the point waits for them.
-            let name = pending.test.name.clone();
             let (path, parent_id) = if held_level {
                 (None, None)
             } else {
@@ -988,7 +1015,7 @@ impl<'s> Parser<'s> {
                 path,
                 parent_id,
                 held: held_level.then(Vec::new),
-                buffered: Some(Box::new(pending)),
+                buffered: Some(pending),
                 ..Level::default()
             });
         } else {
@@ -1128,33 +1155,30 @@ impl<'s> Parser<'s> {
     fn flush(&mut self) {
         // The common point (no YAML, diagnostics or reason, not held) goes straight out: moving
         // the whole pending record costs more than reading its line.
-        if let Some(p) = self.pending.as_ref()
+        if let Some(p) = self.pending.as_mut()
             && p.yaml.is_none()
             && p.diag.is_empty()
             && p.reason.is_none()
             && self.levels.get(p.level).is_some_and(|l| l.held.is_none())
-            && let Some(p) = self.pending.take()
+            && let Some(mut test) = p.test.take()
         {
-            let Pending {
-                mut test, level, ..
-            } = p;
-            if level > 0 {
-                test.parent_id = self.levels[level].parent_id.clone();
+            if p.level > 0 {
+                test.parent_id = self.levels[p.level].parent_id.clone();
             }
+            self.spare = self.pending.take();
             self.sink.test_finished(test);
             return;
         }
-        let Some(p) = self.pending.take() else {
+        let Some(mut p) = self.pending.take() else {
             return;
         };
-        let Pending {
-            mut test,
-            level,
-            reason,
-            diag,
-            yaml,
-            ..
-        } = p;
+        let (Some(mut test), level) = (p.test.take(), p.level) else {
+            return;
+        };
+        let reason = p.reason.take();
+        let diag = std::mem::take(&mut p.diag);
+        let yaml = p.yaml.take();
+        self.spare = Some(p);
         let mut output: Vec<String> = Vec::new();
         if let Some(y) = yaml {
             if y.open && !self.bailed {
