@@ -144,6 +144,12 @@ enum Directive<'a> {
     Todo(&'a str),
 }
 
+/// `s` without its leading spaces and tabs (a byte loop: the char-set pattern is not inlined).
+fn trim_blank_start(s: &str) -> &str {
+    let n = s.bytes().take_while(|b| matches!(b, b' ' | b'\t')).count();
+    s.get(n..).unwrap_or("")
+}
+
 /// Reads `ok`/`not ok` lines: `(not )?ok\b( \d+)?( -)? desc( # directive)?`.
 fn parse_point(c: &str) -> Option<Point<'_>> {
     let (ok, rest) = if let Some(r) = c.strip_prefix("ok") {
@@ -161,7 +167,7 @@ fn parse_point(c: &str) -> Option<Point<'_>> {
     {
         return None;
     }
-    let rest = rest.trim_start_matches([' ', '\t']);
+    let rest = trim_blank_start(rest);
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let (number, rest) = if digits > 0 && digits <= 19 {
         let n = rest[..digits].parse::<u64>().ok();
@@ -176,11 +182,11 @@ fn parse_point(c: &str) -> Option<Point<'_>> {
         }
         _ => (number, rest),
     };
-    let mut rest = rest.trim_start_matches([' ', '\t']);
+    let mut rest = trim_blank_start(rest);
     if let Some(r) = rest.strip_prefix('-')
         && (r.is_empty() || r.starts_with([' ', '\t']))
     {
-        rest = r.trim_start_matches([' ', '\t']);
+        rest = trim_blank_start(r);
     }
     let rest = rest.trim_end();
     let (rest, opens_block) = match rest.strip_suffix('{') {

@@ -131,6 +131,13 @@ fn clip(s: &str) -> &str {
 }
 
 fn is_blank_or_comment(c: &str) -> bool {
+    // Most lines start with a visible ASCII character: no need to trim them to know.
+    if c.as_bytes()
+        .first()
+        .is_some_and(|b| b.is_ascii_graphic() && *b != b'#')
+    {
+        return false;
+    }
     let t = c.trim();
     t.is_empty() || t.starts_with('#')
 }
