@@ -135,6 +135,8 @@ struct Point<'a> {
     time: Option<f64>,
     /// `ok 1 - name {`: a buffered subtest follows.
     opens_block: bool,
+    /// The description has a `[`, so it may name a category.
+    bracket: bool,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -193,7 +195,15 @@ fn parse_point(c: &str) -> Option<Point<'_>> {
         Some(r) if r.is_empty() || r.ends_with([' ', '\t']) => (r.trim_end(), true),
         _ => (rest, false),
     };
-    let (desc, directive, time) = split_directive(rest);
+    // One scan answers both questions for most lines: no `#` (directive) and no `[` (category).
+    let (desc, directive, time, bracket) = match memchr::memchr2(b'#', b'[', rest.as_bytes()) {
+        None => (rest, Directive::None, None, false),
+        Some(_) => {
+            let (desc, directive, time) = split_directive(rest);
+            let bracket = memchr::memchr(b'[', desc.as_bytes()).is_some();
+            (desc, directive, time, bracket)
+        }
+    };
     Some(Point {
         ok,
         number,
@@ -201,6 +211,7 @@ fn parse_point(c: &str) -> Option<Point<'_>> {
         directive,
         time,
         opens_block,
+        bracket,
     })
 }
 
@@ -962,7 +973,7 @@ impl<'s> Parser<'s> {
         }
         test.duration = pt.time;
         // A title names a category only with a `[tag]`: most have no bracket at all.
-        if memchr::memchr(b'[', pt.desc.as_bytes()).is_some() {
+        if pt.bracket {
             test.category = Category::from_title(pt.desc);
         }
         let reason = match pt.directive {
