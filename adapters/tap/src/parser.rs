@@ -1514,7 +1514,7 @@ fn in_buffered(levels: &[Level]) -> bool {
 
 /// Applies a diagnostics block: message, severity, expected/actual, location, category,
 /// duration. Unknown keys are ignored.
-fn apply_yaml(test: &mut TestCase, v: &yaml::Value, output: &mut Vec<String>) {
+fn apply_yaml(test: &mut TestCase, v: &yaml::Value<'_>, output: &mut Vec<String>) {
     let text = |k: &str| v.get(k).map(yaml::Value::to_text).filter(|s| !s.is_empty());
     let message = text("message").or_else(|| match v.get("error") {
         Some(e @ yaml::Value::Map(_)) => e.get("message").map(yaml::Value::to_text),

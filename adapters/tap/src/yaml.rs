@@ -4,22 +4,28 @@
 //! text. [`parse`] returns a [`Value`] or an error message; the caller keeps an unreadable block
 //! as text, so a bad block never fails a run.
 
-/// A parsed YAML node.
+use std::borrow::Cow;
+
+/// A parsed YAML node. Keys and single-line plain scalars borrow from the block's text; only
+/// what had to be rewritten (quoted, joined, block scalars) is owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Value {
+pub enum Value<'a> {
     /// A scalar (plain, quoted or block), as text; `null` and `~` stay as written.
-    Scalar(String),
+    Scalar(Cow<'a, str>),
     /// A block mapping, in document order.
-    Map(Vec<(String, Value)>),
+    Map(Vec<(Cow<'a, str>, Value<'a>)>),
     /// A block sequence.
-    List(Vec<Value>),
+    List(Vec<Value<'a>>),
 }
 
-impl Value {
+impl<'a> Value<'a> {
     /// The value of a key of a mapping.
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub fn get(&self, key: &str) -> Option<&Value<'a>> {
         match self {
-            Value::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            Value::Map(entries) => entries
+                .iter()
+                .find(|(k, _)| k.as_ref() == key)
+                .map(|(_, v)| v),
             _ => None,
         }
     }
@@ -27,7 +33,7 @@ impl Value {
     /// The text of a scalar.
     pub fn as_str(&self) -> Option<&str> {
         match self {
-            Value::Scalar(s) => Some(s),
+            Value::Scalar(s) => Some(s.as_ref()),
             _ => None,
         }
     }
@@ -98,7 +104,7 @@ struct Parser<'a> {
 }
 
 /// Parses a diagnostics block (its lines without the block's own indentation).
-pub fn parse(text: &str) -> Result<Value, String> {
+pub fn parse(text: &str) -> Result<Value<'_>, String> {
     // Sized once: a block is a handful of lines, and growing the vector cost more than reading.
     let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
     lines.extend(text.lines().map(|l| {
@@ -142,24 +148,19 @@ fn is_blank_or_comment(c: &str) -> bool {
     t.is_empty() || t.starts_with('#')
 }
 
-/// Where `key: value` splits: the first `:` followed by a space or the end of the line, outside
-/// quotes.
-fn split_key(c: &str) -> Option<(String, &str)> {
-    key_split(c).map(|(k, rest)| (k.into_owned(), rest))
-}
-
 /// Whether a line is `key: value`, without building the key.
 fn is_key(c: &str) -> bool {
     key_split(c).is_some()
 }
 
-/// [`split_key`] with the key borrowed when it is plain.
-fn key_split(c: &str) -> Option<(std::borrow::Cow<'_, str>, &str)> {
+/// Where `key: value` splits: the first `:` followed by a space or the end of the line, outside
+/// quotes. The key is borrowed unless it is quoted.
+fn key_split(c: &str) -> Option<(Cow<'_, str>, &str)> {
     let b = c.as_bytes();
     let (key, rest_at) = match b.first() {
         Some(&q @ (b'\'' | b'"')) => {
             let (s, used) = quoted(c, q)?;
-            (std::borrow::Cow::Owned(s), used)
+            (Cow::Owned(s), used)
         }
         _ => {
             let mut i = 0;
@@ -170,7 +171,7 @@ fn key_split(c: &str) -> Option<(std::borrow::Cow<'_, str>, &str)> {
                     Some(_) => i += 1,
                 }
             }
-            (std::borrow::Cow::Borrowed(c[..i].trim_end()), i)
+            (Cow::Borrowed(c[..i].trim_end()), i)
         }
     };
     let rest = c[rest_at..].trim_start();
@@ -259,15 +260,15 @@ impl<'a> Parser<'a> {
         self.lines.get(self.pos).copied()
     }
 
-    fn node(&mut self, min_indent: usize, depth: usize) -> Result<Value, String> {
+    fn node(&mut self, min_indent: usize, depth: usize) -> Result<Value<'a>, String> {
         if depth > MAX_DEPTH {
             return Err("nested too deeply".into());
         }
         let Some((ind, c)) = self.peek() else {
-            return Ok(Value::Scalar(String::new()));
+            return Ok(Value::Scalar(Cow::Borrowed("")));
         };
         if ind < min_indent {
-            return Ok(Value::Scalar(String::new()));
+            return Ok(Value::Scalar(Cow::Borrowed("")));
         }
         if c == "-" || c.starts_with("- ") {
             self.list(ind, depth)
@@ -280,7 +281,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn map(&mut self, ind: usize, depth: usize) -> Result<Value, String> {
+    fn map(&mut self, ind: usize, depth: usize) -> Result<Value<'a>, String> {
         // Diagnostics maps have a few keys: start with room for them.
         let mut entries = Vec::with_capacity(4);
         while let Some((i, c)) = self.peek() {
@@ -293,7 +294,7 @@ impl<'a> Parser<'a> {
                     self.pos + 1
                 ));
             }
-            let Some((key, rest)) = split_key(c) else {
+            let Some((key, rest)) = key_split(c) else {
                 return Err(format!(
                     "expected `key: value` at block line {}",
                     self.pos + 1
@@ -310,7 +311,7 @@ impl<'a> Parser<'a> {
                     Some((j, c2)) if j == ind && (c2 == "-" || c2.starts_with("- ")) => {
                         self.list(ind, depth + 1)?
                     }
-                    _ => Value::Scalar(String::new()),
+                    _ => Value::Scalar(Cow::Borrowed("")),
                 }
             } else {
                 self.scalar(rest, ind, depth)?
@@ -320,7 +321,7 @@ impl<'a> Parser<'a> {
         Ok(Value::Map(entries))
     }
 
-    fn list(&mut self, ind: usize, depth: usize) -> Result<Value, String> {
+    fn list(&mut self, ind: usize, depth: usize) -> Result<Value<'a>, String> {
         let mut items = Vec::new();
         while let Some((i, c)) = self.peek() {
             if i != ind || !(c == "-" || c.starts_with("- ")) {
@@ -338,7 +339,7 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 match self.peek() {
                     Some((j, _)) if j > ind => items.push(self.node(ind + 1, depth + 1)?),
-                    _ => items.push(Value::Scalar(String::new())),
+                    _ => items.push(Value::Scalar(Cow::Borrowed(""))),
                 }
             } else if is_key(rest) && !rest.starts_with(['\'', '"', '[', '{']) {
                 // `- key: value` opens a mapping at the key's column.
@@ -354,7 +355,7 @@ impl<'a> Parser<'a> {
 
     /// A scalar starting with `first` (already consumed) on a line at `ind`: block scalars and
     /// plain multi-line scalars take the following more-indented lines.
-    fn scalar(&mut self, first: &str, ind: usize, depth: usize) -> Result<Value, String> {
+    fn scalar(&mut self, first: &'a str, ind: usize, depth: usize) -> Result<Value<'a>, String> {
         if depth > MAX_DEPTH {
             return Err("nested too deeply".into());
         }
@@ -366,15 +367,17 @@ impl<'a> Parser<'a> {
                 if !header.chars().all(|c| matches!(c, '-' | '+' | '1'..='9')) {
                     return Err(format!("bad block scalar header `{}`", clip(first)));
                 }
-                Ok(Value::Scalar(self.block_scalar(
+                Ok(Value::Scalar(Cow::Owned(self.block_scalar(
                     ind,
                     b[0] == b'>',
                     header.contains('-'),
                     header.contains('+'),
-                )))
+                ))))
             }
             q @ (b'\'' | b'"') => match quoted(first, q) {
-                Some((s, used)) if is_blank_or_comment(&first[used..]) => Ok(Value::Scalar(s)),
+                Some((s, used)) if is_blank_or_comment(&first[used..]) => {
+                    Ok(Value::Scalar(Cow::Owned(s)))
+                }
                 Some(_) => Err(format!("text after a quoted scalar: `{}`", clip(first))),
                 None => {
                     // A quoted scalar continued on the next lines: join them, as YAML folds.
@@ -388,7 +391,7 @@ impl<'a> Parser<'a> {
                         joined.push_str(c.trim());
                         if let Some((s, used)) = quoted(&joined, q) {
                             if is_blank_or_comment(&joined[used..]) {
-                                return Ok(Value::Scalar(s));
+                                return Ok(Value::Scalar(Cow::Owned(s)));
                             }
                             return Err("text after a quoted scalar".into());
                         }
@@ -397,13 +400,14 @@ impl<'a> Parser<'a> {
                 }
             },
             _ => {
-                let mut s = strip_comment(first).to_owned();
+                let mut s = Cow::Borrowed(strip_comment(first));
                 // Plain scalars continue on more-indented lines that are not keys.
                 while let Some(&(j, c)) = self.lines.get(self.pos) {
                     if c.is_empty() || j <= ind {
                         break;
                     }
                     self.pos += 1;
+                    let s = s.to_mut();
                     s.push(' ');
                     s.push_str(strip_comment(c));
                 }
