@@ -40,6 +40,10 @@ impl<'a> Value<'a> {
 
     /// The value as text: a scalar as is, a collection re-rendered as block YAML.
     pub fn to_text(&self) -> String {
+        if let Value::Scalar(s) = self {
+            // What rendering a scalar gives, copied once.
+            return s.trim_end_matches('\n').to_owned();
+        }
         let mut out = String::new();
         self.render(0, &mut out);
         while out.ends_with('\n') {
@@ -283,7 +287,7 @@ impl<'a> Parser<'a> {
 
     fn map(&mut self, ind: usize, depth: usize) -> Result<Value<'a>, String> {
         // Diagnostics maps have a few keys: start with room for them.
-        let mut entries = Vec::with_capacity(4);
+        let mut entries = Vec::with_capacity(8);
         while let Some((i, c)) = self.peek() {
             if i < ind {
                 break;
