@@ -172,7 +172,12 @@ fn parse_point(c: &str) -> Option<Point<'_>> {
     let rest = trim_blank_start(rest);
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let (number, rest) = if digits > 0 && digits <= 19 {
-        let n = rest[..digits].parse::<u64>().ok();
+        // At most 19 digits always fit in a u64: folded directly, as `parse` would give.
+        let n = Some(
+            rest.bytes()
+                .take(digits)
+                .fold(0u64, |n, d| n * 10 + u64::from(d - b'0')),
+        );
         (n, &rest[digits..])
     } else {
         (None, rest)
