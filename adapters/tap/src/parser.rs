@@ -397,8 +397,11 @@ struct Closed {
 /// out once (`Option::take`) instead of moving the whole record through the slot.
 #[derive(Debug)]
 struct Pending {
-    /// Always `Some` while pending.
+    /// The test, unless it is still [`Pending::lite`].
     test: Option<TestCase>,
+    /// A plain point (named, no subtest to close or open): its test is built only when sent,
+    /// straight into the sink's call, so it is never moved through this record.
+    lite: Option<Lite>,
     level: usize,
     indent: usize,
     reason: Option<String>,
@@ -413,6 +416,7 @@ impl Pending {
     fn blank() -> Self {
         Pending {
             test: None,
+            lite: None,
             level: 0,
             indent: 0,
             reason: None,
@@ -421,6 +425,36 @@ impl Pending {
             collect: false,
             yaml: None,
         }
+    }
+}
+
+impl Pending {
+    /// The test, built now if it was kept as parts.
+    fn take_test(&mut self) -> Option<TestCase> {
+        match self.lite.take() {
+            Some(l) => Some(l.build()),
+            None => self.test.take(),
+        }
+    }
+}
+
+/// The parts of a plain point's test.
+#[derive(Debug)]
+struct Lite {
+    suite: Option<String>,
+    name: String,
+    status: Status,
+    duration: Option<f64>,
+    category: Option<Category>,
+}
+
+impl Lite {
+    /// The test the point would have had built when read.
+    fn build(self) -> TestCase {
+        let mut t = TestCase::new(self.suite, self.name, self.status);
+        t.duration = self.duration;
+        t.category = self.category;
+        t
     }
 }
 
@@ -799,6 +833,9 @@ impl<'s> Parser<'s> {
         if let Some(mut bp) = lvl.buffered.take() {
             // `ok N - name {`: the point is known; it closes its block now.
             let mut name = String::new();
+            if let Some(l) = bp.lite.take() {
+                bp.test = Some(l.build());
+            }
             if let Some(t) = bp.test.as_mut() {
                 t.parent = closed.had_results;
                 name.clone_from(&t.name);
@@ -970,6 +1007,41 @@ impl<'s> Parser<'s> {
         } else {
             self.levels[at].path.clone()
         };
+        // A title names a category only with a `[tag]`: most have no bracket at all.
+        let category = if pt.bracket {
+            Category::from_title(pt.desc)
+        } else {
+            None
+        };
+        let reason = match pt.directive {
+            Directive::Skip(r) | Directive::Todo(r) if !r.is_empty() => Some(r.to_owned()),
+            _ => None,
+        };
+        let collect = matches!(status, Status::Failed | Status::Todo | Status::Errored);
+        let mut pending = self
+            .spare
+            .take()
+            .unwrap_or_else(|| Box::new(Pending::blank()));
+        pending.level = at;
+        pending.indent = indent;
+        pending.reason = reason;
+        pending.diag.clear();
+        pending.diag_cut = false;
+        pending.collect = collect;
+        pending.yaml = None;
+        if closed.is_none() && !pt.opens_block && !pt.desc.is_empty() {
+            pending.test = None;
+            pending.lite = Some(Lite {
+                suite,
+                name: pt.desc.to_owned(),
+                status,
+                duration: pt.time,
+                category,
+            });
+            self.pending = Some(pending);
+            return;
+        }
+        pending.lite = None;
         let mut test = TestCase::new(suite, pt.desc, status);
         if pt.desc.is_empty() {
             // A point without a description is known by its number.
@@ -977,14 +1049,7 @@ impl<'s> Parser<'s> {
             test.id = TestCase::make_id(test.suite.as_deref(), &format!("#{n}"));
         }
         test.duration = pt.time;
-        // A title names a category only with a `[tag]`: most have no bracket at all.
-        if pt.bracket {
-            test.category = Category::from_title(pt.desc);
-        }
-        let reason = match pt.directive {
-            Directive::Skip(r) | Directive::Todo(r) if !r.is_empty() => Some(r.to_owned()),
-            _ => None,
-        };
+        test.category = category;
         if let Some(c) = closed {
             test.parent = c.had_results;
             if pt.desc.is_empty()
@@ -1005,20 +1070,8 @@ impl<'s> Parser<'s> {
             let name = test.name.clone();
             self.place_children(c.held, &name, at);
         }
-        let collect = matches!(status, Status::Failed | Status::Todo | Status::Errored);
         let block_name = pt.opens_block.then(|| test.name.clone());
-        let mut pending = self
-            .spare
-            .take()
-            .unwrap_or_else(|| Box::new(Pending::blank()));
         pending.test = Some(test);
-        pending.level = at;
-        pending.indent = indent;
-        pending.reason = reason;
-        pending.diag.clear();
-        pending.diag_cut = false;
-        pending.collect = collect;
-        pending.yaml = None;
         if let Some(name) = block_name {
             // Buffered subtest: children follow inside `{ }`; the point waits for them.
             let (path, parent_id) = if held_level {
@@ -1182,19 +1235,32 @@ impl<'s> Parser<'s> {
             && p.diag.is_empty()
             && p.reason.is_none()
             && self.levels.get(p.level).is_some_and(|l| l.held.is_none())
-            && let Some(mut test) = p.test.take()
         {
-            if p.level > 0 {
-                test.parent_id = self.levels[p.level].parent_id.clone();
+            let parent_id = if p.level > 0 {
+                self.levels[p.level].parent_id.clone()
+            } else {
+                None
+            };
+            if let Some(l) = p.lite.take() {
+                self.spare = self.pending.take();
+                let mut test = l.build();
+                test.parent_id = parent_id;
+                self.sink.test_finished(test);
+                return;
             }
-            self.spare = self.pending.take();
-            self.sink.test_finished(test);
-            return;
+            if let Some(mut test) = p.test.take() {
+                if p.level > 0 {
+                    test.parent_id = parent_id;
+                }
+                self.spare = self.pending.take();
+                self.sink.test_finished(test);
+                return;
+            }
         }
         let Some(mut p) = self.pending.take() else {
             return;
         };
-        let (Some(mut test), level) = (p.test.take(), p.level) else {
+        let (Some(mut test), level) = (p.take_test(), p.level) else {
             return;
         };
         let reason = p.reason.take();
