@@ -47,7 +47,7 @@ struct Made {
 fn junit(path: &Path, target: u64) -> Made {
     let mut w = BufWriter::with_capacity(1 << 20, File::create(path).unwrap());
     let mut m = Made::default();
-    let mut put = |w: &mut BufWriter<File>, s: &str, m: &mut Made| {
+    let put = |w: &mut BufWriter<File>, s: &str, m: &mut Made| {
         w.write_all(s.as_bytes()).unwrap();
         m.bytes += s.len() as u64;
     };
@@ -80,7 +80,9 @@ fn junit(path: &Path, target: u64) -> Made {
                     m.failed += 1;
                     "><skipped message=\"not on linux\"/></testcase>\n"
                 }
-                2..=14 => "><system-out>captured line one\ncaptured line two\n</system-out></testcase>\n",
+                2..=14 => {
+                    "><system-out>captured line one\ncaptured line two\n</system-out></testcase>\n"
+                }
                 _ => "/>\n",
             };
             put(&mut w, &format!("{head}{body}"), &mut m);
@@ -98,7 +100,7 @@ fn junit(path: &Path, target: u64) -> Made {
 fn go_json(path: &Path, target: u64) -> Made {
     let mut w = BufWriter::with_capacity(1 << 20, File::create(path).unwrap());
     let mut m = Made::default();
-    let mut put = |w: &mut BufWriter<File>, s: String, m: &mut Made| {
+    let put = |w: &mut BufWriter<File>, s: String, m: &mut Made| {
         w.write_all(s.as_bytes()).unwrap();
         m.bytes += s.len() as u64;
     };
@@ -112,7 +114,9 @@ fn go_json(path: &Path, target: u64) -> Made {
             let n = m.tests;
             let test = format!("TestCase{i}");
             let ev = |action: &str, extra: &str| {
-                format!("{{{t},\"Action\":\"{action}\",\"Package\":\"{pkg}\",\"Test\":\"{test}\"{extra}}}\n")
+                format!(
+                    "{{{t},\"Action\":\"{action}\",\"Package\":\"{pkg}\",\"Test\":\"{test}\"{extra}}}\n"
+                )
             };
             let out = |text: &str| {
                 ev(
