@@ -6,33 +6,12 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
 
 use gapscore_conformance::checker::validate_output;
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_gapscore");
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("SOURCE_DATE_EPOCH", "1700000000")
-        .output()
-        .unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
+mod common;
+use common::{code, run_in, stderr, stdout};
 
 /// Runs `check --format json`, validates the output against the committed output schema, and
 /// returns it.

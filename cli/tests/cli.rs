@@ -9,7 +9,8 @@ use std::process::{Command, Output};
 use gapscore_schema::{SchemaId, validate};
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_gapscore");
+mod common;
+use common::{BIN, code, json_of, stderr, stdout};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -34,28 +35,7 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn run_in(args: &[&str], dir: &Path) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("SOURCE_DATE_EPOCH", "1700000000")
-        .output()
-        .unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn json_of(o: &Output) -> Value {
-    serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+    common::run_in(dir, args)
 }
 
 /// Writes a simple-format file with `failed` failures out of `total` tests.

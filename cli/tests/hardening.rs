@@ -5,33 +5,12 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
 
 use gapscore_schema::{SchemaId, validate};
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_gapscore");
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("SOURCE_DATE_EPOCH", "1700000000")
-        .output()
-        .unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
+mod common;
+use common::{code, run_in, stderr, stdout};
 
 /// The sealed source behind the real pytest JUnit file of the corpus, as its tracebacks
 /// quote it.
