@@ -67,6 +67,9 @@ struct SharedFile(Arc<File>);
 
 impl Write for SharedFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // Windows' positional read moves the file's offset: write at the end regardless.
+        #[cfg(windows)]
+        io::Seek::seek(&mut &*self.0, io::SeekFrom::End(0))?;
         (&*self.0).write(buf)
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -392,6 +395,14 @@ impl Read for At {
         let n = std::os::unix::fs::FileExt::read_at(&*self.file, buf, self.pos)?;
         #[cfg(windows)]
         let n = std::os::windows::fs::FileExt::seek_read(&*self.file, buf, self.pos)?;
+        #[cfg(not(any(unix, windows)))]
+        let n: usize = {
+            let _ = buf;
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "no positional reads on this platform",
+            ));
+        };
         self.pos += n as u64;
         Ok(n)
     }
