@@ -329,6 +329,8 @@ pub enum SchemaArg {
     Results,
     /// gapscore's seal record schema (`gapscore seal`).
     SealRecord,
+    /// The output of `gapscore check --format json`.
+    CheckOutput,
     /// Upstream Shadow Score schema, spec v1.0.0.
     ShadowV1,
     /// Upstream Shadow Score schema, spec v2.0.0.

@@ -642,6 +642,7 @@ fn schema_command_prints_the_shipped_schemas() {
     for (arg, id) in [
         ("report", SchemaId::Report),
         ("results", SchemaId::Results),
+        ("seal-record", SchemaId::SealRecord),
         ("shadow-v1", SchemaId::ShadowV1),
         ("shadow-v2", SchemaId::ShadowV2),
         ("gap", SchemaId::GapPreRename),
@@ -652,6 +653,11 @@ fn schema_command_prints_the_shipped_schemas() {
             fs::read_to_string(workspace().join("schema").join(id.file_name())).unwrap();
         assert_eq!(stdout(&o), committed, "{arg}");
     }
+    let o = run(&["schema", "check-output"]);
+    assert_eq!(code(&o), 0);
+    let committed =
+        fs::read_to_string(workspace().join("conformance-tests/check-output.schema.json")).unwrap();
+    assert_eq!(stdout(&o), committed);
 }
 
 #[test]

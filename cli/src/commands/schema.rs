@@ -10,6 +10,11 @@ use crate::{EXIT_OK, io};
 /// the types generate).
 pub fn run(args: &SchemaArgs) -> Result<u8> {
     let id = match args.which {
+        // Kept by the checker's crate (the schema crate cannot depend on the checker's types).
+        SchemaArg::CheckOutput => {
+            io::write_output(None, gapscore_conformance::checker::OUTPUT_SCHEMA)?;
+            return Ok(EXIT_OK);
+        }
         SchemaArg::Report => SchemaId::Report,
         SchemaArg::Results => SchemaId::Results,
         SchemaArg::SealRecord => SchemaId::SealRecord,
