@@ -8,6 +8,8 @@
 //!   [`abi::c_header`], from which the committed `include/gapscore_adapter.h` is generated.
 //! - [`text`]: capped text ([`text::push_capped`], [`text::TEXT_CAP`], [`text::CUT_NOTE`]):
 //!   messages and output kept per test are cut at 64 KiB with a note.
+//! - [`testing`]: for adapter tests and benches — the fixture harness, the real-corpus truth
+//!   checks ([`testing::Truth`]) and the benchmark harness ([`testing::run_mode`]).
 //!
 //! The canonical model ([`TestRun`], [`TestCase`], [`Status`], ...) is re-exported from
 //! `gapscore-core`, so an adapter crate depends on this crate alone.
