@@ -60,6 +60,25 @@ pub enum InputError {
 }
 
 impl InputError {
+    /// A serde_json error as an input error at its line and column (1-based; serde_json says
+    /// column 0 for an error before a line's first character), `line_offset` lines further on
+    /// (for a document that starts part way into a file). serde_json's own ` at line L column
+    /// C` is taken off the message, since the place is reported apart; a wrong value or shape
+    /// is a content error, anything else a syntax error.
+    pub fn from_json(e: &serde_json::Error, line_offset: usize) -> Self {
+        let location = Location::LineCol {
+            line: e.line().max(1) + line_offset,
+            column: e.column().max(1),
+        };
+        let full = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+        match e.classify() {
+            serde_json::error::Category::Data => InputError::Content { location, message },
+            _ => InputError::Syntax { location, message },
+        }
+    }
+
     /// The place the error points at, when it has one.
     pub fn location(&self) -> Option<&Location> {
         match self {

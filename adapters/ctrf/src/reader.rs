@@ -20,8 +20,7 @@ use serde_json::Value;
 
 use gapscore_adapter_sdk::text::{TEXT_CAP, push_capped};
 use gapscore_adapter_sdk::{
-    Attempt, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status,
-    TestCase,
+    Attempt, Category, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
 };
 
 /// Attempts synthesised from a bare `retries` count are capped: the count is a number in the
@@ -149,19 +148,7 @@ fn plural(n: u64) -> &'static str {
 }
 
 fn json_error(e: serde_json::Error) -> InputError {
-    // serde_json reports column 0 for an error before the first character of a line.
-    let location = Location::LineCol {
-        line: e.line().max(1),
-        column: e.column().max(1),
-    };
-    let full = e.to_string();
-    // serde_json appends " at line L column C"; the location is reported separately.
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
-    match e.classify() {
-        serde_json::error::Category::Data => InputError::Content { location, message },
-        _ => InputError::Syntax { location, message },
-    }
+    InputError::from_json(&e, 0)
 }
 
 /// Where the reader is, for the `truncated` problem's detail.

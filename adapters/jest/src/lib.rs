@@ -80,20 +80,7 @@ impl Adapter for Jest {
     }
 }
 
-/// True when `key` (quoted) occurs as an object key: followed by optional whitespace and `:`.
-/// The same words inside a failure message are escaped (`\"testResults\"`) and never match.
-fn has_key(text: &[u8], key: &[u8]) -> bool {
-    let mut rest = text;
-    while let Some(pos) = rest.windows(key.len()).position(|w| w == key) {
-        let after = &rest[pos + key.len()..];
-        let next = after.iter().find(|b| !b.is_ascii_whitespace());
-        if next == Some(&b':') {
-            return true;
-        }
-        rest = &rest[pos + 1..];
-    }
-    false
-}
+use gapscore_adapter_sdk::json_has_key as has_key;
 
 gapscore_adapter_sdk::export_adapter!(gapscore_adapter_jest => Jest, Jest::new());
 

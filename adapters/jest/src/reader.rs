@@ -75,19 +75,7 @@ fn invalid_utf8(input: &[u8], e: &std::str::Utf8Error) -> InputError {
 }
 
 fn json_error(e: serde_json::Error) -> InputError {
-    // serde_json reports column 0 for an error before the first character of a line.
-    let location = Location::LineCol {
-        line: e.line().max(1),
-        column: e.column().max(1),
-    };
-    let full = e.to_string();
-    // serde_json appends " at line L column C"; the location is reported separately.
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
-    match e.classify() {
-        serde_json::error::Category::Data => InputError::Content { location, message },
-        _ => InputError::Syntax { location, message },
-    }
+    InputError::from_json(&e, 0)
 }
 
 /// Counts by the runner's own statuses, to compare with the declared `num*Tests`.

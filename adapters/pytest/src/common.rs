@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use gapscore_adapter_sdk::text::push_capped;
-use gapscore_adapter_sdk::{Category, InputError, Location, Problem, ProblemKind, TestCase};
+use gapscore_adapter_sdk::{Category, InputError, Problem, ProblemKind, TestCase};
 
 /// A JSON string borrowed from the input when it has no escapes (serde borrows a `Cow` only
 /// when it is a field of its own, not inside an `Option` or a `Vec`).
@@ -171,32 +171,10 @@ pub(crate) fn error_headline(longrepr: &str) -> &str {
 
 /// A serde_json error as an input error at its line and column (1-based).
 pub(crate) fn json_error(e: &serde_json::Error, line_offset: usize) -> InputError {
-    let location = Location::LineCol {
-        line: e.line().max(1) + line_offset,
-        column: e.column().max(1),
-    };
-    let full = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
-    match e.classify() {
-        serde_json::error::Category::Data => InputError::Content { location, message },
-        _ => InputError::Syntax { location, message },
-    }
+    InputError::from_json(e, line_offset)
 }
 
-/// True when `key` (quoted) occurs as an object key in `text`: followed by optional whitespace
-/// and `:`.
-pub(crate) fn has_key(text: &[u8], key: &[u8]) -> bool {
-    let mut rest = text;
-    while let Some(pos) = rest.windows(key.len()).position(|w| w == key) {
-        let after = &rest[pos + key.len()..];
-        if after.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b':') {
-            return true;
-        }
-        rest = &rest[pos + 1..];
-    }
-    false
-}
+pub(crate) use gapscore_adapter_sdk::json_has_key as has_key;
 
 /// The keywords of a test that spell a category (json-report writes keywords as a list,
 /// reportlog as an object's keys). Only those are kept: most tests have none, so reading

@@ -138,6 +138,21 @@ pub trait Adapter: Send + Sync {
     }
 }
 
+/// For detection: true when `key` (with its quotes, `b"\"tests\""`) occurs in `text` as a JSON
+/// object key, followed by optional whitespace and `:`. The same word as a value (a
+/// `package.json`'s `"files": ["tests"]`) or inside a string (escaped quotes) does not count.
+pub fn json_has_key(text: &[u8], key: &[u8]) -> bool {
+    let mut rest = text;
+    while let Some(pos) = rest.windows(key.len()).position(|w| w == key) {
+        let after = &rest[pos + key.len()..];
+        if after.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b':') {
+            return true;
+        }
+        rest = &rest[pos + 1..];
+    }
+    false
+}
+
 /// How many bytes of a file [`Adapter::detect`] sees.
 pub const DETECT_PREFIX_LEN: usize = 64 * 1024;
 

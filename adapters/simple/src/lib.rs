@@ -74,19 +74,6 @@ impl Adapter for Simple {
     }
 }
 
-/// True when `key` (quoted) occurs as an object key: followed by optional whitespace and `:`.
-/// A `"tests"` string in a list (a `package.json`'s `"files": ["tests"]`) does not count.
-fn has_key(text: &[u8], key: &[u8]) -> bool {
-    let mut rest = text;
-    while let Some(pos) = rest.windows(key.len()).position(|w| w == key) {
-        let after = &rest[pos + key.len()..];
-        let next = after.iter().find(|b| !b.is_ascii_whitespace());
-        if next == Some(&b':') {
-            return true;
-        }
-        rest = &rest[pos + 1..];
-    }
-    false
-}
+use gapscore_adapter_sdk::json_has_key as has_key;
 
 gapscore_adapter_sdk::export_adapter!(gapscore_adapter_simple => Simple, Simple::new());

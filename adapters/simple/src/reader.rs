@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use gapscore_adapter_sdk::{Category, EventSink, InputError, Location, Problem, Status, TestCase};
+use gapscore_adapter_sdk::{Category, EventSink, InputError, Problem, Status, TestCase};
 
 /// Options for [`parse`]. None yet; present so adding one is not a breaking change.
 #[derive(Debug, Clone, Default)]
@@ -44,19 +44,7 @@ pub fn parse(
 }
 
 fn json_error(e: serde_json::Error) -> InputError {
-    // serde_json reports column 0 for an error before the first character of a line.
-    let location = Location::LineCol {
-        line: e.line().max(1),
-        column: e.column().max(1),
-    };
-    let full = e.to_string();
-    // serde_json appends " at line L column C"; the location is reported separately.
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
-    match e.classify() {
-        serde_json::error::Category::Data => InputError::Content { location, message },
-        _ => InputError::Syntax { location, message },
-    }
+    InputError::from_json(&e, 0)
 }
 
 struct RootSeed<'a> {
