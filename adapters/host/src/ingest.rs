@@ -7,6 +7,7 @@ use std::io::Read as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
+use gapscore_adapter_sdk::encoding::{self, Encoding};
 use gapscore_adapter_sdk::{
     AdapterError, DETECT_PREFIX_LEN, EventSink, InputError, Location, Normalizer, ParseOptions,
 };
@@ -254,7 +255,7 @@ where
     let shown = input.path.display().to_string();
     // Only the first 64 KiB are read for detection; the rest streams into the adapter, so a
     // streaming adapter keeps memory flat whatever the file's size.
-    let (prefix, file) = match open_with_prefix(&input.path) {
+    let (prefix, file, encoding) = match open_with_prefix(&input.path) {
         Ok(p) => p,
         Err(reason) => {
             return Outcome::Failed(IngestError::Read {
@@ -308,7 +309,7 @@ where
                 consumer,
             });
         }
-        Ok(Err(e)) => locate(e, &input.path),
+        Ok(Err(e)) => locate(e, &input.path, encoding),
         Err(p) => AdapterError::Panic(
             p.downcast_ref::<&str>()
                 .map(|s| (*s).to_owned())
@@ -323,9 +324,13 @@ where
     })
 }
 
-/// Opens a file and reads up to [`DETECT_PREFIX_LEN`] bytes of it; a directory, FIFO or
-/// unreadable file is an error with a plain reason.
-fn open_with_prefix(path: &Path) -> Result<(Vec<u8>, fs::File), String> {
+/// A result file opened for reading: UTF-8 as it is on disk, or UTF-16 decoded to UTF-8 as it
+/// streams (the adapters read UTF-8 only).
+type Source = Box<dyn std::io::Read + Send>;
+
+/// Opens a file and reads up to [`DETECT_PREFIX_LEN`] bytes of it (decoded, when it is UTF-16);
+/// a directory, FIFO, unreadable file or UTF-32 file is an error with a plain reason.
+fn open_with_prefix(path: &Path) -> Result<(Vec<u8>, Source, Encoding), String> {
     let meta = fs::metadata(path).map_err(|e| crate::io_reason(&e))?;
     if meta.is_dir() {
         return Err("is a directory, not a result file".to_owned());
@@ -339,12 +344,30 @@ fn open_with_prefix(path: &Path) -> Result<(Vec<u8>, fs::File), String> {
         .take(DETECT_PREFIX_LEN as u64)
         .read_to_end(&mut prefix)
         .map_err(|e| crate::io_reason(&e))?;
-    Ok((prefix, f))
+    let encoding = encoding::sniff(&prefix);
+    match encoding {
+        Encoding::Utf16 { big_endian } => {
+            let mut decoded =
+                encoding::Utf16Reader::new(std::io::Cursor::new(prefix).chain(f), big_endian);
+            let mut prefix = Vec::with_capacity(DETECT_PREFIX_LEN);
+            (&mut decoded)
+                .take(DETECT_PREFIX_LEN as u64)
+                .read_to_end(&mut prefix)
+                .map_err(|e| format!("{} file: {e}", encoding.name()))?;
+            Ok((prefix, Box::new(decoded), encoding))
+        }
+        Encoding::Utf32 { .. } => Err(format!(
+            "the file is {0}; gapscore reads UTF-8 and UTF-16 (convert it: iconv -f {0} -t UTF-8)",
+            encoding.name()
+        )),
+        _ => Ok((prefix, Box::new(f), encoding)),
+    }
 }
 
 /// A streaming adapter reports a byte offset; the host has the file, so it turns the offset
-/// into a line and column by reading the file again up to that point.
-fn locate(e: AdapterError, path: &Path) -> AdapterError {
+/// into a line and column by reading the file again up to that point (decoded as the adapter
+/// read it: the offset counts UTF-8 bytes).
+fn locate(e: AdapterError, path: &Path, encoding: Encoding) -> AdapterError {
     let AdapterError::Input(InputError::Syntax {
         location: Location::Offset(offset),
         message,
@@ -357,6 +380,10 @@ fn locate(e: AdapterError, path: &Path) -> AdapterError {
             location: Location::Offset(offset),
             message,
         });
+    };
+    let f: Source = match encoding {
+        Encoding::Utf16 { big_endian } => Box::new(encoding::Utf16Reader::new(f, big_endian)),
+        _ => Box::new(f),
     };
     let (mut line, mut column) = (1usize, 1usize);
     let mut reader = std::io::BufReader::new(f.take(offset));
