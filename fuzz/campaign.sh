@@ -4,7 +4,8 @@
 #   fuzz/campaign.sh SECONDS [TARGET...]      (no target: every target in fuzz/Cargo.toml)
 # Environment: TOOLCHAIN (default +nightly; empty with RUSTC_BOOTSTRAP=1 for stable),
 # SANITIZER (default none: the readers are safe Rust; use address for unsafe code),
-# MAX_LEN (default 32768 bytes per input). Logs go to fuzz/logs/<target>.log.
+# MAX_LEN (default 32768 bytes per input), RUNS (stop after this many executions even if time is
+# left; default -1, no limit). Logs go to fuzz/logs/<target>.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:?usage: fuzz/campaign.sh SECONDS [TARGET...]}
@@ -21,7 +22,7 @@ for t in "${targets[@]}"; do
   # shellcheck disable=SC2086
   cargo $toolchain fuzz run --fuzz-dir fuzz -s "${SANITIZER:-none}" "$t" \
     "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
-    -max_total_time="$secs" -max_len="${MAX_LEN:-32768}" -timeout=10 -rss_limit_mb=2048 \
+    -max_total_time="$secs" -runs="${RUNS:--1}" -max_len="${MAX_LEN:-32768}" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 >"$log" 2>&1 && rc=0 || rc=$?
   took=$(($(date +%s) - start))
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
