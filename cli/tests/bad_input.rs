@@ -472,8 +472,9 @@ fn directories_fifos_and_devices_passed_as_files() {
     ];
     #[cfg(unix)]
     {
-        // Nothing ever writes to this FIFO: reading it would block forever, so it is refused
-        // before it is opened (run() fails the test on a hang).
+        // Nothing ever writes to this FIFO: reading it would block forever, so a named pipe is
+        // refused before it is opened (run() fails the test on a hang). Pipes the shell makes
+        // (`-`, `<(command)`) are read: cli/tests/stdin.rs.
         let made = Command::new("mkfifo")
             .arg(d.join("results.json"))
             .status()
@@ -482,7 +483,7 @@ fn directories_fifos_and_devices_passed_as_files() {
             cases.push(error_case(
                 "results.json",
                 Some("simple"),
-                "results.json: cannot read: not a regular file",
+                "results.json: cannot read: a named pipe (FIFO): gapscore does not open one, as it would wait for a writer that may never come; pipe the results into `-` or pass `<(command)`",
                 Some("a FIFO"),
             ));
         }

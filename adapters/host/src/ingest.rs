@@ -6,6 +6,8 @@ use std::fs;
 use std::io::Read as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use gapscore_adapter_sdk::encoding::{self, Encoding};
 use gapscore_adapter_sdk::{
@@ -16,13 +18,107 @@ use rayon::prelude::*;
 use crate::registry::{DetectError, Registry};
 
 /// One input file, and whether the user named it (rather than a directory or glob finding it).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Standard input (`-`) and a pipe passed by path (`<(go test -json)`, which the shell passes
+/// as `/dev/fd/N`) are copied to a temporary file first: a file that failed is read again to
+/// turn a byte offset into a line and column, and a suite with repeated test ids is read twice.
+/// The copy is removed when the last clone of the input is dropped.
+#[derive(Debug, Clone)]
 pub struct Input {
-    /// The path.
+    /// The path as the user gave it; `<stdin>` for `-`. Messages and reports name this.
     pub path: PathBuf,
     /// Named on the command line. A file found in a directory that no adapter recognises is
     /// skipped with a note instead of failing the run.
     pub explicit: bool,
+    /// The copy of a pipe that is read in place of `path`.
+    spool: Option<Arc<tempfile::TempPath>>,
+}
+
+impl Input {
+    /// A file to read.
+    pub fn new(path: impl Into<PathBuf>, explicit: bool) -> Self {
+        Input {
+            path: path.into(),
+            explicit,
+            spool: None,
+        }
+    }
+
+    /// The file that holds the bytes: the path, or the copy of a pipe.
+    fn source(&self) -> &Path {
+        self.spool.as_deref().map_or(&self.path, |t| t.as_ref())
+    }
+}
+
+impl PartialEq for Input {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path && self.explicit == other.explicit
+    }
+}
+
+impl Eq for Input {}
+
+/// How standard input is named in messages and reports.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Standard input can be read once per process.
+static STDIN_TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// A path the shell made for a pipe (process substitution) or for standard input.
+fn is_pipe_path(path: &Path) -> bool {
+    let fd_dir = |dir: &str| {
+        path.strip_prefix(dir)
+            .is_ok_and(|rest| rest.to_str().is_some_and(|n| n.parse::<u32>().is_ok()))
+    };
+    (fd_dir("/dev/fd") || fd_dir("/proc/self/fd") || path == Path::new("/dev/stdin"))
+        && is_fifo(path)
+}
+
+#[cfg(unix)]
+fn is_fifo(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+}
+
+#[cfg(not(unix))]
+fn is_fifo(_: &Path) -> bool {
+    false
+}
+
+/// Copies standard input or a pipe to a temporary file, as the input that names it.
+fn spool(arg: &Path) -> Result<Input, IngestError> {
+    let stdin = arg == Path::new("-");
+    let shown = if stdin {
+        STDIN_NAME.to_owned()
+    } else {
+        arg.display().to_string()
+    };
+    let fail = |reason: String| IngestError::Read {
+        path: shown.clone(),
+        reason,
+    };
+    if stdin && STDIN_TAKEN.swap(true, Ordering::SeqCst) {
+        return Err(fail(
+            "standard input (`-`) was already read for another argument".to_owned(),
+        ));
+    }
+    let mut tmp = tempfile::NamedTempFile::new().map_err(|e| {
+        fail(format!(
+            "cannot make a temporary copy: {}",
+            crate::io_reason(&e)
+        ))
+    })?;
+    let copied = if stdin {
+        std::io::copy(&mut std::io::stdin().lock(), &mut tmp)
+    } else {
+        fs::File::open(arg).and_then(|mut f| std::io::copy(&mut f, &mut tmp))
+    };
+    copied.map_err(|e| fail(crate::io_reason(&e)))?;
+    Ok(Input {
+        path: PathBuf::from(shown),
+        explicit: true,
+        spool: Some(Arc::new(tmp.into_temp_path())),
+    })
 }
 
 /// Why a file could not be read.
@@ -91,7 +187,12 @@ pub fn expand_inputs(args: &[PathBuf]) -> (Vec<Input>, Vec<IngestError>) {
     let mut errors = Vec::new();
     for arg in args {
         let text = arg.to_string_lossy();
-        if arg.is_dir() {
+        if arg == Path::new("-") || is_pipe_path(arg) {
+            match spool(arg) {
+                Ok(input) => inputs.push(input),
+                Err(e) => errors.push(e),
+            }
+        } else if arg.is_dir() {
             let before = inputs.len();
             walk(arg, &mut inputs);
             if inputs.len() == before {
@@ -114,10 +215,7 @@ pub fn expand_inputs(args: &[PathBuf]) -> (Vec<Input>, Vec<IngestError>) {
                         if p.is_dir() {
                             walk(&p, &mut inputs);
                         } else {
-                            inputs.push(Input {
-                                path: p,
-                                explicit: true,
-                            });
+                            inputs.push(Input::new(p, true));
                         }
                     }
                 }
@@ -127,10 +225,7 @@ pub fn expand_inputs(args: &[PathBuf]) -> (Vec<Input>, Vec<IngestError>) {
                 }),
             }
         } else {
-            inputs.push(Input {
-                path: arg.clone(),
-                explicit: true,
-            });
+            inputs.push(Input::new(arg.clone(), true));
         }
     }
     (inputs, errors)
@@ -138,10 +233,7 @@ pub fn expand_inputs(args: &[PathBuf]) -> (Vec<Input>, Vec<IngestError>) {
 
 fn walk(dir: &Path, out: &mut Vec<Input>) {
     let Ok(entries) = fs::read_dir(dir) else {
-        out.push(Input {
-            path: dir.to_path_buf(),
-            explicit: true,
-        });
+        out.push(Input::new(dir, true));
         return;
     };
     let mut children: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
@@ -150,10 +242,7 @@ fn walk(dir: &Path, out: &mut Vec<Input>) {
         // symlink_metadata: a symlink to a directory is not followed.
         match fs::symlink_metadata(&c) {
             Ok(m) if m.is_dir() => walk(&c, out),
-            Ok(_) if c.is_file() => out.push(Input {
-                path: c,
-                explicit: false,
-            }),
+            Ok(_) if c.is_file() => out.push(Input::new(c, false)),
             _ => {}
         }
     }
@@ -255,7 +344,7 @@ where
     let shown = input.path.display().to_string();
     // Only the first 64 KiB are read for detection; the rest streams into the adapter, so a
     // streaming adapter keeps memory flat whatever the file's size.
-    let (prefix, file, encoding) = match open_with_prefix(&input.path) {
+    let (prefix, file, encoding) = match open_with_prefix(input.source()) {
         Ok(p) => p,
         Err(reason) => {
             return Outcome::Failed(IngestError::Read {
@@ -309,7 +398,7 @@ where
                 consumer,
             });
         }
-        Ok(Err(e)) => locate(e, &input.path, encoding),
+        Ok(Err(e)) => locate(e, input.source(), encoding),
         Err(p) => AdapterError::Panic(
             p.downcast_ref::<&str>()
                 .map(|s| (*s).to_owned())
@@ -334,6 +423,13 @@ fn open_with_prefix(path: &Path) -> Result<(Vec<u8>, Source, Encoding), String> 
     let meta = fs::metadata(path).map_err(|e| crate::io_reason(&e))?;
     if meta.is_dir() {
         return Err("is a directory, not a result file".to_owned());
+    }
+    if is_fifo(path) {
+        return Err(
+            "a named pipe (FIFO): gapscore does not open one, as it would wait for a \
+             writer that may never come; pipe the results into `-` or pass `<(command)`"
+                .to_owned(),
+        );
     }
     if !meta.is_file() {
         return Err("not a regular file".to_owned());

@@ -16,7 +16,9 @@ mod registry;
 pub mod score;
 pub mod sealdir;
 
-pub use ingest::{IngestError, IngestOptions, Input, Outcome, Parsed, expand_inputs, ingest};
+pub use ingest::{
+    IngestError, IngestOptions, Input, Outcome, Parsed, STDIN_NAME, expand_inputs, ingest,
+};
 pub use loader::{PLUGIN_PATH_ENV, PluginAdapter, PluginError, PluginSearch, load_plugin};
 pub use registry::{DetectError, Origin, Registered, Registry};
 

@@ -78,10 +78,7 @@ fn write_files(dir: &std::path::Path, n: usize) -> Vec<Input> {
             let p = dir.join(format!("f{i:04}.txt"));
             let body: Vec<String> = (0..(i % 13)).map(|k| format!("t{i}_{k}")).collect();
             fs::write(&p, format!("ALPHA\n{}", body.join("\n"))).unwrap();
-            Input {
-                path: p,
-                explicit: true,
-            }
+            Input::new(p, true)
         })
         .collect()
 }
@@ -124,10 +121,7 @@ fn a_panicking_or_failing_file_does_not_stop_the_others() {
     fs::write(&inputs[1].path, "ALPHA\nok\npanic\n").unwrap();
     let bad = dir.path().join("bad.txt");
     fs::write(&bad, "ALPHA\nbad\n").unwrap();
-    inputs.push(Input {
-        path: bad.clone(),
-        explicit: true,
-    });
+    inputs.push(Input::new(bad.clone(), true));
     let out = ingest(
         &registry(),
         &inputs,
@@ -183,10 +177,7 @@ fn detection_refuses_ties_and_unknowns_and_a_forced_format_wins() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("x");
     fs::write(&p, "ALPHA\na\n").unwrap();
-    let input = [Input {
-        path: p,
-        explicit: true,
-    }];
+    let input = [Input::new(p, true)];
     let out = ingest(
         &reg,
         &input,
@@ -291,7 +282,7 @@ fn expansion_walks_directories_and_globs_and_skips_unrecognised_found_files() {
 
 #[cfg(unix)]
 #[test]
-fn fifos_are_refused_not_read() {
+fn named_pipes_are_refused_not_opened() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("pipe");
     let ok = std::process::Command::new("mkfifo")
@@ -303,15 +294,16 @@ fn fifos_are_refused_not_read() {
     }
     let out = ingest(
         &registry(),
-        &[Input {
-            path: fifo,
-            explicit: true,
-        }],
+        &[Input::new(fifo, true)],
         &IngestOptions::new(None, 1),
         |_, f| RunCollector::new(f, None),
     );
     match &out[0] {
-        Outcome::Failed(e) => assert!(e.to_string().ends_with("cannot read: not a regular file")),
+        Outcome::Failed(e) => assert!(
+            e.to_string()
+                .contains("cannot read: a named pipe (FIFO): gapscore does not open one"),
+            "{e}"
+        ),
         other => panic!("{other:?}"),
     }
 }
@@ -364,10 +356,7 @@ fn a_multi_format_adapter_names_the_detected_format() {
         .map(|body| {
             let path = dir.path().join(body);
             fs::write(&path, body).unwrap();
-            Input {
-                path,
-                explicit: true,
-            }
+            Input::new(path, true)
         })
         .collect();
     let formats = |opts: IngestOptions| -> Vec<(String, String)> {
