@@ -1,6 +1,7 @@
 //! Bounded memory at scale: `gapscore score` on a generated 1 GB JUnit file and a 1 GB
 //! `go test -json` stream, each with over a hundred thousand failures, stays under 64 MiB of
-//! resident memory, and the report it writes counts every test.
+//! resident memory, writing the JSON report and writing the Markdown one, and the report counts
+//! every test (the Markdown one has a section for every failure).
 //!
 //! Slow (it writes 2 GB and reads them back), so it is ignored by default; `.ci/run` runs it on
 //! the release build:
@@ -16,7 +17,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stderr)] // Test code that reports its figures.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufRead as _, BufReader, BufWriter, Write};
 use std::path::Path;
 use std::process::Command;
 
@@ -187,15 +188,16 @@ struct Counts {
     failed: u64,
 }
 
-/// Scores `input` and returns the peak resident MiB and the report's counts.
-fn score(input: &Path, report: &Path) -> (f64, Counts) {
+/// Runs `gapscore score --sealed INPUT -o OUTPUT --format FORMAT` under GNU time and returns
+/// the peak resident MiB.
+fn peak_of_score(input: &Path, output: &Path, format: &str) -> f64 {
     let out = Command::new(TIME)
         .args(["-f", "peak-kib=%M"])
         .arg(BIN)
-        .args(["score", "--sealed"])
+        .args(["score", "--format", format, "--sealed"])
         .arg(input)
         .arg("-o")
-        .arg(report)
+        .arg(output)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -212,9 +214,28 @@ fn score(input: &Path, report: &Path) -> (f64, Counts) {
         .trim()
         .parse()
         .unwrap();
+    kib / 1024.0
+}
+
+/// Scores `input` and returns the peak resident MiB and the report's counts.
+fn score(input: &Path, report: &Path) -> (f64, Counts) {
+    let peak = peak_of_score(input, report, "json");
     let r: Report = serde_json::from_reader(BufReader::new(File::open(report).unwrap())).unwrap();
     let _ = r.failures;
-    (kib / 1024.0, r.sealed_tests)
+    (peak, r.sealed_tests)
+}
+
+/// Scores `input` as Markdown and returns the peak resident MiB and the number of failure
+/// sections written (`### ❌` headings), every one of which is streamed out.
+fn score_markdown(input: &Path, report: &Path) -> (f64, u64) {
+    let peak = peak_of_score(input, report, "markdown");
+    let mut sections = 0u64;
+    for line in BufReader::new(File::open(report).unwrap()).lines() {
+        if line.unwrap().starts_with("### ❌ ") {
+            sections += 1;
+        }
+    }
+    (peak, sections)
 }
 
 #[test]
@@ -234,7 +255,20 @@ fn score_stays_under_64_mib_on_1_gb_inputs() {
         let input = dir.path().join(name);
         let made = make(&input, target);
         let (peak, counts) = score(&input, &dir.path().join("report.json"));
+        // Markdown, meant for people, streams its failures too.
+        let (md_peak, sections) = score_markdown(&input, &dir.path().join("report.md"));
         std::fs::remove_file(&input).unwrap();
+        std::fs::remove_file(dir.path().join("report.md")).unwrap();
+        eprintln!("{name}: markdown peak {md_peak:.1} MiB, {sections} failure sections");
+        assert_eq!(
+            sections, made.failed,
+            "{name}: every failure in the markdown"
+        );
+        if md_peak >= LIMIT_MIB {
+            failures.push(format!(
+                "{name} as markdown: peak {md_peak:.1} MiB >= {LIMIT_MIB} MiB"
+            ));
+        }
         eprintln!(
             "{name}: {:.0} MB, {} tests, {} counted failed: peak {peak:.1} MiB",
             made.bytes as f64 / 1e6,

@@ -1,7 +1,7 @@
 //! Renderers for a [`GapReport`]: JSON (2-space indent), the reference validators' `summary`
 //! text, and Markdown fit for a pull-request comment.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::io::Write as _;
 
 use crate::model::Category;
@@ -43,9 +43,8 @@ pub fn render(report: &GapReport, format: OutputFormat) -> String {
     }
 }
 
-/// Writes a report in the given format. JSON is written as it is serialised, reading a spilled
-/// failure list back entry by entry, so a report with a million failures is never held whole;
-/// Markdown and summary text, meant for people, are built first.
+/// Writes a report in the given format as it is produced, reading a spilled failure list back
+/// entry by entry, so a report with a million failures is never held whole in any format.
 pub fn render_to(
     report: &GapReport,
     format: OutputFormat,
@@ -58,9 +57,60 @@ pub fn render_to(
             w.write_all(b"\n")?;
             w.flush()
         }
-        OutputFormat::Markdown => out.write_all(render_markdown(report).as_bytes()),
-        OutputFormat::Summary => out.write_all(render_summary(report).as_bytes()),
+        OutputFormat::Markdown => streamed(out, |s| markdown_into(report, s)),
+        OutputFormat::Summary => streamed(out, |s| summary_into(report, s)),
     }
+}
+
+/// Text written through [`std::fmt::Write`] into an [`std::io::Write`], buffered; the first I/O
+/// error stops the writing and is kept, so the renderers can ignore `writeln!`'s result.
+struct Sink<'a> {
+    w: std::io::BufWriter<&'a mut dyn std::io::Write>,
+    error: Option<std::io::Error>,
+}
+
+impl Sink<'_> {
+    fn push(&mut self, c: char) {
+        let _ = fmt::Write::write_char(self, c);
+    }
+
+    fn push_str(&mut self, s: &str) {
+        let _ = fmt::Write::write_str(self, s);
+    }
+}
+
+impl fmt::Write for Sink<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if self.error.is_some() {
+            return Err(fmt::Error);
+        }
+        std::io::Write::write_all(&mut self.w, s.as_bytes()).map_err(|e| {
+            self.error = Some(e);
+            fmt::Error
+        })
+    }
+}
+
+fn streamed(
+    out: &mut dyn std::io::Write,
+    render: impl FnOnce(&mut Sink<'_>),
+) -> std::io::Result<()> {
+    let mut sink = Sink {
+        w: std::io::BufWriter::with_capacity(64 * 1024, out),
+        error: None,
+    };
+    render(&mut sink);
+    match sink.error {
+        Some(e) => Err(e),
+        None => std::io::Write::flush(&mut sink.w),
+    }
+}
+
+/// Renders into memory through the streaming renderer (writing to a `Vec` cannot fail).
+fn to_string(render: impl FnOnce(&mut Sink<'_>)) -> String {
+    let mut buf = Vec::new();
+    let _ = streamed(&mut buf, render);
+    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Pretty JSON with a trailing newline.
@@ -79,9 +129,12 @@ fn score_text(report: &GapReport) -> String {
 /// The summary lines of the reference validators (`Shadow Score: 11.1% 🟢 (minor)`, `Sealed:
 /// 16/18 passed`, ...), followed by gapscore's advisory lines when the report is advisory.
 pub fn render_summary(report: &GapReport) -> String {
+    to_string(|s| summary_into(report, s))
+}
+
+fn summary_into(report: &GapReport, out: &mut Sink<'_>) {
     let dialect = report.dialect();
     let level = report.report.level;
-    let mut out = String::new();
     let _ = writeln!(
         out,
         "{}: {}% {} ({})",
@@ -108,7 +161,6 @@ pub fn render_summary(report: &GapReport) -> String {
     if let Some(reason) = &report.report.advisory_reason {
         let _ = writeln!(out, "\nAdvisory: {reason}");
     }
-    out
 }
 
 fn one_line(s: &str) -> String {
@@ -157,10 +209,13 @@ fn fenced(s: &str) -> String {
 /// Markdown: headline with score and level, counts, suites table, failures with
 /// expected/actual, and the category comparison when open results were given.
 pub fn render_markdown(report: &GapReport) -> String {
+    to_string(|s| markdown_into(report, s))
+}
+
+fn markdown_into(report: &GapReport, out: &mut Sink<'_>) {
     let dialect = report.dialect();
     let name = dialect.score_name();
     let level = report.report.level;
-    let mut out = String::new();
     let report_name = match dialect {
         Dialect::Gap => "Gap Report",
         Dialect::Shadow | Dialect::Both => "Shadow Report",
@@ -385,7 +440,6 @@ pub fn render_markdown(report: &GapReport) -> String {
             ext.tool, ext.status_policy.skipped, ext.status_policy.xfail, ext.status_policy.flaky
         );
     }
-    out
 }
 
 #[cfg(test)]
