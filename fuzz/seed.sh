@@ -56,20 +56,21 @@ awk -v f="$out/category_rules/categories-test.toml" '
   /^"#;/ { on = 0 }
   on { print > f }' core/src/categories.rs
 
-# The UTF-16 decoder: the bad-input corpus's UTF-16 files, and a few fixtures re-encoded (with
-# and without a byte-order mark, both byte orders). Its first byte picks byte order and read
+# The decoders: the bad-input corpus's UTF-16 and Latin-1 files, and a few fixtures re-encoded
+# as UTF-16 (with and without a byte-order mark). The first byte picks byte order and read
 # size, so each seed starts with one.
-mkdir -p "$out/utf16"
+mkdir -p "$out/encoding"
 n=0
-for f in tests/bad-input/*/*utf16* adapters/simple/tests/fixtures/valid/*.json \
+for f in tests/bad-input/*/*utf16* tests/bad-input/*/*latin1* tests/bad-input/*/*1252* \
+  adapters/simple/tests/fixtures/valid/*.json \
   adapters/tap/tests/fixtures/valid/*.tap; do
   [ -f "$f" ] || continue
   n=$((n + 1))
   case $f in
-    *utf16*) { printf '\x06'; cat "$f"; } >"$out/utf16/$n-as-is" ;;
+    *utf16* | *latin1* | *1252*) { printf '\x06'; cat "$f"; } >"$out/encoding/$n-as-is" ;;
     *) [ "$n" -le 40 ] || continue
-       { printf '\x0a'; head -c 4096 "$f" | iconv -f UTF-8 -t UTF-16LE; } >"$out/utf16/$n-le" 2>/dev/null || true
-       { printf '\x0b'; head -c 4096 "$f" | iconv -f UTF-8 -t UTF-16; } >"$out/utf16/$n-bom" 2>/dev/null || true ;;
+       { printf '\x0a'; head -c 4096 "$f" | iconv -f UTF-8 -t UTF-16LE; } >"$out/encoding/$n-le" 2>/dev/null || true
+       { printf '\x0b'; head -c 4096 "$f" | iconv -f UTF-8 -t UTF-16; } >"$out/encoding/$n-bom" 2>/dev/null || true ;;
   esac
 done
 

@@ -442,21 +442,29 @@ fn open_with_prefix(path: &Path) -> Result<(Vec<u8>, Source, Encoding), String> 
         .map_err(|e| crate::io_reason(&e))?;
     let encoding = encoding::sniff(&prefix);
     match encoding {
-        Encoding::Utf16 { big_endian } => {
-            let mut decoded =
-                encoding::Utf16Reader::new(std::io::Cursor::new(prefix).chain(f), big_endian);
+        Encoding::Utf16 { .. } | Encoding::Latin1 => {
+            let mut decoded = decoding(encoding, std::io::Cursor::new(prefix).chain(f));
             let mut prefix = Vec::with_capacity(DETECT_PREFIX_LEN);
             (&mut decoded)
                 .take(DETECT_PREFIX_LEN as u64)
                 .read_to_end(&mut prefix)
                 .map_err(|e| format!("{} file: {e}", encoding.name()))?;
-            Ok((prefix, Box::new(decoded), encoding))
+            Ok((prefix, decoded, encoding))
         }
         Encoding::Utf32 { .. } => Err(format!(
             "the file is {0}; gapscore reads UTF-8 and UTF-16 (convert it: iconv -f {0} -t UTF-8)",
             encoding.name()
         )),
         _ => Ok((prefix, Box::new(f), encoding)),
+    }
+}
+
+/// The file's bytes as UTF-8: decoded when it is UTF-16 or declared Latin-1, as they are otherwise.
+fn decoding(encoding: Encoding, raw: impl std::io::Read + Send + 'static) -> Source {
+    match encoding {
+        Encoding::Utf16 { big_endian } => Box::new(encoding::Utf16Reader::new(raw, big_endian)),
+        Encoding::Latin1 => Box::new(encoding::Latin1Reader::new(raw)),
+        _ => Box::new(raw),
     }
 }
 
@@ -477,10 +485,7 @@ fn locate(e: AdapterError, path: &Path, encoding: Encoding) -> AdapterError {
             message,
         });
     };
-    let f: Source = match encoding {
-        Encoding::Utf16 { big_endian } => Box::new(encoding::Utf16Reader::new(f, big_endian)),
-        _ => Box::new(f),
-    };
+    let f = decoding(encoding, f);
     let (mut line, mut column) = (1usize, 1usize);
     let mut reader = std::io::BufReader::new(f.take(offset));
     let mut buf = Vec::with_capacity(64 * 1024);

@@ -1,5 +1,6 @@
-//! Result files that are not UTF-8: [`sniff`] tells the encoding from a file's first bytes and
-//! [`Utf16Reader`] turns UTF-16 into UTF-8 as it streams, so every adapter keeps reading UTF-8.
+//! Result files that are not UTF-8: [`sniff`] tells the encoding from a file's first bytes, and
+//! [`Utf16Reader`] and [`Latin1Reader`] turn UTF-16 and an XML document declared ISO-8859-1 or
+//! windows-1252 into UTF-8 as they stream, so every adapter keeps reading UTF-8.
 //!
 //! UTF-16 is common on Windows: PowerShell 5's `>` and `Out-File` write UTF-16LE with a
 //! byte-order mark, so `go test -json > out.jsonl` or `pytest > log.txt` there gives a UTF-16
@@ -25,6 +26,9 @@ pub enum Encoding {
         /// Big-endian.
         big_endian: bool,
     },
+    /// An XML document whose declaration names ISO-8859-1, windows-1252 or US-ASCII (one
+    /// encoding, as browsers treat them); [`Latin1Reader`] decodes it.
+    Latin1,
 }
 
 impl Encoding {
@@ -36,13 +40,15 @@ impl Encoding {
             Encoding::Utf16 { big_endian: true } => "UTF-16BE",
             Encoding::Utf32 { big_endian: false } => "UTF-32LE",
             Encoding::Utf32 { big_endian: true } => "UTF-32BE",
+            Encoding::Latin1 => "windows-1252",
         }
     }
 }
 
 /// Judges the encoding from a file's first bytes: a UTF-16 or UTF-32 byte-order mark, or
-/// without one, the NULs that ASCII text has in those encodings. Anything else is
-/// [`Encoding::Utf8`]; a UTF-8 file never has a NUL in its first four bytes.
+/// without one, the NULs that ASCII text has in those encodings; then an XML declaration's
+/// `encoding` naming ISO-8859-1 or windows-1252. Anything else is [`Encoding::Utf8`]; a UTF-8
+/// file never has a NUL in its first four bytes.
 pub fn sniff(prefix: &[u8]) -> Encoding {
     match prefix {
         [0x00, 0x00, 0xFE, 0xFF, ..] => Encoding::Utf32 { big_endian: true },
@@ -53,8 +59,63 @@ pub fn sniff(prefix: &[u8]) -> Encoding {
         [a, 0, 0, 0, ..] if *a != 0 => Encoding::Utf32 { big_endian: false },
         [0, a, 0, b, ..] if *a != 0 && *b != 0 => Encoding::Utf16 { big_endian: true },
         [a, 0, b, 0, ..] if *a != 0 && *b != 0 => Encoding::Utf16 { big_endian: false },
+        _ if declares_latin1(prefix) => Encoding::Latin1,
         _ => Encoding::Utf8,
     }
+}
+
+/// The labels that name windows-1252 in the WHATWG Encoding Standard, which treats ISO-8859-1
+/// and US-ASCII as windows-1252 too.
+const LATIN1_LABELS: &[&str] = &[
+    "ansi_x3.4-1968",
+    "ascii",
+    "cp1252",
+    "cp819",
+    "csisolatin1",
+    "ibm819",
+    "iso-8859-1",
+    "iso-ir-100",
+    "iso8859-1",
+    "iso88591",
+    "iso_8859-1",
+    "iso_8859-1:1987",
+    "l1",
+    "latin1",
+    "us-ascii",
+    "windows-1252",
+    "x-cp1252",
+];
+
+/// Whether the text starts with an XML declaration whose `encoding` is one of
+/// [`LATIN1_LABELS`].
+fn declares_latin1(prefix: &[u8]) -> bool {
+    let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+    let Some(rest) = p.strip_prefix(b"<?xml") else {
+        return false;
+    };
+    let Some(end) = rest.iter().take(512).position(|b| *b == b'>') else {
+        return false;
+    };
+    let decl = &rest[..end];
+    let Some(at) = decl.windows(8).position(|w| w == b"encoding") else {
+        return false;
+    };
+    let after = decl[at + 8..].trim_ascii_start();
+    let Some(after) = after.strip_prefix(b"=") else {
+        return false;
+    };
+    let after = after.trim_ascii_start();
+    let Some((&quote, value)) = after.split_first() else {
+        return false;
+    };
+    if quote != b'"' && quote != b'\'' {
+        return false;
+    }
+    let Some(len) = value.iter().position(|b| *b == quote) else {
+        return false;
+    };
+    let label = value[..len].trim_ascii().to_ascii_lowercase();
+    LATIN1_LABELS.iter().any(|l| l.as_bytes() == label)
 }
 
 /// Raw bytes read from the source per refill.
@@ -191,6 +252,116 @@ impl<R: Read> Read for Utf16Reader<R> {
     }
 }
 
+/// windows-1252's characters for the bytes 0x80–0x9F (the rest of 0x80–0xFF are U+0080–U+00FF).
+const CP1252_HIGH: [char; 32] = [
+    '\u{20AC}', '\u{0081}', '\u{201A}', '\u{0192}', '\u{201E}', '\u{2026}', '\u{2020}', '\u{2021}',
+    '\u{02C6}', '\u{2030}', '\u{0160}', '\u{2039}', '\u{0152}', '\u{008D}', '\u{017D}', '\u{008F}',
+    '\u{0090}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}', '\u{2013}', '\u{2014}',
+    '\u{02DC}', '\u{2122}', '\u{0161}', '\u{203A}', '\u{0153}', '\u{009D}', '\u{017E}', '\u{0178}',
+];
+
+/// Decodes windows-1252 (and so ISO-8859-1 and US-ASCII) into UTF-8 as it is read, in memory
+/// that does not grow with the input. Tools that declare ISO-8859-1 often write UTF-8 anyway,
+/// so a valid UTF-8 sequence is kept as it is; every other byte is a windows-1252 character.
+/// (Real Latin-1 text almost never forms valid UTF-8 sequences: `Ã©` would have to be meant.)
+/// Every byte becomes a character, so this never fails but on an I/O error.
+#[derive(Debug)]
+pub struct Latin1Reader<R> {
+    inner: R,
+    raw: Vec<u8>,
+    out: Vec<u8>,
+    out_pos: usize,
+    done: bool,
+}
+
+impl<R: Read> Latin1Reader<R> {
+    /// A decoder over `inner`.
+    pub fn new(inner: R) -> Self {
+        Latin1Reader {
+            inner,
+            raw: Vec::with_capacity(RAW_CHUNK + 4),
+            out: Vec::with_capacity(RAW_CHUNK * 3 + 4),
+            out_pos: 0,
+            done: false,
+        }
+    }
+
+    fn refill(&mut self) -> io::Result<()> {
+        self.out.clear();
+        self.out_pos = 0;
+        // `raw` may hold the start of a UTF-8 sequence cut by the last read.
+        let kept = self.raw.len();
+        self.raw.resize(kept + RAW_CHUNK, 0);
+        let n = loop {
+            match self.inner.read(&mut self.raw[kept..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.raw.truncate(kept);
+                    return Err(e);
+                }
+            }
+        };
+        self.raw.truncate(kept + n);
+        let eof = n == 0;
+        self.done = eof;
+        let raw = &self.raw;
+        let mut i = 0;
+        while i < raw.len() {
+            let b = raw[i];
+            if b < 0x80 {
+                self.out.push(b);
+                i += 1;
+                continue;
+            }
+            let len = match b {
+                0xC2..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF4 => 4,
+                _ => 1,
+            };
+            if len > 1 && i + len > raw.len() && !eof {
+                // Perhaps a UTF-8 sequence that the next read completes.
+                break;
+            }
+            match raw.get(i..i + len).map(std::str::from_utf8) {
+                Some(Ok(_)) if len > 1 => {
+                    self.out.extend_from_slice(&raw[i..i + len]);
+                    i += len;
+                }
+                _ => {
+                    let c = if (0x80..0xA0).contains(&b) {
+                        CP1252_HIGH[usize::from(b - 0x80)]
+                    } else {
+                        char::from(b)
+                    };
+                    let mut buf = [0u8; 4];
+                    self.out
+                        .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    i += 1;
+                }
+            }
+        }
+        self.raw.drain(..i);
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for Latin1Reader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.out_pos == self.out.len() {
+            if (self.done && self.raw.is_empty()) || buf.is_empty() {
+                return Ok(0);
+            }
+            self.refill()?;
+        }
+        let n = buf.len().min(self.out.len() - self.out_pos);
+        buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
+        self.out_pos += n;
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,6 +465,71 @@ mod tests {
             e(b"a\0\x00\xDC"),
             "invalid UTF-16 at byte 2: a low surrogate without its high half"
         );
+    }
+
+    fn latin1(bytes: &[u8], step: usize) -> String {
+        let mut s = String::new();
+        Latin1Reader::new(Trickle(bytes, step))
+            .read_to_string(&mut s)
+            .unwrap();
+        s
+    }
+
+    #[test]
+    fn xml_declarations_naming_latin1_are_recognised() {
+        let decl = |d: &str| sniff(format!("{d}\n<testsuite/>").as_bytes());
+        assert_eq!(
+            decl(r#"<?xml version="1.0" encoding="ISO-8859-1"?>"#),
+            Encoding::Latin1
+        );
+        assert_eq!(
+            decl("<?xml version='1.0' encoding = 'windows-1252' ?>"),
+            Encoding::Latin1
+        );
+        assert_eq!(
+            decl(r#"<?xml version="1.0" encoding="latin1"?>"#),
+            Encoding::Latin1
+        );
+        assert_eq!(
+            decl("\u{FEFF}<?xml encoding=\"US-ASCII\"?>"),
+            Encoding::Latin1
+        );
+        assert_eq!(
+            decl(r#"<?xml version="1.0" encoding="UTF-8"?>"#),
+            Encoding::Utf8
+        );
+        assert_eq!(
+            decl(r#"<?xml version="1.0" encoding="ISO-8859-15"?>"#),
+            Encoding::Utf8
+        );
+        assert_eq!(decl(r#"<?xml version="1.0"?>"#), Encoding::Utf8);
+        assert_eq!(decl(r#"<testsuite encoding="latin1">"#), Encoding::Utf8);
+        assert_eq!(sniff(b"<?xml encoding=\"latin1"), Encoding::Utf8);
+    }
+
+    #[test]
+    fn latin1_and_windows_1252_bytes_become_their_characters() {
+        for step in [1, 2, 5, 4096] {
+            assert_eq!(
+                latin1(b"M\xFCller \xE9t\xE9 \x80 \x93q\x94", step),
+                "Müller été € “q”"
+            );
+            assert_eq!(latin1(b"plain", step), "plain");
+        }
+    }
+
+    #[test]
+    fn utf8_in_a_file_declared_latin1_is_kept_across_reads() {
+        for step in [1, 2, 3, 4096] {
+            assert_eq!(
+                latin1("caf\u{e9} \u{1F600} \u{4E2D}".as_bytes(), step),
+                "café 😀 中"
+            );
+            // A UTF-8 lead byte that nothing completes is a windows-1252 character.
+            assert_eq!(latin1(b"a\xC3", step), "a\u{C3}");
+            assert_eq!(latin1(b"a\xC3b", step), "a\u{C3}b");
+            assert_eq!(latin1(b"\xF0\x9F\x98", step), "\u{F0}\u{178}\u{2DC}");
+        }
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //!   [`abi::c_header`], from which the committed `include/gapscore_adapter.h` is generated.
 //! - [`text`]: capped text ([`text::push_capped`], [`text::TEXT_CAP`], [`text::CUT_NOTE`]):
 //!   messages and output kept per test are cut at 64 KiB with a note.
-//! - [`encoding`]: result files in UTF-16 ([`encoding::sniff`], [`encoding::Utf16Reader`]), which
-//!   the host decodes to UTF-8 before any adapter sees them.
+//! - [`encoding`]: result files in UTF-16 or XML declared Latin-1 ([`encoding::sniff`],
+//!   [`encoding::Utf16Reader`], [`encoding::Latin1Reader`]), which the host decodes to UTF-8
+//!   before any adapter sees them.
 //! - [`testing`]: for adapter tests and benches — the fixture harness, the real-corpus truth
 //!   checks ([`testing::Truth`]) and the benchmark harness ([`testing::run_mode`]).
 //!

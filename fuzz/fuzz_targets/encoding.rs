@@ -1,13 +1,15 @@
-//! The host's UTF-16 decoder (`gapscore_adapter_sdk::encoding::Utf16Reader`), checked against
-//! the standard library's `char::decode_utf16` on the same bytes: the same text, or an error
-//! exactly where the reference finds an unpaired surrogate inside the text. The first byte picks
-//! the byte order and how many bytes each read of the source hands out (1–64), so code units
-//! and surrogate pairs fall across reads.
+//! The decoders the host puts in front of every adapter (`gapscore_adapter_sdk::encoding`):
+//! `Utf16Reader` checked against the standard library's `char::decode_utf16` on the same bytes
+//! (the same text, or an error exactly where the reference finds an unpaired surrogate inside
+//! the text), and `Latin1Reader`, which must always give UTF-8 with every ASCII byte kept,
+//! and give valid UTF-8 input back unchanged. The first byte picks the byte order and how many
+//! bytes each read of the source hands out (1–64), so code units, surrogate pairs and UTF-8
+//! sequences fall across reads.
 #![no_main]
 
 use std::io::Read;
 
-use gapscore_adapter_sdk::encoding::{Encoding, Utf16Reader, sniff};
+use gapscore_adapter_sdk::encoding::{Encoding, Latin1Reader, Utf16Reader, sniff};
 use libfuzzer_sys::fuzz_target;
 
 /// A source that hands out at most `step` bytes per read.
@@ -70,6 +72,18 @@ fuzz_target!(|data: &[u8]| {
         (Some(want), Ok(_)) => assert_eq!(got, want, "decoded text differs (step {step})"),
         (None, Err(e)) => assert!(e.to_string().starts_with("invalid UTF-16 at byte ")),
         (want, got) => panic!("reference {want:?}, decoder {got:?} (step {step})"),
+    }
+    let mut latin1 = Vec::new();
+    Latin1Reader::new(Trickle(data, step))
+        .read_to_end(&mut latin1)
+        .expect("windows-1252 decoding cannot fail");
+    let text = std::str::from_utf8(&latin1).expect("windows-1252 decoding gives UTF-8");
+    assert!(text.chars().count() >= data.len() - data.iter().filter(|b| **b >= 0x80).count());
+    if std::str::from_utf8(data).is_ok() {
+        assert_eq!(
+            latin1, data,
+            "valid UTF-8 changed by the windows-1252 decoder"
+        );
     }
     if let Encoding::Utf16 { big_endian } = sniff(data) {
         let mut sink = Vec::new();
