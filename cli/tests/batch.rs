@@ -301,6 +301,49 @@ fn resume_after_a_kill() {
     assert_eq!(row["sealed"]["failed"], 0, "{row}");
 }
 
+/// Ctrl-C: SIGINT, as a terminal sends it, part-way through; the finished outputs stay and
+/// `--resume` completes the run to the same outputs as an uninterrupted one.
+#[cfg(unix)]
+#[test]
+fn resume_after_ctrl_c() {
+    let (dir, _) = tree(300);
+    let o = gapscore(&["batch", "tree", "-o", "fresh", "-q"], dir.path());
+    assert_eq!(o.status.code(), Some(3));
+    let mut child = Command::new(BIN)
+        .args(["batch", "tree", "-o", "interrupted", "-j", "1", "-q"])
+        .current_dir(dir.path())
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .spawn()
+        .unwrap();
+    let journal = dir.path().join("interrupted/.journal.ndjson");
+    for _ in 0..400 {
+        if fs::read_to_string(&journal).is_ok_and(|j| j.lines().count() > 20) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let sent = Command::new("kill")
+        .args(["-s", "INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    if status.code().is_none() {
+        // Interrupted before the end: what it finished is on disk and in the journal.
+        let kept = fs::read_to_string(&journal).unwrap_or_default();
+        assert!(
+            kept.lines().count() > 0,
+            "nothing journaled before the interrupt"
+        );
+    }
+    let o = gapscore(
+        &["batch", "tree", "-o", "interrupted", "--resume"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_same(&dir.path().join("fresh"), &dir.path().join("interrupted"));
+}
+
 fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, text).unwrap();
