@@ -20,8 +20,9 @@ use regex::Regex;
 
 use crate::yaml;
 
-/// Diagnostics text beyond this many bytes is cut, with a note.
-pub const TEXT_CAP: usize = 64 * 1024;
+/// Diagnostics text beyond this many bytes is cut, with a note (the SDK's cap).
+pub use gapscore_adapter_sdk::text::TEXT_CAP;
+use gapscore_adapter_sdk::text::push_capped;
 /// Longer lines are cut (their start is still read).
 const LINE_CAP: usize = 1 << 20;
 /// A YAML block beyond this many bytes is not parsed; its start is kept as text.
@@ -327,24 +328,13 @@ fn join_opt(path: Option<&str>, rel: Option<&str>) -> Option<String> {
     }
 }
 
-fn push_capped(buf: &mut String, text: &str, cut: &mut bool) {
-    if *cut {
-        return;
-    }
-    if buf.len() + text.len() + 1 > TEXT_CAP {
-        let mut end = TEXT_CAP.saturating_sub(buf.len()).min(text.len());
-        while end > 0 && !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        buf.push_str(&text[..end]);
-        buf.push_str("\n[gapscore: cut at 64 KiB]");
-        *cut = true;
-        return;
-    }
+/// Appends `text` as a new line of `buf`, within the SDK's cap ([`push_capped`]): once the cap
+/// is reached the text ends in the cut note and takes nothing more.
+fn push_line(buf: &mut String, text: &str) {
     if !buf.is_empty() {
-        buf.push('\n');
+        push_capped(buf, "\n");
     }
-    buf.push_str(text);
+    push_capped(buf, text);
 }
 
 /// A test read from a headerless subtest, waiting for its enclosing name. `suite` and
@@ -406,7 +396,6 @@ struct Pending {
     indent: usize,
     reason: Option<String>,
     diag: String,
-    diag_cut: bool,
     collect: bool,
     yaml: Option<YamlBlock>,
 }
@@ -421,7 +410,6 @@ impl Pending {
             indent: 0,
             reason: None,
             diag: String::new(),
-            diag_cut: false,
             collect: false,
             yaml: None,
         }
@@ -613,7 +601,7 @@ impl<'s> Parser<'s> {
                 && p.collect
                 && !p.diag.is_empty()
             {
-                push_capped(&mut p.diag, "", &mut p.diag_cut);
+                push_line(&mut p.diag, "");
             }
             return;
         };
@@ -685,7 +673,7 @@ impl<'s> Parser<'s> {
             // Keep the text's own indentation beyond the test point's.
             let extra = indent.saturating_sub(p.indent + 2);
             let text = format!("{}{}", " ".repeat(extra.min(64)), c);
-            push_capped(&mut p.diag, &text, &mut p.diag_cut);
+            push_line(&mut p.diag, &text);
         }
     }
 
@@ -1026,7 +1014,6 @@ impl<'s> Parser<'s> {
         pending.indent = indent;
         pending.reason = reason;
         pending.diag.clear();
-        pending.diag_cut = false;
         pending.collect = collect;
         pending.yaml = None;
         if closed.is_none() && !pt.opens_block && !pt.desc.is_empty() {
@@ -1177,7 +1164,7 @@ impl<'s> Parser<'s> {
         {
             // A comment at the test point's level or deeper belongs to it.
             let text = c[1..].strip_prefix(' ').unwrap_or(&c[1..]);
-            push_capped(&mut p.diag, text, &mut p.diag_cut);
+            push_line(&mut p.diag, text);
         }
     }
 
@@ -1281,9 +1268,8 @@ impl<'s> Parser<'s> {
                 Ok(v) if !y.cut => apply_yaml(&mut test, &v, &mut output),
                 _ => {
                     if !text.trim().is_empty() {
-                        let mut cut = false;
                         let mut m = String::new();
-                        push_capped(&mut m, text.trim_end(), &mut cut);
+                        push_line(&mut m, text.trim_end());
                         if test.message.is_none() {
                             test.message = Some(m);
                         } else {
@@ -1315,12 +1301,11 @@ impl<'s> Parser<'s> {
         }
         if !output.is_empty() {
             let mut out = String::new();
-            let mut cut = false;
             if let Some(o) = test.output.take() {
-                push_capped(&mut out, &o, &mut cut);
+                push_line(&mut out, &o);
             }
             for o in output {
-                push_capped(&mut out, &o, &mut cut);
+                push_line(&mut out, &o);
             }
             test.output = Some(out);
         }
@@ -1593,9 +1578,8 @@ fn apply_yaml(test: &mut TestCase, v: &yaml::Value<'_>, output: &mut Vec<String>
         None => None,
     });
     if let Some(m) = message {
-        let mut cut = false;
         let mut s = String::new();
-        push_capped(&mut s, m.trim_end(), &mut cut);
+        push_line(&mut s, m.trim_end());
         test.message = Some(s);
     }
     if test.status == Status::Failed

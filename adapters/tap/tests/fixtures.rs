@@ -348,3 +348,33 @@ fn hostile_input_never_panics() {
     assert_eq!(run.tests.len(), 1);
     assert!(run.tests[0].name.len() <= 1 << 20);
 }
+
+#[test]
+fn long_diagnostics_are_cut_once_at_the_sdk_cap() {
+    use gapscore_adapter_sdk::text::{CUT_NOTE, TEXT_CAP};
+    // 2,000 diagnostic lines of 100 bytes (about 200 KiB) under one failing point, and a YAML
+    // message as long.
+    let line = "x".repeat(99);
+    let mut tap = String::from("TAP version 13\n1..2\nnot ok 1 - long\n");
+    for _ in 0..2000 {
+        tap.push_str(&format!("# {line}\n"));
+    }
+    tap.push_str("not ok 2 - yaml\n  ---\n  message: |\n");
+    for _ in 0..2000 {
+        tap.push_str(&format!("    {line}\n"));
+    }
+    tap.push_str("  ...\n");
+    let run = run_str(&tap);
+    for t in &run.tests {
+        let m = t.message.as_deref().unwrap();
+        assert!(m.ends_with(CUT_NOTE), "{}: {}", t.name, &m[m.len() - 40..]);
+        assert_eq!(m.matches(CUT_NOTE).count(), 1, "{}", t.name);
+        assert!(
+            m.len() <= TEXT_CAP + CUT_NOTE.len(),
+            "{}: {}",
+            t.name,
+            m.len()
+        );
+        assert!(m.len() > TEXT_CAP - 100, "{}: kept {}", t.name, m.len());
+    }
+}
