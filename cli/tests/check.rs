@@ -383,3 +383,47 @@ fn bad_evidence_is_a_usage_error() {
     let o = run_in(root, &["check", "r.json", "--level", "4"]);
     assert_eq!(code(&o), 2);
 }
+
+/// `gapscore score ... | gapscore check -`: the report on standard input, named `<stdin>`.
+#[test]
+fn a_report_piped_into_check_dash_is_checked() {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    results(dir.path(), "sealed.json", 1, "boom");
+    let report = run_in(dir.path(), &["score", "--sealed", "sealed.json"]);
+    assert_eq!(code(&report), 0, "{}", stderr(&report));
+    let check = |args: &[&str]| {
+        let mut child = Command::new(common::BIN)
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(&report.stdout)
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let o = check(&["check", "-"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let first = stdout(&o).lines().next().unwrap().to_owned();
+    assert!(
+        first.starts_with("<stdin>: Gap Report (shadow dialect")
+            && first.ends_with(": level 1 holds"),
+        "{first}"
+    );
+    // Standard input is read once: a second `-` is unreadable, and the run says so.
+    let o = check(&["check", "-", "-"]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("cannot read `<stdin>`: standard input (`-`) was already read"),
+        "{}",
+        stderr(&o)
+    );
+}

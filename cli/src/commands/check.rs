@@ -3,7 +3,9 @@
 //! prints.
 
 use anyhow::Result;
-use gapscore_conformance::checker::{CheckOutput, Evidence, check_path, render_text};
+use gapscore_conformance::checker::{
+    CheckOutput, Evidence, FileResult, check_bytes, check_path, render_text,
+};
 
 use crate::args::{CheckArgs, CheckFormat};
 use crate::io;
@@ -13,10 +15,17 @@ pub fn run(args: &CheckArgs) -> Result<u8> {
     // Evidence that cannot be read is a usage error: without it the check would say less than
     // was asked for.
     let evidence = Evidence::load(args.sealed_dir.as_deref(), args.seal.as_deref())?;
+    let mut stdin_read = false;
     let files = args
         .reports
         .iter()
-        .map(|p| check_path(p, &evidence, args.level))
+        .map(|p| {
+            if p.as_os_str() == "-" {
+                check_stdin(&mut stdin_read, &evidence, args.level)
+            } else {
+                check_path(p, &evidence, args.level)
+            }
+        })
         .collect();
     let out = CheckOutput::new(
         args.level,
@@ -39,4 +48,25 @@ pub fn run(args: &CheckArgs) -> Result<u8> {
     };
     io::write_output(None, &text)?;
     Ok(out.exit_code)
+}
+
+/// `-`: the report on standard input (`gapscore score ... | gapscore check -`), read once.
+fn check_stdin(read: &mut bool, evidence: &Evidence, level: u8) -> FileResult {
+    use std::io::Read as _;
+    let name = gapscore_adapters::STDIN_NAME;
+    let mut bytes = Vec::new();
+    let result = if std::mem::replace(read, true) {
+        Err("standard input (`-`) was already read for another argument".to_owned())
+    } else {
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| gapscore_adapters::io_reason(&e))
+    };
+    match result {
+        Ok(_) => check_bytes(name, &bytes, evidence, level),
+        Err(reason) => {
+            FileResult::cannot_read(name, format!("cannot read `{name}`: {reason}"), level)
+        }
+    }
 }

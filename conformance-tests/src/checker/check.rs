@@ -36,6 +36,14 @@ pub fn check_path(path: &Path, evidence: &Evidence, level: u8) -> FileResult {
     }
 }
 
+impl FileResult {
+    /// The result for a document that could not be read at all (`error` says why): no level
+    /// holds but level 0.
+    pub fn cannot_read(path: &str, error: String, level: u8) -> FileResult {
+        unreadable(path, error, level)
+    }
+}
+
 fn unreadable(path: &str, error: String, level: u8) -> FileResult {
     FileResult {
         path: path.to_owned(),

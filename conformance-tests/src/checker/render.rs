@@ -95,9 +95,15 @@ fn render_file(s: &mut String, f: &FileResult, requested: u8) {
             } else {
                 format!("level {requested} does not hold")
             };
+            // "level 1 holds; level 1 holds" says it once.
+            let verdict = if verdict == met {
+                String::new()
+            } else {
+                format!("; {verdict}")
+            };
             let _ = writeln!(
                 s,
-                "{}: Gap Report ({dialect} dialect{version}{by}): {met}; {verdict}",
+                "{}: Gap Report ({dialect} dialect{version}{by}): {met}{verdict}",
                 f.path
             );
         }
