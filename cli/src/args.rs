@@ -62,7 +62,7 @@ pub struct HostArgs {
     after_help = "Exit codes: 0 every file read, 2 some file could not be read (the others are still printed to standard output; with -o no file is written)."
 )]
 pub struct ParseArgs {
-    /// Result files, directories or glob patterns.
+    /// Result files, directories or glob patterns; `-` reads standard input.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
@@ -108,7 +108,8 @@ pub struct AdaptersArgs {
 #[command(after_help = "Exit codes: 0 ok, 1 score above --threshold, 2 usage or input error.")]
 pub struct ScoreArgs {
     /// Result files of the sealed (hidden, spec-derived) tests: files, directories or globs, in
-    /// any supported format.
+    /// any supported format; `-` reads standard input (`go test -json ./... | gapscore score
+    /// --sealed -`).
     #[arg(long, required = true, num_args = 1.., value_name = "FILE")]
     pub sealed: Vec<PathBuf>,
 
@@ -549,7 +550,8 @@ pub struct HardenRecordArgs {
     after_help = "Exit codes: 0 the level holds for every report, 1 it does not for some, 2 a file could not be read (the others are still checked). See docs/conformance.md."
 )]
 pub struct CheckArgs {
-    /// Gap Reports (Shadow Reports) to check, in any published dialect and version.
+    /// Gap Reports (Shadow Reports) to check, in any published dialect and version; `-` reads
+    /// one from standard input.
     #[arg(required = true, value_name = "REPORT")]
     pub reports: Vec<PathBuf>,
 
