@@ -203,6 +203,11 @@ impl<R: Read> Utf16Reader<R> {
             } else {
                 u16::from_le_bytes([pair[0], pair[1]])
             };
+            // ASCII, nearly all of a result file: one byte out, nothing else to decide.
+            if unit < 0x80 && self.high.is_none() && self.started {
+                self.out.push(unit as u8);
+                continue;
+            }
             let c = match (self.high.take(), unit) {
                 (None, 0xD800..=0xDBFF) => {
                     self.high = Some((unit, at));
