@@ -413,11 +413,12 @@ where
     })
 }
 
-/// A result file opened for reading: UTF-8 as it is on disk, or UTF-16 decoded to UTF-8 as it
-/// streams (the adapters read UTF-8 only).
+/// A result file opened for reading: UTF-8 as it is on disk, or UTF-16 or Latin-1 decoded to
+/// UTF-8 as it streams (the adapters read UTF-8 only).
 type Source = Box<dyn std::io::Read + Send>;
 
-/// Opens a file and reads up to [`DETECT_PREFIX_LEN`] bytes of it (decoded, when it is UTF-16);
+/// Opens a file and reads up to [`DETECT_PREFIX_LEN`] bytes of it (decoded, when it is UTF-16
+/// or declared Latin-1);
 /// a directory, FIFO, unreadable file or UTF-32 file is an error with a plain reason.
 fn open_with_prefix(path: &Path) -> Result<(Vec<u8>, Source, Encoding), String> {
     let meta = fs::metadata(path).map_err(|e| crate::io_reason(&e))?;

@@ -121,58 +121,45 @@ fn declares_latin1(prefix: &[u8]) -> bool {
 /// Raw bytes read from the source per refill.
 const RAW_CHUNK: usize = 32 * 1024;
 
-/// Decodes a UTF-16 stream into UTF-8 as it is read, in memory that does not grow with the
-/// input. A leading byte-order mark is dropped. An unpaired surrogate inside the text is an
-/// [`io::ErrorKind::InvalidData`] error naming its byte offset in the UTF-16 file; a file that
-/// ends inside a character (an odd byte, or half a surrogate pair: the file was cut) ends in
-/// U+FFFD, so the adapter's own truncation checks see the cut.
+/// One encoding's conversion of raw bytes to UTF-8, for [`Transcoder`].
+trait Decode {
+    /// Decodes a prefix of `raw` into `out` and returns how many bytes it used; the rest (the
+    /// start of a character the next read completes) is offered again with more after it. At
+    /// `eof` every byte must be used.
+    fn decode(&mut self, raw: &[u8], eof: bool, out: &mut Vec<u8>) -> io::Result<usize>;
+}
+
+/// The streaming shared by the decoders: read a chunk, decode it, hand the UTF-8 out.
 #[derive(Debug)]
-pub struct Utf16Reader<R> {
+struct Transcoder<R, D> {
     inner: R,
-    big_endian: bool,
+    decoder: D,
+    /// Raw bytes not decoded yet.
     raw: Vec<u8>,
     /// Decoded bytes not yet handed out: `out[out_pos..]`.
     out: Vec<u8>,
     out_pos: usize,
-    /// A high surrogate waiting for its low half, and the offset it was read at.
-    high: Option<(u16, u64)>,
-    /// Bytes of the UTF-16 source decoded so far (the offset of `raw[0]`).
-    offset: u64,
-    started: bool,
     done: bool,
 }
 
-impl<R: Read> Utf16Reader<R> {
-    /// A decoder over `inner`, which starts at the beginning of the file (a byte-order mark, if
-    /// any, included).
-    pub fn new(inner: R, big_endian: bool) -> Self {
-        Utf16Reader {
+impl<R: Read, D: Decode> Transcoder<R, D> {
+    fn new(inner: R, decoder: D) -> Self {
+        Transcoder {
             inner,
-            big_endian,
-            raw: Vec::with_capacity(RAW_CHUNK + 1),
-            out: Vec::with_capacity(RAW_CHUNK * 3 / 2 + 4),
+            decoder,
+            raw: Vec::with_capacity(RAW_CHUNK + 4),
+            out: Vec::with_capacity(RAW_CHUNK * 3 + 4),
             out_pos: 0,
-            high: None,
-            offset: 0,
-            started: false,
             done: false,
         }
     }
 
-    fn invalid(at: u64, what: &str) -> io::Error {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("invalid UTF-16 at byte {at}: {what}"),
-        )
-    }
-
-    /// Reads more of the source and decodes it into `out`; leaves `done` set at the end.
+    /// Reads more of the source and decodes it into `out`; sets `done` at the end.
     fn refill(&mut self) -> io::Result<()> {
         self.out.clear();
         self.out_pos = 0;
-        // `raw` may hold one odd byte from the last read.
         let kept = self.raw.len();
-        self.raw.resize(RAW_CHUNK, 0);
+        self.raw.resize(kept + RAW_CHUNK, 0);
         let n = loop {
             match self.inner.read(&mut self.raw[kept..]) {
                 Ok(n) => break n,
@@ -184,65 +171,15 @@ impl<R: Read> Utf16Reader<R> {
             }
         };
         self.raw.truncate(kept + n);
-        if n == 0 {
-            self.done = true;
-            // A file cut inside a character: it ends in U+FFFD, as a UTF-8 file cut there would
-            // end in a broken character, and the adapter sees the cut and reports it as it
-            // would for UTF-8 (a truncated document or stream) rather than losing the file.
-            if self.high.take().is_some() || !self.raw.is_empty() {
-                self.raw.clear();
-                self.out.extend_from_slice("\u{FFFD}".as_bytes());
-            }
-            return Ok(());
-        }
-        let whole = self.raw.len() & !1;
-        for (i, pair) in self.raw[..whole].chunks_exact(2).enumerate() {
-            let at = self.offset + 2 * i as u64;
-            let unit = if self.big_endian {
-                u16::from_be_bytes([pair[0], pair[1]])
-            } else {
-                u16::from_le_bytes([pair[0], pair[1]])
-            };
-            // ASCII, nearly all of a result file: one byte out, nothing else to decide.
-            if unit < 0x80 && self.high.is_none() && self.started {
-                self.out.push(unit as u8);
-                continue;
-            }
-            let c = match (self.high.take(), unit) {
-                (None, 0xD800..=0xDBFF) => {
-                    self.high = Some((unit, at));
-                    continue;
-                }
-                (Some((h, _)), 0xDC00..=0xDFFF) => {
-                    let v = 0x10000 + ((u32::from(h) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
-                    char::from_u32(v).ok_or_else(|| Self::invalid(at, "bad surrogate pair"))?
-                }
-                (Some((_, hat)), _) => {
-                    return Err(Self::invalid(hat, "a high surrogate without its low half"));
-                }
-                (None, 0xDC00..=0xDFFF) => {
-                    return Err(Self::invalid(at, "a low surrogate without its high half"));
-                }
-                (None, u) => char::from_u32(u32::from(u))
-                    .ok_or_else(|| Self::invalid(at, "not a character"))?,
-            };
-            if !self.started {
-                self.started = true;
-                if c == '\u{FEFF}' {
-                    continue;
-                }
-            }
-            let mut buf = [0u8; 4];
-            self.out
-                .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-        }
-        self.offset += whole as u64;
-        self.raw.drain(..whole);
+        let eof = n == 0;
+        let used = self.decoder.decode(&self.raw, eof, &mut self.out)?;
+        self.raw.drain(..used);
+        self.done = eof;
         Ok(())
     }
 }
 
-impl<R: Read> Read for Utf16Reader<R> {
+impl<R: Read, D: Decode> Read for Transcoder<R, D> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         while self.out_pos == self.out.len() {
             if self.done || buf.is_empty() {
@@ -254,6 +191,111 @@ impl<R: Read> Read for Utf16Reader<R> {
         buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
         self.out_pos += n;
         Ok(n)
+    }
+}
+
+fn push_char(out: &mut Vec<u8>, c: char) {
+    let mut buf = [0u8; 4];
+    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+}
+
+/// Decodes a UTF-16 stream into UTF-8 as it is read, in memory that does not grow with the
+/// input. A leading byte-order mark is dropped. An unpaired surrogate inside the text is an
+/// [`io::ErrorKind::InvalidData`] error naming its byte offset in the UTF-16 file; a file that
+/// ends inside a character (an odd byte, or half a surrogate pair: the file was cut) ends in
+/// U+FFFD, so the adapter's own truncation checks see the cut.
+#[derive(Debug)]
+pub struct Utf16Reader<R>(Transcoder<R, Utf16>);
+
+#[derive(Debug)]
+struct Utf16 {
+    big_endian: bool,
+    /// A high surrogate waiting for its low half, and the offset it was read at.
+    high: Option<(u16, u64)>,
+    /// Bytes of the UTF-16 source decoded so far.
+    offset: u64,
+    started: bool,
+}
+
+impl<R: Read> Utf16Reader<R> {
+    /// A decoder over `inner`, which starts at the beginning of the file (a byte-order mark, if
+    /// any, included).
+    pub fn new(inner: R, big_endian: bool) -> Self {
+        let decoder = Utf16 {
+            big_endian,
+            high: None,
+            offset: 0,
+            started: false,
+        };
+        Utf16Reader(Transcoder::new(inner, decoder))
+    }
+}
+
+impl<R: Read> Read for Utf16Reader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+fn invalid_utf16(at: u64, what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("invalid UTF-16 at byte {at}: {what}"),
+    )
+}
+
+impl Decode for Utf16 {
+    fn decode(&mut self, raw: &[u8], eof: bool, out: &mut Vec<u8>) -> io::Result<usize> {
+        if eof {
+            // A file cut inside a character: it ends in U+FFFD, as a UTF-8 file cut there would
+            // end in a broken character, and the adapter sees the cut and reports it as it
+            // would for UTF-8 (a truncated document or stream) rather than losing the file.
+            if self.high.take().is_some() || !raw.is_empty() {
+                push_char(out, '\u{FFFD}');
+            }
+            return Ok(raw.len());
+        }
+        let whole = raw.len() & !1;
+        for (i, pair) in raw[..whole].chunks_exact(2).enumerate() {
+            let at = self.offset + 2 * i as u64;
+            let unit = if self.big_endian {
+                u16::from_be_bytes([pair[0], pair[1]])
+            } else {
+                u16::from_le_bytes([pair[0], pair[1]])
+            };
+            // ASCII, nearly all of a result file: one byte out, nothing else to decide.
+            if unit < 0x80 && self.high.is_none() && self.started {
+                out.push(unit as u8);
+                continue;
+            }
+            let c = match (self.high.take(), unit) {
+                (None, 0xD800..=0xDBFF) => {
+                    self.high = Some((unit, at));
+                    continue;
+                }
+                (Some((h, _)), 0xDC00..=0xDFFF) => {
+                    let v = 0x10000 + ((u32::from(h) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                    char::from_u32(v).ok_or_else(|| invalid_utf16(at, "bad surrogate pair"))?
+                }
+                (Some((_, hat)), _) => {
+                    return Err(invalid_utf16(hat, "a high surrogate without its low half"));
+                }
+                (None, 0xDC00..=0xDFFF) => {
+                    return Err(invalid_utf16(at, "a low surrogate without its high half"));
+                }
+                (None, u) => char::from_u32(u32::from(u))
+                    .ok_or_else(|| invalid_utf16(at, "not a character"))?,
+            };
+            if !self.started {
+                self.started = true;
+                if c == '\u{FEFF}' {
+                    continue;
+                }
+            }
+            push_char(out, c);
+        }
+        self.offset += whole as u64;
+        Ok(whole)
     }
 }
 
@@ -271,51 +313,31 @@ const CP1252_HIGH: [char; 32] = [
 /// (Real Latin-1 text almost never forms valid UTF-8 sequences: `Ã©` would have to be meant.)
 /// Every byte becomes a character, so this never fails but on an I/O error.
 #[derive(Debug)]
-pub struct Latin1Reader<R> {
-    inner: R,
-    raw: Vec<u8>,
-    out: Vec<u8>,
-    out_pos: usize,
-    done: bool,
-}
+pub struct Latin1Reader<R>(Transcoder<R, Latin1>);
+
+#[derive(Debug)]
+struct Latin1;
 
 impl<R: Read> Latin1Reader<R> {
     /// A decoder over `inner`.
     pub fn new(inner: R) -> Self {
-        Latin1Reader {
-            inner,
-            raw: Vec::with_capacity(RAW_CHUNK + 4),
-            out: Vec::with_capacity(RAW_CHUNK * 3 + 4),
-            out_pos: 0,
-            done: false,
-        }
+        Latin1Reader(Transcoder::new(inner, Latin1))
     }
+}
 
-    fn refill(&mut self) -> io::Result<()> {
-        self.out.clear();
-        self.out_pos = 0;
-        // `raw` may hold the start of a UTF-8 sequence cut by the last read.
-        let kept = self.raw.len();
-        self.raw.resize(kept + RAW_CHUNK, 0);
-        let n = loop {
-            match self.inner.read(&mut self.raw[kept..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.raw.truncate(kept);
-                    return Err(e);
-                }
-            }
-        };
-        self.raw.truncate(kept + n);
-        let eof = n == 0;
-        self.done = eof;
-        let raw = &self.raw;
+impl<R: Read> Read for Latin1Reader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl Decode for Latin1 {
+    fn decode(&mut self, raw: &[u8], eof: bool, out: &mut Vec<u8>) -> io::Result<usize> {
         let mut i = 0;
         while i < raw.len() {
             let b = raw[i];
             if b < 0x80 {
-                self.out.push(b);
+                out.push(b);
                 i += 1;
                 continue;
             }
@@ -331,7 +353,7 @@ impl<R: Read> Latin1Reader<R> {
             }
             match raw.get(i..i + len).map(std::str::from_utf8) {
                 Some(Ok(_)) if len > 1 => {
-                    self.out.extend_from_slice(&raw[i..i + len]);
+                    out.extend_from_slice(&raw[i..i + len]);
                     i += len;
                 }
                 _ => {
@@ -340,30 +362,12 @@ impl<R: Read> Latin1Reader<R> {
                     } else {
                         char::from(b)
                     };
-                    let mut buf = [0u8; 4];
-                    self.out
-                        .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    push_char(out, c);
                     i += 1;
                 }
             }
         }
-        self.raw.drain(..i);
-        Ok(())
-    }
-}
-
-impl<R: Read> Read for Latin1Reader<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.out_pos == self.out.len() {
-            if (self.done && self.raw.is_empty()) || buf.is_empty() {
-                return Ok(0);
-            }
-            self.refill()?;
-        }
-        let n = buf.len().min(self.out.len() - self.out_pos);
-        buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
-        self.out_pos += n;
-        Ok(n)
+        Ok(i)
     }
 }
 
