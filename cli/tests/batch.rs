@@ -245,6 +245,25 @@ fn shards_merge_into_the_single_run() {
     assert!(stderr(&o).contains("listed twice"), "{}", stderr(&o));
 }
 
+/// Starts `batch tree -o OUT -j 1` in `dir` and returns once its journal has more than 20 rows
+/// (or after 2 s, if the run is quicker than that), with the journal's path.
+fn batch_under_way(dir: &Path, out: &str) -> (std::process::Child, PathBuf) {
+    let child = Command::new(BIN)
+        .args(["batch", "tree", "-o", out, "-j", "1", "-q"])
+        .current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .spawn()
+        .unwrap();
+    let journal = dir.join(out).join(".journal.ndjson");
+    for _ in 0..400 {
+        if fs::read_to_string(&journal).is_ok_and(|j| j.lines().count() > 20) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    (child, journal)
+}
+
 #[test]
 fn resume_after_a_kill() {
     let (dir, _) = tree(300);
@@ -252,19 +271,7 @@ fn resume_after_a_kill() {
     assert_eq!(o.status.code(), Some(3));
     // A real kill part-way through (if the run is quicker than the kill, resume has nothing
     // left to do, and the outputs must still be the same).
-    let mut child = Command::new(BIN)
-        .args(["batch", "tree", "-o", "killed", "-j", "1", "-q"])
-        .current_dir(dir.path())
-        .env("SOURCE_DATE_EPOCH", "1700000000")
-        .spawn()
-        .unwrap();
-    let journal = dir.path().join("killed/.journal.ndjson");
-    for _ in 0..400 {
-        if fs::read_to_string(&journal).is_ok_and(|j| j.lines().count() > 20) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    let (mut child, journal) = batch_under_way(dir.path(), "killed");
     child.kill().unwrap();
     child.wait().unwrap();
     // A temporary file as a kill during a write would leave; resume clears it.
@@ -309,19 +316,7 @@ fn resume_after_ctrl_c() {
     let (dir, _) = tree(300);
     let o = gapscore(&["batch", "tree", "-o", "fresh", "-q"], dir.path());
     assert_eq!(o.status.code(), Some(3));
-    let mut child = Command::new(BIN)
-        .args(["batch", "tree", "-o", "interrupted", "-j", "1", "-q"])
-        .current_dir(dir.path())
-        .env("SOURCE_DATE_EPOCH", "1700000000")
-        .spawn()
-        .unwrap();
-    let journal = dir.path().join("interrupted/.journal.ndjson");
-    for _ in 0..400 {
-        if fs::read_to_string(&journal).is_ok_and(|j| j.lines().count() > 20) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    let (mut child, journal) = batch_under_way(dir.path(), "interrupted");
     let sent = Command::new("kill")
         .args(["-s", "INT", &child.id().to_string()])
         .status()
