@@ -9,10 +9,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 use gapscore_batch::generate::{GenerateOptions, Kind, generate, kind, name};
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_gapscore");
+use common::BIN;
 const OUTPUTS: [&str; 5] = [
     "results.ndjson",
     "summary.csv",
@@ -21,13 +23,9 @@ const OUTPUTS: [&str; 5] = [
     "report.html",
 ];
 
+/// `gapscore ARGS` in `dir` (the shared runner, arguments first as these tests read best).
 fn gapscore(args: &[&str], dir: &Path) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("SOURCE_DATE_EPOCH", "1700000000")
-        .output()
-        .unwrap()
+    common::run_in(dir, args)
 }
 
 fn stderr(o: &Output) -> String {
