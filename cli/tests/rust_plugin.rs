@@ -11,7 +11,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_gapscore");
 /// The template's cdylib, built by cargo because the crate is a dev-dependency, copied into a
 /// fresh directory (a loaded library must never be overwritten in place).
 fn plugin() -> (tempfile::TempDir, PathBuf) {
-    let built = gapscore_adapter_sdk::testing::built_cdylib("gapscore-adapter-template");
+    let built = gapscore_adapter_testing::built_cdylib("gapscore-adapter-template");
     let file = built.file_name().unwrap().to_owned();
     let dir = tempfile::tempdir().unwrap();
     let dest = dir.path().join(&file);

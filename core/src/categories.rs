@@ -20,8 +20,8 @@
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::error::Location;
-use crate::model::{Category, TestCase};
+use gapscore_model::error::Location;
+use gapscore_model::{Category, TestCase};
 
 /// A rules file that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -171,7 +171,7 @@ fn line_col(text: &str, offset: usize) -> Location {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Status;
+    use gapscore_model::Status;
 
     const RULES: &str = r#"
 [[rule]]

@@ -296,11 +296,11 @@ fn flush(t: &Tail) -> io::Result<()> {
 fn unreadable(e: &io::Error) -> FailureEntry {
     FailureEntry {
         test_name: "[gapscore] failure entry".to_owned(),
-        category: crate::model::Category::Unknown,
+        category: gapscore_model::Category::Unknown,
         expected: None,
         actual: None,
         message: Some(format!("cannot read back a spilled failure entry: {e}")),
-        origin: FailureOrigin::Test(crate::model::Status::Errored),
+        origin: FailureOrigin::Test(gapscore_model::Status::Errored),
     }
 }
 
@@ -308,7 +308,7 @@ fn unreadable(e: &io::Error) -> FailureEntry {
 #[derive(Serialize, Deserialize)]
 struct SpilledEntry {
     n: String,
-    c: crate::model::Category,
+    c: gapscore_model::Category,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     e: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -316,9 +316,9 @@ struct SpilledEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     m: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    s: Option<crate::model::Status>,
+    s: Option<gapscore_model::Status>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    p: Option<crate::model::ProblemKind>,
+    p: Option<gapscore_model::ProblemKind>,
 }
 
 impl From<&FailureEntry> for SpilledEntry {
@@ -350,7 +350,7 @@ impl From<SpilledEntry> for FailureEntry {
             origin: match (e.s, e.p) {
                 (_, Some(k)) => FailureOrigin::Problem(k),
                 (Some(s), None) => FailureOrigin::Test(s),
-                (None, None) => FailureOrigin::Test(crate::model::Status::Failed),
+                (None, None) => FailureOrigin::Test(gapscore_model::Status::Failed),
             },
         }
     }
@@ -557,7 +557,7 @@ mod tests {
     #![allow(clippy::unwrap_used)] // Test code.
 
     use super::*;
-    use crate::model::{Category, ProblemKind, Status};
+    use gapscore_model::{Category, ProblemKind, Status};
 
     fn entry(i: usize) -> FailureEntry {
         FailureEntry {

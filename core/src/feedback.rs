@@ -14,7 +14,8 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::model::Category;
+use gapscore_model::Category;
+use gapscore_model::text::strip_ansi;
 
 /// How much of each failure the implementer sees; each level includes the ones before it.
 #[derive(
@@ -156,52 +157,11 @@ pub struct Scrubbed {
     pub locations: usize,
 }
 
-/// Removes ANSI escape sequences (colours, cursor movement, OSC titles).
-pub fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        match chars.peek() {
-            Some('[') => {
-                chars.next();
-                // CSI: parameters and intermediates, then one final byte in @..~.
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                chars.next();
-                // OSC: up to BEL or ESC \.
-                while let Some(c) = chars.next() {
-                    if c == '\u{7}' {
-                        break;
-                    }
-                    if c == '\u{1b}' && chars.peek() == Some(&'\\') {
-                        chars.next();
-                        break;
-                    }
-                }
-            }
-            Some(_) => {
-                chars.next();
-            }
-            None => {}
-        }
-    }
-    out
-}
-
 const MARKERS: [&str; 3] = ["[redacted: sealed source]", "[redacted]", "[…]"];
 
 /// Scrubs one text for the implementer. Without a [`SealedSource`], only ANSI codes go.
 pub fn scrub(text: &str, source: Option<&mut SealedSource>) -> Scrubbed {
-    let plain = strip_ansi(text);
+    let plain = strip_ansi(text).into_owned();
     let Some(source) = source else {
         return Scrubbed {
             text: plain,
@@ -412,14 +372,6 @@ mod tests {
         let mut s = SealedSource::new(DEFAULT_MIN_LINE_LEN);
         s.add_file("tests/test_greet.py", SEALED.as_bytes());
         s
-    }
-
-    #[test]
-    fn ansi_codes_go() {
-        assert_eq!(
-            strip_ansi("\u{1b}[31mred\u{1b}[0m \u{1b}]0;title\u{7}x"),
-            "red x"
-        );
     }
 
     #[test]

@@ -16,25 +16,23 @@
 #![deny(missing_docs)]
 
 pub mod categories;
-pub mod ctrf;
-pub mod error;
-pub mod event;
 pub mod failures;
 pub mod feedback;
 pub mod hardening;
 pub mod hash;
-pub mod model;
 pub mod render;
 pub mod report;
 pub mod score;
 pub mod seal;
 
-pub use error::{InputError, Location};
-pub use event::{
-    DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, Normalizer, RunCollector, replay,
-};
+// The model crate's types, re-exported for the crates that score (adapters depend on
+// gapscore-model through the SDK instead).
 pub use failures::{FailureList, FailureLog, Spill, SpillFactory};
-pub use model::{Attempt, Category, Problem, ProblemKind, Producer, Status, TestCase, TestRun};
+pub use gapscore_model::{
+    Attempt, Category, DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, InputError,
+    Location, Normalizer, Problem, ProblemKind, Producer, RunCollector, Status, TestCase, TestRun,
+    replay,
+};
 pub use render::{OutputFormat, render, render_to};
 pub use report::{
     Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, build_report,

@@ -4,9 +4,9 @@
 use std::fmt::{self, Write as _};
 use std::io::Write as _;
 
-use crate::model::Category;
 use crate::report::{Dialect, GapReport};
 use crate::score::Level;
+use gapscore_model::Category;
 
 /// Output formats of a report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

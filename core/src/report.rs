@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::failures::FailureList;
 use crate::feedback::Reveal;
 use crate::hardening::{Cycle, HardeningFigures, Overlap};
-use crate::model::{Category, Problem, ProblemKind, Producer, Status};
 use crate::score::{Level, StatusPolicy, SuiteCounts, Tally};
+use gapscore_model::{Category, Problem, ProblemKind, Producer, Status};
 
 /// The spec version gapscore reports conform to.
 pub const SPEC_VERSION: &str = "1.0.0";
@@ -562,9 +562,9 @@ impl GapReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::EventSink;
-    use crate::model::{Attempt, TestCase};
     use crate::score::{FlakyPolicy, SkippedPolicy, XfailPolicy};
+    use gapscore_model::event::EventSink;
+    use gapscore_model::{Attempt, TestCase};
 
     fn flaky_report(flaky: FlakyPolicy) -> GapReport {
         let mut t = TestCase::new(None, "retried", Status::Passed);

@@ -11,9 +11,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::categories::CategoryRules;
-use crate::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
 use crate::failures::{FailureLog, Spill};
-use crate::model::{Category, Problem, ProblemKind, Producer, Status, TestCase};
+use gapscore_model::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
+use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase};
 
 /// What a skipped or todo sealed test counts as.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -597,7 +597,7 @@ impl Tally {
 
     /// Fingerprints of the ids recorded more than once, in this tally and every tally merged
     /// into it. Names for them come from reading the inputs again into an
-    /// [`IdFinder`](crate::event::IdFinder), which only happens when there are repeats.
+    /// [`IdFinder`](gapscore_model::event::IdFinder), which only happens when there are repeats.
     pub fn repeated(&mut self) -> Vec<u64> {
         self.dups.repeated()
     }
@@ -850,7 +850,7 @@ impl EventSink for Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Attempt;
+    use gapscore_model::Attempt;
 
     fn t(name: &str, status: Status) -> TestCase {
         TestCase::new(None, name, status)
@@ -1010,8 +1010,8 @@ mod tests {
         assert_eq!(tally.counts.total, 2);
         assert_eq!(tally.counts.failed, 1);
         let repeated = tally.repeated();
-        assert_eq!(repeated, vec![crate::event::id_fingerprint("x")]);
-        let mut finder = crate::event::IdFinder::new(&repeated);
+        assert_eq!(repeated, vec![gapscore_model::event::id_fingerprint("x")]);
+        let mut finder = gapscore_model::event::IdFinder::new(&repeated);
         for id in ["x", "y", "x"] {
             finder.see(id);
         }
@@ -1045,7 +1045,10 @@ mod tests {
         assert_eq!(first.by_status, one.by_status);
         // A repeat across the two files is found after the merge, as in one tally.
         assert_eq!(first.repeated(), one.repeated());
-        assert_eq!(first.repeated(), [crate::event::id_fingerprint("a")]);
+        assert_eq!(
+            first.repeated(),
+            [gapscore_model::event::id_fingerprint("a")]
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! skipping every value (`json`: the ceiling for a serde_json reader), into a sink that drops
 //! everything (`null`: the reader's own cost), into a `RunCollector` (`parse`: what
 //! `gapscore parse` keeps) and into a `Tally` (`score`: what `gapscore score` keeps), through the
-//! SDK's shared bench helpers (`gapscore_adapter_sdk::testing::run_mode`). Each mode prints the
+//! SDK's shared bench helpers (`gapscore_adapter_testing::run_mode`). Each mode prints the
 //! best of three runs, wall and on-CPU (the thread's own time, the steadier figure on a loaded
 //! machine):
 //! - `jest`: ~71 MB, 200,000 tests in jest-ctrf-json-reporter's shape (suite string, rawStatus,
@@ -23,7 +23,7 @@ use std::path::Path;
 
 use gapscore_adapter_ctrf::Ctrf;
 use gapscore_adapter_sdk::ParseOptions;
-use gapscore_adapter_sdk::testing::{
+use gapscore_adapter_testing::{
     BenchResult, bench_args, file_mb, run_in_own_process, run_mode, time_best,
 };
 

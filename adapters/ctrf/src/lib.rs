@@ -2,7 +2,8 @@
 //! `{"reportFormat": "CTRF", "specVersion", "results": {"tool", "summary", "tests": [...],
 //! "extra"}}` written by the ctrf-io reporters (jest, playwright, cypress, mocha, go, ...) and by
 //! `gapscore parse --output ctrf`. Older documents without `reportFormat`/`specVersion` are read
-//! too.
+//! too. The [`writer`] turns canonical runs into a CTRF document ([`to_ctrf`]); the reader reads
+//! its output back without loss.
 //!
 //! [`Ctrf`] implements [`Adapter`]; [`parse`] is the reader, which streams `results.tests`
 //! element by element into the sink (typed, borrowed deserialisation: no document tree). The
@@ -14,10 +15,12 @@
 #![deny(missing_docs)]
 
 mod reader;
+pub mod writer;
 
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
-pub use reader::{ctrf_name, parse};
+pub use reader::parse;
+pub use writer::{ctrf_status, to_ctrf};
 
 /// The format id.
 pub const FORMAT_ID: &str = "ctrf-json";

@@ -18,6 +18,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use crate::writer::ctrf_status;
 use gapscore_adapter_sdk::text::{TEXT_CAP, push_capped};
 use gapscore_adapter_sdk::{
     Attempt, Category, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
@@ -42,19 +43,6 @@ const CTRF_NAMES: [&str; 5] = ["passed", "failed", "skipped", "pending", "other"
 impl CtrfStatus {
     fn name(self) -> &'static str {
         CTRF_NAMES[self as usize]
-    }
-}
-
-/// The CTRF status gapscore's writer (`gapscore_core::ctrf::ctrf_status`) gives one of ours;
-/// the reader restores `extra.gapscore_status` only when it agrees with the test's CTRF status
-/// by this table, so an edited `extra` cannot turn a failure into a pass.
-pub fn ctrf_name(s: Status) -> &'static str {
-    match s {
-        Status::Passed | Status::Xpassed => "passed",
-        Status::Failed | Status::Errored => "failed",
-        Status::Skipped => "skipped",
-        Status::Todo => "pending",
-        Status::Xfailed => "other",
     }
 }
 
@@ -651,7 +639,9 @@ impl State<'_> {
         let mut ours = false;
         if let Some(gs) = extra.as_ref().and_then(|e| e.gapscore_status.as_deref()) {
             match Status::ALL.iter().find(|s| s.as_str() == gs) {
-                Some(&s) if ctrf_name(s) == raw.status.name() => {
+                // Restored only when it agrees with the test's CTRF status by the writer's table, so an
+                // edited `extra` cannot turn a failure into a pass.
+                Some(&s) if ctrf_status(s) == raw.status.name() => {
                     status = s;
                     ours = true;
                 }

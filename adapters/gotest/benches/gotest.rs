@@ -9,7 +9,7 @@
 //! with the adapter's `parse_reader` (format named: straight to `json::parse_reader`) into a sink
 //! that drops everything (`null`), into a `RunCollector` (`parse`: what `gapscore parse` keeps)
 //! and into a `Tally` (`score`: what `gapscore score` keeps), through the SDK's shared bench
-//! helpers (`gapscore_adapter_sdk::testing::run_mode`). Each mode runs five times; it prints the
+//! helpers (`gapscore_adapter_testing::run_mode`). Each mode runs five times; it prints the
 //! best wall time and the best on-CPU time of the thread (`/proc/thread-self/schedstat`), which
 //! on a shared, loaded machine is the steadier measure of the reader's own cost:
 //! - `mixed`: ~65 MB, 50 packages of 1,000 tests: 80 % plain passes, 8 % parent tests with
@@ -26,7 +26,7 @@ use std::path::Path;
 
 use gapscore_adapter_gotest::{GoTest, JSON_FORMAT};
 use gapscore_adapter_sdk::ParseOptions;
-use gapscore_adapter_sdk::testing::{
+use gapscore_adapter_testing::{
     BenchResult, bench_args, file_mb, run_in_own_process, run_mode, time_best,
 };
 

@@ -10,8 +10,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use gapscore_adapter_gotest::{GoTest, JSON_FORMAT, TEXT_FORMAT};
-use gapscore_adapter_sdk::testing::{Truth, compare_leaves, compare_problems, real_cases};
 use gapscore_adapter_sdk::{Adapter, ParseOptions, Status, TestRun, parse_to_run};
+use gapscore_adapter_testing::{Truth, compare_leaves, compare_problems, real_cases};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")

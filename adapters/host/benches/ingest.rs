@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use gapscore_adapter_sdk::testing::{built_cdylib, peak_rss_mib};
+use gapscore_adapter_testing::{built_cdylib, peak_rss_mib};
 use gapscore_adapters::{
     IngestOptions, Input, Origin, Outcome, Registry, expand_inputs, ingest, load_plugin,
 };

@@ -10,9 +10,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gapscore_adapter_sdk::testing::built_cdylib;
 use gapscore_adapter_sdk::{Adapter, AdapterError, ParseOptions, Status, parse_to_run};
 use gapscore_adapter_simple::Simple;
+use gapscore_adapter_testing::built_cdylib;
 use gapscore_adapters::loader::load_with_symbol;
 use gapscore_adapters::{Origin, PluginSearch, Registry, load_plugin};
 

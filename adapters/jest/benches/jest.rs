@@ -6,7 +6,7 @@
 //! (`json`: the ceiling for a serde_json reader), reads it into a sink that drops
 //! everything (`null`: the reader's own cost), into a `RunCollector` (`parse`: what
 //! `gapscore parse` keeps) and into a `Tally` (`score`: what `gapscore score` keeps), through the
-//! SDK's shared bench helpers (`gapscore_adapter_sdk::testing::run_mode`). Each mode prints the
+//! SDK's shared bench helpers (`gapscore_adapter_testing::run_mode`). Each mode prints the
 //! best of three runs, wall and on-CPU (the thread's own time, the steadier figure on a loaded
 //! machine), and checks every test was read with no problem or warning.
 //! The file has Jest 30's full key set: ~85 MB, 200,000 tests in 1,000 files, two levels of
@@ -21,7 +21,7 @@ use std::path::Path;
 
 use gapscore_adapter_jest::Jest;
 use gapscore_adapter_sdk::ParseOptions;
-use gapscore_adapter_sdk::testing::{
+use gapscore_adapter_testing::{
     BenchResult, bench_args, file_mb, run_in_own_process, run_mode, time_best,
 };
 

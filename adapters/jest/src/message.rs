@@ -1,16 +1,7 @@
 //! Failure-text helpers: ANSI colour codes out, and the expected and actual values a message
 //! states (Jest's `Expected: 2` / `Received: 3` lines, Vitest's and chai's `expected 3 to be 2`).
 
-use std::borrow::Cow;
-
-/// The text without ANSI escape sequences; borrowed when it has none (the common case).
-pub fn strip_ansi(text: &str) -> Cow<'_, str> {
-    if text.contains('\u{1b}') {
-        Cow::Owned(gapscore_core::feedback::strip_ansi(text))
-    } else {
-        Cow::Borrowed(text)
-    }
-}
+pub use gapscore_adapter_sdk::text::strip_ansi;
 
 /// The expected and actual values a failure message states, each when present.
 ///
@@ -103,6 +94,7 @@ pub fn first_line(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     #[test]
     fn jest_expected_received() {

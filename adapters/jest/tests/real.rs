@@ -8,8 +8,8 @@ use std::fs;
 use std::path::Path;
 
 use gapscore_adapter_jest::Jest;
-use gapscore_adapter_sdk::testing::{Truth, compare_tests, real_cases};
 use gapscore_adapter_sdk::{Adapter, ParseOptions, TestCase, parse_to_run};
+use gapscore_adapter_testing::{Truth, compare_tests, real_cases};
 use serde_json::Value;
 
 /// The truth's `fullName`: the describe titles (the suite after the file) and the title, joined

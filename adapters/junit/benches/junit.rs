@@ -6,7 +6,7 @@
 //! built on it), and with the adapter's `parse_reader` into a sink that drops everything
 //! (`null`: the reader's own cost), into a `RunCollector` (`parse`: what `gapscore parse` keeps)
 //! and into a `Tally` (`score`: what `gapscore score` keeps), through the SDK's shared bench
-//! helpers (`gapscore_adapter_sdk::testing::run_mode`). Each mode prints the best of three runs,
+//! helpers (`gapscore_adapter_testing::run_mode`). Each mode prints the best of three runs,
 //! wall and on-CPU (the thread's own time, the steadier figure on a loaded machine):
 //! - `mixed`: ~32 MB, 297,200 testcases in 1,486 suites with properties; 85 % pass (10 % of
 //!   them with system-out), 8 % failure with a CDATA trace and system-err, 3 % error, 4 % skipped;
@@ -22,7 +22,7 @@ use std::path::Path;
 
 use gapscore_adapter_junit::{FORMAT_ID, JUnit};
 use gapscore_adapter_sdk::ParseOptions;
-use gapscore_adapter_sdk::testing::{
+use gapscore_adapter_testing::{
     BenchResult, bench_args, file_mb, run_in_own_process, run_mode, time_best,
 };
 

@@ -7,8 +7,8 @@
 use std::fs;
 
 use gapscore_adapter_junit::JUnit;
-use gapscore_adapter_sdk::testing::{Truth, compare_leaves, compare_problems, real_cases};
 use gapscore_adapter_sdk::{Adapter, ParseOptions, ProblemKind, parse_to_run};
+use gapscore_adapter_testing::{Truth, compare_leaves, compare_problems, real_cases};
 
 /// Problem kinds the truth lists that cannot be seen in the JUnit file itself: pytest's
 /// "Interrupted: N errors during collection" is printed on the console, not written to the XML.

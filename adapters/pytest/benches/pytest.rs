@@ -7,7 +7,7 @@
 //! own), reads them with `parse_reader` into a sink that drops everything (`null`: the reader's
 //! own cost), into a `RunCollector` (`parse`: what `gapscore parse` keeps) and into a `Tally`
 //! (`score`: what `gapscore score` keeps), through the SDK's shared bench helpers
-//! (`gapscore_adapter_sdk::testing::run_mode`). Each mode prints the best of three runs, wall
+//! (`gapscore_adapter_testing::run_mode`). Each mode prints the best of three runs, wall
 //! and on-CPU (the thread's own time, the steadier figure on a loaded machine):
 //! - `report.json`: pytest-json-report, 240,000 tests (~100 MB, one line);
 //! - `reportlog.jsonl`: pytest-reportlog, 100,000 tests, 300,000 records (~100 MB).
@@ -20,7 +20,7 @@ use std::path::Path;
 
 use gapscore_adapter_pytest::{FORMAT_JSON_REPORT, FORMAT_REPORTLOG, Pytest};
 use gapscore_adapter_sdk::ParseOptions;
-use gapscore_adapter_sdk::testing::{bench_args, run_in_own_process, run_mode};
+use gapscore_adapter_testing::{bench_args, run_in_own_process, run_mode};
 
 /// Runs per mode; the best wall and the best on-CPU time are kept.
 const RUNS: usize = 3;

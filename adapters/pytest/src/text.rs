@@ -20,6 +20,7 @@ use gapscore_adapter_sdk::{
 };
 
 use crate::common::test_from_nodeid;
+use gapscore_adapter_sdk::text::strip_ansi;
 
 const STATUSES: &str = "PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS|RERUN";
 
@@ -70,30 +71,6 @@ pub(crate) fn detect(prefix: &[u8]) -> u8 {
         (l.starts_with('=') && l.contains(" test session starts ")) || p.platform.is_match(&l)
     });
     if evidence { 60 } else { 0 }
-}
-
-/// Removes ANSI colour sequences (`pytest --color=yes`).
-fn strip_ansi(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.contains('\x1b') {
-        return s.into();
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            // CSI: ESC [ params final-byte.
-            if chars.next() == Some('[') {
-                for d in chars.by_ref() {
-                    if ('@'..='~').contains(&d) {
-                        break;
-                    }
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out.into()
 }
 
 #[derive(Default)]

@@ -9,10 +9,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use gapscore_adapter_pytest::{FORMAT_JSON_REPORT, FORMAT_REPORTLOG, FORMAT_TEXT, Pytest};
-use gapscore_adapter_sdk::testing::{fixture_files, fixture_stem};
 use gapscore_adapter_sdk::{
     Adapter, Category, ParseOptions, ProblemKind, Status, TestRun, parse_to_run,
 };
+use gapscore_adapter_testing::{fixture_files, fixture_stem};
 
 fn fixtures(kind: &str) -> Vec<PathBuf> {
     fixture_files(env!("CARGO_MANIFEST_DIR"), kind)

@@ -10,10 +10,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use gapscore_adapter_pytest::{FORMAT_TEXT, Pytest};
-use gapscore_adapter_sdk::testing::{Truth, accepted, compare_problems, compare_tests, real_cases};
 use gapscore_adapter_sdk::{
     Adapter, ParseOptions, ProblemKind, Status, TestCase, TestRun, parse_to_run,
 };
+use gapscore_adapter_testing::{Truth, accepted, compare_problems, compare_tests, real_cases};
 use serde_json::Value;
 
 fn real_dir() -> PathBuf {

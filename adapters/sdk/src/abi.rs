@@ -347,8 +347,8 @@ fn error_json(message: &str, place: Option<(usize, usize)>) -> Vec<u8> {
     v.to_string().into_bytes()
 }
 
-fn error_json_input(e: &gapscore_core::InputError) -> Vec<u8> {
-    use gapscore_core::{InputError, Location};
+fn error_json_input(e: &gapscore_model::InputError) -> Vec<u8> {
+    use gapscore_model::{InputError, Location};
     match e {
         InputError::Syntax {
             location: Location::LineCol { line, column },

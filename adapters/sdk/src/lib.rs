@@ -11,22 +11,22 @@
 //! - [`encoding`]: result files in UTF-16 or XML declared Latin-1 ([`encoding::sniff`],
 //!   [`encoding::Utf16Reader`], [`encoding::Latin1Reader`]), which the host decodes to UTF-8
 //!   before any adapter sees them.
-//! - [`testing`]: for adapter tests and benches — the fixture harness, the real-corpus truth
-//!   checks ([`testing::Truth`]) and the benchmark harness ([`testing::run_mode`]).
 //!
 //! The canonical model ([`TestRun`], [`TestCase`], [`Status`], ...) is re-exported from
-//! `gapscore-core`, so an adapter crate depends on this crate alone.
+//! `gapscore-model`, the versioned crate of what crosses the boundary, so an adapter crate
+//! depends on this crate alone. Test and benchmark helpers for adapter crates (the fixture
+//! harness, the real-corpus truth checks, the bench harness) are in the dev-only crate
+//! `gapscore-adapter-testing`, so no plugin compiles them.
 
 #![deny(missing_docs)]
 
 pub mod abi;
 pub mod encoding;
-pub mod testing;
 pub mod text;
 
 use serde::{Deserialize, Serialize};
 
-pub use gapscore_core::{
+pub use gapscore_model::{
     Attempt, Category, EventSink, InputError, Location, Normalizer, Problem, ProblemKind, Producer,
     RunCollector, Status, TestCase, TestRun, replay,
 };

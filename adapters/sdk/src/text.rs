@@ -4,7 +4,10 @@
 //!
 //! [`push_capped`] is the one way to build such a text piece by piece: it keeps up to the cap on
 //! a char boundary and adds the note once, the first time anything is lost, including when an
-//! earlier piece filled the text exactly to the cap.
+//! earlier piece filled the text exactly to the cap. [`strip_ansi`] takes colour codes out of
+//! runner output (the model crate's, shared with the core's feedback scrubber).
+
+pub use gapscore_model::text::strip_ansi;
 
 /// Kept text per field (message, output) stops at this many bytes; the note comes after.
 pub const TEXT_CAP: usize = 64 * 1024;

@@ -7,7 +7,7 @@
 //! (`value`: the naive baseline) and with the adapter into a sink that drops everything (`null`:
 //! the reader's own cost), into a `Tally` (`score`: what `gapscore score` keeps) and into a
 //! `RunCollector` (`parse`: what `gapscore parse` keeps), through the SDK's shared bench helpers
-//! (`gapscore_adapter_sdk::testing::run_mode`). Each mode prints the best of three runs, wall
+//! (`gapscore_adapter_testing::run_mode`). Each mode prints the best of three runs, wall
 //! and on-CPU (the thread's own time, the steadier figure on a loaded machine).
 
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)] // A bench binary reports on stdout.
@@ -17,10 +17,10 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use gapscore_adapter_sdk::ParseOptions;
-use gapscore_adapter_sdk::testing::{
+use gapscore_adapter_simple::{FORMAT_ID, Simple};
+use gapscore_adapter_testing::{
     BenchResult, bench_args, file_mb, run_in_own_process, run_mode, time_best,
 };
-use gapscore_adapter_simple::{FORMAT_ID, Simple};
 
 /// Runs per mode; the best wall and the best on-CPU time are kept.
 const RUNS: usize = 3;

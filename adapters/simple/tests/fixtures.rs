@@ -7,9 +7,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gapscore_adapter_sdk::testing::{fixture_files, fixture_stem};
 use gapscore_adapter_sdk::{Adapter, ParseOptions, parse_to_run};
 use gapscore_adapter_simple::Simple;
+use gapscore_adapter_testing::{fixture_files, fixture_stem};
 
 fn fixtures(kind: &str) -> Vec<PathBuf> {
     fixture_files(env!("CARGO_MANIFEST_DIR"), kind)

@@ -5,7 +5,7 @@
 //! `parse_reader` into a sink that drops everything (`null`: the reader's own cost), into a
 //! `RunCollector` (`parse`: what `gapscore parse` keeps) and into a `Tally` (`score`: what
 //! `gapscore score` keeps), through the SDK's shared bench helpers
-//! (`gapscore_adapter_sdk::testing::run_mode`). Each mode prints the best of three runs, wall
+//! (`gapscore_adapter_testing::run_mode`). Each mode prints the best of three runs, wall
 //! and on-CPU (the thread's own time, the steadier figure on a loaded machine):
 //! - `mixed`: ~60 MB, TAP 13 with node-style `# Subtest:` groups of 50 points (so every group is
 //!   a parent with children); 92 % plain `ok N - desc` lines, 4 % failures with a YAML block
@@ -20,8 +20,8 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use gapscore_adapter_sdk::ParseOptions;
-use gapscore_adapter_sdk::testing::{bench_args, run_in_own_process, run_mode};
 use gapscore_adapter_tap::{FORMAT_ID, Tap};
+use gapscore_adapter_testing::{bench_args, run_in_own_process, run_mode};
 
 /// Runs per mode; the best wall and the best on-CPU time are kept.
 const RUNS: usize = 3;

@@ -8,11 +8,11 @@
 use std::fs;
 use std::path::Path;
 
-use gapscore_adapter_sdk::testing::{
-    Truth, compare_leaves, compare_problems, compare_tests, real_cases,
-};
 use gapscore_adapter_sdk::{Adapter, ParseOptions, TestCase, parse_to_run};
 use gapscore_adapter_tap::Tap;
+use gapscore_adapter_testing::{
+    Truth, compare_leaves, compare_problems, compare_tests, real_cases,
+};
 use serde_json::Value;
 
 /// The producer name the adapter gives for a truth's tool, and whether the stream itself shows

@@ -1,8 +1,9 @@
 //! `gapscore parse`: read result files in any format and print the canonical runs (or CTRF).
 
 use anyhow::Result;
+use gapscore_adapter_ctrf::to_ctrf;
 use gapscore_adapters::{Outcome, expand_inputs, ingest};
-use gapscore_core::{RunCollector, ctrf};
+use gapscore_core::RunCollector;
 
 use crate::args::{ParseArgs, ParseOutput};
 use crate::{EXIT_ERROR, EXIT_OK, host, io};
@@ -45,7 +46,7 @@ pub fn run(args: &ParseArgs) -> Result<u8> {
     }
     let value = match args.output {
         ParseOutput::Json => serde_json::to_value(&runs)?,
-        ParseOutput::Ctrf => ctrf::to_ctrf(&runs),
+        ParseOutput::Ctrf => to_ctrf(&runs),
     };
     let mut text = serde_json::to_string_pretty(&value)?;
     text.push('\n');

@@ -3,12 +3,13 @@
 
 use std::path::Path;
 
-use gapscore_core::feedback::{scrub, strip_ansi};
+use gapscore_core::feedback::scrub;
 use gapscore_core::hash::canonical_sha256;
 use gapscore_core::seal::{
     Excludes, HashMode, PathOrder, SealOptions, SealedFile, diff_files, seal_hash,
 };
 use gapscore_core::{Level, Score};
+use gapscore_model::text::strip_ansi;
 use gapscore_schema::{SchemaId, validate};
 use serde_json::{Map, Value};
 

@@ -17,7 +17,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Status, TestRun};
+use gapscore_adapter_sdk::{Status, TestRun};
 
 /// The CTRF status for one of ours.
 pub fn ctrf_status(s: Status) -> &'static str {
@@ -156,7 +156,7 @@ pub fn to_ctrf(runs: &[TestRun]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Problem, ProblemKind, TestCase};
+    use gapscore_adapter_sdk::{Problem, ProblemKind, TestCase};
 
     #[test]
     fn every_status_maps_and_problems_survive() {

@@ -1,10 +1,10 @@
 //! The adapter seam: adapters push events into an [`EventSink`]; a [`Normalizer`] in front of
 //! the consumer turns "started but never finished" into problems; consumers either keep the whole
-//! run ([`RunCollector`]) or only what scoring needs ([`crate::Tally`]).
+//! run ([`RunCollector`]) or only what scoring needs (the core's `Tally`).
 
 use std::collections::{HashMap, HashSet};
 
-use crate::model::{Problem, ProblemKind, Producer, TestCase, TestRun};
+use crate::run::{Problem, ProblemKind, Producer, TestCase, TestRun};
 
 /// Where adapters send what they read. Every method takes owned data so a sink may keep it or
 /// drop it; a scoring sink keeps counts and failures only, which keeps memory flat on huge inputs.
@@ -390,7 +390,7 @@ pub fn replay(run: &TestRun, sink: &mut dyn EventSink) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Status;
+    use crate::run::Status;
 
     #[test]
     fn started_but_unfinished_tests_become_missing_results() {

@@ -4,13 +4,11 @@
 use std::fmt;
 use std::str::FromStr;
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The outcome of one test, in the canonical vocabulary shared by every adapter.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// The test ran and its assertions held.
@@ -95,9 +93,8 @@ impl FromStr for Status {
 }
 
 /// The §5.3 failure categories, plus `unknown` for tests nobody categorised (counted, never dropped).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
     /// Standard expected-input to expected-output scenarios.
@@ -186,9 +183,8 @@ impl fmt::Display for Category {
 }
 
 /// Kinds of run-level trouble: evidence that tests did not run, or did not all report.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum ProblemKind {
     /// The code under test (or the test code) did not compile.
@@ -283,7 +279,8 @@ impl fmt::Display for ProblemKind {
 }
 
 /// One run-level problem.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Problem {
     /// What went wrong.
@@ -315,7 +312,8 @@ impl Problem {
 }
 
 /// One earlier attempt of a test that the format marks as retried.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Attempt {
     /// The outcome of this attempt.
@@ -340,7 +338,8 @@ impl Attempt {
 }
 
 /// One test result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct TestCase {
     /// Stable identifier: the suite path and name joined by `::`, unless the format has its own
@@ -451,7 +450,8 @@ impl TestCase {
 }
 
 /// What produced a result file, when the adapter can tell.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Producer {
     /// The tool (`pytest`, `jest-junit`, `go test`, ...).
@@ -472,7 +472,8 @@ impl Producer {
 }
 
 /// Everything read from one result file.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct TestRun {
     /// The file the run was read from, as the user gave it.

@@ -18,7 +18,7 @@ use std::time::Instant;
 use gapscore_core::failures::DEFAULT_BUDGET;
 use gapscore_core::{Spill, StatusPolicy, Tally};
 
-use crate::{
+use gapscore_adapter_sdk::{
     Adapter, EventSink, Normalizer, ParseOptions, Problem, Producer, RunCollector, TestCase,
     TestRun,
 };
@@ -241,7 +241,7 @@ pub fn run_mode(
             File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
         BufReader::with_capacity(64 * 1024, file)
     };
-    let fail = |e: crate::AdapterError| panic!("{mode} {}: {e}", path.display());
+    let fail = |e: gapscore_adapter_sdk::AdapterError| panic!("{mode} {}: {e}", path.display());
     let timed = time_best(runs, || match mode {
         "null" => {
             let mut sink = NullSink::default();
@@ -518,7 +518,7 @@ pub fn compare_problems(run: &TestRun, truth: &Truth, exceptions: &[(&str, &str)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{AdapterError, AdapterInfo, ProblemKind, Status};
+    use gapscore_adapter_sdk::{AdapterError, AdapterInfo, ProblemKind, Status};
 
     /// One line per test (`p` passed, `f` failed); a `!` line is a run-level problem.
     struct Lines(AdapterInfo);

@@ -1,0 +1,48 @@
+//! The types that cross gapscore's adapter boundary: the canonical test-result model, the event
+//! seam adapters write into, and the error an adapter returns for input it cannot read.
+//!
+//! An adapter (built in or a plugin) reads bytes and pushes events into an [`EventSink`]; a
+//! [`Normalizer`] in front of every consumer turns a test that started and never finished into a
+//! `missing-results` [`Problem`]; a [`RunCollector`] keeps the whole [`TestRun`] (the scoring
+//! engine uses its own sink, which keeps only counts and failures).
+//!
+//! Principal types:
+//! - [`TestRun`], [`TestCase`], [`Status`], [`Category`], [`Attempt`], [`Producer`],
+//!   [`Problem`], [`ProblemKind`]: the model.
+//! - [`EventSink`], [`Normalizer`], [`RunCollector`], [`replay`]: the seam.
+//! - [`DuplicateTracker`], [`IdFinder`]: repeated test ids in bounded memory.
+//! - [`InputError`], [`Location`]: unreadable input, with its place.
+//!
+//! ```
+//! use gapscore_model::{EventSink, Normalizer, RunCollector, Status, TestCase, ProblemKind};
+//!
+//! let mut sink = Normalizer::new(RunCollector::new("my-format", None));
+//! sink.test_started(Some("suite"), "a", "suite::a");
+//! sink.test_finished(TestCase::new(Some("suite".into()), "a", Status::Passed));
+//! sink.test_started(Some("suite"), "b", "suite::b"); // never finishes: the run was cut
+//! let run = sink.finish().into_run();
+//! assert_eq!(run.tests.len(), 1);
+//! assert_eq!(run.problems[0].kind, ProblemKind::MissingResults);
+//! ```
+//!
+//! # Stability
+//! This crate is versioned on its own, apart from the gapscore tools. Its types are what a
+//! plugin is compiled against and what crosses the C ABI as JSON, so a change that breaks
+//! either (a removed or renamed field, variant or method; a changed serialised name) needs a new
+//! major version. Structs and enums are `#[non_exhaustive]` where new fields or variants are
+//! expected, so adding one is not breaking. The `schema` feature adds JSON Schema derives.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod event;
+pub mod run;
+pub mod text;
+
+pub use error::{InputError, Location};
+pub use event::{
+    DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, Normalizer, RunCollector,
+    id_fingerprint, replay,
+};
+pub use run::{Attempt, Category, Problem, ProblemKind, Producer, Status, TestCase, TestRun};
