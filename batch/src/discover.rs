@@ -8,6 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::Deserialize;
 
 use crate::BatchError;
+use gapscore_engine::fs::FsError;
 
 /// One repository to score.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,11 +47,8 @@ impl RepoSpec {
     }
 }
 
-fn read_error(path: &Path, e: &std::io::Error) -> BatchError {
-    BatchError::Read {
-        path: path.to_path_buf(),
-        reason: gapscore_adapters::io_reason(e),
-    }
+fn read_error(path: &Path, e: std::io::Error) -> BatchError {
+    FsError::read(path, e).into()
 }
 
 /// Checks that a name can name output files (`reports/<name>.json`) safely.
@@ -84,15 +82,15 @@ pub fn check_name(name: &str) -> Result<(), BatchError> {
 /// `seal.json` (its sealed test directory: `sealed_dir` in `gapscore.toml`, else
 /// `sealed-tests/` when present) and optional `gapscore.toml`.
 pub fn from_root(root: &Path, allow_outside: bool) -> Result<Vec<RepoSpec>, BatchError> {
-    let entries = fs::read_dir(root).map_err(|e| read_error(root, &e))?;
+    let entries = fs::read_dir(root).map_err(|e| read_error(root, e))?;
     let containment = if allow_outside {
         None
     } else {
-        Some(fs::canonicalize(root).map_err(|e| read_error(root, &e))?)
+        Some(fs::canonicalize(root).map_err(|e| read_error(root, e))?)
     };
     let mut repos = Vec::new();
     for entry in entries {
-        let entry = entry.map_err(|e| read_error(root, &e))?;
+        let entry = entry.map_err(|e| read_error(root, e))?;
         let Ok(kind) = entry.file_type() else {
             continue;
         };
@@ -198,7 +196,7 @@ fn lexically_inside(rel: &Path) -> bool {
 /// `seal`, `sealed_dir` and `config`; relative paths are relative to the manifest's directory,
 /// and a path that leaves it (`..`, absolute) is refused unless `allow_outside`.
 pub fn from_manifest(path: &Path, allow_outside: bool) -> Result<Vec<RepoSpec>, BatchError> {
-    let text = fs::read_to_string(path).map_err(|e| read_error(path, &e))?;
+    let text = fs::read_to_string(path).map_err(|e| read_error(path, e))?;
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let json = match ext {
         "toml" => false,
@@ -238,7 +236,7 @@ pub fn from_manifest(path: &Path, allow_outside: bool) -> Result<Vec<RepoSpec>, 
     let containment = if allow_outside {
         None
     } else {
-        Some(fs::canonicalize(&dir).map_err(|e| read_error(&dir, &e))?)
+        Some(fs::canonicalize(&dir).map_err(|e| read_error(&dir, e))?)
     };
     let mut repos = Vec::with_capacity(entries.len());
     for (line, e) in entries {

@@ -2,18 +2,16 @@
 
 use std::path::PathBuf;
 
+use gapscore_engine::fs::FsError;
+
 /// Why a batch could not run.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BatchError {
-    /// A file or directory the batch needs could not be read.
-    #[error("cannot read `{}`: {reason}", .path.display())]
-    Read {
-        /// The path.
-        path: PathBuf,
-        /// The OS reason.
-        reason: String,
-    },
+    /// A file or directory the batch needs could not be read, or an output could not be
+    /// written (the OS error is the source).
+    #[error(transparent)]
+    Fs(#[from] FsError),
     /// The manifest is not valid.
     #[error("{}:{line}: {message}", .path.display())]
     Manifest {
@@ -51,14 +49,6 @@ pub enum BatchError {
     /// `--shard` is not `K/N` with 1 ≤ K ≤ N.
     #[error("invalid shard `{0}`: expected K/N with 1 <= K <= N (for example 2/8)")]
     Shard(String),
-    /// An output could not be written.
-    #[error("cannot write `{}`: {reason}", .path.display())]
-    Write {
-        /// The path.
-        path: PathBuf,
-        /// The OS reason.
-        reason: String,
-    },
     /// A shard output directory cannot be merged.
     #[error("cannot merge `{}`: {reason}", .dir.display())]
     Merge {

@@ -4,8 +4,9 @@
 //! ([`discover::from_root`]: `ROOT/<repo>/sealed/**`, `ROOT/<repo>/open/**`, optional
 //! `seal.json` and `gapscore.toml`) or read from a manifest ([`discover::from_manifest`]: TOML
 //! `[[repo]]` tables or JSON lines). [`run_batch`] scores them on one rayon pool (repositories
-//! and the files within each in parallel) through the same suite scoring as `gapscore score`
-//! ([`gapscore_adapters::score::tally_suite`]), turns every broken repository into an error row,
+//! and the files within each in parallel) through the engine's one score pipeline
+//! ([`gapscore_engine::score()`], as `gapscore score` does), turns every broken repository into an
+//! error row,
 //! and writes the outputs ([`outputs`]): `results.ndjson`, `summary.csv`, `summary.md`,
 //! `reports/<repo>.json`, `aggregate.json` and `report.html`, all sorted by repository name
 //! whatever the thread count. [`Shard`] picks a stable part of a batch for one machine;
@@ -25,7 +26,6 @@ pub mod outputs;
 mod repo;
 mod row;
 mod run;
-mod sealscan;
 mod shard;
 
 pub use discover::RepoSpec;

@@ -10,8 +10,8 @@ use gapscore_core::{Level, Threshold};
 use serde::{Deserialize, Serialize};
 
 use crate::BatchError;
-use crate::repo::write_atomic;
 use crate::row::RepoRow;
+use gapscore_engine::fs::write_atomic;
 
 /// Repositories per level.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -192,10 +192,8 @@ pub fn write_outputs(
 ) -> Result<Aggregate, BatchError> {
     let agg = aggregate(rows, threshold);
     let write = |name: &str, text: String| {
-        write_atomic(&out.join(name), text.as_bytes(), true).map_err(|reason| BatchError::Write {
-            path: out.join(name),
-            reason,
-        })
+        write_atomic(&out.join(name), true, &mut |w| w.write_all(text.as_bytes()))
+            .map_err(BatchError::from)
     };
     write("results.ndjson", ndjson(rows))?;
     write("summary.csv", csv(rows))?;

@@ -2,23 +2,18 @@
 //! and its row. Every failure becomes the row's `error`; nothing here stops the batch.
 
 use std::fs;
-use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use gapscore_adapters::score::{Diagnostic, SuiteOptions, tally_suite};
 use gapscore_adapters::{IngestOptions, Registry};
-use gapscore_core::categories::CategoryRules;
-use gapscore_core::{
-    FlakyPolicy, Manifest, ReportOptions, SealCheck, SkippedPolicy, StatusPolicy, XfailPolicy,
-    build_report, render::render_json,
-};
+use gapscore_core::seal::FileHasher;
+use gapscore_core::{FlakyPolicy, SkippedPolicy, StatusPolicy, XfailPolicy, render::render_json};
+use gapscore_engine::fs::{self as efs, FsError, write_atomic};
+use gapscore_engine::{Diagnostic, Refusal, ScoreRequest, SealInput};
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 use crate::discover::{Resolved, resolve};
 use crate::row::{RepoRow, RowProblem};
-use crate::{BatchOptions, RepoSpec, sealscan};
+use crate::{BatchOptions, RepoSpec};
 
 /// `gapscore.toml`: per-repository options.
 #[derive(Debug, Default, Deserialize)]
@@ -47,44 +42,11 @@ pub(crate) struct Prepared<'a> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, String> {
-    fs::read(path).map_err(|e| {
-        format!(
-            "cannot read `{}`: {}",
-            path.display(),
-            gapscore_adapters::io_reason(&e)
-        )
-    })
+    fs::read(path).map_err(|e| efs::chain(&FsError::read(path, e)))
 }
 
 fn hash_file(path: &Path) -> Result<String, String> {
-    let fail = |e: std::io::Error| {
-        format!(
-            "cannot read `{}`: {}",
-            path.display(),
-            gapscore_adapters::io_reason(&e)
-        )
-    };
-    let mut f = fs::File::open(path).map_err(fail)?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => h.update(buf.get(..n).unwrap_or_default()),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(fail(e)),
-        }
-    }
-    Ok(hex(&h.finalize()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
+    efs::sha256_file(path).map_err(|e| efs::chain(&e))
 }
 
 fn inside(root: Option<&Path>, path: &Path) -> Result<(), String> {
@@ -105,7 +67,7 @@ fn inside(root: Option<&Path>, path: &Path) -> Result<(), String> {
 /// Reads the options and resolves and hashes the inputs.
 pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Prepared<'a>, String> {
     let root = spec.containment.as_deref();
-    let mut h = Sha256::new();
+    let mut h = FileHasher::new();
     h.update(b"gapscore-batch 1\n");
     h.update(format!("{:?} {:?}\n", opts.policy, opts.input_format).as_bytes());
     let mut policy = opts.policy;
@@ -165,7 +127,7 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
         sealed_dir,
         sealed,
         open,
-        sha: format!("sha256:{}", hex(&h.finalize())),
+        sha: format!("sha256:{}", h.finish()),
     })
 }
 
@@ -177,7 +139,8 @@ fn first_errors(errors: &[String]) -> String {
     }
 }
 
-/// Scores a prepared repository, writes its report into `reports` and returns its row.
+/// Scores a prepared repository through the engine, writes its report into `reports` and
+/// returns its row.
 pub(crate) fn score(
     p: &Prepared<'_>,
     registry: &Registry,
@@ -190,55 +153,6 @@ pub(crate) fn score(
         row.inputs_sha256 = Some(p.sha.clone());
         row
     };
-    let rules = match &p.rules {
-        None => None,
-        Some(path) => {
-            let text = match fs::read_to_string(path) {
-                Ok(t) => t,
-                Err(e) => {
-                    return fail(format!(
-                        "cannot read category rules `{}`: {}",
-                        path.display(),
-                        gapscore_adapters::io_reason(&e)
-                    ));
-                }
-            };
-            match CategoryRules::from_toml(&text) {
-                Ok(r) => Some(Arc::new(r)),
-                Err(e) => return fail(format!("{}: {e}", path.display())),
-            }
-        }
-    };
-    let mut seal = SealCheck::NotChecked;
-    let mut sealed_hash = None;
-    let mut manifest = None;
-    if let Some(path) = &p.spec.seal {
-        let record = match sealscan::load_record(path) {
-            Ok(r) => r,
-            Err(e) => return fail(format!("broken seal: {e}")),
-        };
-        if let Some(dir) = &p.sealed_dir {
-            match sealscan::check(dir, &record) {
-                Ok(None) => seal = SealCheck::Intact,
-                Ok(Some(what)) => {
-                    return fail(format!(
-                        "broken seal: `{}` does not match its seal: {what}",
-                        dir.display()
-                    ));
-                }
-                Err(e) => return fail(format!("broken seal: {e}")),
-            }
-        }
-        sealed_hash = Some(record.hash.clone());
-        manifest = record
-            .expected_tests
-            .map(|ids| Arc::new(Manifest::new(ids)));
-    }
-    let mut ingest = IngestOptions::new(opts.input_format.clone(), 0);
-    ingest.current_pool = true;
-    let mut sopts = SuiteOptions::new(p.policy);
-    sopts.rules = rules;
-    sopts.ingest = ingest;
     let mut errors: Vec<String> = p.sealed.errors.clone();
     errors.extend(p.open.errors.iter().cloned());
     if p.spec.sealed.is_empty() {
@@ -247,54 +161,53 @@ pub(crate) fn score(
     if !errors.is_empty() {
         return fail(first_errors(&errors));
     }
-    let mut sealed_opts = sopts.clone();
-    sealed_opts.manifest = manifest;
-    let mut sealed = tally_suite(registry, "sealed", &p.sealed.for_scoring, &sealed_opts);
-    sealed.tally.apply_manifest();
-    let open = (!p.spec.open.is_empty())
-        .then(|| tally_suite(registry, "open", &p.open.for_scoring, &sopts));
-    for d in sealed
-        .diagnostics
-        .iter()
-        .chain(open.iter().flat_map(|o| o.diagnostics.iter()))
-    {
-        if let Diagnostic::Error(m) = d {
-            errors.push(m.clone());
-        }
+    let mut req = ScoreRequest::new(p.sealed.for_scoring.clone());
+    if !p.spec.open.is_empty() {
+        req.open.clone_from(&p.open.for_scoring);
     }
-    if !errors.is_empty() {
-        // Files nothing recognised explain a suite with no results: name them too.
-        for d in sealed
-            .diagnostics
-            .iter()
-            .chain(open.iter().flat_map(|o| o.diagnostics.iter()))
-        {
-            if let Diagnostic::Warning(m) = d
-                && m.contains(": skipped: ")
-            {
-                errors.push(m.clone());
+    req.policy = p.policy;
+    req.categories.clone_from(&p.rules);
+    if let (Some(record), Some(dir)) = (&p.spec.seal, &p.sealed_dir) {
+        req.seal = Some(SealInput::new(record, dir));
+    }
+    req.dialect = opts.dialect;
+    req.id = Some(name.clone());
+    req.timestamp.clone_from(&opts.timestamp);
+    let mut ingest = IngestOptions::new(opts.input_format.clone(), 0);
+    ingest.current_pool = true;
+    req.ingest = ingest;
+    let outcome = gapscore_engine::score(&req, registry);
+    let Some(report) = outcome.report else {
+        let reason = match outcome.refusal {
+            Some(Refusal::SealUnreadable(e)) => format!("broken seal: {}", efs::chain(&e)),
+            Some(Refusal::BrokenSeal { dir, verification }) => format!(
+                "broken seal: `{}` does not match its seal: {verification}",
+                dir.display()
+            ),
+            Some(Refusal::Rules(e) | Refusal::Usage(e)) => efs::chain(&e),
+            _ => {
+                let mut errors: Vec<String> = outcome
+                    .diagnostics
+                    .iter()
+                    .filter_map(|d| match d {
+                        Diagnostic::Error(m) => Some(m.clone()),
+                        Diagnostic::Warning(_) => None,
+                    })
+                    .collect();
+                // Files nothing recognised explain a suite with no results: name them too.
+                errors.extend(outcome.diagnostics.iter().filter_map(|d| match d {
+                    Diagnostic::Warning(m) if m.contains(": skipped: ") => Some(m.clone()),
+                    _ => None,
+                }));
+                first_errors(&errors)
             }
-        }
-        return fail(first_errors(&errors));
-    }
-    let mut ropts = ReportOptions::default();
-    ropts.dialect = opts.dialect;
-    ropts.id = Some(name.clone());
-    ropts.timestamp.clone_from(&opts.timestamp);
-    ropts.sealed_hash = sealed_hash;
-    ropts.seal = seal;
-    ropts.inputs = sealed.inputs.clone();
-    if let Some(o) = &open {
-        ropts.inputs.extend(o.inputs.iter().cloned());
-    }
-    let report = build_report(&sealed.tally, open.as_ref().map(|o| &o.tally), &ropts);
+        };
+        return fail(reason);
+    };
     let text = render_json(&report);
-    if let Err(e) = write_atomic(
-        &reports.join(format!("{name}.json")),
-        text.as_bytes(),
-        false,
-    ) {
-        return fail(e);
+    let path = reports.join(format!("{name}.json"));
+    if let Err(e) = write_atomic(&path, false, &mut |w| w.write_all(text.as_bytes())) {
+        return fail(efs::chain(&e));
     }
     let mut row = RepoRow::error(name.clone(), String::new());
     row.error = None;
@@ -326,36 +239,4 @@ pub(crate) fn score(
     }
     row.inputs_sha256 = Some(p.sha.clone());
     row
-}
-
-/// Writes a file atomically: a temporary file in the same directory, then a rename, so a
-/// killed run leaves the old file or the new one, never a torn one. `sync` also flushes it to
-/// disk first (for the few summary files; the per-repository reports skip it for speed, which
-/// only matters on power loss).
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8], sync: bool) -> Result<(), String> {
-    let fail = |e: &std::io::Error| {
-        format!(
-            "cannot write `{}`: {}",
-            path.display(),
-            gapscore_adapters::io_reason(e)
-        )
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".gapscore-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        builder.permissions(fs::Permissions::from_mode(0o644));
-    }
-    let mut tmp = builder.tempfile_in(dir).map_err(|e| fail(&e))?;
-    tmp.write_all(bytes).map_err(|e| fail(&e))?;
-    if sync {
-        tmp.as_file().sync_all().map_err(|e| fail(&e))?;
-    }
-    tmp.persist(path).map_err(|e| fail(&e.error))?;
-    Ok(())
 }

@@ -12,9 +12,10 @@ use gapscore_core::{Dialect, StatusPolicy, Threshold};
 use rayon::prelude::*;
 
 use crate::outputs::{Aggregate, write_outputs};
-use crate::repo::{prepare, score, write_atomic};
+use crate::repo::{prepare, score};
 use crate::row::RepoRow;
 use crate::{BatchError, RepoSpec, Shard};
+use gapscore_engine::fs::{FsError, io_reason, write_atomic};
 
 /// The journal of rows finished so far in a run: one line each, appended as repositories
 /// finish, read back by `--resume` (a torn last line from a kill is ignored) and removed when
@@ -104,11 +105,8 @@ impl BatchRun {
     }
 }
 
-fn write_error(path: &Path, e: &std::io::Error) -> BatchError {
-    BatchError::Write {
-        path: path.to_path_buf(),
-        reason: gapscore_adapters::io_reason(e),
-    }
+fn write_error(path: &Path, e: std::io::Error) -> BatchError {
+    FsError::write(path, e).into()
 }
 
 /// Rows of an earlier run in `out`: `results.ndjson`, then the journal (newer). Lines that do
@@ -139,7 +137,7 @@ pub fn run_batch(
 ) -> Result<BatchRun, BatchError> {
     let out = &opts.out;
     let reports = out.join("reports");
-    fs::create_dir_all(&reports).map_err(|e| write_error(&reports, &e))?;
+    fs::create_dir_all(&reports).map_err(|e| write_error(&reports, e))?;
     // A killed run can leave its temporary files (never a torn output): clear them.
     for d in [out.as_path(), reports.as_path()] {
         remove_temporaries(d);
@@ -154,7 +152,7 @@ pub fn run_batch(
         earlier_rows(out)
     } else {
         if journal_path.exists() {
-            fs::remove_file(&journal_path).map_err(|e| write_error(&journal_path, &e))?;
+            fs::remove_file(&journal_path).map_err(|e| write_error(&journal_path, e))?;
         }
         HashMap::new()
     };
@@ -162,7 +160,7 @@ pub fn run_batch(
         .create(true)
         .append(true)
         .open(&journal_path)
-        .map_err(|e| write_error(&journal_path, &e))?;
+        .map_err(|e| write_error(&journal_path, e))?;
     let journal = Mutex::new(journal);
     let resumed = AtomicUsize::new(0);
     progress.start(mine.len());
@@ -241,7 +239,7 @@ pub fn merge(
     threshold: Option<Threshold>,
 ) -> Result<BatchRun, BatchError> {
     let reports = out.join("reports");
-    fs::create_dir_all(&reports).map_err(|e| write_error(&reports, &e))?;
+    fs::create_dir_all(&reports).map_err(|e| write_error(&reports, e))?;
     let out_real = fs::canonicalize(out).ok();
     let mut rows: Vec<RepoRow> = Vec::new();
     for dir in dirs {
@@ -250,12 +248,8 @@ pub fn merge(
             reason,
         };
         let path = dir.join("results.ndjson");
-        let text = fs::read_to_string(&path).map_err(|e| {
-            fail(format!(
-                "cannot read results.ndjson: {}",
-                gapscore_adapters::io_reason(&e)
-            ))
-        })?;
+        let text = fs::read_to_string(&path)
+            .map_err(|e| fail(format!("cannot read results.ndjson: {}", io_reason(&e))))?;
         if dir.join(JOURNAL).exists() {
             return Err(fail(
                 "the run did not finish (a journal is left); finish it with --resume first".into(),
@@ -271,18 +265,9 @@ pub fn merge(
             if row.is_scored() && !same {
                 let name = format!("{}.json", row.name);
                 let from = dir.join("reports").join(&name);
-                let bytes = fs::read(&from).map_err(|e| {
-                    fail(format!(
-                        "cannot read reports/{name}: {}",
-                        gapscore_adapters::io_reason(&e)
-                    ))
-                })?;
-                write_atomic(&reports.join(&name), &bytes, false).map_err(|reason| {
-                    BatchError::Write {
-                        path: reports.join(&name),
-                        reason,
-                    }
-                })?;
+                let bytes = fs::read(&from)
+                    .map_err(|e| fail(format!("cannot read reports/{name}: {}", io_reason(&e))))?;
+                write_atomic(&reports.join(&name), false, &mut |w| w.write_all(&bytes))?;
             }
             rows.push(row);
         }

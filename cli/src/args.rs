@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use gapscore_batch::Shard;
 use gapscore_core::{Dialect, FlakyPolicy, OutputFormat, SkippedPolicy, Threshold, XfailPolicy};
 
 /// Turn test-runner output into an honest Gap Score (Shadow Score).
@@ -35,7 +36,7 @@ pub enum Command {
     Harden(HardenCommand),
     /// Score many repositories in one go: per-repository reports, aggregate, CSV, Markdown
     /// and HTML summaries; shards and resume (docs/batch.md).
-    Batch(crate::commands::batch::BatchArgs),
+    Batch(BatchArgs),
     /// Check Gap Reports (any tool's) against spec §5.2 and conformance levels 1-3.
     Check(CheckArgs),
 }
@@ -581,4 +582,111 @@ pub enum CheckFormat {
     Text,
     /// For machines (schema: conformance-tests/check-output.schema.json).
     Json,
+}
+
+/// The exit codes of `gapscore batch`, for its help (defined in `gapscore_engine::ExitCode`).
+const BATCH_EXIT_CODES: &str = "Exit codes: 0 every repository scored (and none above --threshold), 1 some repository above --threshold, 2 usage error or outputs not written, 3 some repositories could not be scored (error rows; wins over 1). See docs/batch.md.";
+
+/// `gapscore batch`.
+#[derive(Debug, Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = BATCH_EXIT_CODES
+)]
+pub struct BatchArgs {
+    /// `merge`: combine shard outputs.
+    #[command(subcommand)]
+    pub command: Option<BatchCommand>,
+
+    /// A directory of repositories (`ROOT/<repo>/sealed/**`, `ROOT/<repo>/open/**`, optional
+    /// `seal.json`, `gapscore.toml`) or a manifest (TOML `[[repo]]` tables or JSON lines).
+    #[arg(value_name = "ROOT|MANIFEST", required = true)]
+    pub input: Option<PathBuf>,
+
+    /// The output directory.
+    #[arg(
+        short = 'o',
+        long,
+        value_name = "DIR",
+        default_value = "gapscore-batch"
+    )]
+    pub out: PathBuf,
+
+    /// Exit 1 when some repository's score is above this percentage.
+    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
+    pub threshold: Option<Threshold>,
+
+    /// Score only part K of N (1-based), chosen by a stable hash of the repository name; merge
+    /// the N outputs with `gapscore batch merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+
+    /// Keep the results of repositories already scored in --out whose inputs are unchanged.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// Allow manifest paths (and links) that lead outside the manifest's directory or ROOT.
+    #[arg(long)]
+    pub allow_outside: bool,
+
+    /// No progress and no summary on standard error.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Read every input as this format (or adapter name) instead of detecting it.
+    #[arg(long, value_name = "ID")]
+    pub input_format: Option<String>,
+
+    /// What skipped and todo tests count as (a repository's gapscore.toml may say otherwise).
+    #[arg(long, value_enum, default_value_t = SkippedArg::Fail)]
+    pub skipped: SkippedArg,
+
+    /// What xfailed tests count as.
+    #[arg(long, value_enum, default_value_t = PassFailArg::Fail)]
+    pub xfail: PassFailArg,
+
+    /// What tests that passed only on a retry count as.
+    #[arg(long, value_enum, default_value_t = PassFailArg::Pass)]
+    pub flaky: PassFailArg,
+
+    /// JSON key names of the per-repository reports.
+    #[arg(long, value_enum, default_value_t = DialectArg::Shadow)]
+    pub dialect: DialectArg,
+
+    #[command(flatten)]
+    pub host: HostArgs,
+}
+
+/// `gapscore batch` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum BatchCommand {
+    /// Combine the output directories of `--shard` runs into the outputs of a single run.
+    #[command(after_help = BATCH_EXIT_CODES)]
+    Merge(MergeArgs),
+}
+
+/// `gapscore batch merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard output directories.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+
+    /// The output directory.
+    #[arg(
+        short = 'o',
+        long,
+        value_name = "DIR",
+        default_value = "gapscore-batch"
+    )]
+    pub out: PathBuf,
+
+    /// Exit 1 when some repository's score is above this percentage.
+    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
+    pub threshold: Option<Threshold>,
+
+    /// No summary on standard error.
+    #[arg(short, long)]
+    pub quiet: bool,
 }

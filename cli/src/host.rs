@@ -1,7 +1,9 @@
-//! Building the adapter registry from the command line and the environment, and running
-//! ingestion with the user's options.
+//! Building the adapter registry from the command line and the environment, ingestion options,
+//! and reading a validation with them (for `feedback` and `harden record`).
 
+use anyhow::{Result, bail};
 use gapscore_adapters::{IngestOptions, PLUGIN_PATH_ENV, PluginSearch, Registry};
+use gapscore_engine::validation::{Validation, load_validation};
 
 use crate::args::HostArgs;
 use crate::io;
@@ -24,4 +26,25 @@ pub fn registry(args: &HostArgs) -> (Registry, usize) {
 /// Ingestion options from the command line.
 pub fn ingest_options(args: &HostArgs, format: Option<String>) -> IngestOptions {
     IngestOptions::new(format, args.jobs.map_or(0, usize::from))
+}
+
+/// Reads a validation through the engine with the command's plugins, printing its diagnostics.
+pub fn validation(
+    inputs: &[std::path::PathBuf],
+    input_format: Option<String>,
+    host_args: &HostArgs,
+) -> Result<Validation> {
+    let (registry, plugin_failures) = registry(host_args);
+    if plugin_failures > 0 {
+        bail!("a plugin could not be loaded");
+    }
+    let mut diagnostics = Vec::new();
+    let v = load_validation(
+        inputs,
+        &registry,
+        &ingest_options(host_args, input_format),
+        &mut diagnostics,
+    );
+    io::diagnostics(&diagnostics);
+    Ok(v?)
 }

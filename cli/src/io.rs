@@ -6,6 +6,8 @@ use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
+use gapscore_engine::Diagnostic;
+use gapscore_engine::fs;
 
 /// Writes `content` to `out` atomically (a temporary file in the same directory, then a
 /// rename), or to standard output when `out` is `None`. A closed pipe on stdout is not an error.
@@ -29,39 +31,7 @@ pub fn write_output_with(
                 Err(e) => Err(e).context("cannot write to standard output"),
             }
         }
-        Some(path) => {
-            let fail = |e: &io::Error| {
-                anyhow::anyhow!(
-                    "cannot write `{}`: {}",
-                    path.display(),
-                    gapscore_adapters::io_reason(e)
-                )
-            };
-            if path.is_dir() {
-                anyhow::bail!("cannot write `{}`: is a directory", path.display());
-            }
-            let dir = match path.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p,
-                _ => Path::new("."),
-            };
-            let mut builder = tempfile::Builder::new();
-            builder.prefix(".gapscore-").suffix(".tmp");
-            // A temporary file is created owner-only; the report gets the mode of the file it
-            // replaces, or the usual 0644 for a new one.
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt as _;
-                let mode =
-                    std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
-                builder.permissions(std::fs::Permissions::from_mode(mode));
-            }
-            let mut tmp = builder.tempfile_in(dir).map_err(|e| fail(&e))?;
-            write(&mut tmp)
-                .and_then(|()| tmp.as_file().sync_all())
-                .map_err(|e| fail(&e))?;
-            tmp.persist(path).map_err(|e| fail(&e.error))?;
-            Ok(())
-        }
+        Some(path) => Ok(fs::write_atomic(path, true, write)?),
     }
 }
 
@@ -83,9 +53,37 @@ pub fn error(message: &str) {
     let _ = writeln!(err, "error: {message}");
 }
 
-/// Prints an error with its chain of causes (`error: outer: inner`).
+/// Prints an error with its chain of causes (`error: outer: inner`), an operating-system error
+/// in gapscore's style (`no such file or directory`).
 pub fn report_error(e: &anyhow::Error) {
-    error(&format!("{e:#}"));
+    let mut line = String::new();
+    for (i, cause) in e.chain().enumerate() {
+        if i > 0 {
+            line.push_str(": ");
+        }
+        match cause.downcast_ref::<io::Error>() {
+            Some(io) => line.push_str(&fs::io_reason(io)),
+            None => line.push_str(&cause.to_string()),
+        }
+        // A seal record's error names its cause itself.
+        if cause
+            .downcast_ref::<fs::FsError>()
+            .is_some_and(|f| matches!(f, fs::FsError::Record { .. }))
+        {
+            break;
+        }
+    }
+    error(&line);
+}
+
+/// Prints the engine's diagnostics in order.
+pub fn diagnostics(list: &[Diagnostic]) {
+    for d in list {
+        match d {
+            Diagnostic::Error(m) => error(m),
+            Diagnostic::Warning(m) => warn(m),
+        }
+    }
 }
 
 /// The report time: `SOURCE_DATE_EPOCH` when set (reproducible output), otherwise now.

@@ -1,8 +1,11 @@
 //! The `gapscore` command line: argument parsing ([`args`]) and one module per command
-//! ([`commands`]). No scoring or parsing logic lives here; it calls `gapscore-core` and
-//! `gapscore-schema` and does the file I/O.
+//! ([`commands`]), each turning its arguments into a request for the engine (`gapscore-engine`)
+//! or the checker (`gapscore-check`) and printing the outcome. No scoring or parsing logic lives
+//! here.
 //!
-//! Exit codes: 0 ok, 1 threshold exceeded, 2 usage or input error (never 1 for an error).
+//! Exit codes are defined once, in [`gapscore_engine::ExitCode`]: 0 ok, 1 the answer is "no"
+//! (threshold exceeded, level not held, seal changed), 2 usage or input error (never 1 for an
+//! error), 3 some batch repositories could not be scored.
 
 #![forbid(unsafe_code)]
 
@@ -11,32 +14,29 @@ pub mod commands;
 mod host;
 mod io;
 
-use std::process::ExitCode;
-
 use clap::Parser;
-
-/// Exit code for success.
-pub const EXIT_OK: u8 = 0;
-/// Exit code when the score exceeds `--threshold`.
-pub const EXIT_THRESHOLD: u8 = 1;
-/// Exit code for usage and input errors.
-pub const EXIT_ERROR: u8 = 2;
+use gapscore_engine::ExitCode;
 
 /// Parses the command line, runs the command and maps the outcome to an exit code.
-pub fn run() -> ExitCode {
+pub fn run() -> std::process::ExitCode {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { EXIT_ERROR } else { EXIT_OK });
+            let code = if e.use_stderr() {
+                ExitCode::Error
+            } else {
+                ExitCode::Ok
+            };
+            return code.into();
         }
     };
     match commands::dispatch(cli) {
-        Ok(code) => ExitCode::from(code),
+        Ok(code) => code.into(),
         Err(e) => {
             io::report_error(&e);
-            ExitCode::from(EXIT_ERROR)
+            ExitCode::Error.into()
         }
     }
 }

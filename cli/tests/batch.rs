@@ -512,7 +512,7 @@ fn seals_checked_and_broken_seal_is_an_error_row() {
     );
     let e = r[1]["error"].as_str().unwrap();
     assert!(
-        e.contains("broken seal") && e.contains("1 changed (test_a.py)"),
+        e.contains("broken seal") && e.contains("1 file changed (test_a.py)"),
         "{e}"
     );
 }

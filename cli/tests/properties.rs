@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use gapscore_adapters::score::{SuiteOptions, tally_suite};
+use gapscore_engine::{SuiteOptions, tally_suite};
 use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_conformance::checker::{Evidence, Severity, check_bytes};
 use gapscore_core::{

@@ -4,8 +4,8 @@
 //! files with results in input order.
 //!
 //! Principal types: [`Registry`], [`Registered`], [`Origin`], [`PluginSearch`],
-//! [`PluginAdapter`], [`Input`], [`IngestOptions`], [`Outcome`], [`IngestError`]; one suite is
-//! scored by [`score::tally_suite`] (shared by `gapscore score` and batch scoring).
+//! [`PluginAdapter`], [`Input`], [`IngestOptions`], [`Outcome`], [`IngestError`]. Scoring what
+//! was read is the engine's (`gapscore-engine`), which every command goes through.
 
 #![deny(unsafe_code)] // Allowed in `loader` only, where each block carries its SAFETY argument.
 #![deny(missing_docs)]
@@ -13,8 +13,6 @@
 mod ingest;
 pub mod loader;
 mod registry;
-pub mod score;
-pub mod sealdir;
 
 pub use ingest::{
     IngestError, IngestOptions, Input, Outcome, Parsed, STDIN_NAME, expand_inputs, ingest,

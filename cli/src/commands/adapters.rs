@@ -3,12 +3,13 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
+use gapscore_engine::ExitCode;
 
 use crate::args::AdaptersArgs;
-use crate::{EXIT_ERROR, EXIT_OK, host, io};
+use crate::{host, io};
 
 /// Prints one line per adapter: name, version, formats, origin.
-pub fn run(args: &AdaptersArgs) -> Result<u8> {
+pub fn run(args: &AdaptersArgs) -> Result<ExitCode> {
     let (registry, failed) = host::registry(&args.host);
     let rows: Vec<[String; 4]> = registry
         .entries()
@@ -45,5 +46,9 @@ pub fn run(args: &AdaptersArgs) -> Result<u8> {
         let _ = writeln!(out, "{}", line.trim_end());
     }
     io::write_output(None, &out)?;
-    Ok(if failed > 0 { EXIT_ERROR } else { EXIT_OK })
+    Ok(if failed > 0 {
+        ExitCode::Error
+    } else {
+        ExitCode::Ok
+    })
 }

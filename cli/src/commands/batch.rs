@@ -2,130 +2,21 @@
 //! `gapscore batch merge`: combine shard outputs. See docs/batch.md.
 
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use clap::{Args, Subcommand};
-use gapscore_batch::{BatchOptions, BatchRun, NoProgress, Progress, RepoRow, Shard, discover};
+use gapscore_batch::{BatchOptions, BatchRun, NoProgress, Progress, RepoRow, discover};
 use gapscore_core::{StatusPolicy, Threshold};
+use gapscore_engine::ExitCode;
 
-use crate::args::{DialectArg, HostArgs, PassFailArg, SkippedArg};
+use crate::args::{BatchArgs, BatchCommand};
 use crate::{host, io};
 
-/// Exit code when some repositories could not be scored.
-pub const EXIT_UNSCORED: u8 = 3;
-
-const EXIT_CODES: &str = "Exit codes: 0 every repository scored (and none above --threshold), 1 some repository above --threshold, 2 usage error or outputs not written, 3 some repositories could not be scored (error rows; wins over 1). See docs/batch.md.";
-
-/// `gapscore batch`.
-#[derive(Debug, Args)]
-#[command(
-    args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true,
-    after_help = EXIT_CODES
-)]
-pub struct BatchArgs {
-    /// `merge`: combine shard outputs.
-    #[command(subcommand)]
-    pub command: Option<BatchCommand>,
-
-    /// A directory of repositories (`ROOT/<repo>/sealed/**`, `ROOT/<repo>/open/**`, optional
-    /// `seal.json`, `gapscore.toml`) or a manifest (TOML `[[repo]]` tables or JSON lines).
-    #[arg(value_name = "ROOT|MANIFEST", required = true)]
-    pub input: Option<PathBuf>,
-
-    /// The output directory.
-    #[arg(
-        short = 'o',
-        long,
-        value_name = "DIR",
-        default_value = "gapscore-batch"
-    )]
-    pub out: PathBuf,
-
-    /// Exit 1 when some repository's score is above this percentage.
-    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
-    pub threshold: Option<Threshold>,
-
-    /// Score only part K of N (1-based), chosen by a stable hash of the repository name; merge
-    /// the N outputs with `gapscore batch merge`.
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<Shard>,
-
-    /// Keep the results of repositories already scored in --out whose inputs are unchanged.
-    #[arg(long)]
-    pub resume: bool,
-
-    /// Allow manifest paths (and links) that lead outside the manifest's directory or ROOT.
-    #[arg(long)]
-    pub allow_outside: bool,
-
-    /// No progress and no summary on standard error.
-    #[arg(short, long)]
-    pub quiet: bool,
-
-    /// Read every input as this format (or adapter name) instead of detecting it.
-    #[arg(long, value_name = "ID")]
-    pub input_format: Option<String>,
-
-    /// What skipped and todo tests count as (a repository's gapscore.toml may say otherwise).
-    #[arg(long, value_enum, default_value_t = SkippedArg::Fail)]
-    pub skipped: SkippedArg,
-
-    /// What xfailed tests count as.
-    #[arg(long, value_enum, default_value_t = PassFailArg::Fail)]
-    pub xfail: PassFailArg,
-
-    /// What tests that passed only on a retry count as.
-    #[arg(long, value_enum, default_value_t = PassFailArg::Pass)]
-    pub flaky: PassFailArg,
-
-    /// JSON key names of the per-repository reports.
-    #[arg(long, value_enum, default_value_t = DialectArg::Shadow)]
-    pub dialect: DialectArg,
-
-    #[command(flatten)]
-    pub host: HostArgs,
-}
-
-/// `gapscore batch` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum BatchCommand {
-    /// Combine the output directories of `--shard` runs into the outputs of a single run.
-    #[command(after_help = EXIT_CODES)]
-    Merge(MergeArgs),
-}
-
-/// `gapscore batch merge`.
-#[derive(Debug, Args)]
-pub struct MergeArgs {
-    /// Shard output directories.
-    #[arg(required = true, value_name = "DIR")]
-    pub dirs: Vec<PathBuf>,
-
-    /// The output directory.
-    #[arg(
-        short = 'o',
-        long,
-        value_name = "DIR",
-        default_value = "gapscore-batch"
-    )]
-    pub out: PathBuf,
-
-    /// Exit 1 when some repository's score is above this percentage.
-    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
-    pub threshold: Option<Threshold>,
-
-    /// No summary on standard error.
-    #[arg(short, long)]
-    pub quiet: bool,
-}
-
 /// Runs `gapscore batch` or `gapscore batch merge`.
-pub fn run(args: BatchArgs) -> Result<u8> {
+pub fn run(args: BatchArgs) -> Result<ExitCode> {
     if let Some(BatchCommand::Merge(m)) = args.command {
         let run = gapscore_batch::merge(&m.dirs, &m.out, m.threshold)?;
         if !m.quiet {
@@ -185,13 +76,13 @@ pub fn run(args: BatchArgs) -> Result<u8> {
     Ok(exit_code(&run, args.threshold))
 }
 
-fn exit_code(run: &BatchRun, threshold: Option<Threshold>) -> u8 {
+fn exit_code(run: &BatchRun, threshold: Option<Threshold>) -> ExitCode {
     if run.errors() > 0 {
-        EXIT_UNSCORED
+        ExitCode::Unscored
     } else if threshold.is_some_and(|t| run.over(t) > 0) {
-        crate::EXIT_THRESHOLD
+        ExitCode::Failed
     } else {
-        crate::EXIT_OK
+        ExitCode::Ok
     }
 }
 

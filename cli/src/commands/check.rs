@@ -6,12 +6,13 @@ use anyhow::Result;
 use gapscore_conformance::checker::{
     CheckOutput, Evidence, FileResult, check_bytes, check_path, render_text,
 };
+use gapscore_engine::ExitCode;
 
 use crate::args::{CheckArgs, CheckFormat};
 use crate::io;
 
 /// Checks every report; the exit code says whether the requested level holds.
-pub fn run(args: &CheckArgs) -> Result<u8> {
+pub fn run(args: &CheckArgs) -> Result<ExitCode> {
     // Evidence that cannot be read is a usage error: without it the check would say less than
     // was asked for.
     let evidence = Evidence::load(args.sealed_dir.as_deref(), args.seal.as_deref())?;
@@ -47,7 +48,11 @@ pub fn run(args: &CheckArgs) -> Result<u8> {
         }
     };
     io::write_output(None, &text)?;
-    Ok(out.exit_code)
+    Ok(match out.exit_code {
+        0 => ExitCode::Ok,
+        1 => ExitCode::Failed,
+        _ => ExitCode::Error,
+    })
 }
 
 /// `-`: the report on standard input (`gapscore score ... | gapscore check -`), read once.

@@ -1,18 +1,18 @@
 //! `gapscore feedback`: what the implementer may see after a failed validation (spec §4.4).
 
 use anyhow::Result;
-use gapscore_adapters::sealdir;
 use gapscore_core::feedback::{build_feedback, render_feedback_text};
+use gapscore_engine::ExitCode;
+use gapscore_engine::fs::sealed_source;
 
 use crate::args::{FeedbackArgs, FeedbackFormat};
-use crate::commands::harden::load_validation;
-use crate::{EXIT_OK, io};
+use crate::{host, io};
 
 /// Runs `gapscore feedback`.
-pub fn run(args: &FeedbackArgs) -> Result<u8> {
-    let v = load_validation(&args.inputs, args.input_format.clone(), &args.host)?;
+pub fn run(args: &FeedbackArgs) -> Result<ExitCode> {
+    let v = host::validation(&args.inputs, args.input_format.clone(), &args.host)?;
     let mut source = match &args.sealed_dir {
-        Some(dir) => Some(sealdir::sealed_source(dir, args.min_line_len)?),
+        Some(dir) => Some(sealed_source(dir, args.min_line_len)?),
         None => {
             io::warn(
                 "no --sealed-dir: the feedback cannot be checked for sealed source (ANSI codes are still removed)",
@@ -45,5 +45,5 @@ pub fn run(args: &FeedbackArgs) -> Result<u8> {
             if fb.removed_locations == 1 { "" } else { "s" }
         ));
     }
-    Ok(EXIT_OK)
+    Ok(ExitCode::Ok)
 }

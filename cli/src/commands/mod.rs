@@ -11,13 +11,14 @@ pub mod score;
 pub mod seal;
 
 use anyhow::Result;
+use gapscore_engine::ExitCode;
 
 use crate::args::{Cli, Command};
 
 /// Runs a parsed command; returns the exit code, or an error (exit 2).
-pub fn dispatch(cli: Cli) -> Result<u8> {
+pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Score(args) => score::run(args),
+        Command::Score(args) => score::run(&args),
         Command::Schema(args) => schema::run(&args),
         Command::Parse(args) => parse::run(&args),
         Command::Adapters(args) => adapters::run(&args),

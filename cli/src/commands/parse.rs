@@ -4,13 +4,14 @@ use anyhow::Result;
 use gapscore_adapter_ctrf::to_ctrf;
 use gapscore_adapters::{Outcome, expand_inputs, ingest};
 use gapscore_core::RunCollector;
+use gapscore_engine::ExitCode;
 
 use crate::args::{ParseArgs, ParseOutput};
-use crate::{EXIT_ERROR, EXIT_OK, host, io};
+use crate::{host, io};
 
 /// Prints every run that could be read, in input order; reports every file that could not on
 /// stderr and then exits 2. With `-o OUT`, a file that could not be read means no output file.
-pub fn run(args: &ParseArgs) -> Result<u8> {
+pub fn run(args: &ParseArgs) -> Result<ExitCode> {
     let (registry, plugin_failures) = host::registry(&args.host);
     let (inputs, mut failed) = {
         let (inputs, errors) = expand_inputs(&args.files);
@@ -79,8 +80,8 @@ pub fn run(args: &ParseArgs) -> Result<u8> {
         failed += 1;
     }
     Ok(if failed > 0 || plugin_failures > 0 {
-        EXIT_ERROR
+        ExitCode::Error
     } else {
-        EXIT_OK
+        ExitCode::Ok
     })
 }

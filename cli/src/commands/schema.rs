@@ -1,19 +1,20 @@
 //! `gapscore schema`: print a JSON Schema.
 
 use anyhow::Result;
+use gapscore_engine::ExitCode;
 use gapscore_schema::SchemaId;
 
 use crate::args::{SchemaArg, SchemaArgs};
-use crate::{EXIT_OK, io};
+use crate::io;
 
 /// Prints the chosen schema as shipped (the committed files, which a test keeps equal to what
 /// the types generate).
-pub fn run(args: &SchemaArgs) -> Result<u8> {
+pub fn run(args: &SchemaArgs) -> Result<ExitCode> {
     let id = match args.which {
         // Kept by the checker's crate (the schema crate cannot depend on the checker's types).
         SchemaArg::CheckOutput => {
             io::write_output(None, gapscore_conformance::checker::OUTPUT_SCHEMA)?;
-            return Ok(EXIT_OK);
+            return Ok(ExitCode::Ok);
         }
         SchemaArg::Report => SchemaId::Report,
         SchemaArg::Results => SchemaId::Results,
@@ -23,5 +24,5 @@ pub fn run(args: &SchemaArgs) -> Result<u8> {
         SchemaArg::Gap => SchemaId::GapPreRename,
     };
     io::write_output(None, id.text())?;
-    Ok(EXIT_OK)
+    Ok(ExitCode::Ok)
 }

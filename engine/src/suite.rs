@@ -11,7 +11,7 @@ use std::sync::Arc;
 use gapscore_core::categories::CategoryRules;
 use gapscore_core::{IdFinder, InputInfo, Manifest, ProblemKind, Spill, StatusPolicy, Tally};
 
-use crate::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
+use gapscore_adapters::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
 
 /// How the tallies of one suite are made.
 #[derive(Debug, Clone)]

@@ -1,0 +1,427 @@
+//! The one score pipeline: seal check → category rules → expected-test manifest → tally both
+//! suites → hardening and overlap → report. `gapscore score` and `gapscore batch` (and, through
+//! [`crate::validation`], `feedback` and `harden`) score through [`score`], so a scoring rule is
+//! written once and a repository scores the same whichever command reads it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use gapscore_adapters::{IngestOptions, Registry};
+use gapscore_core::categories::{CategoryRules, RulesError};
+use gapscore_core::failures::DEFAULT_BUDGET;
+use gapscore_core::hardening::{DEFAULT_OVERLAP_THRESHOLD, hardening_from, overlap};
+use gapscore_core::hash::canonical_sha256;
+use gapscore_core::{
+    Dialect, GapReport, Manifest, ReportOptions, SealCheck, Spill, StatusPolicy, Tally, Threshold,
+    build_report,
+};
+
+use crate::error::Error;
+use crate::exit::ExitCode;
+use crate::fs::{self, FsError};
+use crate::seal::{Expected, Verification, VerifyOptions, verify_dir};
+use crate::suite::{Diagnostic, SuiteOptions, tally_suite};
+use crate::validation::load_history;
+
+/// The seal a run is scored under: the record `gapscore seal` wrote and the directory it seals.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SealInput {
+    /// The seal record file.
+    pub record: PathBuf,
+    /// The sealed test directory, checked against the record before anything is read.
+    pub sealed_dir: PathBuf,
+    /// Globs left out of the check besides the record's own.
+    pub excludes: Vec<String>,
+    /// Score against a broken seal (the report is advisory and says so) instead of refusing.
+    pub allow_broken: bool,
+}
+
+impl SealInput {
+    /// A seal record and its directory; a broken seal is refused.
+    pub fn new(record: impl Into<PathBuf>, sealed_dir: impl Into<PathBuf>) -> Self {
+        SealInput {
+            record: record.into(),
+            sealed_dir: sealed_dir.into(),
+            excludes: Vec::new(),
+            allow_broken: false,
+        }
+    }
+}
+
+/// Everything one score depends on.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ScoreRequest {
+    /// Sealed result inputs: files, directories, globs, `-`.
+    pub sealed: Vec<PathBuf>,
+    /// Open result inputs; empty for no open suite.
+    pub open: Vec<PathBuf>,
+    /// What skipped, xfailed and flaky tests count as.
+    pub policy: StatusPolicy,
+    /// A category rules file (TOML).
+    pub categories: Option<PathBuf>,
+    /// The seal to check first and score under.
+    pub seal: Option<SealInput>,
+    /// The sealed hash given by the user (`--sealed-hash`); must agree with the seal record's.
+    pub sealed_hash: Option<String>,
+    /// A hardening history and the cycle budget, for the report's `hardening` object.
+    pub history: Option<(PathBuf, u64)>,
+    /// The overlap ratio between sealed and open test names, with this threshold (`None` in
+    /// the pair: the default).
+    pub overlap: Option<Option<f64>>,
+    /// The report's dialect.
+    pub dialect: Dialect,
+    /// The report id; default `run-YYYYMMDD-HHMMSS` from the timestamp.
+    pub id: Option<String>,
+    /// The report time, RFC 3339.
+    pub timestamp: Option<String>,
+    /// The specification the sealed tests come from.
+    pub specification: Option<String>,
+    /// How files are read: forced format, threads.
+    pub ingest: IngestOptions,
+    /// Spill failure entries past a memory budget to a temporary file.
+    pub spill: bool,
+    /// Plugins the caller could not load (each already reported): they fail the run like an
+    /// unreadable input.
+    pub plugin_failures: usize,
+    /// Refuse to report on zero sealed tests.
+    pub strict: bool,
+    /// Exit 1 above this displayed score.
+    pub threshold: Option<Threshold>,
+    /// Exit 0 even when an input was cut off.
+    pub allow_truncated: bool,
+}
+
+impl ScoreRequest {
+    /// Scores `sealed` under the default policy, with nothing else.
+    pub fn new(sealed: Vec<PathBuf>) -> Self {
+        ScoreRequest {
+            sealed,
+            open: Vec::new(),
+            policy: StatusPolicy::default(),
+            categories: None,
+            seal: None,
+            sealed_hash: None,
+            history: None,
+            overlap: None,
+            dialect: Dialect::default(),
+            id: None,
+            timestamp: None,
+            specification: None,
+            ingest: IngestOptions::default(),
+            spill: false,
+            plugin_failures: 0,
+            strict: false,
+            threshold: None,
+            allow_truncated: false,
+        }
+    }
+}
+
+/// Why no report was made.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The seal record or the sealed directory could not be read.
+    SealUnreadable(Error),
+    /// The sealed directory does not match its record (and `allow_broken` was not given).
+    BrokenSeal {
+        /// The directory.
+        dir: PathBuf,
+        /// What differs.
+        verification: Verification,
+    },
+    /// The category rules could not be read.
+    Rules(Error),
+    /// Options that cannot be honoured (a `--sealed-hash` that is not the record's, an overlap
+    /// threshold out of range) or a history that cannot be read.
+    Usage(Error),
+    /// Inputs or plugins could not be read (each has an error diagnostic).
+    Unreadable {
+        /// How many.
+        failed: usize,
+    },
+    /// No sealed test was counted, under `strict`.
+    NoSealedTests,
+}
+
+impl Refusal {
+    /// The exit code a refusal ends `score` with.
+    pub fn exit_code(&self) -> ExitCode {
+        ExitCode::Error
+    }
+}
+
+/// What a score came to.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ScoreOutcome {
+    /// The report, unless the score was refused.
+    pub report: Option<GapReport>,
+    /// Why there is no report.
+    pub refusal: Option<Refusal>,
+    /// A seal that does not match but was allowed (`allow_broken`): the report is advisory.
+    pub broken_seal: Option<(PathBuf, Verification)>,
+    /// Notes to show before the report is written, in the order they arose.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Notes to show once it is written (advisory, escalation, cut inputs).
+    pub after: Vec<Diagnostic>,
+    /// The exit code `score` ends with.
+    pub exit: ExitCode,
+}
+
+impl ScoreOutcome {
+    fn refused(refusal: Refusal, diagnostics: Vec<Diagnostic>) -> Self {
+        ScoreOutcome {
+            report: None,
+            exit: refusal.exit_code(),
+            refusal: Some(refusal),
+            broken_seal: None,
+            diagnostics,
+            after: Vec::new(),
+        }
+    }
+}
+
+/// The first few items of a list, for a one-line message.
+fn preview(items: &[String]) -> String {
+    let shown: Vec<&str> = items.iter().take(5).map(String::as_str).collect();
+    match items.len() {
+        n if n > 5 => format!("{} and {} more", shown.join(", "), n - 5),
+        _ => shown.join(", "),
+    }
+}
+
+/// `run-YYYYMMDD-HHMMSS` from an RFC 3339 UTC stamp, in the style of the spec's example id.
+fn default_id(stamp: &str) -> String {
+    let digits: String = stamp.chars().filter(char::is_ascii_digit).collect();
+    match (digits.get(..8), digits.get(8..14)) {
+        (Some(d), Some(t)) => format!("run-{d}-{t}"),
+        _ => format!("run-{digits}"),
+    }
+}
+
+/// Reads a category rules file.
+pub fn read_rules(path: &std::path::Path) -> Result<CategoryRules, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| FsError::read(path, e))?;
+    CategoryRules::from_toml(&text).map_err(|e| {
+        Error::Input(match e {
+            RulesError::Syntax { location, message } => {
+                format!("{}:{location}: {message}", path.display())
+            }
+            other => format!("{}: {other}", path.display()),
+        })
+    })
+}
+
+/// Scores one run: checks the seal, reads both suites through `registry`, and builds the Gap
+/// Report. Never prints; every note is in the outcome.
+pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
+    let mut diagnostics = Vec::new();
+    let mut sealed_hash = match req.sealed_hash.as_deref().map(canonical_sha256).transpose() {
+        Ok(h) => h,
+        Err(e) => return ScoreOutcome::refused(Refusal::Usage(e.into()), diagnostics),
+    };
+    // The seal is checked before anything is read: a broken seal means the results may be
+    // those of other tests than the sealed ones.
+    let mut seal_check = SealCheck::NotChecked;
+    let mut broken_seal = None;
+    let mut manifest = None;
+    if let Some(seal) = &req.seal {
+        let record = match fs::read_record(&seal.record) {
+            Ok(r) => r,
+            Err(e) => return ScoreOutcome::refused(Refusal::SealUnreadable(e.into()), diagnostics),
+        };
+        let mut opts = VerifyOptions::default();
+        opts.excludes.clone_from(&seal.excludes);
+        let expected = Expected::Record(Box::new(record.clone()));
+        let verification = match verify_dir(&seal.sealed_dir, &expected, &opts) {
+            Ok(v) => v,
+            Err(e) => return ScoreOutcome::refused(Refusal::SealUnreadable(e), diagnostics),
+        };
+        if verification.intact() {
+            seal_check = SealCheck::Intact;
+        } else if seal.allow_broken {
+            seal_check = SealCheck::Broken(verification.to_string());
+            broken_seal = Some((seal.sealed_dir.clone(), verification));
+        } else {
+            return ScoreOutcome::refused(
+                Refusal::BrokenSeal {
+                    dir: seal.sealed_dir.clone(),
+                    verification,
+                },
+                diagnostics,
+            );
+        }
+        if sealed_hash.as_ref().is_some_and(|h| *h != record.hash) {
+            return ScoreOutcome::refused(
+                Refusal::Usage(Error::Usage(
+                    "--sealed-hash differs from the --seal record's hash; give one of them"
+                        .to_owned(),
+                )),
+                diagnostics,
+            );
+        }
+        sealed_hash = Some(record.hash.clone());
+        manifest = record
+            .expected_tests
+            .map(|ids| Arc::new(Manifest::new(ids)));
+    }
+    let rules = match &req.categories {
+        None => None,
+        Some(path) => match read_rules(path) {
+            Ok(r) => Some(Arc::new(r)),
+            Err(e) => return ScoreOutcome::refused(Refusal::Rules(e), diagnostics),
+        },
+    };
+
+    let mut suite_opts = SuiteOptions::new(req.policy);
+    suite_opts.rules = rules;
+    suite_opts.names = req.overlap.is_some();
+    suite_opts.ingest = req.ingest.clone();
+    if req.spill {
+        // Failure entries past a budget go to a temporary file: memory stays bounded.
+        suite_opts.spill = Some(Spill::new(DEFAULT_BUDGET, Arc::new(tempfile::tempfile)));
+    }
+    let mut sealed_opts = suite_opts.clone();
+    sealed_opts.manifest = manifest;
+    let mut inputs = Vec::new();
+    let mut failed = req.plugin_failures;
+    let mut cut = Vec::new();
+
+    let suite = tally_suite(registry, "sealed", &req.sealed, &sealed_opts);
+    diagnostics.extend(suite.diagnostics);
+    failed += suite.failed;
+    inputs.extend(suite.inputs);
+    cut.extend(suite.cut);
+    let mut sealed = suite.tally;
+    sealed.apply_manifest();
+    if !sealed.missing.is_empty() {
+        diagnostics.push(Diagnostic::Warning(format!(
+            "{} expected sealed test{} did not run (each counted as failed): {}",
+            sealed.missing.len(),
+            if sealed.missing.len() == 1 { "" } else { "s" },
+            preview(&sealed.missing)
+        )));
+    }
+    if !sealed.unexpected.is_empty() {
+        diagnostics.push(Diagnostic::Warning(format!(
+            "{} sealed result{} for tests the seal record does not list (renamed or injected; not counted): {}",
+            sealed.unexpected.len(),
+            if sealed.unexpected.len() == 1 {
+                " is"
+            } else {
+                "s are"
+            },
+            preview(&sealed.unexpected)
+        )));
+    }
+    let open: Option<Tally> = (!req.open.is_empty()).then(|| {
+        let suite = tally_suite(registry, "open", &req.open, &suite_opts);
+        diagnostics.extend(suite.diagnostics);
+        failed += suite.failed;
+        inputs.extend(suite.inputs);
+        cut.extend(suite.cut);
+        suite.tally
+    });
+    if failed > 0 {
+        return ScoreOutcome::refused(Refusal::Unreadable { failed }, diagnostics);
+    }
+
+    for w in &sealed.warnings {
+        diagnostics.push(Diagnostic::Warning(w.clone()));
+    }
+    if let Some(o) = &open {
+        for w in &o.warnings {
+            diagnostics.push(Diagnostic::Warning(format!("open: {w}")));
+        }
+    }
+    let score = sealed.score();
+    if score.total == 0 {
+        if req.strict {
+            return ScoreOutcome::refused(Refusal::NoSealedTests, diagnostics);
+        }
+        diagnostics.push(Diagnostic::Warning(
+            "no sealed tests were counted: the report says 0.0 but is advisory (use --strict to fail instead)".to_owned(),
+        ));
+    }
+
+    let mut opts = ReportOptions::default();
+    opts.dialect = req.dialect;
+    opts.id = req
+        .id
+        .clone()
+        .or_else(|| req.timestamp.as_deref().map(default_id));
+    opts.timestamp.clone_from(&req.timestamp);
+    opts.specification.clone_from(&req.specification);
+    opts.sealed_hash = sealed_hash;
+    opts.inputs = inputs;
+    opts.seal = seal_check;
+    if let Some((path, max)) = &req.history {
+        let history = match load_history(path) {
+            Ok(h) => h,
+            Err(e) => return ScoreOutcome::refused(Refusal::Usage(e), diagnostics),
+        };
+        match hardening_from(&history, &score, *max) {
+            Some(h) => {
+                if let Some(m) = &h.mismatch {
+                    diagnostics.push(Diagnostic::Warning(m.clone()));
+                }
+                opts.hardening = Some(h);
+            }
+            None => diagnostics.push(Diagnostic::Warning(format!(
+                "{}: no cycles recorded yet; the report has no `hardening` object",
+                path.display()
+            ))),
+        }
+    }
+    if let (Some(threshold), Some(o)) = (req.overlap, &open) {
+        let threshold = threshold.unwrap_or(DEFAULT_OVERLAP_THRESHOLD);
+        if !(0.0..=1.0).contains(&threshold) {
+            return ScoreOutcome::refused(
+                Refusal::Usage(Error::Usage(format!(
+                    "--overlap-threshold must be between 0 and 1, not {threshold}"
+                ))),
+                diagnostics,
+            );
+        }
+        opts.overlap = Some(overlap(&sealed.names, &o.names, threshold));
+    }
+    let report = build_report(&sealed, open.as_ref(), &opts);
+
+    let mut after = Vec::new();
+    if let Some(reason) = &report.report.advisory_reason {
+        after.push(Diagnostic::Warning(format!("advisory report: {reason}")));
+    }
+    let escalate = report.hardening.as_ref().and_then(|h| h.escalation.clone());
+    if let Some(e) = &escalate {
+        after.push(Diagnostic::Warning(e.clone()));
+    }
+    let exit = if !cut.is_empty() && !req.allow_truncated {
+        after.push(Diagnostic::Error(format!(
+            "{} cut off ({}); the report counts each cut as a failure; pass --allow-truncated to exit 0",
+            if cut.len() == 1 {
+                "an input file was"
+            } else {
+                "input files were"
+            },
+            cut.join(", ")
+        )));
+        ExitCode::Error
+    } else {
+        match req.threshold {
+            Some(t) if score.exceeds(t) => ExitCode::Failed,
+            _ if escalate.is_some() => ExitCode::Failed,
+            _ => ExitCode::Ok,
+        }
+    };
+    ScoreOutcome {
+        report: Some(report),
+        refusal: None,
+        broken_seal,
+        diagnostics,
+        after,
+        exit,
+    }
+}

@@ -1,0 +1,407 @@
+//! Sealing a directory and verifying it: the one seal verification every command uses
+//! (`seal --verify`, `score --seal`, `batch`, `check`), with one way of saying what differs.
+//!
+//! [`verify`] compares files found now with a [`SealRecord`] (pure: the checker hands it files it
+//! read itself); [`verify_dir`] reads a directory and checks it against a record or a bare hash;
+//! [`seal_dir`] hashes a directory into a new record; [`expected_ids`] lists the leaf tests of a
+//! stub run for the record's expected-test list.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use gapscore_adapters::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
+use gapscore_core::RunCollector;
+use gapscore_core::hash::canonical_sha256;
+use gapscore_core::seal::{
+    Excludes, HashMode, PathOrder, SealDiff, SealHash, SealOptions, SealRecord, SealedFile,
+    diff_files, seal_hash,
+};
+
+use crate::error::Error;
+use crate::fs::{self, FsError};
+use crate::suite::Diagnostic;
+
+/// What a directory is checked against.
+#[derive(Debug, Clone)]
+pub enum Expected {
+    /// A seal record.
+    Record(Box<SealRecord>),
+    /// A bare hash, canonical `sha256:<hex>`.
+    Hash(String),
+}
+
+/// Reads `seal --verify`'s argument: a record file, a `.seal-hash` file or a hash.
+pub fn load_expected(arg: &str) -> Result<Expected, Error> {
+    let path = Path::new(arg);
+    if path.is_file() {
+        let text = std::fs::read_to_string(path).map_err(|e| FsError::read(path, e))?;
+        if text.trim_start().starts_with('{') {
+            return SealRecord::from_json(&text)
+                .map(|r| Expected::Record(Box::new(r)))
+                .map_err(|source| {
+                    FsError::Record {
+                        path: path.to_owned(),
+                        source,
+                    }
+                    .into()
+                });
+        }
+        return canonical_sha256(&text).map(Expected::Hash).map_err(|e| {
+            Error::Usage(format!(
+                "`{arg}` holds neither a seal record nor a hash: {e}"
+            ))
+        });
+    }
+    canonical_sha256(arg)
+        .map(Expected::Hash)
+        .map_err(|e| Error::Usage(format!("`{arg}` is neither a file nor a hash: {e}")))
+}
+
+/// How a directory is hashed when it is checked against a bare hash, and what else to leave
+/// out. A record prescribes its own mode, order and spelling.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct VerifyOptions {
+    /// The hash mode (with a record: must be the record's).
+    pub mode: Option<HashMode>,
+    /// The directory spelling the spec and stampede modes hash.
+    pub hash_as: Option<String>,
+    /// Paths sorted in the C.UTF-8 locale's order rather than by bytes.
+    pub locale_order: bool,
+    /// Globs left out besides the record's.
+    pub excludes: Vec<String>,
+}
+
+/// A directory checked against its seal.
+#[derive(Debug, Clone)]
+pub struct Verification {
+    /// The hash it should have.
+    pub expected: String,
+    /// What it has now.
+    pub actual: SealHash,
+    /// File by file, when a record was given.
+    pub diff: Option<SealDiff>,
+}
+
+impl Verification {
+    /// True when the directory matches.
+    pub fn intact(&self) -> bool {
+        self.actual.hash == self.expected
+    }
+}
+
+/// At most this many paths are named per kind of change in the one-line summary.
+const NAMED: usize = 3;
+
+impl fmt::Display for Verification {
+    /// One line: `matches sha256:… (N files)`, or what differs (`1 file changed (a.py), 2 files
+    /// added (x.py, y.py)`), or, when every file is as recorded, the two hashes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.intact() {
+            let n = self.actual.hashed;
+            return write!(
+                f,
+                "matches {} ({n} file{})",
+                self.expected,
+                if n == 1 { "" } else { "s" }
+            );
+        }
+        let mut parts = Vec::new();
+        if let Some(d) = &self.diff {
+            for (list, what) in [
+                (&d.changed, "changed"),
+                (&d.added, "added"),
+                (&d.removed, "removed"),
+            ] {
+                if list.is_empty() {
+                    continue;
+                }
+                let n = list.len();
+                let shown: Vec<&str> = list.iter().take(NAMED).map(String::as_str).collect();
+                let more = if n > NAMED {
+                    format!(", and {} more", n - NAMED)
+                } else {
+                    String::new()
+                };
+                parts.push(format!(
+                    "{n} file{} {what} ({}{more})",
+                    if n == 1 { "" } else { "s" },
+                    shown.join(", ")
+                ));
+            }
+        }
+        if parts.is_empty() {
+            write!(f, "hash {} instead of {}", self.actual.hash, self.expected)?;
+            if self.diff.is_some() {
+                f.write_str(" (every file is as recorded: hashed as another path or order)")?;
+            }
+            return Ok(());
+        }
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// Checks the files found now against a record: they are filtered by the record's excludes and
+/// hashed in the record's mode, order and spelling.
+pub fn verify(record: &SealRecord, files: &[SealedFile]) -> Verification {
+    let kept: Vec<SealedFile> = match Excludes::new(&record.excludes) {
+        Ok(ex) => files
+            .iter()
+            .filter(|f| !ex.matches(&f.path))
+            .cloned()
+            .collect(),
+        // A record's globs were checked when it was read; should one not compile, nothing is
+        // left out, which can only make the check stricter.
+        Err(_) => files.to_vec(),
+    };
+    Verification {
+        expected: record.hash.clone(),
+        actual: seal_hash(&kept, &record.options()),
+        diff: Some(diff_files(&record.files, &kept)),
+    }
+}
+
+fn dir_string(dir: &Path) -> Result<String, Error> {
+    dir.to_str().map(str::to_owned).ok_or_else(|| {
+        Error::Usage(format!(
+            "`{}`: the directory path is not UTF-8",
+            dir.display()
+        ))
+    })
+}
+
+/// Reads `dir` and checks it against a record or a bare hash.
+pub fn verify_dir(
+    dir: &Path,
+    expected: &Expected,
+    opts: &VerifyOptions,
+) -> Result<Verification, Error> {
+    match expected {
+        Expected::Record(r) => {
+            if let Some(m) = opts.mode
+                && m != r.mode
+            {
+                return Err(Error::Usage(format!(
+                    "the seal record was made in {} mode, not {m}; leave out --mode",
+                    r.mode
+                )));
+            }
+            let mut globs = r.excludes.clone();
+            globs.extend(opts.excludes.iter().cloned());
+            let scan = fs::scan(dir, &Excludes::new(&globs)?)?;
+            let mut record = r.clone();
+            if let Some(a) = &opts.hash_as {
+                record.hashed_as = Some(a.clone());
+            }
+            Ok(verify(&record, &scan.files))
+        }
+        Expected::Hash(h) => {
+            let seal_opts = SealOptions {
+                mode: opts.mode.unwrap_or_default(),
+                order: if opts.locale_order {
+                    PathOrder::Locale
+                } else {
+                    PathOrder::Bytes
+                },
+                hash_as: match &opts.hash_as {
+                    Some(a) => a.clone(),
+                    None => dir_string(dir)?,
+                },
+            };
+            let scan = fs::scan(dir, &Excludes::new(&opts.excludes)?)?;
+            Ok(Verification {
+                expected: h.clone(),
+                actual: seal_hash(&scan.files, &seal_opts),
+                diff: None,
+            })
+        }
+    }
+}
+
+/// What to seal and how.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SealRequest {
+    /// The sealed test directory.
+    pub dir: PathBuf,
+    /// Globs left out of the seal.
+    pub excludes: Vec<String>,
+    /// The hash mode.
+    pub mode: HashMode,
+    /// Paths sorted in the C.UTF-8 locale's order rather than by bytes.
+    pub locale_order: bool,
+    /// The directory spelling the spec and stampede modes hash (default: as given).
+    pub hash_as: Option<String>,
+    /// Where the record will be written, when that is a file.
+    pub output: Option<PathBuf>,
+    /// The expected test ids (from [`expected_ids`]).
+    pub expected_tests: Option<Vec<String>>,
+    /// The record's `created` time, RFC 3339.
+    pub created: String,
+}
+
+impl SealRequest {
+    /// Seals `dir` in strict mode, byte order, with nothing left out.
+    pub fn new(dir: impl Into<PathBuf>, created: impl Into<String>) -> Self {
+        SealRequest {
+            dir: dir.into(),
+            excludes: Vec::new(),
+            mode: HashMode::Strict,
+            locale_order: false,
+            hash_as: None,
+            output: None,
+            expected_tests: None,
+            created: created.into(),
+        }
+    }
+}
+
+/// A new seal, and what the user should know about it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Sealed {
+    /// The record.
+    pub record: SealRecord,
+    /// How many files the hash covers.
+    pub hashed: usize,
+    /// Warnings, in order.
+    pub warnings: Vec<String>,
+}
+
+/// Hashes a directory into a seal record.
+pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
+    let directory = dir_string(&req.dir)?;
+    let mut warnings = Vec::new();
+    let mut globs = req.excludes.clone();
+    // A record written inside the directory it seals would change that directory: leave it out.
+    if let Some(inside) = req
+        .output
+        .as_deref()
+        .and_then(|o| relative_inside(&req.dir, o))
+    {
+        warnings.push(format!(
+            "the seal record `{inside}` is inside the sealed directory; it is left out of the seal"
+        ));
+        globs.push(glob_escape(&inside));
+    }
+    let excludes = Excludes::new(&globs)?;
+    let opts = SealOptions {
+        mode: req.mode,
+        order: if req.locale_order {
+            PathOrder::Locale
+        } else {
+            PathOrder::Bytes
+        },
+        hash_as: req.hash_as.clone().unwrap_or_else(|| directory.clone()),
+    };
+    let scan = fs::scan(&req.dir, &excludes)?;
+    let sealed = seal_hash(&scan.files, &opts);
+    if opts.mode == HashMode::Spec && !sealed.unhashed.is_empty() {
+        warnings.push(format!(
+            "{} file{} left out of the spec hash, as the reference pipeline leaves them out (`xargs` splits names with blanks, quotes or backslashes), so they are not protected by it: {} (use --mode strict to seal every file)",
+            sealed.unhashed.len(),
+            if sealed.unhashed.len() == 1 {
+                " is"
+            } else {
+                "s are"
+            },
+            sealed.unhashed.join(", ")
+        ));
+    }
+    if scan.files.is_empty() {
+        warnings.push(format!(
+            "`{directory}` holds no files: the seal protects nothing"
+        ));
+    }
+    let mut record = SealRecord::new(&sealed, &opts, directory, scan.files, req.created.clone());
+    record.excludes = excludes.globs();
+    record.expected_tests.clone_from(&req.expected_tests);
+    Ok(Sealed {
+        hashed: sealed.hashed,
+        record,
+        warnings,
+    })
+}
+
+/// `out` relative to `dir`, when `out` would be written inside `dir`.
+fn relative_inside(dir: &Path, out: &Path) -> Option<String> {
+    let dir = dir.canonicalize().ok()?;
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.canonicalize().ok()?,
+        _ => std::env::current_dir().ok()?,
+    };
+    let full = parent.join(out.file_name()?);
+    let rel = full.strip_prefix(&dir).ok()?;
+    rel.to_str().map(|s| s.replace('\\', "/"))
+}
+
+/// A glob matching exactly this path.
+fn glob_escape(path: &str) -> String {
+    path.chars()
+        .map(|c| match c {
+            '*' | '?' | '[' | ']' => format!("[{c}]"),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+/// The ids of the leaf tests in a stub run's result files, for a record's expected-test list,
+/// with a diagnostic for each file that cannot be used. A file that reports run-level problems
+/// (a collection error) would give an incomplete list: that is an error diagnostic too. The ids
+/// are `None` when any file could not be used.
+pub fn expected_ids(
+    registry: &Registry,
+    paths: &[PathBuf],
+    ingest_opts: &IngestOptions,
+) -> (Option<Vec<String>>, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    let (inputs, errors) = expand_inputs(paths);
+    let mut failed = errors.len();
+    for e in errors {
+        diagnostics.push(Diagnostic::Error(format!("{e} (--expect)")));
+    }
+    let mut ids = BTreeSet::new();
+    for o in ingest(registry, &inputs, ingest_opts, |source, format| {
+        RunCollector::new(format, Some(source.to_owned()))
+    }) {
+        match o {
+            Outcome::Parsed(p) => {
+                let run = p.consumer.into_run();
+                let source = run.source.clone().unwrap_or_default();
+                if !run.problems.is_empty() {
+                    let kinds: Vec<String> =
+                        run.problems.iter().map(|p| p.kind.to_string()).collect();
+                    diagnostics.push(Diagnostic::Error(format!(
+                        "{source}: reports {} ({}); its test list may be incomplete (--expect)",
+                        if kinds.len() == 1 {
+                            "a problem"
+                        } else {
+                            "problems"
+                        },
+                        kinds.join(", ")
+                    )));
+                    failed += 1;
+                    continue;
+                }
+                ids.extend(run.tests.into_iter().filter(|t| !t.parent).map(|t| t.id));
+            }
+            Outcome::Skipped { path, reason } => {
+                diagnostics.push(Diagnostic::Error(format!("{path}: {reason} (--expect)")));
+                failed += 1;
+            }
+            Outcome::Failed(e) => {
+                diagnostics.push(Diagnostic::Error(format!("{e} (--expect)")));
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        diagnostics.push(Diagnostic::Error(format!(
+            "{failed} --expect input{} could not be used; no seal written",
+            if failed == 1 { "" } else { "s" }
+        )));
+        return (None, diagnostics);
+    }
+    (Some(ids.into_iter().collect()), diagnostics)
+}

@@ -1,0 +1,180 @@
+//! One validation of the sealed suite, for `gapscore feedback` and `gapscore harden record`: read
+//! from a Gap Report (any tool's, either dialect) or scored from result files; and the
+//! hardening history those cycles are recorded in.
+
+use std::path::{Path, PathBuf};
+
+use gapscore_adapters::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
+use gapscore_core::feedback::FailureInput;
+use gapscore_core::hardening::History;
+use gapscore_core::hash::canonical_sha256;
+use gapscore_core::{Category, Score, StatusPolicy, Tally};
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::fs::FsError;
+use crate::suite::Diagnostic;
+
+/// One validation of the sealed suite: its failures and score.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Validation {
+    /// Failure entries, run-level problems included.
+    pub failures: Vec<FailureInput>,
+    /// The score.
+    pub score: Score,
+    /// The report's `sealed_hash`, when read from a report.
+    pub sealed_hash: Option<String>,
+}
+
+/// Reads a validation: one Gap Report when `inputs` is a single file that is one, otherwise
+/// sealed result files in any format scored under the default status policy. Diagnostics (files
+/// skipped or unreadable) are pushed to `diagnostics` in order; any unreadable input is an error.
+pub fn load_validation(
+    inputs: &[PathBuf],
+    registry: &Registry,
+    ingest_opts: &IngestOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Validation, Error> {
+    if let [one] = inputs
+        && let Some(v) = read_report(one)?
+    {
+        return Ok(v);
+    }
+    let (expanded, errors) = expand_inputs(inputs);
+    let mut failed = errors.len();
+    for e in errors {
+        diagnostics.push(Diagnostic::Error(e.to_string()));
+    }
+    let policy = StatusPolicy::default();
+    let mut tally = Tally::new(policy);
+    for o in ingest(registry, &expanded, ingest_opts, |source, _| {
+        let mut t = Tally::new(policy);
+        t.set_source(Some(source.to_owned()));
+        t
+    }) {
+        match o {
+            Outcome::Parsed(mut p) => {
+                p.consumer.finish();
+                tally.merge(p.consumer);
+            }
+            Outcome::Skipped { path, reason } => {
+                diagnostics.push(Diagnostic::Warning(format!("{path}: skipped: {reason}")));
+            }
+            Outcome::Failed(e) => {
+                diagnostics.push(Diagnostic::Error(e.to_string()));
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(Error::Input(format!(
+            "{failed} input{} could not be read",
+            if failed == 1 { "" } else { "s" }
+        )));
+    }
+    tally.finish();
+    Ok(Validation {
+        score: tally.score(),
+        failures: tally
+            .failures
+            .iter()
+            .map(|f| FailureInput {
+                name: f.test_name.clone(),
+                category: Some(f.category),
+                expected: f.expected.clone(),
+                actual: f.actual.clone(),
+                message: f.message.clone(),
+            })
+            .collect(),
+        sealed_hash: None,
+    })
+}
+
+/// A Gap Report, when the file is one: a JSON object with `sealed_tests` and `failures`.
+fn read_report(path: &Path) -> Result<Option<Validation>, Error> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(None); // Not a readable file: let the result reader report it.
+    };
+    let Ok(doc) = serde_json::from_slice::<Value>(&bytes) else {
+        return Ok(None);
+    };
+    let (Some(counts), Some(list)) = (doc.get("sealed_tests"), doc.get("failures")) else {
+        return Ok(None);
+    };
+    let shown = path.display();
+    let number = |key: &str| -> Result<u64, Error> {
+        let v = &counts[key];
+        v.as_u64()
+            .or_else(|| {
+                v.as_f64()
+                    .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                    .map(|f| f as u64)
+            })
+            .ok_or_else(|| Error::Input(format!("{shown}: /sealed_tests/{key} is not a count")))
+    };
+    let (total, failed) = (number("total")?, number("failed")?);
+    if failed > total {
+        return Err(Error::Input(format!(
+            "{shown}: /sealed_tests says {failed} failed of {total}"
+        )));
+    }
+    let Some(items) = list.as_array() else {
+        return Err(Error::Input(format!("{shown}: /failures is not an array")));
+    };
+    let text = |f: &Value, key: &str| f.get(key).and_then(Value::as_str).map(str::to_owned);
+    let failures = items
+        .iter()
+        .map(|f| FailureInput {
+            name: text(f, "test_name").unwrap_or_else(|| "(unnamed)".to_owned()),
+            category: text(f, "category").and_then(|c| Category::parse_lenient(&c)),
+            expected: text(f, "expected").filter(|s| !s.is_empty()),
+            actual: text(f, "actual").filter(|s| !s.is_empty()),
+            message: text(f, "message").filter(|s| !s.is_empty()),
+        })
+        .collect();
+    let sealed_hash = doc
+        .pointer("/report/sealed_hash")
+        .and_then(Value::as_str)
+        .and_then(|h| canonical_sha256(h).ok());
+    Ok(Some(Validation {
+        failures,
+        score: Score::new(failed, total),
+        sealed_hash,
+    }))
+}
+
+/// Reads a hardening history file; a missing file is an empty history.
+pub fn load_history(path: &Path) -> Result<History, Error> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(History::default()),
+        Err(e) => return Err(FsError::read(path, e).into()),
+    };
+    let history: History = serde_json::from_str(&text).map_err(|e| {
+        Error::Input(format!(
+            "{}:{}:{}: not a hardening history: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })?;
+    if history.gapscore_history != History::VERSION {
+        return Err(Error::Input(format!(
+            "{}: history version {} is not supported (this gapscore reads version {})",
+            path.display(),
+            history.gapscore_history,
+            History::VERSION
+        )));
+    }
+    Ok(history)
+}
+
+/// Writes a hardening history (pretty JSON, atomically).
+pub fn save_history(path: &Path, history: &History) -> Result<(), Error> {
+    let mut text = serde_json::to_string_pretty(history)
+        .map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+    text.push('\n');
+    crate::fs::write_atomic(path, true, &mut |w| w.write_all(text.as_bytes()))
+        .map_err(|e: FsError| e.into())
+}
