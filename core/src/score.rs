@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::categories::CategoryRules;
-use crate::failures::{FailureLog, Spill};
+use crate::failures::{FailureEntry, FailureLog, FailureOrigin, Spill};
 use gapscore_model::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
 use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase};
 
@@ -329,32 +329,6 @@ pub struct SuiteCounts {
     pub passed: u64,
     /// Counted as failed.
     pub failed: u64,
-}
-
-/// Where a failure entry comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureOrigin {
-    /// A test whose outcome counts as failed.
-    Test(Status),
-    /// A run-level problem: tests did not run.
-    Problem(ProblemKind),
-}
-
-/// One entry in the report's failure list.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FailureEntry {
-    /// The name shown (`suite::name`, or a `[problem]` label).
-    pub test_name: String,
-    /// The test's category.
-    pub category: Category,
-    /// What was expected, when known.
-    pub expected: Option<String>,
-    /// What happened, when known.
-    pub actual: Option<String>,
-    /// The message.
-    pub message: Option<String>,
-    /// Why it is a failure.
-    pub origin: FailureOrigin,
 }
 
 /// Per-status counts of every test read (before the policy).
