@@ -20,6 +20,7 @@ pub mod failures;
 pub mod feedback;
 pub mod hardening;
 pub mod hash;
+pub mod level;
 pub mod render;
 pub mod report;
 pub mod score;
@@ -33,11 +34,11 @@ pub use gapscore_model::{
     Location, Normalizer, Problem, ProblemKind, Producer, RunCollector, Status, TestCase, TestRun,
     replay,
 };
+pub use level::{Level, Score, Threshold};
 pub use render::{OutputFormat, render, render_to};
 pub use report::{
     Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, build_report,
 };
 pub use score::{
-    FlakyPolicy, Level, Manifest, Outcome, Score, SkippedPolicy, StatusPolicy, SuiteCounts, Tally,
-    Threshold, XfailPolicy,
+    FlakyPolicy, Manifest, Outcome, SkippedPolicy, StatusPolicy, SuiteCounts, Tally, XfailPolicy,
 };

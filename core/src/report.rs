@@ -11,7 +11,8 @@ pub use crate::failures::Failure;
 use crate::failures::FailureList;
 use crate::feedback::Reveal;
 use crate::hardening::{Cycle, HardeningFigures, Overlap};
-use crate::score::{Level, StatusPolicy, SuiteCounts, Tally};
+use crate::level::Level;
+use crate::score::{StatusPolicy, SuiteCounts, Tally};
 use gapscore_model::{Category, Problem, Producer, Status};
 
 /// The spec version gapscore reports conform to.
