@@ -21,6 +21,7 @@ pub mod feedback;
 pub mod hardening;
 pub mod hash;
 pub mod level;
+pub mod policy;
 pub mod render;
 pub mod report;
 pub mod score;
@@ -35,10 +36,9 @@ pub use gapscore_model::{
     replay,
 };
 pub use level::{Level, Score, Threshold};
+pub use policy::{FlakyPolicy, Outcome, SkippedPolicy, StatusPolicy, XfailPolicy};
 pub use render::{OutputFormat, render, render_to};
 pub use report::{
     Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, build_report,
 };
-pub use score::{
-    FlakyPolicy, Manifest, Outcome, SkippedPolicy, StatusPolicy, SuiteCounts, Tally, XfailPolicy,
-};
+pub use score::{Manifest, SuiteCounts, Tally};

@@ -12,7 +12,8 @@ use crate::failures::FailureList;
 use crate::feedback::Reveal;
 use crate::hardening::{Cycle, HardeningFigures, Overlap};
 use crate::level::Level;
-use crate::score::{StatusPolicy, SuiteCounts, Tally};
+use crate::policy::{FlakyPolicy, StatusPolicy};
+use crate::score::{SuiteCounts, Tally};
 use gapscore_model::{Category, Problem, Producer, Status};
 
 /// The spec version gapscore reports conform to.
@@ -403,7 +404,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
     }
     // Under `--flaky fail` a flaky test is already a failure; only a pass that needed a retry
     // makes the score less than authoritative.
-    if !sealed.flaky.is_empty() && sealed.policy().flaky == crate::score::FlakyPolicy::Pass {
+    if !sealed.flaky.is_empty() && sealed.policy().flaky == FlakyPolicy::Pass {
         reasons.push(format!(
             "{} sealed test{} passed only on a retry (flaky)",
             sealed.flaky.len(),
@@ -543,7 +544,7 @@ impl GapReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::score::{FlakyPolicy, SkippedPolicy, XfailPolicy};
+    use crate::policy::{SkippedPolicy, XfailPolicy};
     use gapscore_model::event::EventSink;
     use gapscore_model::{Attempt, TestCase};
 

@@ -3,8 +3,6 @@
 //! computed on exact integers.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fmt;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -13,128 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::categories::CategoryRules;
 use crate::failures::{FailureEntry, FailureLog, FailureOrigin, Spill};
 use crate::level::Score;
+use crate::policy::{Outcome, StatusPolicy};
 use gapscore_model::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
 use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase};
-
-/// What a skipped or todo sealed test counts as.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SkippedPolicy {
-    /// Counted as passed.
-    Pass,
-    /// Counted as failed: the requirement was not verified (the default).
-    #[default]
-    Fail,
-    /// Left out of the total entirely (and listed as excluded).
-    Exclude,
-}
-
-/// What an xfailed sealed test counts as.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum XfailPolicy {
-    /// Counted as passed (the xfail marker is trusted).
-    Pass,
-    /// Counted as failed: the assertion failed, so the requirement is unmet (the default).
-    #[default]
-    Fail,
-}
-
-/// What a flaky sealed test (failed, then passed on a retry the format marks) counts as.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum FlakyPolicy {
-    /// Counted as passed, listed as flaky, and the report is advisory (the default).
-    #[default]
-    Pass,
-    /// Counted as failed.
-    Fail,
-}
-
-macro_rules! policy_from_str {
-    ($ty:ty, $($s:literal => $v:expr),+) => {
-        impl FromStr for $ty {
-            type Err = String;
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                match s {
-                    $($s => Ok($v),)+
-                    other => Err(format!(
-                        "invalid value `{other}` (expected one of: {})",
-                        [$($s),+].join(", ")
-                    )),
-                }
-            }
-        }
-
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                $(if *self == $v { return f.write_str($s); })+
-                Ok(())
-            }
-        }
-    };
-}
-policy_from_str!(SkippedPolicy, "pass" => SkippedPolicy::Pass, "fail" => SkippedPolicy::Fail, "exclude" => SkippedPolicy::Exclude);
-policy_from_str!(XfailPolicy, "pass" => XfailPolicy::Pass, "fail" => XfailPolicy::Fail);
-policy_from_str!(FlakyPolicy, "pass" => FlakyPolicy::Pass, "fail" => FlakyPolicy::Fail);
-
-/// How statuses count for the sealed suite. The defaults are the honest reading: anything that
-/// did not demonstrably pass is not a pass.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[non_exhaustive]
-pub struct StatusPolicy {
-    /// Skipped and todo tests.
-    pub skipped: SkippedPolicy,
-    /// Expected failures that failed.
-    pub xfail: XfailPolicy,
-    /// Tests that passed only on a retry.
-    pub flaky: FlakyPolicy,
-}
-
-impl StatusPolicy {
-    /// A policy from its three parts.
-    pub fn new(skipped: SkippedPolicy, xfail: XfailPolicy, flaky: FlakyPolicy) -> Self {
-        StatusPolicy {
-            skipped,
-            xfail,
-            flaky,
-        }
-    }
-
-    /// What one test counts as under this policy.
-    pub fn outcome(&self, test: &TestCase) -> Outcome {
-        match test.status {
-            Status::Passed | Status::Xpassed => {
-                if test.is_flaky() && self.flaky == FlakyPolicy::Fail {
-                    Outcome::Fail
-                } else {
-                    Outcome::Pass
-                }
-            }
-            Status::Failed | Status::Errored => Outcome::Fail,
-            Status::Xfailed => match self.xfail {
-                XfailPolicy::Pass => Outcome::Pass,
-                XfailPolicy::Fail => Outcome::Fail,
-            },
-            Status::Skipped | Status::Todo => match self.skipped {
-                SkippedPolicy::Pass => Outcome::Pass,
-                SkippedPolicy::Fail => Outcome::Fail,
-                SkippedPolicy::Exclude => Outcome::Excluded,
-            },
-        }
-    }
-}
-
-/// What a test counts as for the score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Counted in total and passed.
-    Pass,
-    /// Counted in total and failed.
-    Fail,
-    /// Not counted.
-    Excluded,
-}
 
 /// Counts of a suite, as §5.2 reports them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -640,6 +519,7 @@ impl EventSink for Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::{FlakyPolicy, SkippedPolicy, XfailPolicy};
     use gapscore_model::Attempt;
 
     fn t(name: &str, status: Status) -> TestCase {
