@@ -21,6 +21,7 @@ pub mod feedback;
 pub mod hardening;
 pub mod hash;
 pub mod level;
+pub mod manifest;
 pub mod policy;
 pub mod render;
 pub mod report;
@@ -36,9 +37,10 @@ pub use gapscore_model::{
     replay,
 };
 pub use level::{Level, Score, Threshold};
+pub use manifest::Manifest;
 pub use policy::{FlakyPolicy, Outcome, SkippedPolicy, StatusPolicy, XfailPolicy};
 pub use render::{OutputFormat, render, render_to};
 pub use report::{
     Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, build_report,
 };
-pub use score::{Manifest, SuiteCounts, Tally};
+pub use score::{SuiteCounts, Tally};

@@ -2,7 +2,7 @@
 //! [`Tally`] consumes events and keeps only counts and failures, [`Score`] and [`Level`] are
 //! computed on exact integers.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::categories::CategoryRules;
 use crate::failures::{FailureEntry, FailureLog, FailureOrigin, Spill};
 use crate::level::Score;
+use crate::manifest::Manifest;
 use crate::policy::{Outcome, StatusPolicy};
 use gapscore_model::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
 use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase};
@@ -133,41 +134,6 @@ pub struct Tally {
     pub missing: Vec<String>,
 }
 
-/// The sealed tests expected to run (from a seal record's `expected_tests`). With one, a
-/// [`Tally`] counts an expected test without a result as failed and leaves tests it does not
-/// list out of the score, so neither a test that quietly stopped running nor an injected
-/// passing test changes the score in the implementer's favour.
-#[derive(Debug, Clone, Default)]
-pub struct Manifest {
-    ids: Vec<String>,
-    index: HashMap<String, u32>,
-}
-
-impl Manifest {
-    /// A manifest of these ids (repeats are listed once).
-    pub fn new(ids: impl IntoIterator<Item = String>) -> Self {
-        let mut m = Manifest::default();
-        for id in ids {
-            if !m.index.contains_key(&id) {
-                let at = u32::try_from(m.ids.len()).unwrap_or(u32::MAX);
-                m.index.insert(id.clone(), at);
-                m.ids.push(id);
-            }
-        }
-        m
-    }
-
-    /// Number of expected tests.
-    pub fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    /// True when no test is expected.
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
-}
-
 impl Tally {
     /// An empty tally with a policy.
     pub fn new(policy: StatusPolicy) -> Self {
@@ -212,19 +178,7 @@ impl Tally {
         let Some(manifest) = self.manifest.clone() else {
             return;
         };
-        let mut seen = vec![false; manifest.len()];
-        for &i in &self.manifest_seen {
-            if let Some(s) = seen.get_mut(i as usize) {
-                *s = true;
-            }
-        }
-        self.missing = manifest
-            .ids
-            .iter()
-            .zip(&seen)
-            .filter(|(_, seen)| !**seen)
-            .map(|(id, _)| id.clone())
-            .collect();
+        self.missing = manifest.missing(&self.manifest_seen);
         for id in self.missing.clone() {
             self.counts.total += 1;
             self.counts.failed += 1;
@@ -460,8 +414,8 @@ impl EventSink for Tally {
         if let Some(m) = &self.manifest
             && !test.parent
         {
-            match m.index.get(&test.id) {
-                Some(&i) => self.manifest_seen.push(i),
+            match m.position(&test.id) {
+                Some(i) => self.manifest_seen.push(i),
                 None => {
                     self.unexpected.push(test.id);
                     return;
