@@ -25,8 +25,8 @@ pub mod manifest;
 pub mod policy;
 pub mod render;
 pub mod report;
-pub mod score;
 pub mod seal;
+pub mod tally;
 
 // The model crate's types, re-exported for the crates that score (adapters depend on
 // gapscore-model through the SDK instead).
@@ -43,4 +43,4 @@ pub use render::{OutputFormat, render, render_to};
 pub use report::{
     Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, build_report,
 };
-pub use score::{SuiteCounts, Tally};
+pub use tally::{SuiteCounts, Tally};

@@ -13,7 +13,7 @@ use crate::feedback::Reveal;
 use crate::hardening::{Cycle, HardeningFigures, Overlap};
 use crate::level::Level;
 use crate::policy::{FlakyPolicy, StatusPolicy};
-use crate::score::{SuiteCounts, Tally};
+use crate::tally::{SuiteCounts, Tally};
 use gapscore_model::{Category, Problem, Producer, Status};
 
 /// The spec version gapscore reports conform to.

@@ -1,6 +1,9 @@
-//! Status policy, scoring and levels: [`StatusPolicy`] decides what each status counts as,
-//! [`Tally`] consumes events and keeps only counts and failures, [`Score`] and [`Level`] are
-//! computed on exact integers.
+//! The scoring consumer. A [`Tally`] is an [`EventSink`] that applies a [`StatusPolicy`] to
+//! each test as it arrives and keeps only counts (overall, per status, per category, per suite
+//! up to [`SUITE_LIMIT`]) and [`FailureEntry`]s, never the passing tests, so memory does not grow
+//! with the suite. Tallies of separate input files merge into one; with a [`Manifest`], tests it
+//! does not list are left out and expected tests without a result are counted as failed. Its
+//! [`Tally::score`] is the [`Score`] the report is built from.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
