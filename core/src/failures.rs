@@ -1,4 +1,10 @@
-//! Failure lists whose memory does not grow with the number of failures.
+//! Failure entries and the lists that hold them, whose memory does not grow with the number of
+//! failures.
+//!
+//! A [`FailureEntry`] is what scoring records for a test counted as failed or a run-level problem
+//! ([`FailureOrigin`] says which); a [`Failure`] is the same entry in the report's shape. Both
+//! live here, below the tally and the report, so that neither has to import the other to share
+//! them.
 //!
 //! The report lists every failing sealed test (§5.2: failures listed = failed), so a run with a
 //! million failures has a million entries. A [`FailureLog`] (a [`crate::Tally`]'s failures) keeps
@@ -17,8 +23,55 @@ use std::sync::{Arc, Mutex, PoisonError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::report::Failure;
-use crate::score::{FailureEntry, FailureOrigin};
+use gapscore_model::{Category, ProblemKind, Status};
+
+/// Where a failure entry comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureOrigin {
+    /// A test whose outcome counts as failed.
+    Test(Status),
+    /// A run-level problem: tests did not run.
+    Problem(ProblemKind),
+}
+
+/// One entry in the report's failure list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailureEntry {
+    /// The name shown (`suite::name`, or a `[problem]` label).
+    pub test_name: String,
+    /// The test's category.
+    pub category: Category,
+    /// What was expected, when known.
+    pub expected: Option<String>,
+    /// What happened, when known.
+    pub actual: Option<String>,
+    /// The message.
+    pub message: Option<String>,
+    /// Why it is a failure.
+    pub origin: FailureOrigin,
+}
+
+/// One failure entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct Failure {
+    /// The failing sealed test (or a `[problem-kind] place` label for a suite that did not run).
+    pub test_name: String,
+    /// Its category.
+    pub category: Category,
+    /// What was expected (empty when the input does not say).
+    pub expected: String,
+    /// What happened (empty when the input does not say).
+    pub actual: String,
+    /// The failure message (shared with the implementer during hardening).
+    pub message: String,
+    /// The test's status as read, when the entry is a test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// The problem kind, when the entry stands for a suite that did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<ProblemKind>,
+}
 
 /// The budget `gapscore score` gives each tally's failure entries in memory: with the
 /// duplicate-id check's 16 MiB, scoring stays within about 32 MiB however many tests or
@@ -296,11 +349,11 @@ fn flush(t: &Tail) -> io::Result<()> {
 fn unreadable(e: &io::Error) -> FailureEntry {
     FailureEntry {
         test_name: "[gapscore] failure entry".to_owned(),
-        category: gapscore_model::Category::Unknown,
+        category: Category::Unknown,
         expected: None,
         actual: None,
         message: Some(format!("cannot read back a spilled failure entry: {e}")),
-        origin: FailureOrigin::Test(gapscore_model::Status::Errored),
+        origin: FailureOrigin::Test(Status::Errored),
     }
 }
 
@@ -308,7 +361,7 @@ fn unreadable(e: &io::Error) -> FailureEntry {
 #[derive(Serialize, Deserialize)]
 struct SpilledEntry {
     n: String,
-    c: gapscore_model::Category,
+    c: Category,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     e: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -316,9 +369,9 @@ struct SpilledEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     m: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    s: Option<gapscore_model::Status>,
+    s: Option<Status>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    p: Option<gapscore_model::ProblemKind>,
+    p: Option<ProblemKind>,
 }
 
 impl From<&FailureEntry> for SpilledEntry {
@@ -350,7 +403,7 @@ impl From<SpilledEntry> for FailureEntry {
             origin: match (e.s, e.p) {
                 (_, Some(k)) => FailureOrigin::Problem(k),
                 (Some(s), None) => FailureOrigin::Test(s),
-                (None, None) => FailureOrigin::Test(gapscore_model::Status::Failed),
+                (None, None) => FailureOrigin::Test(Status::Failed),
             },
         }
     }

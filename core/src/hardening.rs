@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::feedback::Reveal;
-use crate::score::{Level, Score};
+use crate::level::{Level, Score};
 
 /// One validation of the sealed suite: cycle 0 is the validation before the first fix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

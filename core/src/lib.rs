@@ -1,16 +1,58 @@
-//! gapscore's core: the canonical test-result model, the status policy, exact scoring and the
-//! Gap Report.
+//! gapscore's core: the status policy, exact scoring and the Gap Report, over the test-result
+//! model of `gapscore-model` (re-exported here).
 //!
 //! Data flows one way: an adapter reads bytes and pushes events into an [`EventSink`]; a
 //! [`Normalizer`] in front of the consumer turns tests that started and never finished into
 //! problems; the consumer is either a [`RunCollector`] (keeps the whole [`TestRun`]) or a
 //! [`Tally`] (applies the [`StatusPolicy`] and keeps only counts and failures). [`build_report`]
-//! turns tallies into a [`GapReport`], which [`render`] prints as JSON, Markdown or summary text.
+//! turns tallies into a [`GapReport`], which [`render()`] prints as JSON, Markdown or summary
+//! text.
 //!
-//! Principal types:
-//! - [`TestRun`], [`TestCase`], [`Status`], [`Category`], [`Problem`], [`ProblemKind`]: the model.
-//! - [`StatusPolicy`], [`Tally`], [`Score`], [`Level`], [`Threshold`]: scoring.
-//! - [`GapReport`], [`Dialect`], [`ReportOptions`]: the §5 report in the Shadow and Gap dialects.
+//! Principal types, by module:
+//! - the model (from `gapscore-model`): [`TestRun`], [`TestCase`], [`Status`], [`Category`],
+//!   [`Problem`], [`ProblemKind`], and the event seam [`EventSink`], [`Normalizer`],
+//!   [`RunCollector`];
+//! - [`policy`]: [`StatusPolicy`] and its parts, and the [`Outcome`] a status counts as;
+//! - [`level`]: [`Score`], [`Level`], [`Threshold`], on exact integers;
+//! - [`tally`]: [`Tally`], the scoring consumer, and [`SuiteCounts`];
+//! - [`manifest`]: [`Manifest`], the expected sealed tests;
+//! - [`failures`]: the failure entries and [`FailureLog`]/[`FailureList`], which may spill to a
+//!   file;
+//! - [`report`] and [`render`](mod@render): [`GapReport`], [`Dialect`], [`ReportOptions`] and
+//!   the printers;
+//! - [`seal`], [`hash`], [`categories`], [`feedback`], [`hardening`]: the seal record, category
+//!   rules, the feedback handed to the implementer and the hardening loop's figures.
+//!
+//! The modules depend on each other in one direction only (`policy`, `level`, `manifest`,
+//! `failures` below `tally`, below `report`, below `render`), so each layer can be read and
+//! tested without the ones above it.
+//!
+//! Scoring two passing tests and one skipped test under the default policy, where a skipped
+//! sealed test was not verified and counts as failed:
+//!
+//! ```
+//! use gapscore_core::{
+//!     EventSink, Level, ReportOptions, Score, Status, StatusPolicy, Tally, TestCase, build_report,
+//! };
+//!
+//! let mut tally = Tally::new(StatusPolicy::default());
+//! for (name, status) in [
+//!     ("adds", Status::Passed),
+//!     ("subtracts", Status::Passed),
+//!     ("divides_by_zero", Status::Skipped),
+//! ] {
+//!     tally.test_finished(TestCase::new(Some("math".into()), name, status));
+//! }
+//! tally.finish();
+//! assert_eq!(tally.score(), Score::new(1, 3));
+//!
+//! let report = build_report(&tally, None, &ReportOptions::default());
+//! assert_eq!(report.score_value(), Some(33.3));
+//! assert_eq!(report.report.level, Level::Significant);
+//! let failures = report.failures.to_vec();
+//! assert_eq!(failures[0].test_name, "math::divides_by_zero");
+//! assert_eq!(failures[0].message, "sealed test not verified: skipped");
+//! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -20,24 +62,27 @@ pub mod failures;
 pub mod feedback;
 pub mod hardening;
 pub mod hash;
+pub mod level;
+pub mod manifest;
+pub mod policy;
 pub mod render;
 pub mod report;
-pub mod score;
 pub mod seal;
+pub mod tally;
 
+pub use failures::{FailureList, FailureLog, Spill, SpillFactory};
 // The model crate's types, re-exported for the crates that score (adapters depend on
 // gapscore-model through the SDK instead).
-pub use failures::{FailureList, FailureLog, Spill, SpillFactory};
 pub use gapscore_model::{
     Attempt, Category, DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, InputError,
     Location, Normalizer, Problem, ProblemKind, Producer, RunCollector, Status, TestCase, TestRun,
     replay,
 };
+pub use level::{Level, Score, Threshold};
+pub use manifest::Manifest;
+pub use policy::{FlakyPolicy, Outcome, SkippedPolicy, StatusPolicy, XfailPolicy};
 pub use render::{OutputFormat, render, render_to};
 pub use report::{
     Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, build_report,
 };
-pub use score::{
-    FlakyPolicy, Level, Manifest, Outcome, Score, SkippedPolicy, StatusPolicy, SuiteCounts, Tally,
-    Threshold, XfailPolicy,
-};
+pub use tally::{SuiteCounts, Tally};

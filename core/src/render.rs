@@ -4,8 +4,8 @@
 use std::fmt::{self, Write as _};
 use std::io::Write as _;
 
+use crate::level::Level;
 use crate::report::{Dialect, GapReport};
-use crate::score::Level;
 use gapscore_model::Category;
 
 /// Output formats of a report.

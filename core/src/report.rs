@@ -6,11 +6,15 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+// `Failure` lives with the lists that hold it; re-exported so `report::Failure` still names it.
+pub use crate::failures::Failure;
 use crate::failures::FailureList;
 use crate::feedback::Reveal;
 use crate::hardening::{Cycle, HardeningFigures, Overlap};
-use crate::score::{Level, StatusPolicy, SuiteCounts, Tally};
-use gapscore_model::{Category, Problem, ProblemKind, Producer, Status};
+use crate::level::Level;
+use crate::policy::{FlakyPolicy, StatusPolicy};
+use crate::tally::{SuiteCounts, Tally};
+use gapscore_model::{Category, Problem, Producer, Status};
 
 /// The spec version gapscore reports conform to.
 pub const SPEC_VERSION: &str = "1.0.0";
@@ -143,28 +147,6 @@ pub struct ReportMeta {
     /// Why the score is not authoritative.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advisory_reason: Option<String>,
-}
-
-/// One failure entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[non_exhaustive]
-pub struct Failure {
-    /// The failing sealed test (or a `[problem-kind] place` label for a suite that did not run).
-    pub test_name: String,
-    /// Its category.
-    pub category: Category,
-    /// What was expected (empty when the input does not say).
-    pub expected: String,
-    /// What happened (empty when the input does not say).
-    pub actual: String,
-    /// The failure message (shared with the implementer during hardening).
-    pub message: String,
-    /// The test's status as read, when the entry is a test.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<Status>,
-    /// The problem kind, when the entry stands for a suite that did not run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub problem: Option<ProblemKind>,
 }
 
 /// Sealed and open test counts for one category.
@@ -422,7 +404,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
     }
     // Under `--flaky fail` a flaky test is already a failure; only a pass that needed a retry
     // makes the score less than authoritative.
-    if !sealed.flaky.is_empty() && sealed.policy().flaky == crate::score::FlakyPolicy::Pass {
+    if !sealed.flaky.is_empty() && sealed.policy().flaky == FlakyPolicy::Pass {
         reasons.push(format!(
             "{} sealed test{} passed only on a retry (flaky)",
             sealed.flaky.len(),
@@ -562,7 +544,7 @@ impl GapReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::score::{FlakyPolicy, SkippedPolicy, XfailPolicy};
+    use crate::policy::{SkippedPolicy, XfailPolicy};
     use gapscore_model::event::EventSink;
     use gapscore_model::{Attempt, TestCase};
 

@@ -157,8 +157,8 @@ pub fn tally_suite(
         let w = format!(
             "{role} results: {} suites past the first {} are counted together under `{}` in the per-suite counts (the totals are exact)",
             tally.suites_merged_away(),
-            gapscore_core::score::SUITE_LIMIT,
-            gapscore_core::score::OTHER_SUITES
+            gapscore_core::tally::SUITE_LIMIT,
+            gapscore_core::tally::OTHER_SUITES
         );
         // Kept with the report's warnings (and printed with them).
         tally.warnings.push(w);

@@ -1,0 +1,189 @@
+//! The status policy: what each of the seven statuses counts as for the score. [`StatusPolicy`]
+//! holds the three choices a user can make (skipped, xfail, flaky; each parsed from and printed
+//! as its command-line word) and maps one test to an [`Outcome`]. The defaults are the strict
+//! reading; the policy is applied by the tally and recorded in the report.
+
+use std::fmt;
+use std::str::FromStr;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use gapscore_model::{Status, TestCase};
+
+/// What a skipped or todo sealed test counts as.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SkippedPolicy {
+    /// Counted as passed.
+    Pass,
+    /// Counted as failed: the requirement was not verified (the default).
+    #[default]
+    Fail,
+    /// Left out of the total entirely (and listed as excluded).
+    Exclude,
+}
+
+/// What an xfailed sealed test counts as.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum XfailPolicy {
+    /// Counted as passed (the xfail marker is trusted).
+    Pass,
+    /// Counted as failed: the assertion failed, so the requirement is unmet (the default).
+    #[default]
+    Fail,
+}
+
+/// What a flaky sealed test (failed, then passed on a retry the format marks) counts as.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FlakyPolicy {
+    /// Counted as passed, listed as flaky, and the report is advisory (the default).
+    #[default]
+    Pass,
+    /// Counted as failed.
+    Fail,
+}
+
+macro_rules! policy_from_str {
+    ($ty:ty, $($s:literal => $v:expr),+) => {
+        impl FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    $($s => Ok($v),)+
+                    other => Err(format!(
+                        "invalid value `{other}` (expected one of: {})",
+                        [$($s),+].join(", ")
+                    )),
+                }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                $(if *self == $v { return f.write_str($s); })+
+                Ok(())
+            }
+        }
+    };
+}
+policy_from_str!(SkippedPolicy, "pass" => SkippedPolicy::Pass, "fail" => SkippedPolicy::Fail, "exclude" => SkippedPolicy::Exclude);
+policy_from_str!(XfailPolicy, "pass" => XfailPolicy::Pass, "fail" => XfailPolicy::Fail);
+policy_from_str!(FlakyPolicy, "pass" => FlakyPolicy::Pass, "fail" => FlakyPolicy::Fail);
+
+/// How statuses count for the sealed suite. The defaults are the honest reading: anything that
+/// did not demonstrably pass is not a pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct StatusPolicy {
+    /// Skipped and todo tests.
+    pub skipped: SkippedPolicy,
+    /// Expected failures that failed.
+    pub xfail: XfailPolicy,
+    /// Tests that passed only on a retry.
+    pub flaky: FlakyPolicy,
+}
+
+impl StatusPolicy {
+    /// A policy from its three parts.
+    pub fn new(skipped: SkippedPolicy, xfail: XfailPolicy, flaky: FlakyPolicy) -> Self {
+        StatusPolicy {
+            skipped,
+            xfail,
+            flaky,
+        }
+    }
+
+    /// What one test counts as under this policy.
+    pub fn outcome(&self, test: &TestCase) -> Outcome {
+        match test.status {
+            Status::Passed | Status::Xpassed => {
+                if test.is_flaky() && self.flaky == FlakyPolicy::Fail {
+                    Outcome::Fail
+                } else {
+                    Outcome::Pass
+                }
+            }
+            Status::Failed | Status::Errored => Outcome::Fail,
+            Status::Xfailed => match self.xfail {
+                XfailPolicy::Pass => Outcome::Pass,
+                XfailPolicy::Fail => Outcome::Fail,
+            },
+            Status::Skipped | Status::Todo => match self.skipped {
+                SkippedPolicy::Pass => Outcome::Pass,
+                SkippedPolicy::Fail => Outcome::Fail,
+                SkippedPolicy::Exclude => Outcome::Excluded,
+            },
+        }
+    }
+}
+
+/// What a test counts as for the score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Counted in total and passed.
+    Pass,
+    /// Counted in total and failed.
+    Fail,
+    /// Not counted.
+    Excluded,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Test code.
+
+    use super::*;
+    use gapscore_model::Attempt;
+
+    #[test]
+    fn outcomes_follow_each_choice_and_names_round_trip() {
+        let test = |status| TestCase::new(None, "t", status);
+        let strict = StatusPolicy::default();
+        let lenient = StatusPolicy::new(SkippedPolicy::Pass, XfailPolicy::Pass, FlakyPolicy::Pass);
+        let exclude =
+            StatusPolicy::new(SkippedPolicy::Exclude, XfailPolicy::Fail, FlakyPolicy::Fail);
+        for (status, s, l, e) in [
+            (Status::Passed, Outcome::Pass, Outcome::Pass, Outcome::Pass),
+            (Status::Xpassed, Outcome::Pass, Outcome::Pass, Outcome::Pass),
+            (Status::Failed, Outcome::Fail, Outcome::Fail, Outcome::Fail),
+            (Status::Errored, Outcome::Fail, Outcome::Fail, Outcome::Fail),
+            (Status::Xfailed, Outcome::Fail, Outcome::Pass, Outcome::Fail),
+            (
+                Status::Skipped,
+                Outcome::Fail,
+                Outcome::Pass,
+                Outcome::Excluded,
+            ),
+            (
+                Status::Todo,
+                Outcome::Fail,
+                Outcome::Pass,
+                Outcome::Excluded,
+            ),
+        ] {
+            let t = test(status);
+            assert_eq!(
+                (strict.outcome(&t), lenient.outcome(&t), exclude.outcome(&t)),
+                (s, l, e),
+                "{status}"
+            );
+        }
+        let mut flaky = test(Status::Passed);
+        flaky.attempts.push(Attempt::new(Status::Failed));
+        assert_eq!(strict.outcome(&flaky), Outcome::Pass);
+        assert_eq!(exclude.outcome(&flaky), Outcome::Fail);
+
+        for word in ["pass", "fail", "exclude"] {
+            assert_eq!(word.parse::<SkippedPolicy>().unwrap().to_string(), word);
+        }
+        assert_eq!("pass".parse::<XfailPolicy>().unwrap().to_string(), "pass");
+        assert_eq!("fail".parse::<FlakyPolicy>().unwrap().to_string(), "fail");
+        assert_eq!(
+            "exclude".parse::<XfailPolicy>().unwrap_err(),
+            "invalid value `exclude` (expected one of: pass, fail)"
+        );
+    }
+}
