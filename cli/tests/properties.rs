@@ -10,13 +10,13 @@
 
 use std::path::PathBuf;
 
-use gapscore_engine::{SuiteOptions, tally_suite};
 use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_conformance::checker::{Evidence, Severity, check_bytes};
 use gapscore_core::{
     Dialect, FlakyPolicy, ProblemKind, ReportOptions, SkippedPolicy, Status, StatusPolicy, Tally,
     XfailPolicy, build_report, render::render_json,
 };
+use gapscore_engine::{SuiteOptions, tally_suite};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
