@@ -22,6 +22,7 @@
 pub mod discover;
 mod error;
 pub mod generate;
+mod options;
 pub mod outputs;
 mod repo;
 mod row;
@@ -30,7 +31,8 @@ mod shard;
 
 pub use discover::RepoSpec;
 pub use error::BatchError;
+pub use options::BatchOptions;
 pub use outputs::Aggregate;
 pub use row::{RepoRow, RowProblem};
-pub use run::{BatchOptions, BatchRun, NoProgress, Progress, merge, run_batch};
+pub use run::{BatchRun, NoProgress, Progress, merge, run_batch};
 pub use shard::Shard;

@@ -11,9 +11,10 @@ use gapscore_engine::fs::{self as efs, FsError, write_atomic};
 use gapscore_engine::{Diagnostic, Refusal, ScoreRequest, SealInput};
 use serde::Deserialize;
 
+use crate::RepoSpec;
 use crate::discover::{Resolved, resolve};
+use crate::options::BatchOptions;
 use crate::row::{RepoRow, RowProblem};
-use crate::{BatchOptions, RepoSpec};
 
 /// `gapscore.toml`: per-repository options.
 #[derive(Debug, Default, Deserialize)]

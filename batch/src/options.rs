@@ -1,0 +1,48 @@
+//! How a batch runs ([`BatchOptions`]): shared by the run and the scoring of each repository.
+
+use std::path::PathBuf;
+
+use gapscore_core::{Dialect, StatusPolicy, Threshold};
+
+use crate::Shard;
+
+/// How a batch runs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct BatchOptions {
+    /// Threads scoring repositories (and the files within them); 0 means one per core.
+    pub jobs: usize,
+    /// The output directory.
+    pub out: PathBuf,
+    /// Repositories above it are counted (`over_threshold`).
+    pub threshold: Option<Threshold>,
+    /// Score only this part of the batch.
+    pub shard: Option<Shard>,
+    /// Keep the rows of repositories whose inputs did not change since they were scored.
+    pub resume: bool,
+    /// Every report's timestamp (one for the whole batch, so outputs do not depend on timing).
+    pub timestamp: Option<String>,
+    /// Read every input as this format instead of detecting it.
+    pub input_format: Option<String>,
+    /// The status policy, unless a repository's `gapscore.toml` says otherwise.
+    pub policy: StatusPolicy,
+    /// The reports' key names.
+    pub dialect: Dialect,
+}
+
+impl BatchOptions {
+    /// Defaults: one thread per core, the honest status policy, no threshold, no shard.
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        BatchOptions {
+            jobs: 0,
+            out: out.into(),
+            threshold: None,
+            shard: None,
+            resume: false,
+            timestamp: None,
+            input_format: None,
+            policy: StatusPolicy::default(),
+            dialect: Dialect::default(),
+        }
+    }
+}
