@@ -12,7 +12,7 @@ pub fn run(args: &SchemaArgs) -> Result<u8> {
     let id = match args.which {
         // Kept by the checker's crate (the schema crate cannot depend on the checker's types).
         SchemaArg::CheckOutput => {
-            io::write_output(None, gapscore_conformance::checker::OUTPUT_SCHEMA)?;
+            io::write_output(None, gapscore_check::OUTPUT_SCHEMA)?;
             return Ok(EXIT_OK);
         }
         SchemaArg::Report => SchemaId::Report,

@@ -13,12 +13,12 @@ use gapscore_model::text::strip_ansi;
 use gapscore_schema::{SchemaId, validate};
 use serde_json::{Map, Value};
 
-use super::evidence::{Evidence, SealedDir};
-use super::model::{Document, FileResult, Finding, Requirement, SchemaOutcome, Severity, Verdict};
-use super::numbers::{LevelRule, Rounding, ScoreMatch, match_score, parse_level, same, show};
-use super::recognise::{Kind, classify, classify_text};
-use super::rules::{self, Rule};
-use super::time::parse_rfc3339;
+use crate::evidence::{Evidence, SealedDir};
+use crate::model::{Document, FileResult, Finding, Requirement, SchemaOutcome, Severity, Verdict};
+use crate::numbers::{LevelRule, Rounding, ScoreMatch, match_score, parse_level, same, show};
+use crate::recognise::{Kind, classify, classify_text};
+use crate::rules::{self, Rule};
+use crate::time::parse_rfc3339;
 
 /// Checks one file read from disk; an unreadable file gives an `unreadable` result.
 pub fn check_path(path: &Path, evidence: &Evidence, level: u8) -> FileResult {
@@ -1002,7 +1002,7 @@ impl<'a> Checker<'a> {
                             .map(|r| r.name())
                             .collect();
                         if let Some((s, _)) = self.score
-                            && super::numbers::classify(s) == reported
+                            && crate::numbers::classify(s) == reported
                         {
                             why.push("level of the reported score");
                         }

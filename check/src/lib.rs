@@ -10,6 +10,9 @@
 //! using the [`Evidence`] given (sealed directory, seal record). [`CheckOutput`] gathers the
 //! [`FileResult`]s with the exit code; [`render_text`] prints it for people, serde for machines.
 
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
 mod check;
 pub mod evidence;
 pub mod model;
@@ -28,7 +31,7 @@ pub use render::render_text;
 pub use rules::Rule;
 
 /// The JSON Schema of [`CheckOutput`] (draft 2020-12), pretty, with a trailing newline; the
-/// committed copy is `conformance-tests/check-output.schema.json`.
+/// committed copy is `check/check-output.schema.json`.
 pub fn output_schema() -> String {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let mut schema = generator.into_root_schema_for::<CheckOutput>();
@@ -42,7 +45,7 @@ pub fn output_schema() -> String {
 }
 
 /// The committed output schema, as shipped.
-pub const OUTPUT_SCHEMA: &str = include_str!("../../check-output.schema.json");
+pub const OUTPUT_SCHEMA: &str = include_str!("../check-output.schema.json");
 
 /// Validates a `gapscore check --format json` output against [`OUTPUT_SCHEMA`]; returns every
 /// violation (`pointer: message`). The outer error means the committed schema is unusable.

@@ -1,5 +1,5 @@
-//! The checker's fixture suite: every file under `fixtures/` is checked (at level 3) and the
-//! result compared with the `*.expect.json` beside it.
+//! The checker's fixture suite: every file under `conformance-tests/fixtures/` is checked (at
+//! level 3) and the result compared with the `*.expect.json` beside it.
 //!
 //! - `reports/valid/lN-*.json`: level N holds (findings may include warnings and notes);
 //! - `reports/invalid/<rule>--*.json`: breaks exactly one rule: `<rule>` is the only rule with
@@ -10,7 +10,7 @@
 //! - `corpus/`: copies of the spec repository's and the reference implementations' files, with
 //!   the verdicts documented in `corpus/README.md`.
 //!
-//! `GAPSCORE_UPDATE_FIXTURES=1 cargo test -p gapscore-conformance --test fixtures` rewrites the
+//! `GAPSCORE_UPDATE_FIXTURES=1 cargo test -p gapscore-check --test fixtures` rewrites the
 //! expectations; read every changed one before committing it.
 
 #![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
@@ -19,11 +19,15 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gapscore_conformance::checker::{
-    Document, Evidence, FileResult, SealedDir, check_bytes, read_seal_record, rules,
+use gapscore_check::{
+    Document, Evidence, FileResult, SealedDir, Severity, check_bytes, read_seal_record, rules,
 };
-use gapscore_conformance::fixtures_dir;
 use serde_json::{Value, json};
+
+/// The fixture suite, kept with the upstream fixtures in `conformance-tests/fixtures`.
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance-tests/fixtures")
+}
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -134,7 +138,7 @@ fn check_file(p: &Path, evidence: &Evidence) -> FileResult {
 fn error_rules(r: &FileResult) -> BTreeSet<String> {
     r.findings
         .iter()
-        .filter(|f| f.severity == gapscore_conformance::checker::Severity::Error)
+        .filter(|f| f.severity == Severity::Error)
         .map(|f| f.rule.clone())
         .collect()
 }
