@@ -1,14 +1,56 @@
-//! The conformance checker: judges any Gap Report (Shadow Report) against spec §5.2 and
-//! conformance levels 1–3.
+//! The conformance checker behind `gapscore check`: judges any Gap Report (Shadow Report) —
+//! gapscore's or another tool's — against spec §5.2 and conformance levels 1–3.
 //!
 //! [`check_path`] / [`check_bytes`] / [`check_value`] read one document in any published shape
 //! (Gap dialect, Shadow v1, Shadow v2.0.0 with Level-4 fields, scores at the root, int or float
 //! numbers, `edge_cases`, nulls) or recognise it as another artifact ([`recognise`]); validate it
 //! against the upstream schemas and gapscore's own; apply the consistency rules the schemas lack
 //! ([`rules`], with the reference implementations' arithmetic in [`numbers`]); and judge each
-//! level's requirements as [`Verdict::Verified`], [`Verdict::Attested`] or [`Verdict::Failed`],
-//! using the [`Evidence`] given (sealed directory, seal record). [`CheckOutput`] gathers the
-//! [`FileResult`]s with the exit code; [`render_text`] prints it for people, serde for machines.
+//! level's requirements.
+//!
+//! The principal types:
+//!
+//! - [`Evidence`]: what the checker may use besides the report — a [`SealedDir`] (recomputes
+//!   the sealed hash, scans failure texts for sealed source) and a seal record;
+//! - [`FileResult`]: everything found about one file — the [`Document`] it turned out to be,
+//!   the [`SchemaOutcome`]s, each level's [`Requirement`]s and the [`Finding`]s;
+//! - [`Requirement`]: one requirement of a level with its [`Verdict`] ([`Verdict::Verified`],
+//!   [`Verdict::Attested`] or [`Verdict::Failed`]);
+//! - [`Finding`]: a [`Rule`] broken or worth a word, with its [`Severity`], JSON pointer,
+//!   message and fix hint;
+//! - [`CheckOutput`]: the [`FileResult`]s with the exit code; [`render_text`] prints it for
+//!   people, serde for machines (schema: [`OUTPUT_SCHEMA`]).
+//!
+//! ```
+//! use gapscore_check::{Evidence, Verdict, check_bytes};
+//!
+//! let report = br#"{
+//!     "shadow_score_spec_version": "1.0.0",
+//!     "report": {
+//!         "id": "run-1",
+//!         "timestamp": "2026-03-01T12:00:00Z",
+//!         "specification": "PRD.md",
+//!         "shadow_score": 6.2,
+//!         "level": "minor"
+//!     },
+//!     "sealed_tests": { "total": 16, "passed": 15, "failed": 1 },
+//!     "failures": [{
+//!         "test_name": "test_login",
+//!         "category": "security",
+//!         "expected": "exit code 0",
+//!         "actual": "exit code 1",
+//!         "message": "login rejected"
+//!     }]
+//! }"#;
+//! let result = check_bytes("report.json", report, &Evidence::default(), 1);
+//! assert!(result.holds);
+//! assert_eq!(result.level_met, 1);
+//! let formula = result.requirements.iter().find(|r| r.id == "L1.formula").unwrap();
+//! assert_eq!(formula.verdict, Verdict::Verified);
+//! // No `report.sealed_hash`: level 2 does not hold.
+//! let stored = result.requirements.iter().find(|r| r.id == "L2.hash-stored").unwrap();
+//! assert_eq!(stored.verdict, Verdict::Failed);
+//! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
