@@ -55,20 +55,20 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod check;
 pub mod evidence;
 pub mod model;
 pub mod numbers;
+mod read;
 pub mod recognise;
 mod render;
 pub mod rules;
 pub mod time;
 
-pub use check::{check_bytes, check_path, check_value};
 pub use evidence::{Evidence, EvidenceError, SealedDir, read_seal_record};
 pub use model::{
     CheckOutput, Document, FileResult, Finding, Requirement, SchemaOutcome, Severity, Verdict,
 };
+pub use read::{check_bytes, check_path, check_value};
 pub use render::render_text;
 pub use rules::Rule;
 
