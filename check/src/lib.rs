@@ -55,7 +55,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod checker;
 pub mod evidence;
+mod level1;
+mod level2;
+mod level3;
 pub mod model;
 pub mod numbers;
 mod read;
