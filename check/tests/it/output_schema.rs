@@ -1,7 +1,5 @@
 //! The committed schema of `gapscore check --format json` matches the Rust types.
 
-#![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
-
 use gapscore_check::{OUTPUT_SCHEMA, output_schema};
 
 #[test]
@@ -19,7 +17,7 @@ fn output_schema_is_up_to_date() {
             .to_string();
         panic!(
             "check/check-output.schema.json is stale: the output types changed.\n\
-             Regenerate with `GAPSCORE_UPDATE_SCHEMA=1 cargo test -p gapscore-check --test output_schema` and commit it.\n{diff}"
+             Regenerate with `GAPSCORE_UPDATE_SCHEMA=1 cargo test -p gapscore-check --test it output_schema` and commit it.\n{diff}"
         );
     }
 }
