@@ -580,7 +580,7 @@ pub struct CheckArgs {
 pub enum CheckFormat {
     /// For people.
     Text,
-    /// For machines (schema: conformance-tests/check-output.schema.json).
+    /// For machines (schema: check/check-output.schema.json).
     Json,
 }
 

@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::Path;
 
-use gapscore_conformance::checker::validate_output;
+use gapscore_check::validate_output;
 use serde_json::{Value, json};
 
 mod common;

@@ -655,8 +655,7 @@ fn schema_command_prints_the_shipped_schemas() {
     }
     let o = run(&["schema", "check-output"]);
     assert_eq!(code(&o), 0);
-    let committed =
-        fs::read_to_string(workspace().join("conformance-tests/check-output.schema.json")).unwrap();
+    let committed = fs::read_to_string(workspace().join("check/check-output.schema.json")).unwrap();
     assert_eq!(stdout(&o), committed);
 }
 

@@ -4,14 +4,14 @@
 //! - reading a suite through the adapter host gives the same tally with one thread and with two
 //!   (`--jobs 1` vs `--jobs 2`), and the same report;
 //! - every report gapscore emits from them, in each dialect, passes the conformance checker's
-//!   level 1 (`gapscore_conformance::checker`).
+//!   level 1 (`gapscore_check`).
 
 #![allow(clippy::unwrap_used)] // Test code.
 
 use std::path::PathBuf;
 
 use gapscore_adapters::{IngestOptions, Registry};
-use gapscore_conformance::checker::{Evidence, Severity, check_bytes};
+use gapscore_check::{Evidence, Severity, check_bytes};
 use gapscore_core::{
     Dialect, FlakyPolicy, ProblemKind, ReportOptions, SkippedPolicy, Status, StatusPolicy, Tally,
     XfailPolicy, build_report, render::render_json,

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
-use gapscore_conformance::checker::{CheckOutput, Evidence, check_bytes, render_text};
+use gapscore_check::{CheckOutput, Evidence, check_bytes, render_text};
 use libfuzzer_sys::fuzz_target;
 
 static EVIDENCE: LazyLock<Evidence> = LazyLock::new(|| {

@@ -1,11 +1,9 @@
 //! `gapscore check`: judge Gap Reports against spec §5.2 and conformance levels 1–3. The logic
-//! lives in `gapscore_conformance::checker`; this reads the evidence, checks each file and
+//! lives in `gapscore_check`; this reads the evidence, checks each file and
 //! prints.
 
 use anyhow::Result;
-use gapscore_conformance::checker::{
-    CheckOutput, Evidence, FileResult, check_bytes, check_path, render_text,
-};
+use gapscore_check::{CheckOutput, Evidence, FileResult, check_bytes, check_path, render_text};
 use gapscore_engine::ExitCode;
 
 use crate::args::{CheckArgs, CheckFormat};
@@ -35,7 +33,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
         files,
     );
     for f in out.files.iter().filter(|f| f.unreadable()) {
-        if let gapscore_conformance::checker::Document::Unreadable { error } = &f.document {
+        if let gapscore_check::Document::Unreadable { error } = &f.document {
             io::error(error);
         }
     }

@@ -13,7 +13,7 @@ pub fn run(args: &SchemaArgs) -> Result<ExitCode> {
     let id = match args.which {
         // Kept by the checker's crate (the schema crate cannot depend on the checker's types).
         SchemaArg::CheckOutput => {
-            io::write_output(None, gapscore_conformance::checker::OUTPUT_SCHEMA)?;
+            io::write_output(None, gapscore_check::OUTPUT_SCHEMA)?;
             return Ok(ExitCode::Ok);
         }
         SchemaArg::Report => SchemaId::Report,

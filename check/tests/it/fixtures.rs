@@ -1,5 +1,5 @@
-//! The checker's fixture suite: every file under `fixtures/` is checked (at level 3) and the
-//! result compared with the `*.expect.json` beside it.
+//! The checker's fixture suite: every file under `conformance-tests/fixtures/` is checked (at
+//! level 3) and the result compared with the `*.expect.json` beside it.
 //!
 //! - `reports/valid/lN-*.json`: level N holds (findings may include warnings and notes);
 //! - `reports/invalid/<rule>--*.json`: breaks exactly one rule: `<rule>` is the only rule with
@@ -10,20 +10,23 @@
 //! - `corpus/`: copies of the spec repository's and the reference implementations' files, with
 //!   the verdicts documented in `corpus/README.md`.
 //!
-//! `GAPSCORE_UPDATE_FIXTURES=1 cargo test -p gapscore-conformance --test fixtures` rewrites the
-//! expectations; read every changed one before committing it.
-
-#![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
+//! Each test goes through every fixture and fails once at the end, naming every failing fixture
+//! with what is wrong. `GAPSCORE_UPDATE_FIXTURES=1 cargo test -p gapscore-check --test it
+//! fixtures::` rewrites the expectations; read every changed one before committing it.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gapscore_conformance::checker::{
-    Document, Evidence, FileResult, SealedDir, check_bytes, read_seal_record, rules,
+use gapscore_check::{
+    Document, Evidence, FileResult, SealedDir, Severity, check_bytes, read_seal_record, rules,
 };
-use gapscore_conformance::fixtures_dir;
 use serde_json::{Value, json};
+
+/// The fixture suite, kept with the upstream fixtures in `conformance-tests/fixtures`.
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance-tests/fixtures")
+}
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -100,20 +103,26 @@ fn summary(r: &FileResult) -> Value {
     })
 }
 
-fn compare(expect_path: &Path, actual: &Value, mismatches: &mut Vec<String>) {
+/// Compares a result's summary with the committed expectation (or rewrites it); says how they
+/// differ.
+fn compare(expect_path: &Path, actual: &Value) -> Result<(), String> {
     let text = format!("{}\n", serde_json::to_string_pretty(actual).unwrap());
     if std::env::var_os("GAPSCORE_UPDATE_FIXTURES").is_some() {
-        fs::write(expect_path, &text).unwrap();
-        return;
+        return fs::write(expect_path, &text)
+            .map_err(|e| format!("cannot write {}: {e}", rel(expect_path)));
     }
     let committed = fs::read_to_string(expect_path).unwrap_or_default();
-    if committed != text {
-        let diff = similar::TextDiff::from_lines(&committed, &text)
-            .unified_diff()
-            .header("expected", "actual")
-            .to_string();
-        mismatches.push(format!("{}:\n{diff}", rel(expect_path)));
+    if committed == text {
+        return Ok(());
     }
+    let diff = similar::TextDiff::from_lines(&committed, &text)
+        .unified_diff()
+        .header("expected", "actual")
+        .to_string();
+    Err(format!(
+        "differs from {} (GAPSCORE_UPDATE_FIXTURES=1 rewrites it):\n{diff}",
+        rel(expect_path)
+    ))
 }
 
 fn expect_path(p: &Path) -> PathBuf {
@@ -127,20 +136,21 @@ fn expect_path(p: &Path) -> PathBuf {
     p.with_file_name(format!("{stem}.expect.json"))
 }
 
-fn check_file(p: &Path, evidence: &Evidence) -> FileResult {
-    check_bytes(&rel(p), &fs::read(p).unwrap(), evidence, 3)
+fn check_file(p: &Path, evidence: &Evidence) -> Result<FileResult, String> {
+    let bytes = fs::read(p).map_err(|e| format!("cannot read {}: {e}", rel(p)))?;
+    Ok(check_bytes(&rel(p), &bytes, evidence, 3))
 }
 
 fn error_rules(r: &FileResult) -> BTreeSet<String> {
     r.findings
         .iter()
-        .filter(|f| f.severity == gapscore_conformance::checker::Severity::Error)
+        .filter(|f| f.severity == Severity::Error)
         .map(|f| f.rule.clone())
         .collect()
 }
 
 /// Checks the naming contract: `lN-` holds level N exactly; `<rule>--` breaks only `<rule>`.
-fn naming_contract(name: &str, r: &FileResult, problems: &mut Vec<String>) {
+fn naming_contract(name: &str, r: &FileResult) -> Result<(), String> {
     if let Some(n) = name
         .strip_prefix('l')
         .and_then(|s| s.chars().next())
@@ -148,24 +158,27 @@ fn naming_contract(name: &str, r: &FileResult, problems: &mut Vec<String>) {
         && name.as_bytes().get(2) == Some(&b'-')
     {
         if u32::from(r.level_met) != n {
-            problems.push(format!("{name}: level {} met, not {n}", r.level_met));
+            return Err(format!("level {} met, not {n}", r.level_met));
         }
-        return;
+        return Ok(());
     }
     if let Some((rule, _)) = name.split_once("--") {
-        assert!(rules::by_id(rule).is_some(), "{name}: no rule `{rule}`");
+        if rules::by_id(rule).is_none() {
+            return Err(format!("named after `{rule}`, which is no rule"));
+        }
         let errs = error_rules(r);
         if errs != BTreeSet::from([rule.to_owned()]) {
-            problems.push(format!("{name}: errors of {errs:?}, expected only {rule}"));
+            return Err(format!("errors of {errs:?}, expected only {rule}"));
         }
-        return;
+        return Ok(());
     }
-    problems.push(format!("{name}: neither `lN-` nor `<rule>--`"));
+    Err("named neither `lN-` nor `<rule>--`".to_owned())
 }
 
+/// One pass over a group of fixtures: every failure with the fixture it is about, and the rules
+/// the findings named.
 struct Run {
-    mismatches: Vec<String>,
-    problems: Vec<String>,
+    failures: Vec<(String, String)>,
     rules_seen: BTreeSet<String>,
     reports: usize,
 }
@@ -173,27 +186,42 @@ struct Run {
 impl Run {
     fn new() -> Self {
         Run {
-            mismatches: Vec::new(),
-            problems: Vec::new(),
+            failures: Vec::new(),
             rules_seen: BTreeSet::new(),
             reports: 0,
         }
     }
 
-    fn record(&mut self, r: &FileResult, expect: &Path) {
-        self.rules_seen
-            .extend(r.findings.iter().map(|f| f.rule.clone()));
-        compare(expect, &summary(r), &mut self.mismatches);
+    /// Notes a failure of `fixture` (its path under the fixtures folder) when `outcome` is one.
+    fn check(&mut self, fixture: &str, outcome: Result<(), String>) {
+        if let Err(what) = outcome {
+            self.failures.push((fixture.to_owned(), what));
+        }
     }
 
+    fn record(&mut self, fixture: &str, r: &FileResult, expect: &Path) {
+        self.rules_seen
+            .extend(r.findings.iter().map(|f| f.rule.clone()));
+        self.check(fixture, compare(expect, &summary(r)));
+    }
+
+    /// Fails, naming every failing fixture, when any failed; else returns the rules seen.
     fn finish(self, min_reports: usize) -> BTreeSet<String> {
-        assert!(
-            self.mismatches.is_empty(),
-            "{} expectation(s) differ (GAPSCORE_UPDATE_FIXTURES=1 rewrites them):\n{}",
-            self.mismatches.len(),
-            self.mismatches.join("\n")
-        );
-        assert!(self.problems.is_empty(), "{}", self.problems.join("\n"));
+        if !self.failures.is_empty() {
+            let mut names: Vec<&str> = self.failures.iter().map(|(f, _)| f.as_str()).collect();
+            names.dedup();
+            let details: Vec<String> = self
+                .failures
+                .iter()
+                .map(|(f, what)| format!("{f}: {what}"))
+                .collect();
+            panic!(
+                "{} fixture(s) fail:\n  {}\n\n{}",
+                names.len(),
+                names.join("\n  "),
+                details.join("\n")
+            );
+        }
         assert!(
             self.reports >= min_reports,
             "only {} fixtures",
@@ -209,26 +237,32 @@ fn report_fixtures() -> BTreeSet<String> {
     for group in ["valid", "invalid", "artifacts", "unreadable"] {
         let dir = fixtures_dir().join("reports").join(group);
         for p in files_under(&dir).iter().filter(|p| !is_expectation(p)) {
-            let r = check_file(p, &none);
+            let fixture = rel(p);
+            let r = match check_file(p, &none) {
+                Ok(r) => r,
+                Err(e) => {
+                    run.check(&fixture, Err(e));
+                    continue;
+                }
+            };
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
             match group {
                 "artifacts" => {
                     if !matches!(r.document, Document::Artifact { .. }) {
-                        run.problems
-                            .push(format!("{name}: not recognised as an artifact"));
+                        run.check(&fixture, Err("not recognised as an artifact".into()));
                     }
                 }
                 "unreadable" => {
                     if !r.unreadable() {
-                        run.problems.push(format!("{name}: not unreadable"));
+                        run.check(&fixture, Err("not unreadable".into()));
                     }
                 }
                 _ => {
                     run.reports += 1;
-                    naming_contract(&name, &r, &mut run.problems);
+                    run.check(&fixture, naming_contract(&name, &r));
                 }
             }
-            run.record(&r, &expect_path(p));
+            run.record(&fixture, &r, &expect_path(p));
         }
     }
     run.finish(95)
@@ -244,26 +278,44 @@ fn evidence_fixtures() -> BTreeSet<String> {
         .collect();
     cases.sort();
     for case in cases {
-        let args: Value =
-            serde_json::from_str(&fs::read_to_string(case.join("args.json")).unwrap()).unwrap();
-        let sealed_dir = args["sealed_dir"].as_str().map(|d| {
-            let mut dir = SealedDir::read(&case.join(d)).unwrap();
+        let fixture = rel(&case);
+        let r = match evidence_of(&case).and_then(|e| check_file(&case.join("report.json"), &e)) {
+            Ok(r) => r,
+            Err(e) => {
+                run.check(&fixture, Err(e));
+                continue;
+            }
+        };
+        run.reports += 1;
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        run.check(&fixture, naming_contract(&name, &r));
+        run.record(&fixture, &r, &case.join("expect.json"));
+    }
+    run.finish(12)
+}
+
+/// The evidence an evidence case names in its `args.json`.
+fn evidence_of(case: &Path) -> Result<Evidence, String> {
+    let args = case.join("args.json");
+    let args: Value = fs::read_to_string(&args)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+        .map_err(|e| format!("{}: {e}", rel(&args)))?;
+    let sealed_dir = match args["sealed_dir"].as_str() {
+        Some(d) => {
+            let mut dir = SealedDir::read(&case.join(d)).map_err(|e| e.to_string())?;
             // As if given on the command line from the case folder: messages stay portable.
             dir.given = d.to_owned();
             dir.absolute = None;
-            dir
-        });
-        let seal = args["seal"]
-            .as_str()
-            .map(|s| read_seal_record(&case.join(s)).unwrap());
-        let evidence = Evidence::new(sealed_dir, seal);
-        let r = check_file(&case.join("report.json"), &evidence);
-        run.reports += 1;
-        let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        naming_contract(&name, &r, &mut run.problems);
-        run.record(&r, &case.join("expect.json"));
-    }
-    run.finish(12)
+            Some(dir)
+        }
+        None => None,
+    };
+    let seal = match args["seal"].as_str() {
+        Some(s) => Some(read_seal_record(&case.join(s)).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    Ok(Evidence::new(sealed_dir, seal))
 }
 
 #[test]
@@ -286,10 +338,20 @@ fn every_corpus_file_matches_its_documented_verdict() {
         if is_expectation(&p) || name == "SOURCES.md" || p.parent() == Some(dir.as_path()) {
             continue;
         }
-        let r = check_file(&p, &none);
-        assert!(!r.unreadable(), "{}: unreadable", rel(&p));
+        let fixture = rel(&p);
+        let r = match check_file(&p, &none) {
+            Ok(r) if r.unreadable() => {
+                run.check(&fixture, Err("unreadable".into()));
+                continue;
+            }
+            Ok(r) => r,
+            Err(e) => {
+                run.check(&fixture, Err(e));
+                continue;
+            }
+        };
         run.reports += 1;
-        run.record(&r, &expect_path(&p));
+        run.record(&fixture, &r, &expect_path(&p));
     }
     run.finish(54);
 }
@@ -312,11 +374,13 @@ fn every_rule_is_exercised_by_some_fixture() {
 #[test]
 fn docs_list_every_rule_with_its_section() {
     let doc = fs::read_to_string(fixtures_dir().join("../../docs/conformance.md")).unwrap();
-    for r in rules::ALL {
-        assert!(
-            doc.contains(&format!("`{}`", r.id)),
-            "docs/conformance.md does not list `{}`",
-            r.id
-        );
-    }
+    let missing: Vec<&str> = rules::ALL
+        .iter()
+        .map(|r| r.id)
+        .filter(|id| !doc.contains(&format!("`{id}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/conformance.md does not list {missing:?}"
+    );
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::model::{CheckOutput, Document, FileResult, Severity, Verdict};
+use crate::model::{CheckOutput, Document, FileResult, Severity, Verdict};
 
 fn mark(v: Verdict) -> &'static str {
     match v {

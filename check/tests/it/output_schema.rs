@@ -1,8 +1,6 @@
 //! The committed schema of `gapscore check --format json` matches the Rust types.
 
-#![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
-
-use gapscore_conformance::checker::{OUTPUT_SCHEMA, output_schema};
+use gapscore_check::{OUTPUT_SCHEMA, output_schema};
 
 #[test]
 fn output_schema_is_up_to_date() {
@@ -18,8 +16,8 @@ fn output_schema_is_up_to_date() {
             .header("committed", "generated")
             .to_string();
         panic!(
-            "conformance-tests/check-output.schema.json is stale: the output types changed.\n\
-             Regenerate with `GAPSCORE_UPDATE_SCHEMA=1 cargo test -p gapscore-conformance --test output_schema` and commit it.\n{diff}"
+            "check/check-output.schema.json is stale: the output types changed.\n\
+             Regenerate with `GAPSCORE_UPDATE_SCHEMA=1 cargo test -p gapscore-check --test it output_schema` and commit it.\n{diff}"
         );
     }
 }

@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::Path;
 
-use gapscore_core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource};
-use gapscore_core::seal::{Excludes, SealRecord, SealedFile, sha256_hex};
+use gapscore_engine::core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource};
+use gapscore_engine::core::seal::{Excludes, SealRecord, SealedFile, sha256_hex};
 use gapscore_engine::fs::{self as sealdir, FsError};
 
 /// Why evidence cannot be read: the host's sealed-directory reader's error, which names the

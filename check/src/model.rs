@@ -1,11 +1,11 @@
 //! What a check produces: per file, the document recognised, the schemas applied, each level's
 //! requirements with a [`Verdict`], and the [`Finding`]s. Serialised as the JSON output of
-//! `gapscore check --format json` (schema: `conformance-tests/check-output.schema.json`).
+//! `gapscore check --format json` (schema: `check/check-output.schema.json`).
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::rules::Rule;
+use crate::rules::Rule;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]

@@ -1,0 +1,207 @@
+//! The state of one report's check, shared by the reading and the three levels' rules: the
+//! canonical document, the evidence, and what has been found so far; the helpers every rule
+//! uses (findings, requirements, pointers, counts); and [`Checker::finish`], which turns the
+//! requirements and findings into the level met.
+
+use serde_json::{Map, Value};
+
+use crate::evidence::Evidence;
+use crate::model::{Document, FileResult, Finding, Requirement, SchemaOutcome, Severity, Verdict};
+use crate::rules::{self, Rule};
+
+/// RFC 6901 pointer from segments.
+pub(crate) fn ptr(segments: &[&str]) -> String {
+    segments
+        .iter()
+        .map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1")))
+        .collect()
+}
+
+/// A non-negative integer, written as `18` or `18.0`.
+pub(crate) fn count(v: Option<&Value>) -> Option<u64> {
+    let v = v?;
+    if let Some(n) = v.as_u64() {
+        return Some(n);
+    }
+    let f = v.as_f64()?;
+    (f >= 0.0 && f.fract() == 0.0 && f < 9.0e15).then_some(f as u64)
+}
+
+/// A `{total, passed, failed}` object's counts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Counts {
+    pub(crate) total: u64,
+    pub(crate) passed: u64,
+    pub(crate) failed: u64,
+}
+
+/// The counts of a `sealed_tests` or `open_tests` object, when all three are counts.
+pub(crate) fn counts(v: Option<&Value>) -> Option<Counts> {
+    let o = v?.as_object()?;
+    Some(Counts {
+        total: count(o.get("total"))?,
+        passed: count(o.get("passed"))?,
+        failed: count(o.get("failed"))?,
+    })
+}
+
+/// The score key of the Shadow dialect.
+pub(crate) const SHADOW: &str = "shadow_score";
+/// The score key of the Gap dialect.
+pub(crate) const GAP: &str = "gap_score";
+
+/// One report under check: `read` fills in what the document says, `level1`..`level3` judge
+/// it, [`Checker::finish`] sums up.
+pub(crate) struct Checker<'a> {
+    /// The document, normalised to the canonical shape.
+    pub(crate) root: &'a Map<String, Value>,
+    /// Its `report` object.
+    pub(crate) meta: Option<&'a Map<String, Value>>,
+    /// What was given besides the report.
+    pub(crate) evidence: &'a Evidence,
+    /// Every finding so far.
+    pub(crate) findings: Vec<Finding>,
+    /// Every requirement judged so far.
+    pub(crate) requirements: Vec<Requirement>,
+    /// The schemas applied.
+    pub(crate) schemas: Vec<SchemaOutcome>,
+    /// `shadow`, `gap` or `both`.
+    pub(crate) dialect: &'static str,
+    /// The spec version the report names.
+    pub(crate) version: Option<String>,
+    /// The major spec version whose rules apply (1 or 2).
+    pub(crate) major: u64,
+    /// The report's score, with its pointer.
+    pub(crate) score: Option<(f64, String)>,
+    /// The `sealed_tests` counts, when complete.
+    pub(crate) sealed: Option<Counts>,
+    /// `report.sealed_hash`, when a string.
+    pub(crate) hash: Option<String>,
+    /// The tool that wrote the report (gapscore's extension object).
+    pub(crate) tool: Option<String>,
+}
+
+impl<'a> Checker<'a> {
+    pub(crate) fn new(root: &'a Map<String, Value>, evidence: &'a Evidence) -> Self {
+        Checker {
+            root,
+            meta: root.get("report").and_then(Value::as_object),
+            evidence,
+            findings: Vec::new(),
+            requirements: Vec::new(),
+            schemas: Vec::new(),
+            dialect: "shadow",
+            version: None,
+            major: 1,
+            score: None,
+            sealed: None,
+            hash: None,
+            tool: None,
+        }
+    }
+
+    pub(crate) fn add(&mut self, rule: &Rule, severity: Severity, pointer: &str, message: String) {
+        self.findings
+            .push(Finding::new(rule, severity, pointer, message));
+    }
+
+    pub(crate) fn err(&mut self, rule: &Rule, pointer: &str, message: String) {
+        self.add(rule, Severity::Error, pointer, message);
+    }
+
+    pub(crate) fn warn(&mut self, rule: &Rule, pointer: &str, message: String) {
+        self.add(rule, Severity::Warning, pointer, message);
+    }
+
+    pub(crate) fn note(&mut self, rule: &Rule, pointer: &str, message: String) {
+        self.add(rule, Severity::Note, pointer, message);
+    }
+
+    pub(crate) fn errors_of(&self, rule: &Rule) -> Option<&Finding> {
+        self.findings
+            .iter()
+            .find(|f| f.rule == rule.id && f.severity == Severity::Error)
+    }
+
+    pub(crate) fn require(
+        &mut self,
+        id: &str,
+        level: u8,
+        spec: &str,
+        title: &str,
+        verdict: Verdict,
+        detail: String,
+    ) {
+        self.requirements.push(Requirement {
+            id: id.to_owned(),
+            level,
+            spec: spec.to_owned(),
+            title: title.to_owned(),
+            verdict,
+            detail,
+        });
+    }
+
+    pub(crate) fn meta_get(&self, key: &str) -> Option<&'a Value> {
+        self.meta.and_then(|m| m.get(key))
+    }
+
+    pub(crate) fn hardening(&self) -> Option<&'a Map<String, Value>> {
+        self.root.get("hardening").and_then(Value::as_object)
+    }
+
+    pub(crate) fn finish(mut self, path: &str, level: u8) -> FileResult {
+        // A requirement fails with any error at its level; findings make requirements fail
+        // through their detail, and errors without a requirement still count.
+        let failed_at = |lvl: u8, s: &Self| {
+            s.requirements
+                .iter()
+                .any(|r| r.level == lvl && r.verdict == Verdict::Failed)
+                || s.findings
+                    .iter()
+                    .any(|f| f.level == lvl && f.severity == Severity::Error)
+        };
+        let mut met = 0;
+        for l in 1..=3 {
+            if failed_at(l, &self) {
+                break;
+            }
+            met = l;
+        }
+        if let Some(claimed) = self.meta_get("conformance_level").and_then(Value::as_u64)
+            && claimed > u64::from(met)
+            && (claimed <= 3 || met < 3)
+        {
+            self.warn(
+                &rules::CLAIMED_LEVEL,
+                "/report/conformance_level",
+                format!(
+                    "the report claims conformance level {claimed}; the checker finds level {met}{}",
+                    if claimed > 3 { " (level 4 is not checked)" } else { "" }
+                ),
+            );
+        }
+        self.findings.sort_by_key(|f| (f.level, f.severity));
+        FileResult {
+            path: path.to_owned(),
+            document: Document::Report {
+                dialect: self.dialect.to_owned(),
+                spec_version: self.version.clone(),
+                tool: self.tool.clone(),
+            },
+            schemas: self.schemas,
+            requirements: self.requirements,
+            findings: self.findings,
+            level_met: met,
+            holds: met >= level,
+        }
+    }
+}
+
+/// A requirement's verdict and detail from a check's outcome.
+pub(crate) fn verdict_of(r: Result<String, String>) -> (Verdict, String) {
+    match r {
+        Ok(d) => (Verdict::Verified, d),
+        Err(d) => (Verdict::Failed, d),
+    }
+}

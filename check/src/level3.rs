@@ -1,0 +1,449 @@
+//! Level 3 (spec §6.3): the hardening loop with its initial and final scores, velocity and
+//! per-cycle history, and failure texts free of sealed test source.
+
+use gapscore_engine::core::feedback::scrub;
+use gapscore_engine::core::hash::canonical_sha256;
+use gapscore_engine::core::{Level, Score};
+use gapscore_model::text::strip_ansi;
+use serde_json::{Map, Value};
+
+use crate::checker::{Checker, GAP, SHADOW, count, ptr, verdict_of};
+use crate::model::{Severity, Verdict};
+use crate::numbers::{ScoreMatch, match_score, parse_level, same, show};
+use crate::rules;
+use crate::time::parse_rfc3339;
+
+/// The level-3 requirements that fail together when there is no `hardening` object.
+const L3_REQUIREMENTS: [(&str, &str, &str); 4] = [
+    (
+        "L3.hardening-loop",
+        "§4.4",
+        "the hardening loop is implemented",
+    ),
+    (
+        "L3.initial-final",
+        "§4.4",
+        "initial and final scores are recorded",
+    ),
+    ("L3.velocity", "§3.5", "hardening velocity is tracked"),
+    (
+        "L3.recomputed",
+        "§6.3",
+        "the score is recomputed after each hardening cycle",
+    ),
+];
+
+impl Checker<'_> {
+    pub(crate) fn level3(&mut self) {
+        let Some(h) = self.hardening() else {
+            let msg = "no `hardening` object: the hardening loop is not reported".to_owned();
+            self.err(&rules::HARDENING_PRESENT, "", msg.clone());
+            for (id, spec, title) in L3_REQUIREMENTS {
+                self.require(id, 3, spec, title, Verdict::Failed, msg.clone());
+            }
+            let (v, d) = self.leak_scan();
+            self.require(
+                "L3.no-source",
+                3,
+                "§4.4",
+                "failure messages shared with the implementer hold no test source",
+                v,
+                d,
+            );
+            return;
+        };
+        let cycles = count(h.get("cycles_completed"));
+        let max = count(h.get("max_cycles"));
+        let loop_ok = match (cycles, max) {
+            (Some(c), Some(m)) if c > m => {
+                let msg = format!("cycles_completed {c} is more than max_cycles {m}");
+                self.err(
+                    &rules::HARDENING_CYCLES,
+                    "/hardening/cycles_completed",
+                    msg.clone(),
+                );
+                Err(msg)
+            }
+            (Some(c), Some(m)) => Ok(format!("{c} of at most {m} cycles")),
+            _ => {
+                let missing: Vec<&str> = ["cycles_completed", "max_cycles"]
+                    .into_iter()
+                    .filter(|k| count(h.get(*k)).is_none())
+                    .collect();
+                let msg = format!("the hardening object lacks {}", missing.join(" and "));
+                self.err(&rules::HARDENING_PRESENT, "/hardening", msg.clone());
+                Err(msg)
+            }
+        };
+        let (v, d) = verdict_of(loop_ok);
+        self.require(
+            "L3.hardening-loop",
+            3,
+            "§4.4",
+            "the hardening loop is implemented",
+            v,
+            d,
+        );
+
+        // Initial and final scores.
+        let pick = |a: &str, b: &str| -> Option<(f64, String)> {
+            h.get(a)
+                .and_then(Value::as_f64)
+                .map(|x| (x, ptr(&["hardening", a])))
+                .or_else(|| {
+                    h.get(b)
+                        .and_then(Value::as_f64)
+                        .map(|x| (x, ptr(&["hardening", b])))
+                })
+        };
+        let initial = pick("initial_shadow_score", "initial_gap_score");
+        let fin = pick("final_shadow_score", "final_gap_score");
+        let scores_ok = match (&initial, &fin) {
+            (Some((i, _)), Some((f, fp))) => match &self.score {
+                Some((s, _)) if !same(*s, *f) => {
+                    let msg = format!(
+                        "the final hardening score {} is not the report's score {}",
+                        show(*f),
+                        show(*s)
+                    );
+                    self.err(&rules::HARDENING_SCORES, fp, msg.clone());
+                    Err(msg)
+                }
+                _ => Ok(format!("initial {}, final {}", show(*i), show(*f))),
+            },
+            _ => {
+                let missing: Vec<&str> = [("initial", &initial), ("final", &fin)]
+                    .into_iter()
+                    .filter(|(_, v)| v.is_none())
+                    .map(|(k, _)| k)
+                    .collect();
+                let msg = format!(
+                    "no {} score in the hardening object",
+                    missing.join(" and no ")
+                );
+                self.err(&rules::HARDENING_SCORES, "/hardening", msg.clone());
+                Err(msg)
+            }
+        };
+        let (v, d) = verdict_of(scores_ok);
+        self.require(
+            "L3.initial-final",
+            3,
+            "§4.4",
+            "initial and final scores are recorded",
+            v,
+            d,
+        );
+
+        // Velocity.
+        let velocity = h.get("hardening_velocity").and_then(Value::as_f64);
+        let vel = match (velocity, &initial, &fin, cycles) {
+            (Some(v), Some((i, _)), Some((f, _)), Some(c)) => {
+                let want = if c == 0 { i - f } else { (i - f) / c as f64 };
+                if (v - want).abs() <= 0.05 + 1e-9 {
+                    Ok(format!(
+                        "{} points per cycle = ({} - {}) / {}",
+                        show(v),
+                        show(*i),
+                        show(*f),
+                        c.max(1)
+                    ))
+                } else {
+                    let msg = format!(
+                        "hardening_velocity {} is not (initial {} - final {}) / {} cycles = {want:.2}",
+                        show(v),
+                        show(*i),
+                        show(*f),
+                        c.max(1)
+                    );
+                    self.err(
+                        &rules::HARDENING_VELOCITY,
+                        "/hardening/hardening_velocity",
+                        msg.clone(),
+                    );
+                    Err(msg)
+                }
+            }
+            (Some(v), _, _, _) => Ok(format!(
+                "{} points per cycle (not checkable without initial, final and cycles)",
+                show(v)
+            )),
+            (None, _, _, Some(0)) => Ok("no cycle ran yet: velocity is undefined".to_owned()),
+            (None, _, _, _) => {
+                let msg = "no `hardening_velocity`: velocity is not tracked".to_owned();
+                self.err(&rules::HARDENING_VELOCITY, "/hardening", msg.clone());
+                Err(msg)
+            }
+        };
+        let (v, d) = verdict_of(vel);
+        self.require(
+            "L3.velocity",
+            3,
+            "§3.5",
+            "hardening velocity is tracked",
+            v,
+            d,
+        );
+
+        // Per-cycle recomputation.
+        let (v, d) = self.history(h, cycles, initial.map(|x| x.0), fin.map(|x| x.0));
+        self.require(
+            "L3.recomputed",
+            3,
+            "§6.3",
+            "the score is recomputed after each hardening cycle",
+            v,
+            d,
+        );
+
+        let (v, d) = self.leak_scan();
+        self.require(
+            "L3.no-source",
+            3,
+            "§4.4",
+            "failure messages shared with the implementer hold no test source",
+            v,
+            d,
+        );
+    }
+
+    fn history(
+        &mut self,
+        h: &Map<String, Value>,
+        cycles: Option<u64>,
+        initial: Option<f64>,
+        fin: Option<f64>,
+    ) -> (Verdict, String) {
+        let Some(list) = h
+            .get("history")
+            .and_then(Value::as_array)
+            .filter(|a| !a.is_empty())
+        else {
+            return match (cycles, initial, fin) {
+                (Some(c), Some(_), Some(_)) => (
+                    Verdict::Attested,
+                    format!(
+                        "claimed by cycles_completed {c} with initial and final scores; no per-cycle history to check"
+                    ),
+                ),
+                _ => (
+                    Verdict::Failed,
+                    "neither a per-cycle history nor cycles with initial and final scores".into(),
+                ),
+            };
+        };
+        let before = self.findings.len();
+        let mut last_time: Option<(i128, String)> = None;
+        let mut scores = Vec::new();
+        for (i, c) in list.iter().enumerate() {
+            let idx = i.to_string();
+            let p = ptr(&["hardening", "history", &idx]);
+            let Some(o) = c.as_object() else {
+                self.err(
+                    &rules::HARDENING_HISTORY,
+                    &p,
+                    "a history entry is not an object".into(),
+                );
+                continue;
+            };
+            match count(o.get("cycle")) {
+                Some(n) if n == i as u64 => {}
+                Some(n) => self.err(
+                    &rules::HARDENING_HISTORY,
+                    &format!("{p}/cycle"),
+                    format!(
+                        "entry {i} is numbered cycle {n}: cycles run 0, 1, 2, ... with none missing"
+                    ),
+                ),
+                None => self.err(
+                    &rules::HARDENING_HISTORY,
+                    &p,
+                    "entry without a cycle number".into(),
+                ),
+            }
+            let score = [("score"), (SHADOW), (GAP)]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(Value::as_f64).map(|x| (x, *k)));
+            let (failed, total) = (count(o.get("sealed_failed")), count(o.get("sealed_total")));
+            match (score, failed, total) {
+                (Some((s, key)), Some(f), Some(t)) => {
+                    if matches!(match_score(s, f, t), ScoreMatch::Mismatch) {
+                        self.err(
+                            &rules::HARDENING_HISTORY,
+                            &format!("{p}/{key}"),
+                            format!("cycle {i}: score {} is not {f}/{t} x 100", show(s)),
+                        );
+                    }
+                    if let Some(name) = o.get("level").and_then(Value::as_str)
+                        && parse_level(name) != Some(Level::from_counts(f, t))
+                    {
+                        self.err(
+                            &rules::HARDENING_HISTORY,
+                            &format!("{p}/level"),
+                            format!(
+                                "cycle {i}: level `{name}` does not follow from {f} of {t} (exact rule: `{}`)",
+                                Score::new(f, t).level()
+                            ),
+                        );
+                    }
+                    scores.push(s);
+                }
+                (Some((s, _)), _, _) => {
+                    self.err(
+                        &rules::HARDENING_HISTORY,
+                        &p,
+                        format!("cycle {i}: score {} without sealed_failed and sealed_total, so it cannot be recomputed", show(s)),
+                    );
+                    scores.push(s);
+                }
+                _ => self.err(
+                    &rules::HARDENING_HISTORY,
+                    &p,
+                    format!("cycle {i} has no score"),
+                ),
+            }
+            if let Some(ts) = o.get("timestamp").and_then(Value::as_str)
+                && let Some(t) = parse_rfc3339(ts)
+            {
+                if let Some((prev, prev_s)) = &last_time
+                    && t < *prev
+                {
+                    self.err(
+                        &rules::HARDENING_HISTORY,
+                        &format!("{p}/timestamp"),
+                        format!("cycle {i} at {ts} is earlier than the cycle before it ({prev_s})"),
+                    );
+                }
+                last_time = Some((t, ts.to_owned()));
+            }
+            if let (Some(ch), Some(rh)) = (
+                o.get("sealed_hash").and_then(Value::as_str),
+                self.hash.clone(),
+            ) && canonical_sha256(ch).ok() != canonical_sha256(&rh).ok()
+            {
+                self.err(
+                    &rules::HARDENING_HISTORY,
+                    &format!("{p}/sealed_hash"),
+                    format!("cycle {i} was validated under sealed hash {ch}, the report under {rh}: the scores are not comparable"),
+                );
+            }
+        }
+        let n = list.len() as u64;
+        if let Some(c) = cycles
+            && c + 1 != n
+        {
+            self.err(
+                &rules::HARDENING_HISTORY,
+                "/hardening/history",
+                format!("{n} validations recorded, but cycles_completed {c} means {} (cycle 0 and one per cycle)", c + 1),
+            );
+        }
+        if let (Some(i), Some(first)) = (initial, scores.first())
+            && !same(i, *first)
+        {
+            self.err(
+                &rules::HARDENING_HISTORY,
+                "/hardening/history/0",
+                format!(
+                    "the first cycle's score {} is not the initial score {}",
+                    show(*first),
+                    show(i)
+                ),
+            );
+        }
+        if let (Some(f), Some(last)) = (fin, scores.last())
+            && !same(f, *last)
+        {
+            self.err(
+                &rules::HARDENING_HISTORY,
+                &ptr(&["hardening", "history", &(list.len() - 1).to_string()]),
+                format!(
+                    "the last cycle's score {} is not the final score {}",
+                    show(*last),
+                    show(f)
+                ),
+            );
+        }
+        match self.findings[before..]
+            .iter()
+            .find(|f| f.severity == Severity::Error)
+        {
+            Some(f) => (Verdict::Failed, format!("{}: {}", f.pointer, f.message)),
+            None => (
+                Verdict::Verified,
+                format!(
+                    "{n} validation{} recorded, each score recomputed from its counts",
+                    if n == 1 { "" } else { "s" }
+                ),
+            ),
+        }
+    }
+
+    fn leak_scan(&mut self) -> (Verdict, String) {
+        let Some(dir) = self.evidence.sealed_dir.as_ref() else {
+            return (
+                Verdict::Attested,
+                "not scanned: give --sealed-dir to scan the failure texts for sealed source".into(),
+            );
+        };
+        let mut source = dir.source.clone();
+        let lines = source.line_count();
+        let Some(list) = self.root.get("failures").and_then(Value::as_array) else {
+            return (Verdict::Verified, "no failures listed".into());
+        };
+        let mut texts = 0usize;
+        let mut leaks = 0usize;
+        let mut located = 0usize;
+        for (i, f) in list.iter().enumerate() {
+            for key in ["message", "expected", "actual"] {
+                let Some(text) = f.get(key).and_then(Value::as_str) else {
+                    continue;
+                };
+                texts += 1;
+                let p = ptr(&["failures", &i.to_string(), key]);
+                for line in strip_ansi(text).lines() {
+                    let s = scrub(line, Some(&mut source));
+                    if s.redacted > 0 {
+                        leaks += 1;
+                        let shown: String = line.trim().chars().take(80).collect();
+                        self.err(
+                            &rules::FEEDBACK_LEAK,
+                            &p,
+                            format!("holds a line of sealed test source: `{shown}`"),
+                        );
+                    } else if s.locations > 0 {
+                        located += 1;
+                        let shown: String = line.trim().chars().take(80).collect();
+                        self.warn(
+                            &rules::FEEDBACK_LEAK,
+                            &p,
+                            format!("names a place in a sealed test file: `{shown}`"),
+                        );
+                    }
+                }
+            }
+        }
+        if leaks > 0 {
+            return (
+                Verdict::Failed,
+                format!(
+                    "{leaks} line{} of sealed source in the failure texts",
+                    if leaks == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        (
+            Verdict::Verified,
+            format!(
+                "{texts} failure text{} scanned against {lines} sealed source line{}: none found{}",
+                if texts == 1 { "" } else { "s" },
+                if lines == 1 { "" } else { "s" },
+                if located > 0 {
+                    format!(" ({located} naming sealed file locations)")
+                } else {
+                    String::new()
+                }
+            ),
+        )
+    }
+}

@@ -1,0 +1,620 @@
+//! Reading a document: [`check_path`] / [`check_bytes`] / [`check_value`] take it in any
+//! published shape or recognise it as something else, normalise it to the canonical shape,
+//! and read what it says — dialect and spec version, the schemas it must pass, its scores,
+//! counts, failures, coverage and extensions — before the levels' rules judge it.
+
+use std::path::Path;
+
+use gapscore_schema::{SchemaId, validate};
+use serde_json::{Map, Value};
+
+use crate::checker::{Checker, GAP, SHADOW, counts, ptr};
+use crate::evidence::Evidence;
+use crate::model::{Document, FileResult, Finding, SchemaOutcome, Severity};
+use crate::numbers::{same, show};
+use crate::recognise::{Kind, classify, classify_text};
+use crate::rules;
+
+/// Checks one file read from disk; an unreadable file gives an `unreadable` result.
+pub fn check_path(path: &Path, evidence: &Evidence, level: u8) -> FileResult {
+    let name = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => check_bytes(&name, &bytes, evidence, level),
+        Err(e) => {
+            let reason = match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_owned(),
+                std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+                std::io::ErrorKind::IsADirectory => "is a directory".to_owned(),
+                _ => e.to_string().to_lowercase(),
+            };
+            unreadable(&name, format!("cannot read `{name}`: {reason}"), level)
+        }
+    }
+}
+
+impl FileResult {
+    /// The result for a document that could not be read at all (`error` says why): no level
+    /// holds but level 0.
+    pub fn cannot_read(path: &str, error: String, level: u8) -> FileResult {
+        unreadable(path, error, level)
+    }
+}
+
+fn unreadable(path: &str, error: String, level: u8) -> FileResult {
+    FileResult {
+        path: path.to_owned(),
+        document: Document::Unreadable { error },
+        schemas: Vec::new(),
+        requirements: Vec::new(),
+        findings: Vec::new(),
+        level_met: 0,
+        holds: level == 0,
+    }
+}
+
+/// Checks one document given as bytes (`path` names it in messages).
+pub fn check_bytes(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> FileResult {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return unreadable(path, format!("`{path}` is not utf-8 text"), level);
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match serde_json::from_str::<Value>(text) {
+        Ok(doc) => check_value(path, &doc, evidence, level),
+        Err(e) => match classify_text(text) {
+            Some(kind) => not_a_report(path, kind, level),
+            None => unreadable(
+                path,
+                format!(
+                    "{path}:{}:{}: not valid json: {}",
+                    e.line(),
+                    e.column(),
+                    serde_reason(&e)
+                ),
+                level,
+            ),
+        },
+    }
+}
+
+/// serde_json's message without its own ` at line X column Y` suffix.
+fn serde_reason(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_owned(),
+        None => s,
+    }
+}
+
+fn not_a_report(path: &str, kind: Kind, level: u8) -> FileResult {
+    let (document, message) = match kind {
+        Kind::Artifact {
+            artifact,
+            explanation,
+        } => {
+            let message = format!("not a Gap Report: {artifact}");
+            (
+                Document::Artifact {
+                    artifact,
+                    explanation,
+                },
+                message,
+            )
+        }
+        Kind::Unknown(explanation) => (
+            Document::Unknown {
+                explanation: explanation.clone(),
+            },
+            explanation,
+        ),
+        // Not reached: reports are checked, not explained.
+        Kind::Report => (
+            Document::Unknown {
+                explanation: "a report without an object root".into(),
+            },
+            "a report without an object root".into(),
+        ),
+    };
+    let findings = vec![Finding::new(&rules::KIND, Severity::Error, "", message)];
+    FileResult {
+        path: path.to_owned(),
+        document,
+        schemas: Vec::new(),
+        requirements: Vec::new(),
+        findings,
+        level_met: 0,
+        holds: level == 0,
+    }
+}
+
+/// Checks one parsed document.
+pub fn check_value(path: &str, doc: &Value, evidence: &Evidence, level: u8) -> FileResult {
+    match (classify(doc), doc.as_object()) {
+        (Kind::Report, Some(root)) => {
+            let (norm, findings) = normalise(root, major_of(root));
+            let mut c = Checker::new(&norm, evidence);
+            c.findings = findings;
+            c.run();
+            c.finish(path, level)
+        }
+        (kind, _) => not_a_report(path, kind, level),
+    }
+}
+
+/// The major spec version a report names (1 when it names none or an unreadable one; 2 for
+/// anything from 2 on, checked under the v2 rules).
+fn major_of(root: &Map<String, Value>) -> u64 {
+    root.get("shadow_score_spec_version")
+        .or_else(|| root.get("gap_score_spec_version"))
+        .and_then(Value::as_str)
+        .and_then(|v| v.split('.').next())
+        .and_then(|m| m.parse::<u64>().ok())
+        .map_or(1, |m| m.clamp(1, 2))
+}
+
+/// Reads every published shape into the canonical one, with a finding for each liberty
+/// taken: score and level at the root move under `report` (a warning under v1, an error under
+/// v2), `coverage_comparison.edge_cases` becomes `edge_case`, null failure fields become empty
+/// strings (`category` becomes `unknown`). Schemas and rules then judge the canonical form.
+fn normalise(root: &Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<Finding>) {
+    let mut out = root.clone();
+    let mut findings = Vec::new();
+    let v2 = major >= 2;
+    for key in [SHADOW, GAP, "level"] {
+        let Some(value) = out.remove(key) else {
+            continue;
+        };
+        let p = ptr(&[key]);
+        let report = out
+            .entry("report")
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Some(report) = report.as_object_mut() else {
+            // `report` is not an object: the schema says so; keep the field where it was.
+            out.insert(key.to_owned(), value);
+            continue;
+        };
+        let inside = report.get(key).cloned();
+        match &inside {
+            Some(v)
+                if v != &value
+                    && !(v
+                        .as_f64()
+                        .zip(value.as_f64())
+                        .is_some_and(|(a, b)| same(a, b))) =>
+            {
+                findings.push(Finding::new(
+                    &rules::DIALECTS,
+                    Severity::Error,
+                    &p,
+                    format!("`{key}` is {value} at the root but {v} under `report`"),
+                ));
+            }
+            _ => {}
+        }
+        let msg = format!(
+            "`{key}` at the root{}: its place is under `report`{}",
+            if inside.is_some() {
+                " as well as under `report`"
+            } else {
+                ""
+            },
+            if v2 {
+                " (spec v2 §5.2 and its schema reject it at the root)"
+            } else {
+                " (read from the root, as v1's §5.2 table can be read)"
+            }
+        );
+        findings.push(Finding::new(
+            &rules::ROOT_FIELDS,
+            if v2 {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            &p,
+            msg,
+        ));
+        if inside.is_none() {
+            report.insert(key.to_owned(), value);
+        }
+    }
+    if let Some(cc) = out
+        .get_mut("coverage_comparison")
+        .and_then(Value::as_object_mut)
+        && let Some(plural) = cc.remove("edge_cases")
+    {
+        let msg = match cc.get("edge_case") {
+            None => {
+                cc.insert("edge_case".to_owned(), plural);
+                "`edge_cases` (the §5.1 example's spelling) read as `edge_case` (the schema's key; the schema leaves the plural unchecked)"
+            }
+            Some(v) if *v == plural => {
+                "both `edge_case` and `edge_cases` are present: `edge_case` is used"
+            }
+            Some(_) => {
+                "both `edge_case` and `edge_cases` are present, with different values: `edge_case` is used"
+            }
+        };
+        findings.push(Finding::new(
+            &rules::EDGE_CASES,
+            Severity::Warning,
+            "/coverage_comparison/edge_cases",
+            msg.to_owned(),
+        ));
+    }
+    if let Some(list) = out.get_mut("failures").and_then(Value::as_array_mut) {
+        for (i, f) in list.iter_mut().enumerate() {
+            let Some(o) = f.as_object_mut() else { continue };
+            for key in ["test_name", "expected", "actual", "message", "category"] {
+                if let Some(v) = o.get_mut(key)
+                    && v.is_null()
+                {
+                    let now = if key == "category" { "unknown" } else { "" };
+                    *v = Value::String(now.to_owned());
+                    findings.push(Finding::new(
+                        &rules::FAILURE_FIELDS,
+                        Severity::Warning,
+                        &ptr(&["failures", &i.to_string(), key]),
+                        format!("`{key}` is null, read as {now:?} (the Python validator writes null when its input had null)"),
+                    ));
+                }
+            }
+        }
+    }
+    (out, findings)
+}
+
+/// A schema error as people read it: a `not: {}` rejection says what the schema's description
+/// says about the field (v2's "MISPLACED: belongs at report.X"), and a whole object or array
+/// quoted at the start of a message is named instead of dumped.
+fn schema_message(id: SchemaId, schema_path: &str, message: &str) -> String {
+    if let Some(parent) = schema_path.strip_suffix("/not") {
+        let description = serde_json::from_str::<Value>(id.text())
+            .ok()
+            .and_then(|schema| {
+                schema
+                    .pointer(parent)
+                    .and_then(|n| n.get("description"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            });
+        return match description {
+            Some(d) => format!("not allowed here: {d}"),
+            None => "not allowed here".to_owned(),
+        };
+    }
+    if message.starts_with(['{', '[']) {
+        let mut stream = serde_json::Deserializer::from_str(message).into_iter::<Value>();
+        if let Some(Ok(v)) = stream.next() {
+            let rest = message.get(stream.byte_offset()..).unwrap_or_default();
+            let what = if v.is_object() {
+                "the object"
+            } else {
+                "the array"
+            };
+            return format!("{what}{rest}");
+        }
+    }
+    message.to_owned()
+}
+
+impl Checker<'_> {
+    fn run(&mut self) {
+        self.tool = self
+            .root
+            .get("gapscore")
+            .and_then(|g| g.get("tool"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        self.read_version();
+        self.read_schemas();
+        self.read_root_fields();
+        self.read_failures();
+        self.read_coverage();
+        self.read_extensions();
+        self.level1();
+        self.level2();
+        self.level3();
+    }
+
+    fn read_version(&mut self) {
+        let sv = self.root.get("shadow_score_spec_version");
+        let gv = self.root.get("gap_score_spec_version");
+        let has_gap_score = self.meta_get(GAP).is_some() || self.root.get(GAP).is_some();
+        self.dialect = match (sv.is_some(), gv.is_some()) {
+            (true, true) => "both",
+            (false, true) => "gap",
+            (false, false) if has_gap_score => "gap",
+            _ => "shadow",
+        };
+        let s = sv.and_then(Value::as_str);
+        let g = gv.and_then(Value::as_str);
+        if let (Some(s), Some(g)) = (s, g)
+            && s != g
+        {
+            self.err(
+                &rules::DIALECTS,
+                "/gap_score_spec_version",
+                format!(
+                    "the two dialects name different spec versions: shadow_score_spec_version `{s}`, gap_score_spec_version `{g}`"
+                ),
+            );
+        }
+        // A missing or non-string version is the schemas' finding (a required property).
+        let Some(v) = s.or(g) else {
+            return;
+        };
+        self.version = Some(v.to_owned());
+        let pointer = if s.is_some() {
+            "/shadow_score_spec_version"
+        } else {
+            "/gap_score_spec_version"
+        };
+        let parts: Vec<Option<u64>> = v.split('.').map(|p| p.parse().ok()).collect();
+        let major = match parts.as_slice() {
+            [Some(a), Some(_), Some(_)] => Some(*a),
+            _ => None,
+        };
+        match major {
+            Some(m) => self.major = m.clamp(1, 2),
+            None => return, // the schemas' pattern reports it
+        }
+        if !matches!(v, "1.0.0" | "2.0.0") {
+            self.warn(
+                &rules::VERSION,
+                pointer,
+                format!(
+                    "spec version `{v}` is not a published one (1.0.0, 2.0.0): checked as v{}",
+                    self.major
+                ),
+            );
+        }
+        if self.major >= 2 && s.is_none() {
+            self.warn(
+                &rules::VERSION,
+                pointer,
+                format!("spec v{v} is published in the Shadow dialect only: `gap_score_spec_version` with a v2 version is read as v2"),
+            );
+        }
+    }
+
+    fn read_schemas(&mut self) {
+        let doc = Value::Object(self.root.clone());
+        let shadow = if self.major >= 2 {
+            SchemaId::ShadowV2
+        } else {
+            SchemaId::ShadowV1
+        };
+        let mut binding = Vec::new();
+        match self.dialect {
+            "gap" => binding.push(SchemaId::GapPreRename),
+            "both" => {
+                binding.push(shadow);
+                binding.push(SchemaId::GapPreRename);
+            }
+            _ => binding.push(shadow),
+        }
+        for id in binding {
+            self.apply_schema(id, &doc, true);
+        }
+        let ours_binding = self.root.get("gapscore").is_some_and(Value::is_object);
+        self.apply_schema(SchemaId::Report, &doc, ours_binding);
+    }
+
+    fn apply_schema(&mut self, id: SchemaId, doc: &Value, binding: bool) {
+        let errors = match validate(id, doc) {
+            Ok(e) => e,
+            Err(e) => {
+                // A bundled schema that does not compile is ruled out by the schema crate's
+                // tests; say so rather than pass silently.
+                self.err(
+                    &rules::SCHEMA_UPSTREAM,
+                    "",
+                    format!("schema `{}` could not be used: {e}", id.name()),
+                );
+                return;
+            }
+        };
+        self.schemas.push(SchemaOutcome {
+            schema: id.name().to_owned(),
+            binding,
+            errors: errors.len(),
+        });
+        let (rule, severity) = match (id, binding) {
+            (SchemaId::Report, true) => (&rules::SCHEMA_GAPSCORE, Severity::Error),
+            (SchemaId::Report, false) => (&rules::SCHEMA_GAPSCORE, Severity::Note),
+            _ => (&rules::SCHEMA_UPSTREAM, Severity::Error),
+        };
+        for e in errors {
+            let message = schema_message(id, &e.schema_path, &e.message);
+            self.add(
+                rule,
+                severity,
+                &e.instance_path,
+                format!("{}: {message}", id.name()),
+            );
+        }
+    }
+
+    fn read_root_fields(&mut self) {
+        // Root copies were moved under `report` by `normalise`; both dialects must agree.
+        let mut found: Vec<(f64, String)> = Vec::new();
+        for key in [SHADOW, GAP] {
+            if let Some(x) = self.meta_get(key).and_then(Value::as_f64) {
+                found.push((x, ptr(&["report", key])));
+            }
+        }
+        if let Some((first, first_p)) = found.first().cloned() {
+            for (x, p) in found.iter().skip(1) {
+                if !same(*x, first) {
+                    self.err(
+                        &rules::DIALECTS,
+                        p,
+                        format!("{p} is {} but {first_p} is {}", show(*x), show(first)),
+                    );
+                }
+            }
+            self.score = Some((first, first_p));
+        }
+        self.sealed = counts(self.root.get("sealed_tests"));
+        self.hash = self
+            .meta_get("sealed_hash")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+    }
+
+    fn read_failures(&mut self) {
+        let Some(list) = self.root.get("failures").and_then(Value::as_array) else {
+            return;
+        };
+        let mut unknown = Vec::new();
+        let mut missing_cat = Vec::new();
+        let mut missing_ea = Vec::new();
+        for (i, f) in list.iter().enumerate() {
+            let Some(o) = f.as_object() else { continue };
+            let idx = i.to_string();
+            if o.get("test_name").and_then(Value::as_str) == Some("") {
+                self.warn(
+                    &rules::FAILURE_FIELDS,
+                    &ptr(&["failures", &idx, "test_name"]),
+                    "empty test name (the Go validator writes \"\" when the input has none)".into(),
+                );
+            }
+            if !o.contains_key("expected") || !o.contains_key("actual") {
+                missing_ea.push(i);
+            }
+            match o.get("category") {
+                Some(Value::String(c)) if c == "unknown" => unknown.push(i),
+                None => missing_cat.push(i),
+                _ => {}
+            }
+        }
+        let summary = |v: &[usize]| -> String {
+            let shown: Vec<String> = v.iter().take(5).map(|i| format!("#{i}")).collect();
+            let more = if v.len() > 5 {
+                format!(" and {} more", v.len() - 5)
+            } else {
+                String::new()
+            };
+            format!("{}{more}", shown.join(", "))
+        };
+        if let Some(first) = missing_ea.first() {
+            self.warn(
+                &rules::FAILURE_FIELDS,
+                &ptr(&["failures", &first.to_string()]),
+                format!(
+                    "{} failure entr{} without `expected`/`actual`, which §5.2 lists ({})",
+                    missing_ea.len(),
+                    if missing_ea.len() == 1 { "y" } else { "ies" },
+                    summary(&missing_ea)
+                ),
+            );
+        }
+        if let Some(first) = unknown.first() {
+            self.warn(
+                &rules::CATEGORY,
+                &ptr(&["failures", &first.to_string(), "category"]),
+                format!(
+                    "{} failure{} in category `unknown`, which the schema allows but §5.3 does not list ({})",
+                    unknown.len(),
+                    if unknown.len() == 1 { "" } else { "s" },
+                    summary(&unknown)
+                ),
+            );
+        }
+        if let Some(first) = missing_cat.first() {
+            self.warn(
+                &rules::CATEGORY,
+                &ptr(&["failures", &first.to_string()]),
+                format!(
+                    "{} failure{} without a category ({})",
+                    missing_cat.len(),
+                    if missing_cat.len() == 1 { "" } else { "s" },
+                    summary(&missing_cat)
+                ),
+            );
+        }
+    }
+
+    fn read_coverage(&mut self) {
+        let Some(cc) = self
+            .root
+            .get("coverage_comparison")
+            .and_then(Value::as_object)
+        else {
+            return;
+        };
+        for (key, v) in cc {
+            let Some(o) = v.as_object() else { continue };
+            let (Some(s), Some(op), Some(d)) = (
+                o.get("sealed").and_then(Value::as_i64),
+                o.get("open").and_then(Value::as_i64),
+                o.get("delta").and_then(Value::as_i64),
+            ) else {
+                continue;
+            };
+            if d == s - op {
+                continue;
+            }
+            let p = ptr(&["coverage_comparison", key, "delta"]);
+            let msg = if d == (s - op).abs() {
+                format!(
+                    "delta {d} is |sealed - open|; the reference validators write sealed - open = {}",
+                    s - op
+                )
+            } else {
+                format!("delta {d} is not sealed {s} - open {op} = {}", s - op)
+            };
+            self.warn(&rules::COVERAGE_DELTA, &p, msg);
+        }
+    }
+
+    fn read_extensions(&mut self) {
+        let Some(meta) = self.meta else { return };
+        let l4: Vec<&str> = [
+            "conformance_level",
+            "independence",
+            "implementer_family",
+            "implementer_model",
+            "seal_author_families",
+            "seal_author_models",
+            "workspace_isolation",
+            "spec_ambiguity",
+        ]
+        .into_iter()
+        .filter(|k| meta.contains_key(*k))
+        .collect();
+        if !l4.is_empty() {
+            let mut shown = Vec::new();
+            for k in &l4 {
+                if let Some(v) = meta.get(*k) {
+                    shown.push(format!("{k} = {v}"));
+                }
+            }
+            self.note(
+                &rules::LEVEL4,
+                "/report",
+                format!("level-4 provenance read, not checked: {}", shown.join(", ")),
+            );
+        }
+        if meta.get("advisory") == Some(&Value::Bool(true)) {
+            let reason = meta
+                .get("advisory_reason")
+                .and_then(Value::as_str)
+                .unwrap_or("no reason given");
+            self.warn(
+                &rules::ADVISORY,
+                "/report/advisory",
+                format!("the report is advisory (not authoritative): {reason}"),
+            );
+        }
+        if meta.get("independence").and_then(Value::as_str) == Some("weak")
+            || meta.get("workspace_isolation").and_then(Value::as_str) == Some("legacy")
+        {
+            self.note(
+                &rules::ISOLATION,
+                "/report",
+                "the report itself says isolation was weak (`independence: weak` or `workspace_isolation: legacy`)".into(),
+            );
+        }
+    }
+}
