@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 mod lex;
+mod nesting;
 pub mod parser;
 pub mod yaml;
 

@@ -30,13 +30,13 @@ const LINE_CAP: usize = 1 << 20;
 const YAML_CAP: usize = 1 << 20;
 /// Children of a headerless subtest held until its name is known; beyond this they are sent
 /// with a placeholder suite.
-const HOLD_CAP: usize = 10_000;
+pub(crate) const HOLD_CAP: usize = 10_000;
 /// Distinct warnings kept; the rest are counted.
 const WARN_CAP: usize = 50;
 /// Numbers beyond this are not tracked for the missing-number check (2 MiB of bits).
-const SEEN_CAP: u64 = 1 << 24;
+pub(crate) const SEEN_CAP: u64 = 1 << 24;
 /// The suite segment used when a subtest's name is never known.
-const UNNAMED: &str = "(unnamed subtest)";
+pub(crate) const UNNAMED: &str = "(unnamed subtest)";
 
 /// Reads a whole TAP document.
 pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), AdapterError> {
@@ -127,14 +127,14 @@ fn cut_at(buf: &[u8], len: usize, room: usize) -> usize {
     at
 }
 
-fn join(path: Option<&str>, name: &str) -> String {
+pub(crate) fn join(path: Option<&str>, name: &str) -> String {
     match path {
         Some(p) if !p.is_empty() => format!("{p} > {name}"),
         _ => name.to_owned(),
     }
 }
 
-fn join_opt(path: Option<&str>, rel: Option<&str>) -> Option<String> {
+pub(crate) fn join_opt(path: Option<&str>, rel: Option<&str>) -> Option<String> {
     match (path, rel) {
         (p, Some(r)) => Some(join(p, r)),
         (Some(p), None) => Some(p.to_owned()),
@@ -154,64 +154,64 @@ fn push_line(buf: &mut String, text: &str) {
 /// A test read from a headerless subtest, waiting for its enclosing name. `suite` and
 /// `parent` are relative to the holding level.
 #[derive(Debug)]
-struct Held {
-    test: TestCase,
-    parent: Option<(Option<String>, String)>,
+pub(crate) struct Held {
+    pub(crate) test: TestCase,
+    pub(crate) parent: Option<(Option<String>, String)>,
 }
 
 #[derive(Debug, Default)]
-struct Level {
-    indent: usize,
+pub(crate) struct Level {
+    pub(crate) indent: usize,
     /// A `{` level whose contents' indentation is not known yet.
-    fresh: bool,
-    name: Option<String>,
+    pub(crate) fresh: bool,
+    pub(crate) name: Option<String>,
     /// Suite of the tests directly in this level (`None` at the top of a plain stream).
-    path: Option<String>,
+    pub(crate) path: Option<String>,
     /// Id of the test point that will close this level.
-    parent_id: Option<String>,
-    plan: Option<u64>,
-    plan_skip: Option<String>,
-    plan_line: u64,
-    plan_after_tests: bool,
-    count: u64,
+    pub(crate) parent_id: Option<String>,
+    pub(crate) plan: Option<u64>,
+    pub(crate) plan_skip: Option<String>,
+    pub(crate) plan_line: u64,
+    pub(crate) plan_after_tests: bool,
+    pub(crate) count: u64,
     /// Expected number minus count, re-synchronised after each out-of-sequence number.
-    offset: i128,
-    max_number: u64,
+    pub(crate) offset: i128,
+    pub(crate) max_number: u64,
     /// Which numbers were seen (bit per number, up to [`SEEN_CAP`]): a repeated number can hide
     /// a missing one even when the count matches the plan.
-    seen: Vec<u64>,
+    pub(crate) seen: Vec<u64>,
     /// `# Subtest: name` waiting for its child level or its test point.
-    announced: Option<String>,
+    pub(crate) announced: Option<String>,
     /// Some: the level's name (or an enclosing one) is unknown, tests wait here.
-    held: Option<Vec<Held>>,
-    held_overflow: bool,
+    pub(crate) held: Option<Vec<Held>>,
+    pub(crate) held_overflow: bool,
     /// The `ok N - name {` point of a buffered subtest, sent after its children.
-    buffered: Option<Box<Pending>>,
-    just_closed: Option<Closed>,
+    pub(crate) buffered: Option<Box<Pending>>,
+    pub(crate) just_closed: Option<Closed>,
 }
 
 #[derive(Debug)]
-struct Closed {
-    name: Option<String>,
-    had_results: bool,
-    held: Vec<Held>,
+pub(crate) struct Closed {
+    pub(crate) name: Option<String>,
+    pub(crate) had_results: bool,
+    pub(crate) held: Vec<Held>,
 }
 
 /// A test point waiting for its diagnostics. Boxed and reused: sending a point moves its test
 /// out once (`Option::take`) instead of moving the whole record through the slot.
 #[derive(Debug)]
-struct Pending {
+pub(crate) struct Pending {
     /// The test, unless it is still [`Pending::lite`].
-    test: Option<TestCase>,
+    pub(crate) test: Option<TestCase>,
     /// A plain point (named, no subtest to close or open): its test is built only when sent,
     /// straight into the sink's call, so it is never moved through this record.
-    lite: Option<Lite>,
-    level: usize,
-    indent: usize,
-    reason: Option<String>,
-    diag: String,
-    collect: bool,
-    yaml: Option<YamlBlock>,
+    pub(crate) lite: Option<Lite>,
+    pub(crate) level: usize,
+    pub(crate) indent: usize,
+    pub(crate) reason: Option<String>,
+    pub(crate) diag: String,
+    pub(crate) collect: bool,
+    pub(crate) yaml: Option<YamlBlock>,
 }
 
 impl Pending {
@@ -242,17 +242,17 @@ impl Pending {
 
 /// The parts of a plain point's test.
 #[derive(Debug)]
-struct Lite {
-    suite: Option<String>,
-    name: String,
-    status: Status,
-    duration: Option<f64>,
-    category: Option<Category>,
+pub(crate) struct Lite {
+    pub(crate) suite: Option<String>,
+    pub(crate) name: String,
+    pub(crate) status: Status,
+    pub(crate) duration: Option<f64>,
+    pub(crate) category: Option<Category>,
 }
 
 impl Lite {
     /// The test the point would have had built when read.
-    fn build(self) -> TestCase {
+    pub(crate) fn build(self) -> TestCase {
         let mut t = TestCase::new(self.suite, self.name, self.status);
         t.duration = self.duration;
         t.category = self.category;
@@ -261,46 +261,44 @@ impl Lite {
 }
 
 #[derive(Debug)]
-struct YamlBlock {
-    base: usize,
-    text: String,
-    open: bool,
-    cut: bool,
+pub(crate) struct YamlBlock {
+    pub(crate) base: usize,
+    pub(crate) text: String,
+    pub(crate) open: bool,
+    pub(crate) cut: bool,
 }
 
 #[derive(Debug, Default)]
-struct Evidence {
-    node: bool,
-    pytest_tap: bool,
-    bats: bool,
-    test_more: bool,
-    prove: bool,
+pub(crate) struct Evidence {
+    pub(crate) node: bool,
+    pub(crate) pytest_tap: bool,
+    pub(crate) bats: bool,
+    pub(crate) test_more: bool,
+    pub(crate) prove: bool,
 }
 
-struct Parser<'s> {
-    sink: &'s mut dyn EventSink,
-    line_no: u64,
-    levels: Vec<Level>,
-    pending: Option<Box<Pending>>,
+pub(crate) struct Parser<'s> {
+    pub(crate) sink: &'s mut dyn EventSink,
+    pub(crate) line_no: u64,
+    pub(crate) levels: Vec<Level>,
+    pub(crate) pending: Option<Box<Pending>>,
     /// The last sent point's record, reused for the next one.
-    spare: Option<Box<Pending>>,
+    pub(crate) spare: Option<Box<Pending>>,
     /// Any TAP line at all (version, plan, test point, bail out).
-    saw_tap: bool,
-    bailed: bool,
-    unknown_lines: u64,
-    warnings: Vec<String>,
-    warnings_dropped: u64,
-    bad_utf8: bool,
-    cut_lines: bool,
+    pub(crate) saw_tap: bool,
+    pub(crate) bailed: bool,
+    pub(crate) unknown_lines: u64,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings_dropped: u64,
+    pub(crate) bad_utf8: bool,
+    pub(crate) cut_lines: bool,
     /// prove: the current file's name, and whether its summary has started.
-    prove_file: Option<String>,
-    in_summary: bool,
-    evidence: Evidence,
-    truncated: Vec<String>,
+    pub(crate) prove_file: Option<String>,
+    pub(crate) in_summary: bool,
+    pub(crate) evidence: Evidence,
+    pub(crate) truncated: Vec<String>,
 }
 
-static PROVE_HEADER: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"^(\S+) \.{2,}(?: (.*))?$").ok());
 static PERL_AT: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"^\s*at (\S+) line (\d+)\.?\s*$").ok());
 static BATS_AT: LazyLock<Option<Regex>> =
@@ -328,7 +326,7 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn warn(&mut self, msg: String) {
+    pub(crate) fn warn(&mut self, msg: String) {
         if self.warnings.len() < WARN_CAP {
             self.warnings.push(msg);
         } else {
@@ -489,249 +487,6 @@ impl<'s> Parser<'s> {
             let text = format!("{}{}", " ".repeat(extra.min(64)), c);
             push_line(&mut p.diag, &text);
         }
-    }
-
-    /// prove's own lines: `t/foo.t .. ` file headers, its verdicts and the summary report.
-    fn prove_line(&mut self, c: &str) -> bool {
-        if self.prove_file.is_some()
-            && [
-                "Failed ",
-                "Dubious,",
-                "No subtests run",
-                "All ",
-                "skipped:",
-                "Parse errors:",
-                "(less ",
-            ]
-            .iter()
-            .any(|p| c.starts_with(p))
-        {
-            return true;
-        }
-        if c.contains(" ..")
-            && let Some(re) = PROVE_HEADER.as_ref()
-            && let Some(m) = re.captures(c)
-        {
-            let file = m.get(1).map_or("", |m| m.as_str()).to_owned();
-            // A test file names a path or has an extension (`t/foo.t`).
-            if !file.contains(['.', '/']) {
-                return false;
-            }
-            let verdict = m.get(2).map_or("", |m| m.as_str()).trim().to_owned();
-            self.end_file();
-            self.evidence.prove = true;
-            self.prove_file = Some(file.clone());
-            self.levels = vec![Level {
-                path: Some(file.clone()),
-                ..Level::default()
-            }];
-            // Without -v prove prints only a verdict: `skipped: reason` is a skip_all.
-            if let Some(r) = verdict.strip_prefix("skipped:") {
-                let l = &mut self.levels[0];
-                l.plan = Some(0);
-                l.plan_skip = Some(r.trim().to_owned());
-            }
-            self.saw_tap = true;
-            return true;
-        }
-        if self.prove_file.is_some()
-            && (c.starts_with("Test Summary Report")
-                || c.starts_with("All tests successful")
-                || c.starts_with("Files="))
-        {
-            self.end_file();
-            self.prove_file = None;
-            self.in_summary = true;
-            return true;
-        }
-        false
-    }
-
-    /// Closes the levels deeper than `indent` and opens one when the line is deeper than the
-    /// current level. Returns the level the line belongs to.
-    fn align(&mut self, indent: usize) -> usize {
-        self.flush();
-        loop {
-            let n = self.levels.len();
-            if n <= 1 {
-                break;
-            }
-            if self.levels[n - 1].fresh {
-                if indent > self.levels[n - 2].indent {
-                    self.levels[n - 1].indent = indent;
-                    self.levels[n - 1].fresh = false;
-                    break;
-                }
-            } else if self.levels[n - 1].indent <= indent {
-                break;
-            }
-            if self.levels[n - 1].buffered.is_some() {
-                let name = self.levels[n - 1].name.clone().unwrap_or_default();
-                let msg = format!(
-                    "line {}: subtest `{name}` ended without its closing `}}`",
-                    self.line_no
-                );
-                self.warn(msg);
-            }
-            self.close_level(true);
-        }
-        let cur = self.levels.len() - 1;
-        if indent > self.levels[cur].indent {
-            self.open_level(indent);
-        }
-        self.levels.len() - 1
-    }
-
-    fn open_level(&mut self, indent: usize) {
-        let Some(parent) = self.levels.last_mut() else {
-            return;
-        };
-        let name = parent.announced.take();
-        let held = parent.held.is_some() || name.is_none();
-        let (path, parent_id) = match (&name, held) {
-            (Some(n), false) => (
-                Some(join(parent.path.as_deref(), n)),
-                Some(TestCase::make_id(parent.path.as_deref(), n)),
-            ),
-            _ => (None, None),
-        };
-        self.levels.push(Level {
-            indent,
-            name,
-            path,
-            parent_id,
-            held: held.then(Vec::new),
-            ..Level::default()
-        });
-    }
-
-    /// Closes the innermost level: plan checks, and hands what the parent's next test point
-    /// needs to the parent.
-    fn close_level(&mut self, check: bool) {
-        self.flush();
-        if self.levels.len() <= 1 {
-            return;
-        }
-        let Some(mut lvl) = self.levels.pop() else {
-            return;
-        };
-        if check {
-            let label = lvl
-                .path
-                .clone()
-                .or_else(|| lvl.name.clone())
-                .unwrap_or_else(|| UNNAMED.to_owned());
-            self.check_plan(&mut lvl, Some(label), false);
-        }
-        let closed = Closed {
-            name: lvl.name.clone(),
-            had_results: lvl.count > 0,
-            held: lvl.held.take().unwrap_or_default(),
-        };
-        let prev = self.levels.last_mut().and_then(|p| p.just_closed.take());
-        if let Some(prev) = prev {
-            self.orphan(prev);
-        }
-        if let Some(mut bp) = lvl.buffered.take() {
-            // `ok N - name {`: the point is known; it closes its block now.
-            let mut name = String::new();
-            if let Some(l) = bp.lite.take() {
-                bp.test = Some(l.build());
-            }
-            if let Some(t) = bp.test.as_mut() {
-                t.parent = closed.had_results;
-                name.clone_from(&t.name);
-            }
-            self.place_children(closed.held, &name, bp.level);
-            self.pending = Some(bp);
-        } else if let Some(parent) = self.levels.last_mut() {
-            parent.just_closed = Some(closed);
-        }
-    }
-
-    /// A subtest that no test point closed: its held children are sent with what is known.
-    fn orphan(&mut self, c: Closed) {
-        let name = c.name.clone().unwrap_or_else(|| UNNAMED.to_owned());
-        let msg = format!(
-            "line {}: subtest `{name}` has no test point of its own",
-            self.line_no
-        );
-        self.warn(msg);
-        let at = self.levels.len() - 1;
-        self.place_children(c.held, &name, at);
-    }
-
-    /// Children held for a subtest named `name` whose point is at level `at`.
-    fn place_children(&mut self, held: Vec<Held>, name: &str, at: usize) {
-        for mut h in held {
-            h.test.suite = Some(match h.test.suite.take() {
-                Some(s) => join(Some(name), &s),
-                None => name.to_owned(),
-            });
-            h.parent = Some(match h.parent.take() {
-                None => (None, name.to_owned()),
-                Some((s, n)) => (
-                    Some(match s {
-                        Some(s) => join(Some(name), &s),
-                        None => name.to_owned(),
-                    }),
-                    n,
-                ),
-            });
-            self.deliver(h, at);
-        }
-    }
-
-    /// Sends a test or holds it at level `at`.
-    fn deliver(&mut self, mut h: Held, at: usize) {
-        let at = at.min(self.levels.len() - 1);
-        let overflow = {
-            let lvl = &mut self.levels[at];
-            match lvl.held.as_mut() {
-                Some(v) if v.len() < HOLD_CAP => {
-                    v.push(h);
-                    return;
-                }
-                Some(_) => true,
-                None => false,
-            }
-        };
-        if overflow {
-            // Too many to hold: send what is held with a placeholder name.
-            let lvl = &mut self.levels[at];
-            let held = lvl.held.take().unwrap_or_default();
-            if !lvl.held_overflow {
-                lvl.held_overflow = true;
-                let msg = format!(
-                    "line {}: more than {HOLD_CAP} results in a subtest whose name is not known yet: sent under `{UNNAMED}`",
-                    self.line_no
-                );
-                self.warn(msg);
-            }
-            for mut x in held.into_iter().chain(std::iter::once(h)) {
-                x.test.suite = Some(match x.test.suite.take() {
-                    Some(s) => join(Some(UNNAMED), &s),
-                    None => UNNAMED.to_owned(),
-                });
-                self.finalize(x, None);
-            }
-            return;
-        }
-        let prefix = self.levels[at].path.clone();
-        if h.parent.is_none() && at > 0 {
-            h.test.parent_id = self.levels[at].parent_id.clone();
-        }
-        self.finalize(h, prefix.as_deref());
-    }
-
-    fn finalize(&mut self, mut h: Held, prefix: Option<&str>) {
-        h.test.suite = join_opt(prefix, h.test.suite.as_deref());
-        h.test.id = point_id(&h.test);
-        if let Some((s, n)) = h.parent {
-            let ps = join_opt(prefix, s.as_deref());
-            h.test.parent_id = Some(TestCase::make_id(ps.as_deref(), &n));
-        }
-        self.sink.test_finished(h.test);
     }
 
     fn point(&mut self, indent: usize, pt: Point<'_>) {
@@ -899,22 +654,6 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// `}` closing a buffered subtest: true when one was open.
-    fn close_block(&mut self, indent: usize) -> bool {
-        let Some(i) = self.levels.iter().rposition(|l| l.buffered.is_some()) else {
-            return false;
-        };
-        if i == 0 || self.levels[i - 1].indent > indent {
-            return false;
-        }
-        self.flush();
-        while self.levels.len() > i + 1 {
-            self.close_level(true);
-        }
-        self.close_level(true);
-        true
-    }
-
     fn plan(&mut self, indent: usize, first: u64, last: u64, skip: Option<&str>) {
         self.saw_tap = true;
         let at = self.align(indent);
@@ -982,38 +721,6 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn subtest(&mut self, indent: usize, name: &str) {
-        self.saw_tap = true;
-        let at = self.align(indent);
-        if let Some(prev) = self.levels[at].just_closed.take() {
-            self.orphan(prev);
-        }
-        let lvl = &mut self.levels[at];
-        let opened_here = at > 0 && lvl.count == 0 && lvl.name.is_none() && lvl.announced.is_none();
-        if opened_here && lvl.plan.is_none() {
-            // `    # Subtest: name` at the child's own indentation (Test::More 0.98–1.0):
-            // it names the level it opens.
-            lvl.name = Some(name.to_owned());
-            let parent_held = self.levels[at - 1].held.is_some();
-            if !parent_held {
-                let pp = self.levels[at - 1].path.clone();
-                let lvl = &mut self.levels[at];
-                lvl.path = Some(join(pp.as_deref(), name));
-                lvl.parent_id = Some(TestCase::make_id(pp.as_deref(), name));
-                lvl.held = None;
-            }
-            return;
-        }
-        let lvl = &mut self.levels[at];
-        if let Some(prev) = lvl.announced.replace(name.to_owned()) {
-            let msg = format!(
-                "line {}: subtest `{prev}` announced but never run",
-                self.line_no
-            );
-            self.warn(msg);
-        }
-    }
-
     fn bail_out(&mut self, indent: usize, c: &str) {
         self.saw_tap = true;
         let at = self.align(indent);
@@ -1028,7 +735,7 @@ impl<'s> Parser<'s> {
     }
 
     /// Sends the pending test point, with its YAML and diagnostics applied.
-    fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         // The common point (no YAML, diagnostics or reason, not held) goes straight out: moving
         // the whole pending record costs more than reading its line.
         if let Some(p) = self.pending.as_mut()
@@ -1136,136 +843,6 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// Plan checks of a level that ends. `top`: the level is a whole file or stream.
-    fn check_plan(&mut self, lvl: &mut Level, suite: Option<String>, top: bool) {
-        let problem = |kind, detail: String| {
-            let mut p = Problem::new(kind, detail);
-            p.suite = suite.clone();
-            p
-        };
-        let mut problems = Vec::new();
-        let mut warns = Vec::new();
-        match lvl.plan {
-            Some(0) if lvl.count == 0 => {
-                if top {
-                    let r = lvl.plan_skip.clone().unwrap_or_default();
-                    problems.push(problem(
-                        ProblemKind::SuiteError,
-                        if r.is_empty() {
-                            "plan 1..0: every test of the file was skipped, none ran".to_owned()
-                        } else {
-                            format!("plan 1..0: every test of the file was skipped, none ran ({r})")
-                        },
-                    ));
-                }
-            }
-            Some(n) => {
-                let missing = missing_numbers(&lvl.seen, n);
-                if n != lvl.count || !missing.0.is_empty() {
-                    let mut d = format!("planned {n}, ran {}", lvl.count);
-                    if !missing.0.is_empty() {
-                        let list: Vec<String> = missing.0.iter().map(u64::to_string).collect();
-                        d.push_str(&format!(
-                            "; no result numbered {}{}",
-                            list.join(", "),
-                            if missing.1 > missing.0.len() as u64 {
-                                format!(" (and {} more)", missing.1 - missing.0.len() as u64)
-                            } else {
-                                String::new()
-                            }
-                        ));
-                    }
-                    if self.bailed {
-                        d.push_str(" (bailed out)");
-                    }
-                    problems.push(problem(ProblemKind::PlanMismatch, d));
-                }
-            }
-            None if top => {
-                if !self.bailed {
-                    problems.push(problem(
-                        ProblemKind::NoPlan,
-                        format!(
-                            "no plan line (`1..N`) after {} results: completeness cannot be checked",
-                            lvl.count
-                        ),
-                    ));
-                }
-            }
-            None => {
-                if lvl.count > 0 {
-                    warns.push(format!(
-                        "subtest `{}` has no plan",
-                        suite.as_deref().unwrap_or(UNNAMED)
-                    ));
-                }
-            }
-        }
-        for p in problems {
-            self.sink.problem(p);
-        }
-        for w in warns {
-            self.warn(w);
-        }
-    }
-
-    /// Ends the current file (a prove section or the whole stream).
-    fn end_file(&mut self) {
-        self.flush();
-        // Levels still open: their subtests never finished.
-        let mut open = Vec::new();
-        let mut any_open = false;
-        while self.levels.len() > 1 {
-            if let Some(l) = self.levels.last() {
-                if let Some(a) = &l.announced {
-                    open.push(a.clone());
-                }
-                open.push(l.name.clone().unwrap_or_else(|| UNNAMED.to_owned()));
-            }
-            any_open = true;
-            self.close_level(false);
-        }
-        if let Some(l) = self.levels.first()
-            && let Some(a) = &l.announced
-        {
-            open.push(a.clone());
-        }
-        if let Some(prev) = self.levels.first_mut().and_then(|l| l.just_closed.take()) {
-            if any_open {
-                // Already reported as missing results; send what it held.
-                let name = prev.name.clone().unwrap_or_else(|| UNNAMED.to_owned());
-                self.place_children(prev.held, &name, 0);
-            } else {
-                self.orphan(prev);
-            }
-        }
-        if !open.is_empty() && !self.bailed {
-            let file = self.prove_file.clone();
-            let mut p = Problem::new(
-                ProblemKind::MissingResults,
-                format!(
-                    "subtests announced but never closed at the end: {}",
-                    open.join(", ")
-                ),
-            );
-            p.suite = file;
-            self.sink.problem(p);
-            if any_open {
-                self.truncated
-                    .push("the stream ends inside an open subtest".to_owned());
-            }
-        }
-        let mut top = std::mem::take(&mut self.levels[0]);
-        let file = self.prove_file.clone();
-        if self.saw_tap || file.is_some() {
-            self.check_plan(&mut top, file, true);
-        }
-        self.levels[0] = Level {
-            path: top.path,
-            ..Level::default()
-        };
-    }
-
     fn finish(mut self, partial_line: bool) -> Result<(), AdapterError> {
         if self.line_no == 0 {
             return Err(AdapterError::Input(InputError::Empty(
@@ -1342,39 +919,6 @@ impl<'s> Parser<'s> {
             self.sink.warning(format!("{n} more warnings not shown"));
         }
         Ok(())
-    }
-}
-
-/// Numbers in `1..=plan` without a result: the first ten, and how many in all. Nothing when
-/// the plan is beyond what is tracked.
-fn missing_numbers(seen: &[u64], plan: u64) -> (Vec<u64>, u64) {
-    if plan > SEEN_CAP {
-        return (Vec::new(), 0);
-    }
-    let mut first = Vec::new();
-    let mut total = 0u64;
-    for n in 1..=plan {
-        let (w, b) = ((n / 64) as usize, n % 64);
-        if seen.get(w).is_none_or(|x| x & (1 << b) == 0) {
-            total += 1;
-            if first.len() < 10 {
-                first.push(n);
-            }
-        }
-    }
-    (first, total)
-}
-
-/// The id of a test whose suite changed: `suite::name`, or `suite::#N` for a nameless point.
-fn point_id(t: &TestCase) -> String {
-    match t
-        .id
-        .rsplit_once("::#")
-        .map(|(_, n)| n)
-        .or(t.id.strip_prefix('#'))
-    {
-        Some(n) if t.name.is_empty() => TestCase::make_id(t.suite.as_deref(), &format!("#{n}")),
-        _ => TestCase::make_id(t.suite.as_deref(), &t.name),
     }
 }
 
