@@ -10,6 +10,7 @@
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]
 
+mod diag;
 mod lex;
 mod nesting;
 pub mod parser;
