@@ -1,5 +1,5 @@
 //! Sending a test point with its diagnostics: the YAML block (`---` … `...`) read by
-//! [`yaml`](crate::yaml) and mapped onto the test (message, severity, expected/actual, location,
+//! [`yaml`] and mapped onto the test (message, severity, expected/actual, location,
 //! category, duration, stack), and the comment and non-TAP lines kept after a failing point
 //! (message or output, with Test::More's and bats' `file line N` locations).
 //!

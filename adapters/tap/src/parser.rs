@@ -7,6 +7,12 @@
 //! `Bail out!`) indented deeper than the current level opens a child level; one at a shallower
 //! indentation closes levels, and the next test point at the parent level is the subtest's own
 //! result (a `parent` test). Lines that are not TAP never change the structure.
+//!
+//! Here: [`parse_reader`] (bytes to lines), the reader's records (`Parser`, `Level`, the pending
+//! point) and the per-line dispatch (`Parser::handle`). lex.rs reads test point and plan lines;
+//! nesting.rs (the subtest stack, prove's sections, plan checks) and diag.rs (sending a point with
+//! its YAML and diagnostics) add methods to `Parser` and import from here, never the reverse. A
+//! method compiles into its type's codegen unit, so the per-line path is built as before the split.
 
 use std::borrow::Cow;
 use std::io::BufRead;
