@@ -1,11 +1,13 @@
 //! Line lexing: the parts of a test point line (`ok`/`not ok`, number, description, `# SKIP`/
 //! `# TODO` directive, `# time=`, a buffered subtest's `{`) and of a plan line (`1..N`,
 //! `1..0 # SKIP why`). Pure functions of the line's text; `Parser::handle` (parser.rs) picks
-//! which one a line goes to from its first byte.
+//! which one a line goes to from its first byte. Fixed-form lines (`TAP version`, `pragma`,
+//! `Bail out!`, comments, `---`, `}`) are recognised in that match itself, kept whole because it
+//! runs for every line.
 //!
-//! Every function here is `#[inline]`: each module is its own codegen unit, and the hint keeps
-//! them compiled into the per-line code that calls them, as when they lived in parser.rs (the
-//! per-line path was tuned with callgrind).
+//! Every function here is `#[inline]`: release builds give each module its own codegen unit,
+//! and the hint keeps these compiled into the per-line code that calls them, as when they lived
+//! in parser.rs (the per-line path was tuned with callgrind).
 
 /// A test point, as read from its line.
 #[derive(Debug, PartialEq)]
