@@ -5,15 +5,17 @@
 //! too. The [`writer`] turns canonical runs into a CTRF document ([`to_ctrf`]); the reader reads
 //! its output back without loss.
 //!
-//! [`Ctrf`] implements [`Adapter`]; [`parse`] is the reader, which streams `results.tests`
-//! element by element into the sink (typed, borrowed deserialisation: no document tree). The
-//! status mapping, `rawStatus` refinements and the round trip of gapscore's own CTRF output
+//! [`Ctrf`] implements [`Adapter`]; [`parse`] is the reader (private module `reader`), which
+//! streams `results.tests` element by element into the sink (typed, borrowed deserialisation
+//! into the records of the private module `document`: no document tree). The status mapping
+//! (also in `document`), `rawStatus` refinements and the round trip of gapscore's own CTRF output
 //! (`extra.gapscore_status`, `results.extra.gapscore_problems`) are described in the crate
 //! README and on [`parse`].
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]
 
+mod document;
 mod reader;
 pub mod writer;
 

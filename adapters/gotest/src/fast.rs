@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use crate::json::Event;
+use crate::event::Event;
 
 /// Reads one event line (already trimmed), or `None` to ask serde_json.
 pub(crate) fn event(line: &str) -> Option<Event<'_>> {

@@ -4,11 +4,8 @@
 //! interleave freely. Only open packages and their open tests are kept, each test with its
 //! output so far (capped at 64 KiB); memory does not grow with the stream.
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
-
-use serde::Deserialize;
 
 use gapscore_adapter_sdk::{
     AdapterError, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status, TestCase,
@@ -18,25 +15,7 @@ use crate::common::{
     Death, TEXT_CAP, build_header, death_line, describe, is_framing, is_goroutine_header,
     push_capped, summary_line,
 };
-
-/// One test2json event. Strings borrow from the line unless they hold escapes.
-#[derive(Debug, Default, PartialEq, Deserialize)]
-pub(crate) struct Event<'a> {
-    #[serde(rename = "Action", borrow)]
-    pub(crate) action: Cow<'a, str>,
-    #[serde(rename = "Package", borrow, default)]
-    pub(crate) package: Option<Cow<'a, str>>,
-    #[serde(rename = "Test", borrow, default)]
-    pub(crate) test: Option<Cow<'a, str>>,
-    #[serde(rename = "Output", borrow, default)]
-    pub(crate) output: Option<Cow<'a, str>>,
-    #[serde(rename = "Elapsed", default)]
-    pub(crate) elapsed: Option<f64>,
-    #[serde(rename = "ImportPath", borrow, default)]
-    pub(crate) import_path: Option<Cow<'a, str>>,
-    #[serde(rename = "FailedBuild", borrow, default)]
-    pub(crate) failed_build: Option<Cow<'a, str>>,
-}
+use crate::event::Event;
 
 /// A test that has a `run` event and no result yet.
 #[derive(Debug)]

@@ -8,11 +8,18 @@
 //! passing becomes a run-level problem: a package that does not build, a test binary that
 //! panicked or timed out (its unfinished tests are errored), a package that failed with every
 //! test passing, and a stream that stops early.
+//!
+//! [`common`] holds what the two readers share (go's framing, panic and summary lines, a test's
+//! output turned into a message). The JSON reader reads go's own lines with a scanner of its
+//! own (private module `fast`) and hands anything else to serde_json; both fill the same event
+//! record (private module `event`), so `json` imports `fast` and `event`, and `fast` only
+//! `event`.
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]
 
 pub mod common;
+mod event;
 mod fast;
 pub mod json;
 pub mod text;

@@ -1,15 +1,21 @@
 //! gapscore adapter for TAP 12, 13 and 14 streams, as written by Perl's Test::More and `prove`,
 //! `node --test`, mocha, bats, pytest-tap, node-tap and hand-rolled producers.
 //!
-//! [`Tap`] implements [`Adapter`]; [`parser`] reads the stream line by line (memory flat in the
-//! input's size) and [`yaml`] reads the YAML subset of diagnostics blocks. Plans are checked
-//! (`plan-mismatch`, `no-plan`), `Bail out!` keeps every earlier result and adds `bail-out`,
-//! subtests in every common form become a suite path with `parent` test points, and a stream
-//! cut short keeps its results and reports `truncated`.
+//! [`Tap`] implements [`Adapter`]; [`parser`] reads the stream line by line
+//! ([`parser::parse_reader`], memory flat in the input's size) with three private modules: `lex`
+//! reads test point and plan lines, `nesting` keeps the subtest stack and checks plans, `diag`
+//! applies a point's YAML block and diagnostics; [`yaml`] reads the YAML subset of diagnostics
+//! blocks ([`yaml::parse`] into a [`yaml::Value`]). Plans are checked (`plan-mismatch`,
+//! `no-plan`), `Bail out!` keeps every earlier result and adds `bail-out`, subtests in every
+//! common form become a suite path with `parent` test points, and a stream cut short keeps its
+//! results and reports `truncated`.
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]
 
+mod diag;
+mod lex;
+mod nesting;
 pub mod parser;
 pub mod yaml;
 

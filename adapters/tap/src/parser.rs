@@ -7,18 +7,22 @@
 //! `Bail out!`) indented deeper than the current level opens a child level; one at a shallower
 //! indentation closes levels, and the next test point at the parent level is the subtest's own
 //! result (a `parent` test). Lines that are not TAP never change the structure.
+//!
+//! Here: [`parse_reader`] (bytes to lines), the reader's records (`Parser`, `Level`, the pending
+//! point) and the per-line dispatch (`Parser::handle`). lex.rs reads test point and plan lines;
+//! nesting.rs (the subtest stack, prove's sections, plan checks) and diag.rs (sending a point with
+//! its YAML and diagnostics) add methods to `Parser` and import from here, never the reverse. A
+//! method compiles into its type's codegen unit, so the per-line path is built as before the split.
 
 use std::borrow::Cow;
 use std::io::BufRead;
-use std::sync::LazyLock;
 
 use gapscore_adapter_sdk::{
     AdapterError, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer,
     Status, TestCase,
 };
-use regex::Regex;
 
-use crate::yaml;
+use crate::lex::{Directive, Point, parse_plan, parse_point};
 
 /// Diagnostics text beyond this many bytes is cut, with a note (the SDK's cap).
 pub use gapscore_adapter_sdk::text::TEXT_CAP;
@@ -29,13 +33,13 @@ const LINE_CAP: usize = 1 << 20;
 const YAML_CAP: usize = 1 << 20;
 /// Children of a headerless subtest held until its name is known; beyond this they are sent
 /// with a placeholder suite.
-const HOLD_CAP: usize = 10_000;
+pub(crate) const HOLD_CAP: usize = 10_000;
 /// Distinct warnings kept; the rest are counted.
 const WARN_CAP: usize = 50;
 /// Numbers beyond this are not tracked for the missing-number check (2 MiB of bits).
-const SEEN_CAP: u64 = 1 << 24;
+pub(crate) const SEEN_CAP: u64 = 1 << 24;
 /// The suite segment used when a subtest's name is never known.
-const UNNAMED: &str = "(unnamed subtest)";
+pub(crate) const UNNAMED: &str = "(unnamed subtest)";
 
 /// Reads a whole TAP document.
 pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), AdapterError> {
@@ -126,201 +130,14 @@ fn cut_at(buf: &[u8], len: usize, room: usize) -> usize {
     at
 }
 
-/// A test point, as read from its line.
-#[derive(Debug, PartialEq)]
-struct Point<'a> {
-    ok: bool,
-    number: Option<u64>,
-    desc: &'a str,
-    directive: Directive<'a>,
-    time: Option<f64>,
-    /// `ok 1 - name {`: a buffered subtest follows.
-    opens_block: bool,
-    /// The description has a `[`, so it may name a category.
-    bracket: bool,
-}
-
-#[derive(Debug, PartialEq, Eq)]
-enum Directive<'a> {
-    None,
-    Skip(&'a str),
-    Todo(&'a str),
-}
-
-/// `s` without its leading spaces and tabs (a byte loop: the char-set pattern is not inlined).
-fn trim_blank_start(s: &str) -> &str {
-    let n = s.bytes().take_while(|b| matches!(b, b' ' | b'\t')).count();
-    s.get(n..).unwrap_or("")
-}
-
-/// Reads `ok`/`not ok` lines: `(not )?ok\b( \d+)?( -)? desc( # directive)?`.
-fn parse_point(c: &str) -> Option<Point<'_>> {
-    let (ok, rest) = if let Some(r) = c.strip_prefix("ok") {
-        (true, r)
-    } else if let Some(r) = c.strip_prefix("not ok") {
-        (false, r)
-    } else {
-        return None;
-    };
-    // `\b`: `okay` is not a test point.
-    if rest
-        .as_bytes()
-        .first()
-        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
-    {
-        return None;
-    }
-    let rest = trim_blank_start(rest);
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let (number, rest) = if digits > 0 && digits <= 19 {
-        // At most 19 digits always fit in a u64: folded directly, as `parse` would give.
-        let n = Some(
-            rest.bytes()
-                .take(digits)
-                .fold(0u64, |n, d| n * 10 + u64::from(d - b'0')),
-        );
-        (n, &rest[digits..])
-    } else {
-        (None, rest)
-    };
-    // A number glued to text (`ok 1a`) is part of the description.
-    let (number, rest) = match rest.as_bytes().first() {
-        Some(b) if number.is_some() && !matches!(b, b' ' | b'\t' | b'#') => {
-            (None, c[c.len() - rest.len() - digits..].trim_start())
-        }
-        _ => (number, rest),
-    };
-    let mut rest = trim_blank_start(rest);
-    if let Some(r) = rest.strip_prefix('-')
-        && (r.is_empty() || r.starts_with([' ', '\t']))
-    {
-        rest = trim_blank_start(r);
-    }
-    let rest = rest.trim_end();
-    let (rest, opens_block) = match rest.strip_suffix('{') {
-        Some(r) if r.is_empty() || r.ends_with([' ', '\t']) => (r.trim_end(), true),
-        _ => (rest, false),
-    };
-    // One scan answers both questions for most lines: no `#` (directive) and no `[` (category).
-    let (desc, directive, time, bracket) = match memchr::memchr2(b'#', b'[', rest.as_bytes()) {
-        None => (rest, Directive::None, None, false),
-        Some(_) => {
-            let (desc, directive, time) = split_directive(rest);
-            let bracket = memchr::memchr(b'[', desc.as_bytes()).is_some();
-            (desc, directive, time, bracket)
-        }
-    };
-    Some(Point {
-        ok,
-        number,
-        desc,
-        directive,
-        time,
-        opens_block,
-        bracket,
-    })
-}
-
-/// Splits a description from its directive: the first unescaped `#` (at the start or after
-/// whitespace) followed by `SKIP`, `TODO` (any case) or `time=`. Any other `#` is part of the
-/// name, which keeps escapes as written.
-fn split_directive(s: &str) -> (&str, Directive<'_>, Option<f64>) {
-    let b = s.as_bytes();
-    let mut from = 0;
-    while let Some(i) = memchr::memchr(b'#', &b[from..]).map(|i| i + from) {
-        from = i + 1;
-        let escaped = i > 0 && b[i - 1] == b'\\';
-        let separated = i == 0 || matches!(b[i - 1], b' ' | b'\t');
-        if escaped || !separated {
-            continue;
-        }
-        let after = s[i + 1..].trim_start();
-        let desc = s[..i].trim_end();
-        let word_end = |w: usize| {
-            after
-                .as_bytes()
-                .get(w)
-                .is_none_or(|c| !c.is_ascii_alphabetic())
-        };
-        let starts = |w: &str| {
-            after
-                .get(..w.len())
-                .is_some_and(|p| p.eq_ignore_ascii_case(w))
-        };
-        if starts("skipped") && word_end(7) {
-            return (desc, Directive::Skip(reason(&after[7..])), None);
-        }
-        if starts("skip") && word_end(4) {
-            return (desc, Directive::Skip(reason(&after[4..])), None);
-        }
-        if starts("todo") && word_end(4) {
-            return (desc, Directive::Todo(reason(&after[4..])), None);
-        }
-        if let Some(t) = after.strip_prefix("time=") {
-            return (desc, Directive::None, parse_time(t));
-        }
-    }
-    (s, Directive::None, None)
-}
-
-/// Milliseconds to seconds, rounded to the nanosecond so `0.894649` ms does not print as
-/// `0.0008946490000000001` s.
-fn ms_to_secs(ms: f64) -> f64 {
-    (ms * 1e6).round() / 1e9
-}
-
-fn reason(s: &str) -> &str {
-    s.trim_start_matches([':', ' ', '\t']).trim()
-}
-
-/// `12ms`, `1.5s`, `12` (milliseconds, node-tap's unit) → seconds.
-fn parse_time(t: &str) -> Option<f64> {
-    let t = t.trim();
-    let num_end = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let v: f64 = t[..num_end].parse().ok()?;
-    let unit = t[num_end..].trim();
-    let secs = match unit {
-        "" | "ms" => ms_to_secs(v),
-        "s" => v,
-        "us" | "µs" => v / 1e6,
-        _ => return None,
-    };
-    (secs.is_finite() && secs >= 0.0).then_some(secs)
-}
-
-/// `1..N` with an optional `# SKIP reason` or `# comment`.
-fn parse_plan(c: &str) -> Option<(u64, u64, Option<&str>)> {
-    let dots = c.find("..")?;
-    let first: u64 = c[..dots].parse().ok()?;
-    let rest = &c[dots + 2..];
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits > 19 {
-        return None;
-    }
-    let last: u64 = rest[..digits].parse().ok()?;
-    let tail = rest[digits..].trim();
-    if !(tail.is_empty() || tail.starts_with('#')) {
-        return None;
-    }
-    let skip = tail.strip_prefix('#').and_then(|t| {
-        let t = t.trim_start();
-        t.get(..4)
-            .is_some_and(|p| p.eq_ignore_ascii_case("skip"))
-            .then(|| reason(t.get(4..).unwrap_or("")))
-    });
-    Some((first, last, skip))
-}
-
-fn join(path: Option<&str>, name: &str) -> String {
+pub(crate) fn join(path: Option<&str>, name: &str) -> String {
     match path {
         Some(p) if !p.is_empty() => format!("{p} > {name}"),
         _ => name.to_owned(),
     }
 }
 
-fn join_opt(path: Option<&str>, rel: Option<&str>) -> Option<String> {
+pub(crate) fn join_opt(path: Option<&str>, rel: Option<&str>) -> Option<String> {
     match (path, rel) {
         (p, Some(r)) => Some(join(p, r)),
         (Some(p), None) => Some(p.to_owned()),
@@ -330,7 +147,7 @@ fn join_opt(path: Option<&str>, rel: Option<&str>) -> Option<String> {
 
 /// Appends `text` as a new line of `buf`, within the SDK's cap ([`push_capped`]): once the cap
 /// is reached the text ends in the cut note and takes nothing more.
-fn push_line(buf: &mut String, text: &str) {
+pub(crate) fn push_line(buf: &mut String, text: &str) {
     if !buf.is_empty() {
         push_capped(buf, "\n");
     }
@@ -340,64 +157,64 @@ fn push_line(buf: &mut String, text: &str) {
 /// A test read from a headerless subtest, waiting for its enclosing name. `suite` and
 /// `parent` are relative to the holding level.
 #[derive(Debug)]
-struct Held {
-    test: TestCase,
-    parent: Option<(Option<String>, String)>,
+pub(crate) struct Held {
+    pub(crate) test: TestCase,
+    pub(crate) parent: Option<(Option<String>, String)>,
 }
 
 #[derive(Debug, Default)]
-struct Level {
-    indent: usize,
+pub(crate) struct Level {
+    pub(crate) indent: usize,
     /// A `{` level whose contents' indentation is not known yet.
-    fresh: bool,
-    name: Option<String>,
+    pub(crate) fresh: bool,
+    pub(crate) name: Option<String>,
     /// Suite of the tests directly in this level (`None` at the top of a plain stream).
-    path: Option<String>,
+    pub(crate) path: Option<String>,
     /// Id of the test point that will close this level.
-    parent_id: Option<String>,
-    plan: Option<u64>,
-    plan_skip: Option<String>,
-    plan_line: u64,
-    plan_after_tests: bool,
-    count: u64,
+    pub(crate) parent_id: Option<String>,
+    pub(crate) plan: Option<u64>,
+    pub(crate) plan_skip: Option<String>,
+    pub(crate) plan_line: u64,
+    pub(crate) plan_after_tests: bool,
+    pub(crate) count: u64,
     /// Expected number minus count, re-synchronised after each out-of-sequence number.
-    offset: i128,
-    max_number: u64,
+    pub(crate) offset: i128,
+    pub(crate) max_number: u64,
     /// Which numbers were seen (bit per number, up to [`SEEN_CAP`]): a repeated number can hide
     /// a missing one even when the count matches the plan.
-    seen: Vec<u64>,
+    pub(crate) seen: Vec<u64>,
     /// `# Subtest: name` waiting for its child level or its test point.
-    announced: Option<String>,
+    pub(crate) announced: Option<String>,
     /// Some: the level's name (or an enclosing one) is unknown, tests wait here.
-    held: Option<Vec<Held>>,
-    held_overflow: bool,
+    pub(crate) held: Option<Vec<Held>>,
+    pub(crate) held_overflow: bool,
     /// The `ok N - name {` point of a buffered subtest, sent after its children.
-    buffered: Option<Box<Pending>>,
-    just_closed: Option<Closed>,
+    pub(crate) buffered: Option<Box<Pending>>,
+    pub(crate) just_closed: Option<Closed>,
 }
 
 #[derive(Debug)]
-struct Closed {
-    name: Option<String>,
-    had_results: bool,
-    held: Vec<Held>,
+pub(crate) struct Closed {
+    pub(crate) name: Option<String>,
+    pub(crate) had_results: bool,
+    pub(crate) held: Vec<Held>,
 }
 
 /// A test point waiting for its diagnostics. Boxed and reused: sending a point moves its test
 /// out once (`Option::take`) instead of moving the whole record through the slot.
 #[derive(Debug)]
-struct Pending {
+pub(crate) struct Pending {
     /// The test, unless it is still [`Pending::lite`].
-    test: Option<TestCase>,
+    pub(crate) test: Option<TestCase>,
     /// A plain point (named, no subtest to close or open): its test is built only when sent,
     /// straight into the sink's call, so it is never moved through this record.
-    lite: Option<Lite>,
-    level: usize,
-    indent: usize,
-    reason: Option<String>,
-    diag: String,
-    collect: bool,
-    yaml: Option<YamlBlock>,
+    pub(crate) lite: Option<Lite>,
+    pub(crate) level: usize,
+    pub(crate) indent: usize,
+    pub(crate) reason: Option<String>,
+    pub(crate) diag: String,
+    pub(crate) collect: bool,
+    pub(crate) yaml: Option<YamlBlock>,
 }
 
 impl Pending {
@@ -418,7 +235,7 @@ impl Pending {
 
 impl Pending {
     /// The test, built now if it was kept as parts.
-    fn take_test(&mut self) -> Option<TestCase> {
+    pub(crate) fn take_test(&mut self) -> Option<TestCase> {
         match self.lite.take() {
             Some(l) => Some(l.build()),
             None => self.test.take(),
@@ -428,17 +245,17 @@ impl Pending {
 
 /// The parts of a plain point's test.
 #[derive(Debug)]
-struct Lite {
-    suite: Option<String>,
-    name: String,
-    status: Status,
-    duration: Option<f64>,
-    category: Option<Category>,
+pub(crate) struct Lite {
+    pub(crate) suite: Option<String>,
+    pub(crate) name: String,
+    pub(crate) status: Status,
+    pub(crate) duration: Option<f64>,
+    pub(crate) category: Option<Category>,
 }
 
 impl Lite {
     /// The test the point would have had built when read.
-    fn build(self) -> TestCase {
+    pub(crate) fn build(self) -> TestCase {
         let mut t = TestCase::new(self.suite, self.name, self.status);
         t.duration = self.duration;
         t.category = self.category;
@@ -447,50 +264,43 @@ impl Lite {
 }
 
 #[derive(Debug)]
-struct YamlBlock {
-    base: usize,
-    text: String,
-    open: bool,
-    cut: bool,
+pub(crate) struct YamlBlock {
+    pub(crate) base: usize,
+    pub(crate) text: String,
+    pub(crate) open: bool,
+    pub(crate) cut: bool,
 }
 
 #[derive(Debug, Default)]
-struct Evidence {
-    node: bool,
-    pytest_tap: bool,
-    bats: bool,
-    test_more: bool,
-    prove: bool,
+pub(crate) struct Evidence {
+    pub(crate) node: bool,
+    pub(crate) pytest_tap: bool,
+    pub(crate) bats: bool,
+    pub(crate) test_more: bool,
+    pub(crate) prove: bool,
 }
 
-struct Parser<'s> {
-    sink: &'s mut dyn EventSink,
-    line_no: u64,
-    levels: Vec<Level>,
-    pending: Option<Box<Pending>>,
+pub(crate) struct Parser<'s> {
+    pub(crate) sink: &'s mut dyn EventSink,
+    pub(crate) line_no: u64,
+    pub(crate) levels: Vec<Level>,
+    pub(crate) pending: Option<Box<Pending>>,
     /// The last sent point's record, reused for the next one.
-    spare: Option<Box<Pending>>,
+    pub(crate) spare: Option<Box<Pending>>,
     /// Any TAP line at all (version, plan, test point, bail out).
-    saw_tap: bool,
-    bailed: bool,
-    unknown_lines: u64,
-    warnings: Vec<String>,
-    warnings_dropped: u64,
-    bad_utf8: bool,
-    cut_lines: bool,
+    pub(crate) saw_tap: bool,
+    pub(crate) bailed: bool,
+    pub(crate) unknown_lines: u64,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings_dropped: u64,
+    pub(crate) bad_utf8: bool,
+    pub(crate) cut_lines: bool,
     /// prove: the current file's name, and whether its summary has started.
-    prove_file: Option<String>,
-    in_summary: bool,
-    evidence: Evidence,
-    truncated: Vec<String>,
+    pub(crate) prove_file: Option<String>,
+    pub(crate) in_summary: bool,
+    pub(crate) evidence: Evidence,
+    pub(crate) truncated: Vec<String>,
 }
-
-static PROVE_HEADER: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"^(\S+) \.{2,}(?: (.*))?$").ok());
-static PERL_AT: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"^\s*at (\S+) line (\d+)\.?\s*$").ok());
-static BATS_AT: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"in test file (\S+), line (\d+)\)").ok());
 
 impl<'s> Parser<'s> {
     fn new(sink: &'s mut dyn EventSink) -> Self {
@@ -514,7 +324,7 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn warn(&mut self, msg: String) {
+    pub(crate) fn warn(&mut self, msg: String) {
         if self.warnings.len() < WARN_CAP {
             self.warnings.push(msg);
         } else {
@@ -659,265 +469,6 @@ impl<'s> Parser<'s> {
             _ => {}
         }
         self.unknown(indent, c);
-    }
-
-    /// A line that is not TAP: kept as the current failing test's diagnostics, or counted.
-    fn unknown(&mut self, indent: usize, c: &str) {
-        if indent == 0 && self.prove_line(c) {
-            return;
-        }
-        self.unknown_lines += 1;
-        if let Some(p) = self.pending.as_mut()
-            && p.collect
-        {
-            // Keep the text's own indentation beyond the test point's.
-            let extra = indent.saturating_sub(p.indent + 2);
-            let text = format!("{}{}", " ".repeat(extra.min(64)), c);
-            push_line(&mut p.diag, &text);
-        }
-    }
-
-    /// prove's own lines: `t/foo.t .. ` file headers, its verdicts and the summary report.
-    fn prove_line(&mut self, c: &str) -> bool {
-        if self.prove_file.is_some()
-            && [
-                "Failed ",
-                "Dubious,",
-                "No subtests run",
-                "All ",
-                "skipped:",
-                "Parse errors:",
-                "(less ",
-            ]
-            .iter()
-            .any(|p| c.starts_with(p))
-        {
-            return true;
-        }
-        if c.contains(" ..")
-            && let Some(re) = PROVE_HEADER.as_ref()
-            && let Some(m) = re.captures(c)
-        {
-            let file = m.get(1).map_or("", |m| m.as_str()).to_owned();
-            // A test file names a path or has an extension (`t/foo.t`).
-            if !file.contains(['.', '/']) {
-                return false;
-            }
-            let verdict = m.get(2).map_or("", |m| m.as_str()).trim().to_owned();
-            self.end_file();
-            self.evidence.prove = true;
-            self.prove_file = Some(file.clone());
-            self.levels = vec![Level {
-                path: Some(file.clone()),
-                ..Level::default()
-            }];
-            // Without -v prove prints only a verdict: `skipped: reason` is a skip_all.
-            if let Some(r) = verdict.strip_prefix("skipped:") {
-                let l = &mut self.levels[0];
-                l.plan = Some(0);
-                l.plan_skip = Some(r.trim().to_owned());
-            }
-            self.saw_tap = true;
-            return true;
-        }
-        if self.prove_file.is_some()
-            && (c.starts_with("Test Summary Report")
-                || c.starts_with("All tests successful")
-                || c.starts_with("Files="))
-        {
-            self.end_file();
-            self.prove_file = None;
-            self.in_summary = true;
-            return true;
-        }
-        false
-    }
-
-    /// Closes the levels deeper than `indent` and opens one when the line is deeper than the
-    /// current level. Returns the level the line belongs to.
-    fn align(&mut self, indent: usize) -> usize {
-        self.flush();
-        loop {
-            let n = self.levels.len();
-            if n <= 1 {
-                break;
-            }
-            if self.levels[n - 1].fresh {
-                if indent > self.levels[n - 2].indent {
-                    self.levels[n - 1].indent = indent;
-                    self.levels[n - 1].fresh = false;
-                    break;
-                }
-            } else if self.levels[n - 1].indent <= indent {
-                break;
-            }
-            if self.levels[n - 1].buffered.is_some() {
-                let name = self.levels[n - 1].name.clone().unwrap_or_default();
-                let msg = format!(
-                    "line {}: subtest `{name}` ended without its closing `}}`",
-                    self.line_no
-                );
-                self.warn(msg);
-            }
-            self.close_level(true);
-        }
-        let cur = self.levels.len() - 1;
-        if indent > self.levels[cur].indent {
-            self.open_level(indent);
-        }
-        self.levels.len() - 1
-    }
-
-    fn open_level(&mut self, indent: usize) {
-        let Some(parent) = self.levels.last_mut() else {
-            return;
-        };
-        let name = parent.announced.take();
-        let held = parent.held.is_some() || name.is_none();
-        let (path, parent_id) = match (&name, held) {
-            (Some(n), false) => (
-                Some(join(parent.path.as_deref(), n)),
-                Some(TestCase::make_id(parent.path.as_deref(), n)),
-            ),
-            _ => (None, None),
-        };
-        self.levels.push(Level {
-            indent,
-            name,
-            path,
-            parent_id,
-            held: held.then(Vec::new),
-            ..Level::default()
-        });
-    }
-
-    /// Closes the innermost level: plan checks, and hands what the parent's next test point
-    /// needs to the parent.
-    fn close_level(&mut self, check: bool) {
-        self.flush();
-        if self.levels.len() <= 1 {
-            return;
-        }
-        let Some(mut lvl) = self.levels.pop() else {
-            return;
-        };
-        if check {
-            let label = lvl
-                .path
-                .clone()
-                .or_else(|| lvl.name.clone())
-                .unwrap_or_else(|| UNNAMED.to_owned());
-            self.check_plan(&mut lvl, Some(label), false);
-        }
-        let closed = Closed {
-            name: lvl.name.clone(),
-            had_results: lvl.count > 0,
-            held: lvl.held.take().unwrap_or_default(),
-        };
-        let prev = self.levels.last_mut().and_then(|p| p.just_closed.take());
-        if let Some(prev) = prev {
-            self.orphan(prev);
-        }
-        if let Some(mut bp) = lvl.buffered.take() {
-            // `ok N - name {`: the point is known; it closes its block now.
-            let mut name = String::new();
-            if let Some(l) = bp.lite.take() {
-                bp.test = Some(l.build());
-            }
-            if let Some(t) = bp.test.as_mut() {
-                t.parent = closed.had_results;
-                name.clone_from(&t.name);
-            }
-            self.place_children(closed.held, &name, bp.level);
-            self.pending = Some(bp);
-        } else if let Some(parent) = self.levels.last_mut() {
-            parent.just_closed = Some(closed);
-        }
-    }
-
-    /// A subtest that no test point closed: its held children are sent with what is known.
-    fn orphan(&mut self, c: Closed) {
-        let name = c.name.clone().unwrap_or_else(|| UNNAMED.to_owned());
-        let msg = format!(
-            "line {}: subtest `{name}` has no test point of its own",
-            self.line_no
-        );
-        self.warn(msg);
-        let at = self.levels.len() - 1;
-        self.place_children(c.held, &name, at);
-    }
-
-    /// Children held for a subtest named `name` whose point is at level `at`.
-    fn place_children(&mut self, held: Vec<Held>, name: &str, at: usize) {
-        for mut h in held {
-            h.test.suite = Some(match h.test.suite.take() {
-                Some(s) => join(Some(name), &s),
-                None => name.to_owned(),
-            });
-            h.parent = Some(match h.parent.take() {
-                None => (None, name.to_owned()),
-                Some((s, n)) => (
-                    Some(match s {
-                        Some(s) => join(Some(name), &s),
-                        None => name.to_owned(),
-                    }),
-                    n,
-                ),
-            });
-            self.deliver(h, at);
-        }
-    }
-
-    /// Sends a test or holds it at level `at`.
-    fn deliver(&mut self, mut h: Held, at: usize) {
-        let at = at.min(self.levels.len() - 1);
-        let overflow = {
-            let lvl = &mut self.levels[at];
-            match lvl.held.as_mut() {
-                Some(v) if v.len() < HOLD_CAP => {
-                    v.push(h);
-                    return;
-                }
-                Some(_) => true,
-                None => false,
-            }
-        };
-        if overflow {
-            // Too many to hold: send what is held with a placeholder name.
-            let lvl = &mut self.levels[at];
-            let held = lvl.held.take().unwrap_or_default();
-            if !lvl.held_overflow {
-                lvl.held_overflow = true;
-                let msg = format!(
-                    "line {}: more than {HOLD_CAP} results in a subtest whose name is not known yet: sent under `{UNNAMED}`",
-                    self.line_no
-                );
-                self.warn(msg);
-            }
-            for mut x in held.into_iter().chain(std::iter::once(h)) {
-                x.test.suite = Some(match x.test.suite.take() {
-                    Some(s) => join(Some(UNNAMED), &s),
-                    None => UNNAMED.to_owned(),
-                });
-                self.finalize(x, None);
-            }
-            return;
-        }
-        let prefix = self.levels[at].path.clone();
-        if h.parent.is_none() && at > 0 {
-            h.test.parent_id = self.levels[at].parent_id.clone();
-        }
-        self.finalize(h, prefix.as_deref());
-    }
-
-    fn finalize(&mut self, mut h: Held, prefix: Option<&str>) {
-        h.test.suite = join_opt(prefix, h.test.suite.as_deref());
-        h.test.id = point_id(&h.test);
-        if let Some((s, n)) = h.parent {
-            let ps = join_opt(prefix, s.as_deref());
-            h.test.parent_id = Some(TestCase::make_id(ps.as_deref(), &n));
-        }
-        self.sink.test_finished(h.test);
     }
 
     fn point(&mut self, indent: usize, pt: Point<'_>) {
@@ -1085,22 +636,6 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// `}` closing a buffered subtest: true when one was open.
-    fn close_block(&mut self, indent: usize) -> bool {
-        let Some(i) = self.levels.iter().rposition(|l| l.buffered.is_some()) else {
-            return false;
-        };
-        if i == 0 || self.levels[i - 1].indent > indent {
-            return false;
-        }
-        self.flush();
-        while self.levels.len() > i + 1 {
-            self.close_level(true);
-        }
-        self.close_level(true);
-        true
-    }
-
     fn plan(&mut self, indent: usize, first: u64, last: u64, skip: Option<&str>) {
         self.saw_tap = true;
         let at = self.align(indent);
@@ -1168,38 +703,6 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn subtest(&mut self, indent: usize, name: &str) {
-        self.saw_tap = true;
-        let at = self.align(indent);
-        if let Some(prev) = self.levels[at].just_closed.take() {
-            self.orphan(prev);
-        }
-        let lvl = &mut self.levels[at];
-        let opened_here = at > 0 && lvl.count == 0 && lvl.name.is_none() && lvl.announced.is_none();
-        if opened_here && lvl.plan.is_none() {
-            // `    # Subtest: name` at the child's own indentation (Test::More 0.98–1.0):
-            // it names the level it opens.
-            lvl.name = Some(name.to_owned());
-            let parent_held = self.levels[at - 1].held.is_some();
-            if !parent_held {
-                let pp = self.levels[at - 1].path.clone();
-                let lvl = &mut self.levels[at];
-                lvl.path = Some(join(pp.as_deref(), name));
-                lvl.parent_id = Some(TestCase::make_id(pp.as_deref(), name));
-                lvl.held = None;
-            }
-            return;
-        }
-        let lvl = &mut self.levels[at];
-        if let Some(prev) = lvl.announced.replace(name.to_owned()) {
-            let msg = format!(
-                "line {}: subtest `{prev}` announced but never run",
-                self.line_no
-            );
-            self.warn(msg);
-        }
-    }
-
     fn bail_out(&mut self, indent: usize, c: &str) {
         self.saw_tap = true;
         let at = self.align(indent);
@@ -1211,245 +714,6 @@ impl<'s> Parser<'s> {
         let mut p = Problem::new(ProblemKind::BailOut, c.trim_end());
         p.suite = suite;
         self.sink.problem(p);
-    }
-
-    /// Sends the pending test point, with its YAML and diagnostics applied.
-    fn flush(&mut self) {
-        // The common point (no YAML, diagnostics or reason, not held) goes straight out: moving
-        // the whole pending record costs more than reading its line.
-        if let Some(p) = self.pending.as_mut()
-            && p.yaml.is_none()
-            && p.diag.is_empty()
-            && p.reason.is_none()
-            && self.levels.get(p.level).is_some_and(|l| l.held.is_none())
-        {
-            let parent_id = if p.level > 0 {
-                self.levels[p.level].parent_id.clone()
-            } else {
-                None
-            };
-            if let Some(l) = p.lite.take() {
-                self.spare = self.pending.take();
-                let mut test = l.build();
-                test.parent_id = parent_id;
-                self.sink.test_finished(test);
-                return;
-            }
-            if let Some(mut test) = p.test.take() {
-                if p.level > 0 {
-                    test.parent_id = parent_id;
-                }
-                self.spare = self.pending.take();
-                self.sink.test_finished(test);
-                return;
-            }
-        }
-        let Some(mut p) = self.pending.take() else {
-            return;
-        };
-        let (Some(mut test), level) = (p.take_test(), p.level) else {
-            return;
-        };
-        let reason = p.reason.take();
-        let diag = std::mem::take(&mut p.diag);
-        let yaml = p.yaml.take();
-        self.spare = Some(p);
-        let mut output: Vec<String> = Vec::new();
-        if let Some(y) = yaml {
-            if y.open && !self.bailed {
-                self.truncated
-                    .push(format!("YAML block of `{}` not closed by `...`", test.name));
-            }
-            let mut text = y.text;
-            if y.cut {
-                text.push_str("[gapscore: YAML block over 1 MiB not parsed]");
-            }
-            match yaml::parse(&text) {
-                Ok(v) if !y.cut => apply_yaml(&mut test, &v, &mut output),
-                _ => {
-                    if !text.trim().is_empty() {
-                        let mut m = String::new();
-                        push_line(&mut m, text.trim_end());
-                        if test.message.is_none() {
-                            test.message = Some(m);
-                        } else {
-                            output.push(m);
-                        }
-                    }
-                }
-            }
-        }
-        if !diag.trim().is_empty() {
-            if test.file.is_none() {
-                locate(&mut test, &diag);
-            }
-            let diag = diag.trim_end().to_owned();
-            if test.message.is_none() && test.status == Status::Failed {
-                test.message = Some(diag);
-            } else {
-                output.push(diag);
-            }
-        }
-        if let Some(r) = reason {
-            match &test.message {
-                None => test.message = Some(r),
-                Some(m) => {
-                    let m = format!("{r}\n{m}");
-                    test.message = Some(m);
-                }
-            }
-        }
-        if !output.is_empty() {
-            let mut out = String::new();
-            if let Some(o) = test.output.take() {
-                push_line(&mut out, &o);
-            }
-            for o in output {
-                push_line(&mut out, &o);
-            }
-            test.output = Some(out);
-        }
-        let held = self.levels.get(level).is_some_and(|l| l.held.is_some());
-        if held {
-            self.deliver(Held { test, parent: None }, level);
-        } else {
-            if level > 0
-                && let Some(l) = self.levels.get(level)
-            {
-                test.parent_id = l.parent_id.clone();
-            }
-            self.sink.test_finished(test);
-        }
-    }
-
-    /// Plan checks of a level that ends. `top`: the level is a whole file or stream.
-    fn check_plan(&mut self, lvl: &mut Level, suite: Option<String>, top: bool) {
-        let problem = |kind, detail: String| {
-            let mut p = Problem::new(kind, detail);
-            p.suite = suite.clone();
-            p
-        };
-        let mut problems = Vec::new();
-        let mut warns = Vec::new();
-        match lvl.plan {
-            Some(0) if lvl.count == 0 => {
-                if top {
-                    let r = lvl.plan_skip.clone().unwrap_or_default();
-                    problems.push(problem(
-                        ProblemKind::SuiteError,
-                        if r.is_empty() {
-                            "plan 1..0: every test of the file was skipped, none ran".to_owned()
-                        } else {
-                            format!("plan 1..0: every test of the file was skipped, none ran ({r})")
-                        },
-                    ));
-                }
-            }
-            Some(n) => {
-                let missing = missing_numbers(&lvl.seen, n);
-                if n != lvl.count || !missing.0.is_empty() {
-                    let mut d = format!("planned {n}, ran {}", lvl.count);
-                    if !missing.0.is_empty() {
-                        let list: Vec<String> = missing.0.iter().map(u64::to_string).collect();
-                        d.push_str(&format!(
-                            "; no result numbered {}{}",
-                            list.join(", "),
-                            if missing.1 > missing.0.len() as u64 {
-                                format!(" (and {} more)", missing.1 - missing.0.len() as u64)
-                            } else {
-                                String::new()
-                            }
-                        ));
-                    }
-                    if self.bailed {
-                        d.push_str(" (bailed out)");
-                    }
-                    problems.push(problem(ProblemKind::PlanMismatch, d));
-                }
-            }
-            None if top => {
-                if !self.bailed {
-                    problems.push(problem(
-                        ProblemKind::NoPlan,
-                        format!(
-                            "no plan line (`1..N`) after {} results: completeness cannot be checked",
-                            lvl.count
-                        ),
-                    ));
-                }
-            }
-            None => {
-                if lvl.count > 0 {
-                    warns.push(format!(
-                        "subtest `{}` has no plan",
-                        suite.as_deref().unwrap_or(UNNAMED)
-                    ));
-                }
-            }
-        }
-        for p in problems {
-            self.sink.problem(p);
-        }
-        for w in warns {
-            self.warn(w);
-        }
-    }
-
-    /// Ends the current file (a prove section or the whole stream).
-    fn end_file(&mut self) {
-        self.flush();
-        // Levels still open: their subtests never finished.
-        let mut open = Vec::new();
-        let mut any_open = false;
-        while self.levels.len() > 1 {
-            if let Some(l) = self.levels.last() {
-                if let Some(a) = &l.announced {
-                    open.push(a.clone());
-                }
-                open.push(l.name.clone().unwrap_or_else(|| UNNAMED.to_owned()));
-            }
-            any_open = true;
-            self.close_level(false);
-        }
-        if let Some(l) = self.levels.first()
-            && let Some(a) = &l.announced
-        {
-            open.push(a.clone());
-        }
-        if let Some(prev) = self.levels.first_mut().and_then(|l| l.just_closed.take()) {
-            if any_open {
-                // Already reported as missing results; send what it held.
-                let name = prev.name.clone().unwrap_or_else(|| UNNAMED.to_owned());
-                self.place_children(prev.held, &name, 0);
-            } else {
-                self.orphan(prev);
-            }
-        }
-        if !open.is_empty() && !self.bailed {
-            let file = self.prove_file.clone();
-            let mut p = Problem::new(
-                ProblemKind::MissingResults,
-                format!(
-                    "subtests announced but never closed at the end: {}",
-                    open.join(", ")
-                ),
-            );
-            p.suite = file;
-            self.sink.problem(p);
-            if any_open {
-                self.truncated
-                    .push("the stream ends inside an open subtest".to_owned());
-            }
-        }
-        let mut top = std::mem::take(&mut self.levels[0]);
-        let file = self.prove_file.clone();
-        if self.saw_tap || file.is_some() {
-            self.check_plan(&mut top, file, true);
-        }
-        self.levels[0] = Level {
-            path: top.path,
-            ..Level::default()
-        };
     }
 
     fn finish(mut self, partial_line: bool) -> Result<(), AdapterError> {
@@ -1531,185 +795,6 @@ impl<'s> Parser<'s> {
     }
 }
 
-/// Numbers in `1..=plan` without a result: the first ten, and how many in all. Nothing when
-/// the plan is beyond what is tracked.
-fn missing_numbers(seen: &[u64], plan: u64) -> (Vec<u64>, u64) {
-    if plan > SEEN_CAP {
-        return (Vec::new(), 0);
-    }
-    let mut first = Vec::new();
-    let mut total = 0u64;
-    for n in 1..=plan {
-        let (w, b) = ((n / 64) as usize, n % 64);
-        if seen.get(w).is_none_or(|x| x & (1 << b) == 0) {
-            total += 1;
-            if first.len() < 10 {
-                first.push(n);
-            }
-        }
-    }
-    (first, total)
-}
-
-/// The id of a test whose suite changed: `suite::name`, or `suite::#N` for a nameless point.
-fn point_id(t: &TestCase) -> String {
-    match t
-        .id
-        .rsplit_once("::#")
-        .map(|(_, n)| n)
-        .or(t.id.strip_prefix('#'))
-    {
-        Some(n) if t.name.is_empty() => TestCase::make_id(t.suite.as_deref(), &format!("#{n}")),
-        _ => TestCase::make_id(t.suite.as_deref(), &t.name),
-    }
-}
-
 fn in_buffered(levels: &[Level]) -> bool {
     levels.iter().any(|l| l.buffered.is_some())
-}
-
-/// Applies a diagnostics block: message, severity, expected/actual, location, category,
-/// duration. Unknown keys are ignored.
-fn apply_yaml(test: &mut TestCase, v: &yaml::Value<'_>, output: &mut Vec<String>) {
-    let text = |k: &str| v.get(k).map(yaml::Value::to_text).filter(|s| !s.is_empty());
-    let message = text("message").or_else(|| match v.get("error") {
-        Some(e @ yaml::Value::Map(_)) => e.get("message").map(yaml::Value::to_text),
-        Some(e) => Some(e.to_text()).filter(|s| !s.is_empty()),
-        None => None,
-    });
-    if let Some(m) = message {
-        let mut s = String::new();
-        push_line(&mut s, m.trim_end());
-        test.message = Some(s);
-    }
-    if test.status == Status::Failed
-        && let Some(sev) = v.get("severity").and_then(yaml::Value::as_str)
-        && matches!(
-            sev.to_ascii_lowercase().as_str(),
-            "error" | "fatal" | "crash"
-        )
-    {
-        test.status = Status::Errored;
-    }
-    let data = v.get("data");
-    let pick = |keys: &[&str]| {
-        keys.iter()
-            .find_map(|k| v.get(k).or_else(|| data.and_then(|d| d.get(k))))
-            .map(yaml::Value::to_text)
-    };
-    if let Some(e) = pick(&["wanted", "expected", "expect"]) {
-        test.expected = Some(e);
-    }
-    if let Some(a) = pick(&["found", "actual", "got"]) {
-        test.actual = Some(a);
-    }
-    match v.get("at").or_else(|| v.get("location")) {
-        Some(yaml::Value::Scalar(s)) => set_location(test, s),
-        Some(m @ yaml::Value::Map(_)) => {
-            if let Some(f) = m.get("file").and_then(yaml::Value::as_str) {
-                test.file = Some(f.to_owned());
-            }
-            test.line = m
-                .get("line")
-                .and_then(yaml::Value::as_str)
-                .and_then(|l| l.trim().parse().ok());
-        }
-        _ => {}
-    }
-    if let Some(c) = v
-        .get("category")
-        .and_then(yaml::Value::as_str)
-        .and_then(Category::parse_lenient)
-    {
-        test.category = Some(c);
-    }
-    if let Some(ms) = v
-        .get("duration_ms")
-        .and_then(yaml::Value::as_str)
-        .and_then(|s| s.trim().parse::<f64>().ok())
-        .filter(|ms| ms.is_finite() && *ms >= 0.0)
-    {
-        test.duration = Some(ms_to_secs(ms));
-    }
-    if let Some(s) = text("stack") {
-        output.push(s);
-    }
-}
-
-/// `path:line:col`, `path:line` or a `file://` URL → file and line.
-fn set_location(test: &mut TestCase, s: &str) {
-    let s = s.trim();
-    let s = s.strip_prefix("file://").unwrap_or(s);
-    let mut parts = s.rsplitn(3, ':');
-    let a = parts.next();
-    let b = parts.next();
-    let c = parts.next();
-    let num = |x: Option<&str>| x.and_then(|x| x.parse::<u32>().ok());
-    match (num(a), num(b), c) {
-        (Some(_), Some(line), Some(file)) => {
-            test.file = Some(file.to_owned());
-            test.line = Some(line);
-        }
-        (Some(line), None, _) => {
-            let file = s.rsplit_once(':').map_or(s, |(f, _)| f);
-            test.file = Some(file.to_owned());
-            test.line = Some(line);
-        }
-        _ => test.file = Some(s.to_owned()),
-    }
-}
-
-/// Test::More's `at t/x.t line 12.` and bats' `(in test file x.bats, line 12)` diagnostics.
-fn locate(test: &mut TestCase, diag: &str) {
-    for l in diag.lines() {
-        for re in [PERL_AT.as_ref(), BATS_AT.as_ref()].into_iter().flatten() {
-            if let Some(m) = re.captures(l) {
-                test.file = m.get(1).map(|m| m.as_str().to_owned());
-                test.line = m.get(2).and_then(|m| m.as_str().parse().ok());
-                return;
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn test_points() {
-        let p = parse_point("ok 1 - add returns sum").unwrap();
-        assert_eq!((p.ok, p.number, p.desc), (true, Some(1), "add returns sum"));
-        let p = parse_point("not ok 12 greet # TODO later").unwrap();
-        assert_eq!(p.directive, Directive::Todo("later"));
-        assert_eq!(p.desc, "greet");
-        let p = parse_point("ok 5 # skip requires network").unwrap();
-        assert_eq!(
-            (p.desc, p.directive),
-            ("", Directive::Skip("requires network"))
-        );
-        let p = parse_point("ok - escaped \\# hash").unwrap();
-        assert_eq!((p.number, p.desc), (None, "escaped \\# hash"));
-        let p = parse_point("ok 3 - issue #12 fixed").unwrap();
-        assert_eq!((p.desc, p.directive), ("issue #12 fixed", Directive::None));
-        let p = parse_point("ok 3 - t # time=12.5ms").unwrap();
-        assert_eq!(p.time, Some(0.0125));
-        let p = parse_point("ok 2 - sub {").unwrap();
-        assert!(p.opens_block);
-        assert_eq!(p.desc, "sub");
-        assert!(parse_point("okay").is_none());
-        assert!(parse_point("ok").is_some());
-        let p = parse_point("ok 5 calc fetch remote # SKIP -").unwrap();
-        assert_eq!(p.directive, Directive::Skip("-"));
-    }
-
-    #[test]
-    fn plans() {
-        assert_eq!(parse_plan("1..12"), Some((1, 12, None)));
-        assert_eq!(parse_plan("1..0 # SKIP no db"), Some((1, 0, Some("no db"))));
-        assert_eq!(parse_plan("1..3 # plan"), Some((1, 3, None)));
-        assert_eq!(parse_plan("1..x"), None);
-        assert_eq!(parse_plan("12 items"), None);
-    }
 }

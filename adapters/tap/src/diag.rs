@@ -1,0 +1,256 @@
+//! Sending a test point with its diagnostics: the YAML block (`---` … `...`) read by
+//! [`yaml`] and mapped onto the test (message, severity, expected/actual, location,
+//! category, duration, stack), and the comment and non-TAP lines kept after a failing point
+//! (message or output, with Test::More's and bats' `file line N` locations).
+//!
+//! `Parser::unknown` and `Parser::flush` are methods of the reader that parser.rs defines (and
+//! compile with it); the free functions carry `#[inline]` so that they compile into the reader's
+//! codegen unit too, as before the split.
+
+use std::sync::LazyLock;
+
+use gapscore_adapter_sdk::{Category, Status, TestCase};
+use regex::Regex;
+
+use crate::lex::ms_to_secs;
+use crate::parser::{Held, Parser, push_line};
+use crate::yaml;
+
+static PERL_AT: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^\s*at (\S+) line (\d+)\.?\s*$").ok());
+static BATS_AT: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"in test file (\S+), line (\d+)\)").ok());
+
+impl Parser<'_> {
+    /// A line that is not TAP: kept as the current failing test's diagnostics, or counted.
+    pub(crate) fn unknown(&mut self, indent: usize, c: &str) {
+        if indent == 0 && self.prove_line(c) {
+            return;
+        }
+        self.unknown_lines += 1;
+        if let Some(p) = self.pending.as_mut()
+            && p.collect
+        {
+            // Keep the text's own indentation beyond the test point's.
+            let extra = indent.saturating_sub(p.indent + 2);
+            let text = format!("{}{}", " ".repeat(extra.min(64)), c);
+            push_line(&mut p.diag, &text);
+        }
+    }
+
+    /// Sends the pending test point, with its YAML and diagnostics applied.
+    pub(crate) fn flush(&mut self) {
+        // The common point (no YAML, diagnostics or reason, not held) goes straight out: moving
+        // the whole pending record costs more than reading its line.
+        if let Some(p) = self.pending.as_mut()
+            && p.yaml.is_none()
+            && p.diag.is_empty()
+            && p.reason.is_none()
+            && self.levels.get(p.level).is_some_and(|l| l.held.is_none())
+        {
+            let parent_id = if p.level > 0 {
+                self.levels[p.level].parent_id.clone()
+            } else {
+                None
+            };
+            if let Some(l) = p.lite.take() {
+                self.spare = self.pending.take();
+                let mut test = l.build();
+                test.parent_id = parent_id;
+                self.sink.test_finished(test);
+                return;
+            }
+            if let Some(mut test) = p.test.take() {
+                if p.level > 0 {
+                    test.parent_id = parent_id;
+                }
+                self.spare = self.pending.take();
+                self.sink.test_finished(test);
+                return;
+            }
+        }
+        let Some(mut p) = self.pending.take() else {
+            return;
+        };
+        let (Some(mut test), level) = (p.take_test(), p.level) else {
+            return;
+        };
+        let reason = p.reason.take();
+        let diag = std::mem::take(&mut p.diag);
+        let yaml = p.yaml.take();
+        self.spare = Some(p);
+        let mut output: Vec<String> = Vec::new();
+        if let Some(y) = yaml {
+            if y.open && !self.bailed {
+                self.truncated
+                    .push(format!("YAML block of `{}` not closed by `...`", test.name));
+            }
+            let mut text = y.text;
+            if y.cut {
+                text.push_str("[gapscore: YAML block over 1 MiB not parsed]");
+            }
+            match yaml::parse(&text) {
+                Ok(v) if !y.cut => apply_yaml(&mut test, &v, &mut output),
+                _ => {
+                    if !text.trim().is_empty() {
+                        let mut m = String::new();
+                        push_line(&mut m, text.trim_end());
+                        if test.message.is_none() {
+                            test.message = Some(m);
+                        } else {
+                            output.push(m);
+                        }
+                    }
+                }
+            }
+        }
+        if !diag.trim().is_empty() {
+            if test.file.is_none() {
+                locate(&mut test, &diag);
+            }
+            let diag = diag.trim_end().to_owned();
+            if test.message.is_none() && test.status == Status::Failed {
+                test.message = Some(diag);
+            } else {
+                output.push(diag);
+            }
+        }
+        if let Some(r) = reason {
+            match &test.message {
+                None => test.message = Some(r),
+                Some(m) => {
+                    let m = format!("{r}\n{m}");
+                    test.message = Some(m);
+                }
+            }
+        }
+        if !output.is_empty() {
+            let mut out = String::new();
+            if let Some(o) = test.output.take() {
+                push_line(&mut out, &o);
+            }
+            for o in output {
+                push_line(&mut out, &o);
+            }
+            test.output = Some(out);
+        }
+        let held = self.levels.get(level).is_some_and(|l| l.held.is_some());
+        if held {
+            self.deliver(Held { test, parent: None }, level);
+        } else {
+            if level > 0
+                && let Some(l) = self.levels.get(level)
+            {
+                test.parent_id = l.parent_id.clone();
+            }
+            self.sink.test_finished(test);
+        }
+    }
+}
+
+/// Applies a diagnostics block: message, severity, expected/actual, location, category,
+/// duration. Unknown keys are ignored.
+#[inline]
+fn apply_yaml(test: &mut TestCase, v: &yaml::Value<'_>, output: &mut Vec<String>) {
+    let text = |k: &str| v.get(k).map(yaml::Value::to_text).filter(|s| !s.is_empty());
+    let message = text("message").or_else(|| match v.get("error") {
+        Some(e @ yaml::Value::Map(_)) => e.get("message").map(yaml::Value::to_text),
+        Some(e) => Some(e.to_text()).filter(|s| !s.is_empty()),
+        None => None,
+    });
+    if let Some(m) = message {
+        let mut s = String::new();
+        push_line(&mut s, m.trim_end());
+        test.message = Some(s);
+    }
+    if test.status == Status::Failed
+        && let Some(sev) = v.get("severity").and_then(yaml::Value::as_str)
+        && matches!(
+            sev.to_ascii_lowercase().as_str(),
+            "error" | "fatal" | "crash"
+        )
+    {
+        test.status = Status::Errored;
+    }
+    let data = v.get("data");
+    let pick = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| v.get(k).or_else(|| data.and_then(|d| d.get(k))))
+            .map(yaml::Value::to_text)
+    };
+    if let Some(e) = pick(&["wanted", "expected", "expect"]) {
+        test.expected = Some(e);
+    }
+    if let Some(a) = pick(&["found", "actual", "got"]) {
+        test.actual = Some(a);
+    }
+    match v.get("at").or_else(|| v.get("location")) {
+        Some(yaml::Value::Scalar(s)) => set_location(test, s),
+        Some(m @ yaml::Value::Map(_)) => {
+            if let Some(f) = m.get("file").and_then(yaml::Value::as_str) {
+                test.file = Some(f.to_owned());
+            }
+            test.line = m
+                .get("line")
+                .and_then(yaml::Value::as_str)
+                .and_then(|l| l.trim().parse().ok());
+        }
+        _ => {}
+    }
+    if let Some(c) = v
+        .get("category")
+        .and_then(yaml::Value::as_str)
+        .and_then(Category::parse_lenient)
+    {
+        test.category = Some(c);
+    }
+    if let Some(ms) = v
+        .get("duration_ms")
+        .and_then(yaml::Value::as_str)
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+    {
+        test.duration = Some(ms_to_secs(ms));
+    }
+    if let Some(s) = text("stack") {
+        output.push(s);
+    }
+}
+
+/// `path:line:col`, `path:line` or a `file://` URL → file and line.
+#[inline]
+fn set_location(test: &mut TestCase, s: &str) {
+    let s = s.trim();
+    let s = s.strip_prefix("file://").unwrap_or(s);
+    let mut parts = s.rsplitn(3, ':');
+    let a = parts.next();
+    let b = parts.next();
+    let c = parts.next();
+    let num = |x: Option<&str>| x.and_then(|x| x.parse::<u32>().ok());
+    match (num(a), num(b), c) {
+        (Some(_), Some(line), Some(file)) => {
+            test.file = Some(file.to_owned());
+            test.line = Some(line);
+        }
+        (Some(line), None, _) => {
+            let file = s.rsplit_once(':').map_or(s, |(f, _)| f);
+            test.file = Some(file.to_owned());
+            test.line = Some(line);
+        }
+        _ => test.file = Some(s.to_owned()),
+    }
+}
+
+/// Test::More's `at t/x.t line 12.` and bats' `(in test file x.bats, line 12)` diagnostics.
+#[inline]
+fn locate(test: &mut TestCase, diag: &str) {
+    for l in diag.lines() {
+        for re in [PERL_AT.as_ref(), BATS_AT.as_ref()].into_iter().flatten() {
+            if let Some(m) = re.captures(l) {
+                test.file = m.get(1).map(|m| m.as_str().to_owned());
+                test.line = m.get(2).and_then(|m| m.as_str().parse().ok());
+                return;
+            }
+        }
+    }
+}

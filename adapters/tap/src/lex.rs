@@ -1,0 +1,246 @@
+//! Line lexing: the parts of a test point line (`ok`/`not ok`, number, description, `# SKIP`/
+//! `# TODO` directive, `# time=`, a buffered subtest's `{`) and of a plan line (`1..N`,
+//! `1..0 # SKIP why`). Pure functions of the line's text; `Parser::handle` (parser.rs) picks
+//! which one a line goes to from its first byte. Fixed-form lines (`TAP version`, `pragma`,
+//! `Bail out!`, comments, `---`, `}`) are recognised in that match itself, kept whole because it
+//! runs for every line.
+//!
+//! Every function here is `#[inline]`: release builds give each module its own codegen unit,
+//! and the hint keeps these compiled into the per-line code that calls them, as when they lived
+//! in parser.rs (the per-line path was tuned with callgrind).
+
+/// A test point, as read from its line.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Point<'a> {
+    pub(crate) ok: bool,
+    pub(crate) number: Option<u64>,
+    pub(crate) desc: &'a str,
+    pub(crate) directive: Directive<'a>,
+    pub(crate) time: Option<f64>,
+    /// `ok 1 - name {`: a buffered subtest follows.
+    pub(crate) opens_block: bool,
+    /// The description has a `[`, so it may name a category.
+    pub(crate) bracket: bool,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Directive<'a> {
+    None,
+    Skip(&'a str),
+    Todo(&'a str),
+}
+
+/// `s` without its leading spaces and tabs (a byte loop: the char-set pattern is not inlined).
+#[inline]
+fn trim_blank_start(s: &str) -> &str {
+    let n = s.bytes().take_while(|b| matches!(b, b' ' | b'\t')).count();
+    s.get(n..).unwrap_or("")
+}
+
+/// Reads `ok`/`not ok` lines: `(not )?ok\b( \d+)?( -)? desc( # directive)?`.
+#[inline]
+pub(crate) fn parse_point(c: &str) -> Option<Point<'_>> {
+    let (ok, rest) = if let Some(r) = c.strip_prefix("ok") {
+        (true, r)
+    } else if let Some(r) = c.strip_prefix("not ok") {
+        (false, r)
+    } else {
+        return None;
+    };
+    // `\b`: `okay` is not a test point.
+    if rest
+        .as_bytes()
+        .first()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    {
+        return None;
+    }
+    let rest = trim_blank_start(rest);
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, rest) = if digits > 0 && digits <= 19 {
+        // At most 19 digits always fit in a u64: folded directly, as `parse` would give.
+        let n = Some(
+            rest.bytes()
+                .take(digits)
+                .fold(0u64, |n, d| n * 10 + u64::from(d - b'0')),
+        );
+        (n, &rest[digits..])
+    } else {
+        (None, rest)
+    };
+    // A number glued to text (`ok 1a`) is part of the description.
+    let (number, rest) = match rest.as_bytes().first() {
+        Some(b) if number.is_some() && !matches!(b, b' ' | b'\t' | b'#') => {
+            (None, c[c.len() - rest.len() - digits..].trim_start())
+        }
+        _ => (number, rest),
+    };
+    let mut rest = trim_blank_start(rest);
+    if let Some(r) = rest.strip_prefix('-')
+        && (r.is_empty() || r.starts_with([' ', '\t']))
+    {
+        rest = trim_blank_start(r);
+    }
+    let rest = rest.trim_end();
+    let (rest, opens_block) = match rest.strip_suffix('{') {
+        Some(r) if r.is_empty() || r.ends_with([' ', '\t']) => (r.trim_end(), true),
+        _ => (rest, false),
+    };
+    // One scan answers both questions for most lines: no `#` (directive) and no `[` (category).
+    let (desc, directive, time, bracket) = match memchr::memchr2(b'#', b'[', rest.as_bytes()) {
+        None => (rest, Directive::None, None, false),
+        Some(_) => {
+            let (desc, directive, time) = split_directive(rest);
+            let bracket = memchr::memchr(b'[', desc.as_bytes()).is_some();
+            (desc, directive, time, bracket)
+        }
+    };
+    Some(Point {
+        ok,
+        number,
+        desc,
+        directive,
+        time,
+        opens_block,
+        bracket,
+    })
+}
+
+/// Splits a description from its directive: the first unescaped `#` (at the start or after
+/// whitespace) followed by `SKIP`, `TODO` (any case) or `time=`. Any other `#` is part of the
+/// name, which keeps escapes as written.
+#[inline]
+fn split_directive(s: &str) -> (&str, Directive<'_>, Option<f64>) {
+    let b = s.as_bytes();
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'#', &b[from..]).map(|i| i + from) {
+        from = i + 1;
+        let escaped = i > 0 && b[i - 1] == b'\\';
+        let separated = i == 0 || matches!(b[i - 1], b' ' | b'\t');
+        if escaped || !separated {
+            continue;
+        }
+        let after = s[i + 1..].trim_start();
+        let desc = s[..i].trim_end();
+        let word_end = |w: usize| {
+            after
+                .as_bytes()
+                .get(w)
+                .is_none_or(|c| !c.is_ascii_alphabetic())
+        };
+        let starts = |w: &str| {
+            after
+                .get(..w.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(w))
+        };
+        if starts("skipped") && word_end(7) {
+            return (desc, Directive::Skip(reason(&after[7..])), None);
+        }
+        if starts("skip") && word_end(4) {
+            return (desc, Directive::Skip(reason(&after[4..])), None);
+        }
+        if starts("todo") && word_end(4) {
+            return (desc, Directive::Todo(reason(&after[4..])), None);
+        }
+        if let Some(t) = after.strip_prefix("time=") {
+            return (desc, Directive::None, parse_time(t));
+        }
+    }
+    (s, Directive::None, None)
+}
+
+/// Milliseconds to seconds, rounded to the nanosecond so `0.894649` ms does not print as
+/// `0.0008946490000000001` s.
+#[inline]
+pub(crate) fn ms_to_secs(ms: f64) -> f64 {
+    (ms * 1e6).round() / 1e9
+}
+
+#[inline]
+fn reason(s: &str) -> &str {
+    s.trim_start_matches([':', ' ', '\t']).trim()
+}
+
+/// `12ms`, `1.5s`, `12` (milliseconds, node-tap's unit) → seconds.
+#[inline]
+fn parse_time(t: &str) -> Option<f64> {
+    let t = t.trim();
+    let num_end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let v: f64 = t[..num_end].parse().ok()?;
+    let unit = t[num_end..].trim();
+    let secs = match unit {
+        "" | "ms" => ms_to_secs(v),
+        "s" => v,
+        "us" | "µs" => v / 1e6,
+        _ => return None,
+    };
+    (secs.is_finite() && secs >= 0.0).then_some(secs)
+}
+
+/// `1..N` with an optional `# SKIP reason` or `# comment`.
+#[inline]
+pub(crate) fn parse_plan(c: &str) -> Option<(u64, u64, Option<&str>)> {
+    let dots = c.find("..")?;
+    let first: u64 = c[..dots].parse().ok()?;
+    let rest = &c[dots + 2..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 19 {
+        return None;
+    }
+    let last: u64 = rest[..digits].parse().ok()?;
+    let tail = rest[digits..].trim();
+    if !(tail.is_empty() || tail.starts_with('#')) {
+        return None;
+    }
+    let skip = tail.strip_prefix('#').and_then(|t| {
+        let t = t.trim_start();
+        t.get(..4)
+            .is_some_and(|p| p.eq_ignore_ascii_case("skip"))
+            .then(|| reason(t.get(4..).unwrap_or("")))
+    });
+    Some((first, last, skip))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn test_points() {
+        let p = parse_point("ok 1 - add returns sum").unwrap();
+        assert_eq!((p.ok, p.number, p.desc), (true, Some(1), "add returns sum"));
+        let p = parse_point("not ok 12 greet # TODO later").unwrap();
+        assert_eq!(p.directive, Directive::Todo("later"));
+        assert_eq!(p.desc, "greet");
+        let p = parse_point("ok 5 # skip requires network").unwrap();
+        assert_eq!(
+            (p.desc, p.directive),
+            ("", Directive::Skip("requires network"))
+        );
+        let p = parse_point("ok - escaped \\# hash").unwrap();
+        assert_eq!((p.number, p.desc), (None, "escaped \\# hash"));
+        let p = parse_point("ok 3 - issue #12 fixed").unwrap();
+        assert_eq!((p.desc, p.directive), ("issue #12 fixed", Directive::None));
+        let p = parse_point("ok 3 - t # time=12.5ms").unwrap();
+        assert_eq!(p.time, Some(0.0125));
+        let p = parse_point("ok 2 - sub {").unwrap();
+        assert!(p.opens_block);
+        assert_eq!(p.desc, "sub");
+        assert!(parse_point("okay").is_none());
+        assert!(parse_point("ok").is_some());
+        let p = parse_point("ok 5 calc fetch remote # SKIP -").unwrap();
+        assert_eq!(p.directive, Directive::Skip("-"));
+    }
+
+    #[test]
+    fn plans() {
+        assert_eq!(parse_plan("1..12"), Some((1, 12, None)));
+        assert_eq!(parse_plan("1..0 # SKIP no db"), Some((1, 0, Some("no db"))));
+        assert_eq!(parse_plan("1..3 # plan"), Some((1, 3, None)));
+        assert_eq!(parse_plan("1..x"), None);
+        assert_eq!(parse_plan("12 items"), None);
+    }
+}
