@@ -2,8 +2,6 @@
 //! snapshotted; every `invalid/` fixture must fail with the snapshotted place and message; the
 //! adapter detects every valid fixture.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::{Path, PathBuf};
 
