@@ -1,7 +1,5 @@
 //! Regressions found by the bad-input corpus (tests/bad-input at the repository root).
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::time::{Duration, Instant};
 
 use gapscore_adapter_junit::JUnit;

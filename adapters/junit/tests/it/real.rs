@@ -2,8 +2,6 @@
 //! left out) match the truth one for one — same name, a status the truth accepts — and every
 //! run-level problem kind the file shows is reported.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 
 use gapscore_adapter_junit::JUnit;
