@@ -3,8 +3,6 @@
 //! snapshotted; every `invalid/` file must fail with the snapshotted place and message. Then
 //! targeted checks of the semantics that matter most for the score.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::{Path, PathBuf};
 

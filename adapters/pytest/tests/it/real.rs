@@ -3,8 +3,6 @@
 //! run-level problem kind the file shows is reported and no other; and the console text the
 //! same runs printed, read as `pytest-text`, never contradicts the truth.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
