@@ -3,8 +3,6 @@
 //! must fail with the snapshotted place and message. Targeted asserts below pin the semantics
 //! that matter for the score (statuses, problems, attempts) beyond the snapshots.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::{Path, PathBuf};
 

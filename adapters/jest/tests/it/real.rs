@@ -2,8 +2,6 @@
 //! one for one — same file and full name, a status the truth accepts — and exactly the run-level
 //! problem kinds the truth lists are reported.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::Path;
 
