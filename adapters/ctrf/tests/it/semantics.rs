@@ -2,8 +2,6 @@
 //! problems, warnings, detection against the other JSON adapter, and the round trip through
 //! gapscore's own CTRF writer.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use gapscore_adapter_ctrf::Ctrf;
 use gapscore_adapter_sdk::{
     Adapter, Attempt, Category, ParseOptions, Problem, ProblemKind, Producer, Status, TestCase,

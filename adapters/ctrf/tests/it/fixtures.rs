@@ -2,8 +2,6 @@
 //! `valid/` file is detected and read, its canonical run snapshotted; every `invalid/` file must
 //! fail with the snapshotted place and message.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::PathBuf;
 
