@@ -1,7 +1,5 @@
 //! Regressions found by the bad-input corpus (tests/bad-input at the repository root).
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use gapscore_adapter_gotest::GoTest;
 use gapscore_adapter_sdk::{Adapter, ParseOptions, parse_to_run};
 

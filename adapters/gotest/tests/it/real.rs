@@ -4,8 +4,6 @@
 //! `go test`. The `go test -v` text of the standard suite (the input go-junit-report read in the
 //! corpus) is checked against the standard case's truth, the same suite run by the same go.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::{Path, PathBuf};
 

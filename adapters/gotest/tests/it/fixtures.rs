@@ -3,8 +3,6 @@
 //! and its canonical run snapshotted; every `invalid/` file must fail with the snapshotted place
 //! and message. Targeted assertions below pin the semantics the snapshots show.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::{Path, PathBuf};
 
