@@ -3,8 +3,6 @@
 //! the subtest points the truth marks `parent` are parents, every run-level problem kind the
 //! truth lists is reported and no other, and the producer, when the adapter names one, is right.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::Path;
 

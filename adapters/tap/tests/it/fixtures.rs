@@ -3,8 +3,6 @@
 //! fail with the snapshotted place and message. Targeted asserts below pin the semantics that
 //! matter most for the score (statuses, problems), so a snapshot update cannot quietly change them.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::{Path, PathBuf};
 
