@@ -1,8 +1,6 @@
 //! The template's data-driven test, the shape every adapter crate uses: each valid fixture
 //! parses, each invalid one fails at a known place.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::Path;
 
