@@ -8,14 +8,10 @@ use std::path::{Path, PathBuf};
 
 use gapscore_adapter_gotest::{GoTest, JSON_FORMAT, TEXT_FORMAT};
 use gapscore_adapter_sdk::{Adapter, ParseOptions, ProblemKind, Status, TestRun, parse_to_run};
-use gapscore_adapter_testing::{fixture_files, fixture_stem};
+use gapscore_adapter_testing::{each_fixture, fixture_files, fixture_stem};
 
 fn fixtures(kind: &str) -> Vec<PathBuf> {
     fixture_files(env!("CARGO_MANIFEST_DIR"), kind)
-}
-
-fn stem(p: &Path) -> String {
-    fixture_stem(p)
 }
 
 fn valid(name: &str) -> TestRun {
@@ -40,45 +36,34 @@ fn test<'a>(run: &'a TestRun, name: &str) -> &'a gapscore_adapter_sdk::TestCase 
 #[test]
 fn valid_fixtures() {
     let adapter = GoTest::new();
-    for path in fixtures("valid") {
-        let bytes = fs::read(&path).unwrap();
+    each_fixture(env!("CARGO_MANIFEST_DIR"), "valid", |path, bytes| {
         let (format, confidence) = match path.extension().and_then(|e| e.to_str()) {
             Some("jsonl") => (JSON_FORMAT, 97),
             _ => (TEXT_FORMAT, 65),
         };
-        assert_eq!(
-            adapter.detect(&bytes, None),
-            confidence,
-            "{} not detected",
-            path.display()
-        );
-        assert_eq!(
-            adapter.detect_format(&bytes, None).as_deref(),
-            Some(format),
-            "{}",
-            path.display()
-        );
-        let run = parse_to_run(&adapter, &bytes, &ParseOptions::with_source(stem(&path)))
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(adapter.detect(bytes, None), confidence, "not detected");
+        assert_eq!(adapter.detect_format(bytes, None).as_deref(), Some(format));
+        let stem = fixture_stem(path);
+        let run = parse_to_run(&adapter, bytes, &ParseOptions::with_source(stem.clone()))
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             run.format, JSON_FORMAT,
             "parse_to_run names the first format id"
         );
-        insta::assert_json_snapshot!(format!("valid__{}", stem(&path)), run);
-    }
+        insta::assert_json_snapshot!(format!("valid__{stem}"), run);
+    });
 }
 
 #[test]
 fn invalid_fixtures() {
     let adapter = GoTest::new();
-    for path in fixtures("invalid") {
-        let bytes = fs::read(&path).unwrap();
-        let err = match parse_to_run(&adapter, &bytes, &ParseOptions::default()) {
-            Ok(run) => panic!("{} was accepted: {run:?}", path.display()),
+    each_fixture(env!("CARGO_MANIFEST_DIR"), "invalid", |path, bytes| {
+        let err = match parse_to_run(&adapter, bytes, &ParseOptions::default()) {
+            Ok(run) => panic!("was accepted: {run:?}"),
             Err(e) => e,
         };
-        insta::assert_snapshot!(format!("invalid__{}", stem(&path)), err.to_string());
-    }
+        insta::assert_snapshot!(format!("invalid__{}", fixture_stem(path)), err.to_string());
+    });
 }
 
 #[test]

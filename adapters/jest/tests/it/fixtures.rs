@@ -4,21 +4,13 @@
 //! that matter for the score (statuses, problems, attempts) beyond the snapshots.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gapscore_adapter_jest::Jest;
 use gapscore_adapter_sdk::{
     Adapter, ParseOptions, ProblemKind, Status, TestCase, TestRun, parse_to_run,
 };
-use gapscore_adapter_testing::{fixture_files, fixture_stem};
-
-fn fixtures(kind: &str) -> Vec<PathBuf> {
-    fixture_files(env!("CARGO_MANIFEST_DIR"), kind)
-}
-
-fn stem(p: &Path) -> String {
-    fixture_stem(p)
-}
+use gapscore_adapter_testing::{each_fixture, fixture_stem};
 
 fn read(name: &str) -> TestRun {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -42,42 +34,36 @@ fn kinds(run: &TestRun) -> Vec<ProblemKind> {
 #[test]
 fn valid_fixtures() {
     let adapter = Jest::new();
-    for path in fixtures("valid") {
-        let bytes = fs::read(&path).unwrap();
+    each_fixture(env!("CARGO_MANIFEST_DIR"), "valid", |path, bytes| {
         let name = path.file_name().unwrap().to_str();
-        assert_eq!(
-            adapter.detect(&bytes, name),
-            98,
-            "{} not detected",
-            path.display()
-        );
-        let run = parse_to_run(&adapter, &bytes, &ParseOptions::with_source(stem(&path)))
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        insta::assert_json_snapshot!(format!("valid__{}", stem(&path)), run);
-    }
+        assert_eq!(adapter.detect(bytes, name), 98, "not detected");
+        let stem = fixture_stem(path);
+        let run = parse_to_run(&adapter, bytes, &ParseOptions::with_source(stem.clone()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        insta::assert_json_snapshot!(format!("valid__{stem}"), run);
+    });
 }
 
 #[test]
 fn invalid_fixtures() {
     let adapter = Jest::new();
-    for path in fixtures("invalid") {
-        let bytes = fs::read(&path).unwrap();
-        let err = match parse_to_run(&adapter, &bytes, &ParseOptions::default()) {
-            Ok(run) => panic!("{} was accepted: {run:?}", path.display()),
+    each_fixture(env!("CARGO_MANIFEST_DIR"), "invalid", |path, bytes| {
+        let err = match parse_to_run(&adapter, bytes, &ParseOptions::default()) {
+            Ok(run) => panic!("was accepted: {run:?}"),
             Err(e) => e,
         };
         let text = err.to_string();
+        let stem = fixture_stem(path);
         // Every error but an empty file's names its place (`line:col: ...`).
-        if !stem(&path).contains("empty") && !stem(&path).contains("whitespace") {
+        if !stem.contains("empty") && !stem.contains("whitespace") {
             let place = text.split(": ").next().unwrap();
             assert!(
                 place.split(':').all(|n| n.parse::<usize>().is_ok()),
-                "{}: no place in `{text}`",
-                path.display()
+                "no place in `{text}`"
             );
         }
-        insta::assert_snapshot!(format!("invalid__{}", stem(&path)), text);
-    }
+        insta::assert_snapshot!(format!("invalid__{stem}"), text);
+    });
 }
 
 #[test]

@@ -2,49 +2,32 @@
 //! `valid/` file is read and its canonical run snapshotted; every `invalid/` file must fail with
 //! the snapshotted place and message.
 
-use std::fs;
-use std::path::{Path, PathBuf};
-
 use gapscore_adapter_junit::JUnit;
 use gapscore_adapter_sdk::{Adapter, ParseOptions, parse_to_run};
-use gapscore_adapter_testing::{fixture_files, fixture_stem};
-
-fn fixtures(kind: &str) -> Vec<PathBuf> {
-    fixture_files(env!("CARGO_MANIFEST_DIR"), kind)
-}
-
-fn stem(p: &Path) -> String {
-    fixture_stem(p)
-}
+use gapscore_adapter_testing::{each_fixture, fixture_stem};
 
 #[test]
 fn valid_fixtures() {
     let adapter = JUnit::new();
-    for path in fixtures("valid") {
-        let bytes = fs::read(&path).unwrap();
-        assert_eq!(
-            adapter.detect(&bytes, None),
-            95,
-            "{} not detected",
-            path.display()
-        );
-        let run = parse_to_run(&adapter, &bytes, &ParseOptions::with_source(stem(&path)))
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        insta::assert_json_snapshot!(format!("valid__{}", stem(&path)), run);
-    }
+    each_fixture(env!("CARGO_MANIFEST_DIR"), "valid", |path, bytes| {
+        assert_eq!(adapter.detect(bytes, None), 95, "not detected");
+        let stem = fixture_stem(path);
+        let run = parse_to_run(&adapter, bytes, &ParseOptions::with_source(stem.clone()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        insta::assert_json_snapshot!(format!("valid__{stem}"), run);
+    });
 }
 
 #[test]
 fn invalid_fixtures() {
     let adapter = JUnit::new();
-    for path in fixtures("invalid") {
-        let bytes = fs::read(&path).unwrap();
-        let err = match parse_to_run(&adapter, &bytes, &ParseOptions::default()) {
-            Ok(run) => panic!("{} was accepted: {run:?}", path.display()),
+    each_fixture(env!("CARGO_MANIFEST_DIR"), "invalid", |path, bytes| {
+        let err = match parse_to_run(&adapter, bytes, &ParseOptions::default()) {
+            Ok(run) => panic!("was accepted: {run:?}"),
             Err(e) => e,
         };
-        insta::assert_snapshot!(format!("invalid__{}", stem(&path)), err.to_string());
-    }
+        insta::assert_snapshot!(format!("invalid__{}", fixture_stem(path)), err.to_string());
+    });
 }
 
 #[test]

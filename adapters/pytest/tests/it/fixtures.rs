@@ -10,7 +10,7 @@ use gapscore_adapter_pytest::{FORMAT_JSON_REPORT, FORMAT_REPORTLOG, FORMAT_TEXT,
 use gapscore_adapter_sdk::{
     Adapter, Category, ParseOptions, ProblemKind, Status, TestRun, parse_to_run,
 };
-use gapscore_adapter_testing::{fixture_files, fixture_stem};
+use gapscore_adapter_testing::{each_fixture, fixture_files, fixture_stem};
 
 fn fixtures(kind: &str) -> Vec<PathBuf> {
     fixture_files(env!("CARGO_MANIFEST_DIR"), kind)
@@ -51,44 +51,33 @@ fn valid(name: &str) -> TestRun {
 #[test]
 fn valid_fixtures() {
     let adapter = Pytest::new();
-    for path in fixtures("valid") {
-        let bytes = fs::read(&path).unwrap();
-        let format = format_of(&path);
+    each_fixture(env!("CARGO_MANIFEST_DIR"), "valid", |path, bytes| {
+        let format = format_of(path);
         let want = if format == FORMAT_TEXT { 60 } else { 95 };
-        assert!(
-            adapter.detect(&bytes, None) >= want,
-            "{} not detected",
-            path.display()
-        );
-        assert_eq!(
-            adapter.detect_format(&bytes, None).as_deref(),
-            Some(format),
-            "{}",
-            path.display()
-        );
-        let stem = fixture_stem(&path);
-        let run = parse_to_run(&adapter, &bytes, &opts(format, Some(stem.clone())))
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(adapter.detect(bytes, None) >= want, "not detected");
+        assert_eq!(adapter.detect_format(bytes, None).as_deref(), Some(format));
+        let stem = fixture_stem(path);
+        let run = parse_to_run(&adapter, bytes, &opts(format, Some(stem.clone())))
+            .unwrap_or_else(|e| panic!("{e}"));
         // Detection alone (no format given) reads it the same way.
         let mut auto =
-            parse_to_run(&adapter, &bytes, &ParseOptions::with_source(stem.clone())).unwrap();
+            parse_to_run(&adapter, bytes, &ParseOptions::with_source(stem.clone())).unwrap();
         auto.format = run.format.clone();
-        assert_eq!(auto, run, "{}", path.display());
+        assert_eq!(auto, run);
         insta::assert_json_snapshot!(format!("valid__{stem}"), run);
-    }
+    });
 }
 
 #[test]
 fn invalid_fixtures() {
     let adapter = Pytest::new();
-    for path in fixtures("invalid") {
-        let bytes = fs::read(&path).unwrap();
-        let err = match parse_to_run(&adapter, &bytes, &opts(format_of(&path), None)) {
-            Ok(run) => panic!("{} was accepted: {run:?}", path.display()),
+    each_fixture(env!("CARGO_MANIFEST_DIR"), "invalid", |path, bytes| {
+        let err = match parse_to_run(&adapter, bytes, &opts(format_of(path), None)) {
+            Ok(run) => panic!("was accepted: {run:?}"),
             Err(e) => e,
         };
-        insta::assert_snapshot!(format!("invalid__{}", fixture_stem(&path)), err.to_string());
-    }
+        insta::assert_snapshot!(format!("invalid__{}", fixture_stem(path)), err.to_string());
+    });
 }
 
 fn status_of(run: &TestRun, name: &str) -> Status {
