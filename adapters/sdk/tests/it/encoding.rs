@@ -2,8 +2,6 @@
 //! back whole whatever the byte order, mark and read sizes; any bytes at all give text or an
 //! error, never a panic; and a cut inside a character always shows as U+FFFD at the end.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::io::{self, Read};
 
 use gapscore_adapter_sdk::encoding::{Encoding, Utf16Reader, sniff};

@@ -1,7 +1,7 @@
 //! The committed C header equals what the Rust definitions generate, and a C compiler (when one
 //! is installed) accepts it, including its layout assertions against the Rust offsets.
 
-#![allow(clippy::unwrap_used, clippy::print_stderr)] // Test code.
+#![allow(clippy::print_stderr)] // Test code.
 
 use std::path::PathBuf;
 use std::process::Command;
