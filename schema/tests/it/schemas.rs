@@ -1,7 +1,5 @@
 //! The committed schemas match the Rust types, compile, and accept what gapscore writes.
 
-#![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
-
 use std::fs;
 use std::path::{Path, PathBuf};
 
