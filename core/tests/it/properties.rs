@@ -7,8 +7,6 @@
 //! - the level is never "perfect" when a failure, an unverified test (errored, skipped, todo,
 //!   xfailed under the default policy) or a problem exists.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use gapscore_core::render::render_summary;
 use gapscore_core::{
     Attempt, Category, Dialect, EventSink, FlakyPolicy, GapReport, Level, Problem, ProblemKind,
