@@ -4,7 +4,7 @@
 //! Rust's own, detection, thread safety under concurrent parses, and registry integration.
 //! Skipped (with a note on stderr) when there is no C compiler.
 
-#![allow(clippy::unwrap_used, clippy::print_stderr)] // Test code.
+#![allow(clippy::print_stderr)] // Test code.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -2,8 +2,6 @@
 //! file with its `truth.json`, are recognised as their own format by the whole registry — no
 //! other adapter claims them as strongly (no tie) and none claims them more strongly.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::{Path, PathBuf};
 

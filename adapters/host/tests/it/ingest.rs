@@ -1,8 +1,6 @@
 //! Ingestion: input order whatever the thread count, one panicking or broken file never stops
 //! the others, detection refuses to guess, and input expansion walks directories and globs.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -3,8 +3,6 @@
 //! gives results identical to the static one on every fixture; discovery finds only files named
 //! like plugins.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::fs;
 use std::path::{Path, PathBuf};
