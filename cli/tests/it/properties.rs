@@ -6,8 +6,6 @@
 //! - every report gapscore emits from them, in each dialect, passes the conformance checker's
 //!   level 1 (`gapscore_conformance::checker`).
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::path::PathBuf;
 
 use gapscore_adapters::score::{SuiteOptions, tally_suite};

@@ -2,14 +2,12 @@
 //! error rows, determinism across --jobs, shard + merge equal to one run, resume after a kill,
 //! refusal of escaping paths, symlink loops, seals, and report.html in headless Chromium.
 
-#![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-mod common;
+use crate::common;
 
 use gapscore_batch::generate::{GenerateOptions, Kind, generate, kind, name};
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! listed by `adapters`, scored by `score`, printed by `parse`, and its parse errors shown as
 //! `file:line:col: message`. Skipped (with a note on stderr) when there is no C compiler.
 
-#![allow(clippy::unwrap_used, clippy::print_stderr)] // Test code.
+#![allow(clippy::print_stderr)] // Test code.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -6,8 +6,6 @@
 //! or too odd to commit (10 MB lines, 100,000 levels of nesting, directories, FIFOs, device
 //! files) are generated here.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -474,7 +472,7 @@ fn directories_fifos_and_devices_passed_as_files() {
     {
         // Nothing ever writes to this FIFO: reading it would block forever, so a named pipe is
         // refused before it is opened (run() fails the test on a hang). Pipes the shell makes
-        // (`-`, `<(command)`) are read: cli/tests/stdin.rs.
+        // (`-`, `<(command)`) are read: cli/tests/it/stdin.rs.
         let made = Command::new("mkfifo")
             .arg(d.join("results.json"))
             .status()

@@ -1,8 +1,6 @@
 //! The Rust plugin template, loaded as a real plugin file through `--plugin`, `--plugin-dir` and
 //! `GAPSCORE_PLUGIN_PATH`, then used by `score` and `parse` with format detection.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

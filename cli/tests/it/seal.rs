@@ -1,16 +1,13 @@
 //! End-to-end tests of the sealed envelope: `gapscore seal`, `seal --verify`, `score --seal`
 //! with the expected-test manifest, and `score --categories`.
 
-#![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
-
 use std::fs;
 use std::path::Path;
 
 use gapscore_schema::{SchemaId, validate};
 use serde_json::{Value, json};
 
-mod common;
-use common::{code, json_of, run_in, stderr, stdout};
+use crate::common::{code, json_of, run_in, stderr, stdout};
 
 /// The research file's fixture A, under `root/sub`.
 fn fixture_a(root: &Path, sub: &str) {

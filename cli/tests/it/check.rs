@@ -2,15 +2,13 @@
 //! report `gapscore score` writes passes Level 1 — and Levels 2 and 3 when scored with a seal and
 //! a hardening history.
 
-#![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
-
 use std::fs;
 use std::path::Path;
 
 use gapscore_conformance::checker::validate_output;
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 use common::{code, run_in, stderr, stdout};
 
 /// Runs `check --format json`, validates the output against the committed output schema, and

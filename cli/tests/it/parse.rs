@@ -1,7 +1,5 @@
 //! `gapscore parse` and `gapscore adapters`, end to end.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,16 +1,13 @@
 //! End-to-end tests of the hardening loop: `gapscore feedback`, `gapscore harden record` and
 //! `score --history --max-cycles`, and the overlap ratio.
 
-#![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
-
 use std::fs;
 use std::path::Path;
 
 use gapscore_schema::{SchemaId, validate};
 use serde_json::{Value, json};
 
-mod common;
-use common::{code, run_in, stderr, stdout};
+use crate::common::{code, run_in, stderr, stdout};
 
 /// The sealed source behind the real pytest JUnit file of the corpus, as its tracebacks
 /// quote it.

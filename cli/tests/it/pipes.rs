@@ -2,8 +2,6 @@
 //! command stops writing, prints nothing about it and keeps the exit code it would have had
 //! (documented in docs/score.md §6).
 
-#![allow(clippy::unwrap_used)] // Test code.
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};

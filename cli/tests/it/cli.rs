@@ -1,7 +1,5 @@
 //! End-to-end tests of `gapscore score` and `gapscore schema`, running the built binary.
 
-#![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -9,7 +7,7 @@ use std::process::{Command, Output};
 use gapscore_schema::{SchemaId, validate};
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 use common::{BIN, code, json_of, stderr, stdout};
 
 fn workspace() -> PathBuf {

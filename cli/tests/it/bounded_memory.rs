@@ -4,17 +4,17 @@
 //! every test (the Markdown one has a section for every failure).
 //!
 //! Slow (it writes 2 GB and reads them back), so it is ignored by default; `.ci/run` runs it on
-//! the release build:
+//! the release build (the ignored tests of this module of the test binary `it`):
 //!
 //! ```sh
-//! cargo test --release -p gapscore --test bounded_memory -- --ignored --nocapture
+//! cargo test --release -p gapscore --test it -- --ignored --nocapture bounded_memory::
 //! ```
 //!
 //! The peak is measured by GNU time (`/usr/bin/time -f %M`, Debian package `time`), which reads
 //! the child's own peak resident set as the kernel reports it at exit. `GAPSCORE_BOUNDED_MB`
 //! sets another size (in MB) for a quicker local run.
 
-#![allow(clippy::unwrap_used, clippy::print_stderr)] // Test code that reports its figures.
+#![allow(clippy::print_stderr)] // Test code that reports its figures.
 
 use std::fs::File;
 use std::io::{BufRead as _, BufReader, BufWriter, Write};

@@ -1,7 +1,5 @@
 //! Helpers shared by the end-to-end tests: run the `gapscore` binary and read what it printed.
-//! Each test file that wants them says `mod common;`.
-
-#![allow(dead_code, clippy::unwrap_used)] // Not every test file uses every helper; test code.
+//! Declared once in `main.rs`; a test module uses them through `crate::common`.
 
 use std::path::Path;
 use std::process::{Command, Output};

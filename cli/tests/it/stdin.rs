@@ -3,15 +3,11 @@
 //! copied to a temporary file in `TMPDIR` (removed afterwards), so everything a file gets works
 //! for them too: detection, UTF-16, line and column in errors, a second read to name repeated ids.
 
-#![allow(clippy::unwrap_used)] // Test code.
-
-mod common;
-
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use common::{BIN, code, json_of, stderr};
+use crate::common::{BIN, code, json_of, stderr};
 
 /// Runs `gapscore ARGS` with `input` on standard input and `TMPDIR` set to `tmp`.
 fn piped(tmp: &Path, args: &[&str], input: &[u8]) -> Output {

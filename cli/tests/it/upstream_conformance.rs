@@ -3,8 +3,6 @@
 //! and, strictly, every failure entry and coverage number. Every JSON output must also validate
 //! against gapscore's schema and the upstream schema of its dialect.
 
-#![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
-
 use std::process::Command;
 
 use gapscore_conformance::upstream::{Strictness, Suite};

@@ -1,0 +1,22 @@
+//! The gapscore binary's integration tests in one test binary (`cargo test -p gapscore --test it`),
+//! each former `tests/<name>.rs` a module; `common` has the helpers they share. insta keeps their
+//! snapshots in `tests/it/snapshots/`.
+
+#![allow(clippy::unwrap_used)] // Test code.
+
+mod common;
+
+mod bad_input;
+mod batch;
+mod bounded_memory;
+mod c_plugin;
+mod check;
+mod cli;
+mod hardening;
+mod parse;
+mod pipes;
+mod properties;
+mod rust_plugin;
+mod seal;
+mod stdin;
+mod upstream_conformance;
