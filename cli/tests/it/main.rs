@@ -1,6 +1,7 @@
-//! The gapscore binary's integration tests in one test binary (`cargo test -p gapscore --test it`),
-//! each former `tests/<name>.rs` a module; `common` has the helpers they share. insta keeps their
-//! snapshots in `tests/it/snapshots/`.
+//! The gapscore binary's integration tests as one test binary (`cargo test -p gapscore --test it`):
+//! each `tests/it/<name>.rs` beside this file is one of its modules, so cargo links one binary for
+//! them all; `common` has the helpers they share. insta keeps their snapshots in
+//! `tests/it/snapshots/`.
 
 #![allow(clippy::unwrap_used)] // Test code.
 

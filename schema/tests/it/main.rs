@@ -1,5 +1,6 @@
-//! The schema crate's integration tests in one test binary (`cargo test -p gapscore-schema --test
-//! it`), each former `tests/<name>.rs` a module.
+//! The schema crate's integration tests as one test binary (`cargo test -p gapscore-schema --test
+//! it`): each `tests/it/<name>.rs` beside this file is one of its modules, so cargo links one
+//! binary for them all.
 
 #![allow(clippy::unwrap_used)] // Test code.
 

@@ -1,5 +1,6 @@
-//! The adapter host's integration tests in one test binary (`cargo test -p gapscore-adapters --test
-//! it`), each former `tests/<name>.rs` a module.
+//! The adapter host's integration tests as one test binary (`cargo test -p gapscore-adapters --test
+//! it`): each `tests/it/<name>.rs` beside this file is one of its modules, so cargo links one
+//! binary for them all.
 
 #![allow(clippy::unwrap_used)] // Test code.
 
