@@ -1,9 +1,10 @@
 //! Helpers for adapter tests and benchmarks: the data-driven fixture harness every adapter crate
-//! uses (`tests/fixtures/{valid,invalid}/<scenario>.<ext>`, one test walking both folders), the
-//! cdylib cargo built for a test, a process's peak memory, and what every adapter's benchmark
-//! binary shares: [`NullSink`], [`thread_cpu_seconds`], [`time_best`], [`run_mode`] (one of the
-//! `null`, `score` and `parse` modes, measured as a [`BenchResult`]) and [`run_in_own_process`].
-//! The real-runner corpus checks (`tests/real.rs`) share [`real_cases`], [`Truth`] (a case's
+//! uses ([`each_fixture`] over `tests/fixtures/{valid,invalid}/<scenario>.<ext>`, every failing
+//! fixture named), the cdylib cargo built for a test, a process's peak memory, and what every
+//! adapter's benchmark binary shares: [`NullSink`], [`thread_cpu_seconds`], [`time_best`],
+//! [`run_mode`] (one of the `null`, `score` and `parse` modes, measured as a [`BenchResult`]) and
+//! [`run_in_own_process`].
+//! The real-runner corpus checks (`tests/it/real.rs`) share [`real_cases`], [`Truth`] (a case's
 //! `truth.json`), [`compare_leaves`] / [`compare_tests`] (tests one for one with an accepted
 //! status) and [`compare_problems`] (problem kinds, with explained exceptions).
 //! Everything here panics on failure: it is for tests and benches, never for library code.
@@ -36,6 +37,58 @@ pub fn fixture_files(crate_dir: &str, kind: &str) -> Vec<PathBuf> {
     files.sort();
     assert!(!files.is_empty(), "no fixtures in {}", dir.display());
     files
+}
+
+/// Runs `check(path, bytes)` on every fixture in `<crate_dir>/tests/fixtures/<kind>` (the files
+/// [`fixture_files`] lists, sorted) and returns how many there were. Each check runs under
+/// `catch_unwind`, so one failing fixture does not hide the others: when any failed, this panics
+/// at the end with one message naming every failing fixture by path, each with its own panic
+/// message. A fixture that cannot be read fails the same way.
+///
+/// The checks stay at the call site, insta assertions included (insta names a snapshot file from
+/// the module that calls its macro):
+///
+/// ```text
+/// each_fixture(env!("CARGO_MANIFEST_DIR"), "valid", |path, bytes| {
+///     let run = parse_to_run(&adapter, bytes, &ParseOptions::default())
+///         .unwrap_or_else(|e| panic!("{e}"));
+///     insta::assert_json_snapshot!(format!("valid__{}", fixture_stem(path)), run);
+/// });
+/// ```
+pub fn each_fixture(crate_dir: &str, kind: &str, mut check: impl FnMut(&Path, &[u8])) -> usize {
+    let files = fixture_files(crate_dir, kind);
+    let mut failures = Vec::new();
+    for path in &files {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let bytes = std::fs::read(path)
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+            check(path, &bytes);
+        }));
+        if let Err(payload) = outcome {
+            failures.push(format!(
+                "{}: {}",
+                path.display(),
+                panic_message(payload.as_ref())
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} `{kind}` fixtures failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+    files.len()
+}
+
+/// The text of a caught panic (`panic!("...")` gives a `&str` or a `String`).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(a panic without a message)")
 }
 
 /// A fixture's name without its extension, for snapshot names (`valid__<stem>`).
@@ -575,6 +628,52 @@ mod tests {
             );
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn each_fixture_runs_every_fixture_and_names_every_failing_one() {
+        let root =
+            std::env::temp_dir().join(format!("gapscore-sdk-testing-each-{}", std::process::id()));
+        let dir = root.join("tests/fixtures/valid");
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        for (name, text) in [
+            ("a.txt", "bad one"),
+            ("b.txt", "good"),
+            ("c.txt", "bad two"),
+        ] {
+            std::fs::write(dir.join(name), text).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let crate_dir = root
+            .to_str()
+            .unwrap_or_else(|| panic!("{}", root.display()));
+        let mut seen = Vec::new();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            each_fixture(crate_dir, "valid", |path, bytes| {
+                seen.push(fixture_stem(path));
+                let text = String::from_utf8_lossy(bytes);
+                assert!(!text.starts_with("bad"), "rejected `{text}`");
+            })
+        }));
+        // Every fixture ran, the failing first one included.
+        assert_eq!(seen, ["a", "b", "c"]);
+        let payload = outcome.expect_err("two fixtures failed: each_fixture must panic");
+        let message = panic_message(payload.as_ref());
+        assert!(
+            message.starts_with("2 of 3 `valid` fixtures failed:\n"),
+            "{message}"
+        );
+        let lines: Vec<&str> = message.lines().skip(1).collect();
+        assert_eq!(
+            lines,
+            [
+                format!("{}: rejected `bad one`", dir.join("a.txt").display()),
+                format!("{}: rejected `bad two`", dir.join("c.txt").display()),
+            ]
+        );
+        // All passing: no panic, the count returned.
+        let n = each_fixture(crate_dir, "valid", |_, _| {});
+        assert_eq!(n, 3);
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

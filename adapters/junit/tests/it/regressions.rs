@@ -1,0 +1,88 @@
+//! Regressions found by the bad-input corpus (tests/bad-input at the repository root).
+
+use std::time::{Duration, Instant};
+
+use gapscore_adapter_junit::JUnit;
+use gapscore_adapter_sdk::{ParseOptions, parse_to_run};
+
+fn read(xml: &str) -> gapscore_core::TestRun {
+    parse_to_run(&JUnit::new(), xml.as_bytes(), &ParseOptions::default()).unwrap()
+}
+
+#[test]
+fn an_empty_testsuite_element_leaves_the_enclosing_suite_open() {
+    // `<testsuite/>` used to close its parent: the next testcase lost its suite, and the empty
+    // suite's declared count went unchecked.
+    let run = read(
+        r#"<testsuites><testsuite name="a"><testsuite name="empty" tests="3"/><testcase name="t"/></testsuite></testsuites>"#,
+    );
+    assert_eq!(run.tests.len(), 1);
+    assert_eq!(run.tests[0].suite.as_deref(), Some("a"));
+    assert_eq!(run.tests[0].id, "a::t");
+    assert_eq!(
+        run.warnings,
+        ["testsuite `empty` declares tests=\"3\" but holds 0"]
+    );
+}
+
+#[test]
+fn deep_nesting_reads_in_linear_time() {
+    // The suite path was rebuilt from every level on each push and pop: 20,000 nested suites
+    // took 50 s. 100,000 now take well under a second in release builds.
+    let n = 100_000;
+    let xml = format!(
+        "<testsuites>{}<testcase name=\"t\"/>{}</testsuites>",
+        "<testsuite name=\"s\">".repeat(n),
+        "</testsuite>".repeat(n)
+    );
+    let start = Instant::now();
+    let run = read(&xml);
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(run.tests.len(), 1);
+    let suite = run.tests[0].suite.as_deref().unwrap();
+    assert_eq!(suite.len(), n * 4 - 3, "`s > s > ... > s`");
+    // Leaving every level restores the path: a testcase after them has none.
+    let run = read(&format!(
+        "<testsuites>{}{}<testcase name=\"after\"/></testsuites>",
+        "<testsuite name=\"s\">".repeat(1000),
+        "</testsuite>".repeat(1000)
+    ));
+    assert_eq!(run.tests[0].suite, None);
+}
+
+#[test]
+fn messages_never_carry_raw_nul_bytes_or_quick_xml_ranges() {
+    let utf16 = "<testsuites/>"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect::<Vec<u8>>();
+    let err = parse_to_run(&JUnit::new(), &utf16, &ParseOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(!err.contains('\0'), "{err:?}");
+    assert!(err.contains("UTF-16 without a byte-order mark"), "{err}");
+
+    let lol =
+        "<!DOCTYPE t [<!ENTITY lol \"lol\">]><testsuites><testsuite name=\"&lol;\"/></testsuites>";
+    let err = parse_to_run(&JUnit::new(), lol.as_bytes(), &ParseOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("undefined entity `&lol;`"), "{err}");
+    assert!(!err.contains(".."), "{err}");
+
+    let err = parse_to_run(
+        &JUnit::new(),
+        b"<?xml version=\"1.0\"?>\n  \n",
+        &ParseOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        err,
+        "3:1: end of file before any <testsuites> or <testsuite> element"
+    );
+}

@@ -1,0 +1,40 @@
+//! Helpers shared by the end-to-end tests: run the `gapscore` binary and read what it printed.
+//! Declared once in `main.rs`; a test module uses them through `crate::common`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_gapscore");
+
+/// Runs `gapscore ARGS` in `dir`, with a fixed `SOURCE_DATE_EPOCH` so report times are stable.
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .unwrap()
+}
+
+/// The exit code (a signal is a test failure).
+pub fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Standard output read as JSON.
+pub fn json_of(o: &Output) -> Value {
+    serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}

@@ -1,0 +1,25 @@
+//! The gapscore binary's integration tests as one test binary (`cargo test -p gapscore --test it`):
+//! each `tests/it/<name>.rs` beside this file is one of its modules, so cargo links one binary for
+//! them all; `common` has the helpers they share. insta keeps their snapshots in
+//! `tests/it/snapshots/`.
+
+#![allow(clippy::unwrap_used)] // Test code.
+
+mod common;
+
+mod bad_input;
+mod batch;
+mod bounded_memory;
+mod c_plugin;
+mod check;
+mod cli;
+mod golden;
+mod hardening;
+mod parse;
+mod pipes;
+mod properties;
+mod rust_plugin;
+mod score_batch;
+mod seal;
+mod stdin;
+mod upstream_conformance;

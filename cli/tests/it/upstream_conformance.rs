@@ -1,0 +1,79 @@
+//! Runs the built `gapscore` binary on all 36 upstream conformance fixtures: v1 (Gap dialect) with
+//! `--dialect gap`, v2 (Shadow dialect) with the default, checking what the upstream runner checks
+//! and, strictly, every failure entry and coverage number. Every JSON output must also validate
+//! against gapscore's schema and the upstream schema of its dialect.
+
+use std::process::Command;
+
+use gapscore_conformance::upstream::{Strictness, Suite};
+use gapscore_conformance::upstream_dir;
+use gapscore_schema::{SchemaId, validate};
+
+fn run_suite(file: &str, dialect_args: &[&str], schemas: &[SchemaId]) -> usize {
+    let base = upstream_dir();
+    let suite = Suite::parse(&std::fs::read_to_string(base.join(file)).unwrap()).unwrap();
+    let prefix = suite.prefix();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for f in &suite.fixtures {
+        let args = f.args(&base, tmp.path()).unwrap();
+        // The upstream runner runs from the repository root; so do we.
+        let out = Command::new(env!("CARGO_BIN_EXE_gapscore"))
+            .current_dir(&base)
+            .arg("score")
+            .args(dialect_args)
+            .args(&args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let code = out.status.code().unwrap_or(-1);
+        let mut problems = f.check(code, &stdout, prefix, Strictness::Strict);
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&stdout) {
+            for s in schemas {
+                for e in validate(*s, &v).unwrap() {
+                    problems.push(format!("schema {}: {e}", s.name()));
+                }
+            }
+        } else {
+            problems.push("no JSON report on stdout".into());
+        }
+        if !problems.is_empty() {
+            failures.push(format!("{}: {}", f.id, problems.join("; ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{file}: {} of {} fixtures fail:\n{}",
+        failures.len(),
+        suite.fixtures.len(),
+        failures.join("\n")
+    );
+    suite.fixtures.len()
+}
+
+#[test]
+fn all_upstream_fixtures_pass() {
+    let v1 = run_suite(
+        "v1/fixtures.json",
+        &["--dialect", "gap"],
+        &[SchemaId::Report, SchemaId::GapPreRename],
+    );
+    let v2 = run_suite(
+        "v2/fixtures.json",
+        &[],
+        &[SchemaId::Report, SchemaId::ShadowV1, SchemaId::ShadowV2],
+    );
+    assert_eq!(v1 + v2, 36);
+}
+
+#[test]
+fn both_dialects_at_once_pass_both_suites_and_all_schemas() {
+    let all = [
+        SchemaId::Report,
+        SchemaId::GapPreRename,
+        SchemaId::ShadowV1,
+        SchemaId::ShadowV2,
+    ];
+    run_suite("v1/fixtures.json", &["--dialect", "both"], &all);
+    run_suite("v2/fixtures.json", &["--dialect", "both"], &all);
+}
