@@ -94,7 +94,7 @@ pub fn classify(doc: &Value) -> Kind {
     if has(o, &["conformance_suite_version", "fixtures"]) {
         return artifact(
             "upstream conformance suite",
-            "the spec repository's conformance fixtures (inputs and expected validator outputs), not a report; `cli/tests/upstream_conformance.rs` runs gapscore against them",
+            "the spec repository's conformance fixtures (inputs and expected validator outputs), not a report; `cli/tests/it/upstream_conformance.rs` runs gapscore against them",
         );
     }
     if o.contains_key("$schema") && has_any(o, &["properties", "$defs", "definitions"]) {

@@ -1,7 +1,7 @@
 //! gapscore's conformance fixtures.
 //!
 //! [`upstream`] re-implements the Shadow/Gap Score conformance runner so any validator binary —
-//! gapscore's own, in `cli/tests/upstream_conformance.rs` — can be run against the upstream
+//! gapscore's own, in `cli/tests/it/upstream_conformance.rs` — can be run against the upstream
 //! fixtures bundled in `upstream/` (v1 in the Gap dialect, v2 in the Shadow dialect).
 //!
 //! `fixtures/` holds the fixture suite of the report checker (crate `gapscore-check`, behind
