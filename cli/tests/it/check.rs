@@ -235,7 +235,7 @@ fn a_report_scored_with_seal_and_history_passes_level_3_verified() {
     let errs = errors(&v["files"][0]);
     assert!(
         errs.iter()
-            .any(|e| e.contains("hash.recomputed") && e.contains("changed: test_calc.py")),
+            .any(|e| e.contains("hash.recomputed") && e.contains("1 file changed (test_calc.py)")),
         "{errs:?}"
     );
     assert_eq!(v["files"][0]["level_met"], 1);

@@ -179,7 +179,9 @@ fn a_record_round_trips_odd_names_and_verify_names_every_change() {
     assert_eq!(code(&o), 1);
     let err = stderr(&o);
     assert!(
-        err.contains("1 file changed, 1 file added, 1 file removed"),
+        err.contains(
+            "1 file changed (plain.py), 1 file added (injected.py), 1 file removed (.hidden)"
+        ),
         "{err}"
     );
     assert!(err.contains("changed: plain.py"), "{err}");
@@ -287,7 +289,7 @@ fn score_checks_the_seal_first() {
         r["report"]["advisory_reason"]
             .as_str()
             .unwrap()
-            .contains("no longer match their seal (1 file changed)")
+            .contains("no longer match their seal (1 file changed (")
     );
 }
 
