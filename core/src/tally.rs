@@ -447,11 +447,21 @@ impl EventSink for Tally {
     fn problem(&mut self, problem: Problem) {
         let place = self.suite_key(problem.suite.as_deref()).to_owned();
         let detail = problem.detail.trim();
-        self.counts.total += 1;
-        self.counts.failed += 1;
+        // A problem standing for n tests (declared and not held) counts n failures: a file that
+        // promised 50 tests and holds 11 must not score better than one that holds all 50.
+        let n = problem.weight();
+        self.counts.total += n;
+        self.counts.failed += n;
         self.bump_suite(Some(&place), true);
+        if let Some((_, c)) = self.pending_suite.as_mut() {
+            c.total += n - 1;
+            c.failed += n - 1;
+        }
         self.failures.push(FailureEntry {
-            test_name: format!("[{}] {place}", problem.kind),
+            test_name: match problem.count {
+                Some(n) if n > 1 => format!("[{}] {place} ({n} tests)", problem.kind),
+                _ => format!("[{}] {place}", problem.kind),
+            },
             category: Category::Unknown,
             expected: Some("the sealed suite runs and reports every result".to_owned()),
             actual: (!detail.is_empty()).then(|| detail.to_owned()),
@@ -645,6 +655,25 @@ mod tests {
         let all = tally.failures.to_vec();
         assert_eq!(all[1].test_name, "[truncated] go.jsonl");
         assert_eq!(all[1].actual, None);
+    }
+
+    #[test]
+    fn a_problem_standing_for_many_tests_counts_each_as_failed() {
+        // A TAP plan of 50 with 11 results: the 39 missing tests are 39 failures, not one.
+        let mut tally = Tally::new(StatusPolicy::default());
+        for i in 0..11 {
+            tally.test_finished(t(&format!("t{i}"), Status::Passed));
+        }
+        tally.problem(
+            Problem::new(ProblemKind::MissingTests, "plan 1..50, 11 results").with_count(39),
+        );
+        tally.finish();
+        assert_eq!(tally.score(), Score::new(39, 50));
+        let entries = tally.failures.to_vec();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].test_name, "[missing-tests] run (39 tests)");
+        let run = &tally.suites["run"];
+        assert_eq!((run.total, run.failed), (50, 39));
     }
 
     #[test]

@@ -213,11 +213,14 @@ pub enum ProblemKind {
     MissingTests,
     /// Tests that started have no result.
     MissingResults,
+    /// The run was interrupted on purpose (pytest's KeyboardInterrupt or `pytest.exit()`), so
+    /// the tests after the interruption never ran.
+    Interrupted,
 }
 
 impl ProblemKind {
     /// Every problem kind.
-    pub const ALL: [ProblemKind; 13] = [
+    pub const ALL: [ProblemKind; 14] = [
         ProblemKind::BuildFailure,
         ProblemKind::CollectionError,
         ProblemKind::SuiteError,
@@ -231,6 +234,7 @@ impl ProblemKind {
         ProblemKind::NoPlan,
         ProblemKind::MissingTests,
         ProblemKind::MissingResults,
+        ProblemKind::Interrupted,
     ];
 
     /// The kebab-case name used in JSON (`build-failure`, ...).
@@ -249,6 +253,7 @@ impl ProblemKind {
             ProblemKind::NoPlan => "no-plan",
             ProblemKind::MissingTests => "missing-tests",
             ProblemKind::MissingResults => "missing-results",
+            ProblemKind::Interrupted => "interrupted",
         }
     }
 
@@ -268,6 +273,7 @@ impl ProblemKind {
             ProblemKind::NoPlan => "no plan",
             ProblemKind::MissingTests => "missing tests",
             ProblemKind::MissingResults => "missing results",
+            ProblemKind::Interrupted => "run interrupted",
         }
     }
 }
@@ -291,6 +297,10 @@ pub struct Problem {
     /// The suite, package or file the problem belongs to, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite: Option<String>,
+    /// How many tests the problem stands for, each counted as failed: the tests a file declares
+    /// and does not hold (`missing-tests`), the tests a plan promised. `None` is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
 }
 
 impl Problem {
@@ -300,7 +310,20 @@ impl Problem {
             kind,
             detail: detail.into(),
             suite: None,
+            count: None,
         }
+    }
+
+    /// A problem standing for `n` tests, each counted as failed (at least one).
+    #[must_use]
+    pub fn with_count(mut self, n: u64) -> Self {
+        self.count = Some(n.max(1));
+        self
+    }
+
+    /// How many failures the problem counts as: [`Problem::count`], at least one.
+    pub fn weight(&self) -> u64 {
+        self.count.unwrap_or(1).max(1)
     }
 
     /// Sets the suite the problem belongs to.
