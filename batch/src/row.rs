@@ -91,4 +91,10 @@ impl RepoRow {
             _ => false,
         }
     }
+
+    /// True when the repository fails the `--threshold` gate as `gapscore score` would: its
+    /// score is above the threshold, or its report is advisory and `allow_advisory` is off.
+    pub fn fails_gate(&self, threshold: Threshold, allow_advisory: bool) -> bool {
+        self.exceeds(threshold) || (self.error.is_none() && self.advisory && !allow_advisory)
+    }
 }

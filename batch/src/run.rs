@@ -63,6 +63,15 @@ impl BatchRun {
     pub fn over(&self, threshold: Threshold) -> usize {
         self.rows.iter().filter(|r| r.exceeds(threshold)).count()
     }
+
+    /// Repositories within `threshold` whose advisory report fails the gate
+    /// ([`RepoRow::fails_gate`]) unless `allow_advisory`.
+    pub fn advisory_failing(&self, threshold: Threshold, allow_advisory: bool) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.fails_gate(threshold, allow_advisory) && !r.exceeds(threshold))
+            .count()
+    }
 }
 
 fn write_error(path: &Path, e: std::io::Error) -> BatchError {

@@ -123,10 +123,16 @@ pub struct ScoreArgs {
     #[arg(long, value_name = "ID")]
     pub input_format: Option<String>,
 
-    /// Exit 0 even when an input file was cut off (the cut still counts as a failure and makes
-    /// the report advisory); without it a truncated input exits 2 after the report is written.
-    #[arg(long)]
+    /// Retired: a cut input is a counted problem that makes the report advisory, and exits as
+    /// any advisory report does (see --allow-advisory). Accepted with a warning.
+    #[arg(long, hide = true)]
     pub allow_truncated: bool,
+
+    /// With --threshold: let an advisory report (a suite that did not fully run, a cut input, a
+    /// broken seal, zero sealed tests) pass on its score alone. Without it an advisory report
+    /// fails the gate (exit 1) whatever its score.
+    #[arg(long)]
+    pub allow_advisory: bool,
 
     #[command(flatten)]
     pub host: HostArgs,
@@ -617,6 +623,11 @@ pub struct BatchArgs {
     #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
     pub threshold: Option<Threshold>,
 
+    /// With --threshold: let a repository whose report is advisory pass on its score alone
+    /// (without it, an advisory report fails the gate, as in `gapscore score`).
+    #[arg(long)]
+    pub allow_advisory: bool,
+
     /// Score only part K of N (1-based), chosen by a stable hash of the repository name; merge
     /// the N outputs with `gapscore batch merge`.
     #[arg(long, value_name = "K/N")]
@@ -685,6 +696,11 @@ pub struct MergeArgs {
     /// Exit 1 when some repository's score is above this percentage.
     #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
     pub threshold: Option<Threshold>,
+
+    /// With --threshold: let a repository whose report is advisory pass on its score alone
+    /// (without it, an advisory report fails the gate, as in `gapscore score`).
+    #[arg(long)]
+    pub allow_advisory: bool,
 
     /// No summary on standard error.
     #[arg(short, long)]

@@ -250,19 +250,29 @@ pub fn sha256_file(path: &Path) -> Result<String, FsError> {
     Ok(hasher.finish())
 }
 
-/// Writes `path` atomically: `write` fills a temporary file in the same directory, which is
+/// Writes an output to `path`: a regular file (or a new path) atomically, anything else
+/// through. For a regular file, `write` fills a temporary file in the same directory, which is
 /// then renamed over `path`, so a killed run leaves the old file or the new one, never a torn
-/// one. The new file gets the mode of the file it replaces, or 0644. `sync` flushes it to disk
+/// one; the new file gets the mode of the file it replaces, or 0644. `sync` flushes it to disk
 /// before the rename (for outputs a user keeps; batch's thousands of per-repository reports skip
 /// it for speed, which only matters on power loss).
+///
+/// A symbolic link is followed: its target is written (atomically when it is a regular file or
+/// missing), and the link stays a link. A character device (`/dev/null`, `/dev/stdout`), a FIFO
+/// or a socket is written to as it is: a rename would replace it with a regular file, which as
+/// root would break `/dev/null` for the whole machine.
 pub fn write_atomic(
     path: &Path,
     sync: bool,
     write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), FsError> {
-    if path.is_dir() {
-        return Err(FsError::IsADirectory(path.to_owned()));
+    let target = resolve_links(path)?;
+    match fs::metadata(&target) {
+        Ok(m) if m.is_dir() => return Err(FsError::IsADirectory(path.to_owned())),
+        Ok(m) if !m.is_file() => return write_through(&target, write),
+        _ => {}
     }
+    let path = target.as_path();
     let fail = |e: io::Error| FsError::write(path, e);
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -285,6 +295,44 @@ pub fn write_atomic(
     }
     tmp.persist(path).map_err(|e| fail(e.error))?;
     Ok(())
+}
+
+/// How many symbolic links [`write_atomic`] follows before it gives up (as the kernel's limit).
+const MAX_LINKS: usize = 40;
+
+/// `path` with every symbolic link at its end followed (a missing target is fine: it is
+/// created). A link loop is an error.
+fn resolve_links(path: &Path) -> Result<PathBuf, FsError> {
+    let mut now = path.to_owned();
+    for _ in 0..MAX_LINKS {
+        match fs::symlink_metadata(&now) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&now).map_err(|e| FsError::read(&now, e))?;
+                now = match now.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(now),
+        }
+    }
+    Err(FsError::write(
+        path,
+        io::Error::other("too many levels of symbolic links"),
+    ))
+}
+
+/// Writes to a device, FIFO or socket in place.
+fn write_through(
+    path: &Path,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), FsError> {
+    let fail = |e: io::Error| FsError::write(path, e);
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(fail)?;
+    write(&mut f).and_then(|()| f.flush()).map_err(fail)
 }
 
 #[cfg(test)]
@@ -353,5 +401,48 @@ mod tests {
             e.starts_with(&format!("{}:3:3: not a seal record", rec.display())),
             "{e}"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn outputs_write_through_devices_and_links_and_replace_only_regular_files() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let text = |t: &'static str| move |w: &mut dyn Write| w.write_all(t.as_bytes());
+        // A character device is written to, never replaced by a regular file.
+        write_atomic(Path::new("/dev/null"), true, &mut text("x")).unwrap();
+        let null = fs::symlink_metadata("/dev/null").unwrap();
+        assert!(!null.is_file() && !null.file_type().is_symlink());
+        // A link to a regular file: the target gets the content, the link stays a link.
+        let real = dir.path().join("real.json");
+        fs::write(&real, "old").unwrap();
+        let link = dir.path().join("link.json");
+        symlink("real.json", &link).unwrap();
+        write_atomic(&link, true, &mut text("new")).unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+        // A dangling link: its target is created.
+        let dangling = dir.path().join("dangling.json");
+        symlink("made.json", &dangling).unwrap();
+        write_atomic(&dangling, true, &mut text("made")).unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("made.json")).unwrap(),
+            "made"
+        );
+        // A link loop is an error, not a hang.
+        let a = dir.path().join("a");
+        symlink("b", &a).unwrap();
+        symlink("a", dir.path().join("b")).unwrap();
+        assert!(write_atomic(&a, true, &mut text("x")).is_err());
+        // A directory is refused.
+        assert!(matches!(
+            write_atomic(dir.path(), true, &mut text("x")),
+            Err(FsError::IsADirectory(_))
+        ));
     }
 }

@@ -87,10 +87,10 @@ pub struct ScoreRequest {
     pub plugin_failures: usize,
     /// Refuse to report on zero sealed tests.
     pub strict: bool,
-    /// Exit 1 above this displayed score.
+    /// Exit 1 above this displayed score, or when the report is advisory.
     pub threshold: Option<Threshold>,
-    /// Exit 0 even when an input was cut off.
-    pub allow_truncated: bool,
+    /// Let an advisory report pass the `threshold` gate on its score alone.
+    pub allow_advisory: bool,
 }
 
 impl ScoreRequest {
@@ -114,7 +114,7 @@ impl ScoreRequest {
             plugin_failures: 0,
             strict: false,
             threshold: None,
-            allow_truncated: false,
+            allow_advisory: false,
         }
     }
 }
@@ -398,9 +398,10 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     if let Some(e) = &escalate {
         after.push(Diagnostic::Warning(e.clone()));
     }
-    let exit = if !cut.is_empty() && !req.allow_truncated {
-        after.push(Diagnostic::Error(format!(
-            "{} cut off ({}); the report counts each cut as a failure; pass --allow-truncated to exit 0",
+    if !cut.is_empty() {
+        // Named here: the report's problem says `truncated`, the user needs the file.
+        after.push(Diagnostic::Warning(format!(
+            "{} cut off ({}); each cut counts as a failed test and makes the report advisory",
             if cut.len() == 1 {
                 "an input file was"
             } else {
@@ -408,14 +409,8 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
             },
             cut.join(", ")
         )));
-        ExitCode::Error
-    } else {
-        match req.threshold {
-            Some(t) if score.exceeds(t) => ExitCode::Failed,
-            _ if escalate.is_some() => ExitCode::Failed,
-            _ => ExitCode::Ok,
-        }
-    };
+    }
+    let exit = gate(req, &report, &score, escalate.is_some(), &mut after);
     ScoreOutcome {
         report: Some(report),
         refusal: None,
@@ -423,5 +418,44 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         diagnostics,
         after,
         exit,
+    }
+}
+
+/// The `--threshold` gate, one rule for every command: a score above the threshold fails it,
+/// and so does an advisory report (a suite that did not fully run, a cut input, a broken seal,
+/// zero sealed tests) unless `allow_advisory`, since its score is not a measurement. Without a
+/// threshold, only a hardening escalation fails. A failure says why on one line.
+fn gate(
+    req: &ScoreRequest,
+    report: &GapReport,
+    score: &gapscore_core::Score,
+    escalate: bool,
+    after: &mut Vec<Diagnostic>,
+) -> ExitCode {
+    let Some(t) = req.threshold else {
+        return if escalate {
+            ExitCode::Failed
+        } else {
+            ExitCode::Ok
+        };
+    };
+    if score.exceeds(t) {
+        return ExitCode::Failed;
+    }
+    if report.is_advisory() && !req.allow_advisory {
+        after.push(Diagnostic::Error(format!(
+            "the report is advisory ({}), so it fails --threshold whatever its score; pass --allow-advisory to gate on the score alone",
+            report
+                .report
+                .advisory_reason
+                .as_deref()
+                .unwrap_or("see the report")
+        )));
+        return ExitCode::Failed;
+    }
+    if escalate {
+        ExitCode::Failed
+    } else {
+        ExitCode::Ok
     }
 }

@@ -22,7 +22,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
         if !m.quiet {
             summary(&run, &m.out, Duration::ZERO);
         }
-        return Ok(exit_code(&run, m.threshold));
+        return Ok(exit_code(&run, m.threshold, m.allow_advisory));
     }
     let Some(input) = &args.input else {
         anyhow::bail!("give a ROOT directory or a MANIFEST");
@@ -73,13 +73,32 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
         }
         summary(&run, &args.out, started.elapsed());
     }
-    Ok(exit_code(&run, args.threshold))
+    Ok(exit_code(&run, args.threshold, args.allow_advisory))
 }
 
-fn exit_code(run: &BatchRun, threshold: Option<Threshold>) -> ExitCode {
+/// The batch's exit code: the `--threshold` gate is `gapscore score`'s, per repository (an
+/// advisory report fails it unless `--allow-advisory`), and unscored repositories win.
+fn exit_code(run: &BatchRun, threshold: Option<Threshold>, allow_advisory: bool) -> ExitCode {
     if run.errors() > 0 {
-        ExitCode::Unscored
-    } else if threshold.is_some_and(|t| run.over(t) > 0) {
+        return ExitCode::Unscored;
+    }
+    let Some(t) = threshold else {
+        return ExitCode::Ok;
+    };
+    let advisory = run.advisory_failing(t, allow_advisory);
+    if advisory > 0 {
+        io::error(&format!(
+            "{advisory} repositor{} within the threshold {} advisory, so {} the --threshold gate; pass --allow-advisory to gate on the score alone",
+            if advisory == 1 { "y" } else { "ies" },
+            if advisory == 1 { "is" } else { "are" },
+            if advisory == 1 {
+                "it fails"
+            } else {
+                "they fail"
+            }
+        ));
+    }
+    if run.over(t) > 0 || advisory > 0 {
         ExitCode::Failed
     } else {
         ExitCode::Ok

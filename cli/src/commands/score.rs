@@ -33,12 +33,17 @@ fn request(args: &ScoreArgs, plugin_failures: usize) -> ScoreRequest {
     req.plugin_failures = plugin_failures;
     req.strict = args.strict;
     req.threshold = args.threshold;
-    req.allow_truncated = args.allow_truncated;
+    req.allow_advisory = args.allow_advisory;
     req
 }
 
 /// Runs `gapscore score`.
 pub fn run(args: &ScoreArgs) -> Result<ExitCode> {
+    if args.allow_truncated {
+        io::warn(
+            "--allow-truncated is retired: a cut input is a counted problem that makes the report advisory, and exits as any advisory report does (with --threshold, --allow-advisory lets it pass on its score)",
+        );
+    }
     let (registry, plugin_failures) = host::registry(&args.host);
     let outcome = score(&request(args, plugin_failures), &registry);
     if let Some((dir, v)) = &outcome.broken_seal {

@@ -181,11 +181,28 @@ fn threshold_exit_codes() {
         dir.path(),
     );
     assert_eq!(o.status.code(), Some(1));
+    // Repositories with a run-level problem are advisory: the gate fails them whatever their
+    // score, as `gapscore score` does, unless --allow-advisory (issue 18).
     let o = gapscore(
         &["batch", "tree", "-o", "c", "--threshold", "100", "-q"],
         dir.path(),
     );
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("advisory"), "{}", stderr(&o));
+    let o = gapscore(
+        &[
+            "batch",
+            "tree",
+            "-o",
+            "d",
+            "--threshold",
+            "100",
+            "--allow-advisory",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = gapscore(&["batch", "tree", "--shard", "4/3"], dir.path());
     assert_eq!(o.status.code(), Some(2));
     let o = gapscore(&["batch", "no-such-dir"], dir.path());

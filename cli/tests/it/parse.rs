@@ -216,21 +216,32 @@ fn streamed_junit_errors_still_name_line_and_column() {
 #[test]
 fn a_truncated_junit_file_keeps_its_complete_tests_and_is_never_clean() {
     let cut = junit("valid", "truncated-mid-testcase.xml");
-    // Without --allow-truncated: the report is written, and the exit code says the input was cut.
+    // The report is written and is advisory; the cut file is named. `--allow-truncated` is
+    // retired for `score` (accepted with a warning, same report).
     let o = Command::new(BIN)
         .args(["score", "--sealed", s(&cut)])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--allow-truncated"));
-    let strict: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(s(&cut)));
+    let plain: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let o = Command::new(BIN)
+        .args(["score", "--sealed", s(&cut), "--threshold", "100"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "an advisory report fails the gate"
+    );
     let o = Command::new(BIN)
         .args(["score", "--sealed", s(&cut), "--allow-truncated"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--allow-truncated is retired"));
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(strict["sealed_tests"], r["sealed_tests"]);
+    assert_eq!(plain["sealed_tests"], r["sealed_tests"]);
     let p = run(&["parse", s(&cut)]);
     assert_eq!(p.status.code(), Some(2));
     assert_eq!(
