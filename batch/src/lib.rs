@@ -15,6 +15,21 @@
 //!
 //! Principal types: [`RepoSpec`], [`BatchOptions`], [`RepoRow`], [`Aggregate`], [`Shard`],
 //! [`BatchRun`], [`BatchError`], [`Progress`].
+//!
+//! Splitting a batch three ways with `--shard K/N`: every repository lands in exactly one part.
+//!
+//! ```
+//! use gapscore_batch::Shard;
+//!
+//! let shards = ["1/3", "2/3", "3/3"].map(str::parse::<Shard>);
+//! let shards: Vec<Shard> = shards.into_iter().collect::<Result<_, _>>()?;
+//! assert_eq!((shards[1].index(), shards[1].count()), (2, 3));
+//! for repo in ["alpha", "beta", "gamma", "delta"] {
+//!     assert_eq!(shards.iter().filter(|s| s.contains(repo)).count(), 1);
+//! }
+//! assert!("4/3".parse::<Shard>().is_err());
+//! # Ok::<(), gapscore_batch::BatchError>(())
+//! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -390,6 +390,11 @@ pub fn expected_ids(
                 diagnostics.push(Diagnostic::Error(format!("{path}: {reason} (--expect)")));
                 failed += 1;
             }
+            Outcome::LeftOut { path, reason } => {
+                diagnostics.push(Diagnostic::Warning(format!(
+                    "{path}: not read: {reason} (--expect)"
+                )));
+            }
             Outcome::Failed(e) => {
                 diagnostics.push(Diagnostic::Error(format!("{e} (--expect)")));
                 failed += 1;

@@ -5,6 +5,7 @@
 //! Nothing is printed here: every note is returned as a [`Diagnostic`], in the order it arose,
 //! and the caller prints (or records) them.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -12,6 +13,10 @@ use gapscore_core::categories::CategoryRules;
 use gapscore_core::{IdFinder, InputInfo, Manifest, ProblemKind, Spill, StatusPolicy, Tally};
 
 use gapscore_adapters::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
+
+/// Formats that are a runner's console text: read from a directory only when no structured
+/// result file was found there (see [`tally_suite`]).
+pub const CONSOLE_TEXT_FORMATS: [&str; 2] = ["pytest-text", "go-test-text"];
 
 /// How the tallies of one suite are made.
 #[derive(Debug, Clone)]
@@ -109,11 +114,26 @@ pub fn tally_suite(
         t
     });
     let mut tally = new_tally();
-    let (mut parsed, mut skipped) = (0usize, 0usize);
+    // Console text found in a directory is read only when nothing structured was found: beside
+    // a junit.xml, pytest's console log is a second copy of the same tests.
+    let structured_found = expanded.iter().zip(&outcomes).any(|(input, o)| {
+        !input.explicit
+            && matches!(o, Outcome::Parsed(p) if !CONSOLE_TEXT_FORMATS.contains(&p.format.as_str()))
+    });
+    let mut left_out = Vec::new();
+    // The files whose tests were counted, for the second look at repeated ids.
+    let mut read = Vec::new();
     for (input, outcome) in expanded.iter().zip(outcomes) {
         match outcome {
+            Outcome::Parsed(p)
+                if structured_found
+                    && !input.explicit
+                    && CONSOLE_TEXT_FORMATS.contains(&p.format.as_str()) =>
+            {
+                left_out.push(input.path.display().to_string());
+            }
             Outcome::Parsed(mut p) => {
-                parsed += 1;
+                read.push(input.clone());
                 p.consumer.finish();
                 if p.consumer
                     .problems
@@ -128,10 +148,17 @@ pub fn tally_suite(
                 inputs.push(info);
                 tally.merge(p.consumer);
             }
+            // A file found in a directory that nothing can read is an error, as it is when
+            // named or matched by a glob: it may be the results of the tests that failed.
             Outcome::Skipped { path, reason } => {
-                skipped += 1;
+                diagnostics.push(Diagnostic::Error(format!(
+                    "{path}: {reason} (found in a directory; name the result files, or a glob of them, to leave other files out) ({role} results)"
+                )));
+                failed += 1;
+            }
+            Outcome::LeftOut { path, reason } => {
                 diagnostics.push(Diagnostic::Warning(format!(
-                    "{path}: skipped: {reason} ({role} results)"
+                    "{path}: not read: {reason} ({role} results)"
                 )));
             }
             Outcome::Failed(e) => {
@@ -140,12 +167,11 @@ pub fn tally_suite(
             }
         }
     }
-    if parsed == 0 && skipped > 0 {
-        diagnostics.push(Diagnostic::Error(format!(
-            "no {role} results: none of the {skipped} file{} found could be read as a result format",
-            if skipped == 1 { "" } else { "s" }
+    if !left_out.is_empty() {
+        diagnostics.push(Diagnostic::Warning(format!(
+            "{role} results: console text beside structured results is not read as a second copy of the same tests: {} (name a file to read it)",
+            left_out.join(", ")
         )));
-        failed += 1;
     }
     tally.finish();
     if let Some(n) = tally.duplicate_check_stopped_after() {
@@ -173,13 +199,20 @@ pub fn tally_suite(
     let repeated = tally.repeated();
     if !repeated.is_empty() {
         let mut finder = IdFinder::new(&repeated);
-        for outcome in ingest(registry, &expanded, &opts.ingest, |_, _| {
-            IdFinder::new(&repeated)
-        }) {
+        let mut per_file: Vec<(String, HashSet<String>)> = Vec::new();
+        for (input, outcome) in read
+            .iter()
+            .zip(ingest(registry, &read, &opts.ingest, |_, _| {
+                IdFinder::new(&repeated)
+            }))
+        {
             if let Outcome::Parsed(p) = outcome {
+                let ids = p.consumer.seen().map(|(id, _)| id.to_owned()).collect();
+                per_file.push((input.path.display().to_string(), ids));
                 finder.merge(p.consumer);
             }
         }
+        copies_warning(role, &per_file, &mut diagnostics);
         tally.duplicates = finder
             .into_repeated()
             .into_iter()
@@ -197,5 +230,31 @@ pub fn tally_suite(
         cut,
         failed,
         diagnostics,
+    }
+}
+
+/// Two files that hold the same tests are most likely two copies of one run (a junit.xml and a
+/// JSON report of the same pytest session, a results file copied twice): say so once per pair,
+/// at most a few pairs. Every entry is still counted; the per-id warnings follow.
+fn copies_warning(role: &str, per_file: &[(String, HashSet<String>)], out: &mut Vec<Diagnostic>) {
+    const PAIRS: usize = 5;
+    let mut said = 0;
+    for (i, (a, ids_a)) in per_file.iter().enumerate() {
+        for (b, ids_b) in per_file.iter().skip(i + 1) {
+            let shared = ids_a.intersection(ids_b).count();
+            if shared == 0 {
+                continue;
+            }
+            if said == PAIRS {
+                out.push(Diagnostic::Warning(format!(
+                    "{role} results: more files share test ids; see the repeated ids below"
+                )));
+                return;
+            }
+            said += 1;
+            out.push(Diagnostic::Warning(format!(
+                "{role} results: `{a}` and `{b}` hold {shared} of the same test ids: two copies of one run? Every entry is counted; pass one of them"
+            )));
+        }
     }
 }

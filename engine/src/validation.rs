@@ -59,7 +59,13 @@ pub fn load_validation(
                 tally.merge(p.consumer);
             }
             Outcome::Skipped { path, reason } => {
-                diagnostics.push(Diagnostic::Warning(format!("{path}: skipped: {reason}")));
+                diagnostics.push(Diagnostic::Error(format!(
+                    "{path}: {reason} (found in a directory; name the result files to leave other files out)"
+                )));
+                failed += 1;
+            }
+            Outcome::LeftOut { path, reason } => {
+                diagnostics.push(Diagnostic::Warning(format!("{path}: not read: {reason}")));
             }
             Outcome::Failed(e) => {
                 diagnostics.push(Diagnostic::Error(e.to_string()));

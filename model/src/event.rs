@@ -281,6 +281,13 @@ impl IdFinder {
         }
     }
 
+    /// Every wanted id seen, in first-seen order, with how often.
+    pub fn seen(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.order
+            .iter()
+            .map(|id| (id.as_str(), self.counts.get(id).copied().unwrap_or(0)))
+    }
+
     /// The ids seen more than once, in first-seen order, with their counts.
     pub fn into_repeated(self) -> Vec<(String, usize)> {
         let IdFinder { order, counts, .. } = self;

@@ -4,6 +4,24 @@
 //! [`generate`] produces a schema from the Rust types (draft 2020-12); the committed copies in
 //! this crate's folder are checked against it by a test. [`validate`] checks a JSON value against
 //! any [`SchemaId`] and returns every error with its JSON pointer, offline (no `$ref` is fetched).
+//!
+//! Principal items: [`SchemaId`], [`SchemaError`], [`generate`], [`validate`].
+//!
+//! ```
+//! use gapscore_schema::{generate, validate, SchemaId};
+//! use serde_json::{json, Value};
+//!
+//! let text = generate(SchemaId::Results).ok_or("no generated schema")?;
+//! let schema: Value = serde_json::from_str(&text)?;
+//! assert!(schema.get("$schema").is_some());
+//!
+//! let run = json!({"format": "simple", "tests": [{"name": "adds", "status": "passed"}]});
+//! assert!(validate(SchemaId::Results, &run)?.is_empty());
+//! let bad = json!({"format": "simple", "tests": [{"name": "adds", "status": "great"}]});
+//! let errors = validate(SchemaId::Results, &bad)?;
+//! assert!(errors[0].instance_path.starts_with("/tests/0"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -11,6 +11,23 @@
 //! (also in `document`), `rawStatus` refinements and the round trip of gapscore's own CTRF output
 //! (`extra.gapscore_status`, `results.extra.gapscore_problems`) are described in the crate
 //! README and on [`parse`].
+//!
+//! Reading a small CTRF document:
+//!
+//! ```
+//! use gapscore_adapter_sdk::{parse_to_run, ParseOptions, Status};
+//! use gapscore_adapter_ctrf::Ctrf;
+//!
+//! let doc = br#"{"reportFormat": "CTRF", "specVersion": "0.0.0",
+//!     "results": {"tool": {"name": "jest"}, "summary": {"tests": 2, "passed": 1,
+//!     "failed": 1, "pending": 0, "skipped": 0, "other": 0, "start": 0, "stop": 1},
+//!     "tests": [{"name": "adds", "status": "passed", "duration": 1},
+//!     {"name": "divides", "status": "failed", "duration": 2}]}}"#;
+//! let run = parse_to_run(&Ctrf::new(), doc, &ParseOptions::default())?;
+//! assert_eq!(run.tests.len(), 2);
+//! assert_eq!(run.tests[1].status, Status::Failed);
+//! # Ok::<(), gapscore_adapter_sdk::AdapterError>(())
+//! ```
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]

@@ -14,6 +14,24 @@
 //! own (private module `fast`) and hands anything else to serde_json; both fill the same event
 //! record (private module `event`), so `json` imports `fast` and `event`, and `fast` only
 //! `event`.
+//!
+//! Reading a small `go test -json` stream (the format is detected when none is chosen):
+//!
+//! ```
+//! use gapscore_adapter_sdk::{parse_to_run, ParseOptions, Status};
+//! use gapscore_adapter_gotest::GoTest;
+//!
+//! let doc = br#"{"Action":"run","Package":"ex/calc","Test":"TestAdd"}
+//! {"Action":"pass","Package":"ex/calc","Test":"TestAdd","Elapsed":0.01}
+//! {"Action":"run","Package":"ex/calc","Test":"TestDivide"}
+//! {"Action":"fail","Package":"ex/calc","Test":"TestDivide","Elapsed":0.01}
+//! {"Action":"fail","Package":"ex/calc","Elapsed":0.02}
+//! "#;
+//! let run = parse_to_run(&GoTest::new(), doc, &ParseOptions::default())?;
+//! assert_eq!(run.tests.len(), 2);
+//! assert_eq!(run.tests[1].status, Status::Failed);
+//! # Ok::<(), gapscore_adapter_sdk::AdapterError>(())
+//! ```
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]

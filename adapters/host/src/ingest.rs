@@ -58,6 +58,11 @@ impl PartialEq for Input {
 
 impl Eq for Input {}
 
+/// The detection confidence below which a file found in a directory is left out rather than
+/// read: adapters answer under it for documents they can read but that are not plainly result
+/// files (the simple adapter for a JSON object with a `tests` array and other top-level data).
+pub const SURE: u8 = 50;
+
 /// How standard input is named in messages and reports.
 pub const STDIN_NAME: &str = "<stdin>";
 
@@ -288,8 +293,20 @@ pub struct Parsed<C> {
 pub enum Outcome<C> {
     /// Read.
     Parsed(Parsed<C>),
-    /// A file found in a directory that no adapter recognises: skipped, and said so.
+    /// A file found in a directory that no adapter recognises. Not read; the caller decides
+    /// what that means (scoring treats it as an error, as for a named file: a result file the
+    /// tool cannot read must never be dropped silently).
     Skipped {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// A file found in a directory that an adapter would read only as a guess (a JSON object
+    /// with a `tests` array beside other data: metadata, a summary, ground truth). Not read, so
+    /// it is never counted as a second copy of the results; the caller says so. Named on the
+    /// command line, the same file is read.
+    LeftOut {
         /// The file.
         path: String,
         /// Why.
@@ -355,11 +372,20 @@ where
     };
     let file_name = input.path.file_name().and_then(|n| n.to_str());
     let chosen = match &opts.format {
-        Some(id) => registry.by_format(id),
-        None => registry.detect(&prefix, file_name),
+        Some(id) => registry.by_format(id).map(|e| (e, 100)),
+        None => registry.detect_scored(&prefix, file_name),
     };
     let entry = match chosen {
-        Ok(e) => e,
+        Ok((e, confidence)) if confidence < SURE && !input.explicit => {
+            return Outcome::LeftOut {
+                path: shown,
+                reason: format!(
+                    "the `{}` adapter would read it only as a guess ({confidence}/100: it holds more than results, like metadata or a summary), so it is not read as a second copy of the results; name the file to read it",
+                    e.name()
+                ),
+            };
+        }
+        Ok((e, _)) => e,
         Err(DetectError::NoMatch { .. }) if !input.explicit => {
             return Outcome::Skipped {
                 path: shown,

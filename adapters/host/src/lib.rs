@@ -6,6 +6,21 @@
 //! Principal types: [`Registry`], [`Registered`], [`Origin`], [`PluginSearch`],
 //! [`PluginAdapter`], [`Input`], [`IngestOptions`], [`Outcome`], [`IngestError`]. Scoring what
 //! was read is the engine's (`gapscore-engine`), which every command goes through.
+//!
+//! Detecting a document's format with the built-in adapters, then reading it:
+//!
+//! ```
+//! use gapscore_adapter_sdk::{parse_to_run, ParseOptions, Status};
+//! use gapscore_adapters::Registry;
+//!
+//! let registry = Registry::builtin();
+//! let doc = br#"{"tests": [{"name": "adds", "status": "failed"}]}"#;
+//! let found = registry.detect(doc, Some("results.json"))?;
+//! assert_eq!(found.name(), "simple");
+//! let run = parse_to_run(found.adapter.as_ref(), doc, &ParseOptions::default())?;
+//! assert_eq!(run.tests[0].status, Status::Failed);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![deny(unsafe_code)] // Allowed in `loader` only, where each block carries its SAFETY argument.
 #![deny(missing_docs)]
@@ -15,7 +30,7 @@ pub mod loader;
 mod registry;
 
 pub use ingest::{
-    IngestError, IngestOptions, Input, Outcome, Parsed, STDIN_NAME, expand_inputs, ingest,
+    IngestError, IngestOptions, Input, Outcome, Parsed, STDIN_NAME, SURE, expand_inputs, ingest,
 };
 pub use loader::{PLUGIN_PATH_ENV, PluginAdapter, PluginError, PluginSearch, load_plugin};
 pub use registry::{DetectError, Origin, Registered, Registry};

@@ -202,6 +202,15 @@ impl Registry {
         prefix: &[u8],
         file_name: Option<&str>,
     ) -> Result<&Registered, DetectError> {
+        self.detect_scored(prefix, file_name).map(|(e, _)| e)
+    }
+
+    /// Like [`Registry::detect`], with the winning confidence (1–100).
+    pub fn detect_scored(
+        &self,
+        prefix: &[u8],
+        file_name: Option<&str>,
+    ) -> Result<(&Registered, u8), DetectError> {
         let scored: Vec<(u8, &Registered)> = self
             .entries
             .iter()
@@ -219,7 +228,7 @@ impl Registry {
             .map(|(_, e)| *e)
             .collect();
         match top.as_slice() {
-            [one] => Ok(one),
+            [one] => Ok((one, best)),
             many => Err(DetectError::Tie {
                 candidates: many.iter().map(|e| format!("`{}`", e.name())).collect(),
                 confidence: best,

@@ -9,6 +9,22 @@
 //! problem, a run the runner calls unsuccessful or interrupted is never clean, declared counts
 //! are checked against what was read, and a cut document keeps every test read before the cut
 //! and reports `truncated`. [`message`] holds the failure-text helpers (ANSI, expected/actual).
+//!
+//! Reading a small `--json` document:
+//!
+//! ```
+//! use gapscore_adapter_sdk::{parse_to_run, ParseOptions, Status};
+//! use gapscore_adapter_jest::Jest;
+//!
+//! let doc = br#"{"success": false, "numTotalTests": 2, "testResults": [{"name": "/p/math.test.js",
+//!     "status": "failed", "assertionResults": [
+//!     {"ancestorTitles": ["math"], "title": "adds", "status": "passed"},
+//!     {"ancestorTitles": ["math"], "title": "divides", "status": "failed"}]}]}"#;
+//! let run = parse_to_run(&Jest::new(), doc, &ParseOptions::default())?;
+//! assert_eq!(run.tests.len(), 2);
+//! assert_eq!(run.tests[1].status, Status::Failed);
+//! # Ok::<(), gapscore_adapter_sdk::AdapterError>(())
+//! ```
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]

@@ -8,6 +8,22 @@
 //! their meaning; the pseudo-testcases producers use for a build failure, a collection error or a
 //! suite that failed to run become problems; a file cut off mid-element keeps every complete
 //! testcase and reports `truncated`.
+//!
+//! Reading a small report:
+//!
+//! ```
+//! use gapscore_adapter_sdk::{parse_to_run, ParseOptions, Status};
+//! use gapscore_adapter_junit::JUnit;
+//!
+//! let doc = br#"<testsuite name="calc" tests="2" failures="1">
+//!   <testcase classname="calc" name="adds"/>
+//!   <testcase classname="calc" name="divides"><failure message="boom"/></testcase>
+//! </testsuite>"#;
+//! let run = parse_to_run(&JUnit::new(), doc, &ParseOptions::default())?;
+//! assert_eq!(run.tests.len(), 2);
+//! assert_eq!(run.tests[1].status, Status::Failed);
+//! # Ok::<(), gapscore_adapter_sdk::AdapterError>(())
+//! ```
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]

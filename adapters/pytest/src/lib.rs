@@ -10,6 +10,21 @@
 //! teardown makes it errored), keeps xfail/xpass, turns collection errors, interruptions,
 //! killed or cut-off runs into problems, and takes a test's category from a marker naming one
 //! or a `[tag]` in its name.
+//!
+//! Reading a small pytest-json-report document (the format when none is chosen):
+//!
+//! ```
+//! use gapscore_adapter_sdk::{parse_to_run, ParseOptions, Status};
+//! use gapscore_adapter_pytest::Pytest;
+//!
+//! let doc = br#"{"exitcode": 1, "tests": [
+//!     {"nodeid": "t.py::test_adds", "outcome": "passed"},
+//!     {"nodeid": "t.py::test_divides", "outcome": "failed"}]}"#;
+//! let run = parse_to_run(&Pytest::new(), doc, &ParseOptions::default())?;
+//! assert_eq!(run.tests.len(), 2);
+//! assert_eq!(run.tests[1].status, Status::Failed);
+//! # Ok::<(), gapscore_adapter_sdk::AdapterError>(())
+//! ```
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]

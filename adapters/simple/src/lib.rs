@@ -6,6 +6,20 @@
 //! `gapscore` binary and also built as the plugin `libgapscore_adapter_simple.so`, the reference
 //! for every adapter crate's shape (rlib + cdylib, fixtures under `tests/fixtures/{valid,invalid}`,
 //! one data-driven snapshot test).
+//!
+//! Reading a small document:
+//!
+//! ```
+//! use gapscore_adapter_sdk::{parse_to_run, ParseOptions, Status};
+//! use gapscore_adapter_simple::Simple;
+//!
+//! let doc = br#"{"tests": [{"name": "adds", "status": "passed"},
+//!     {"name": "divides", "status": "failed"}]}"#;
+//! let run = parse_to_run(&Simple::new(), doc, &ParseOptions::default())?;
+//! assert_eq!(run.tests.len(), 2);
+//! assert_eq!(run.tests[1].status, Status::Failed);
+//! # Ok::<(), gapscore_adapter_sdk::AdapterError>(())
+//! ```
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]
@@ -55,13 +69,23 @@ impl Adapter for Simple {
         if p[first] != b'{' {
             return 0;
         }
-        match (has_key(p, b"\"tests\""), has_key(p, b"\"status\"")) {
+        let sure = match (has_key(p, b"\"tests\""), has_key(p, b"\"status\"")) {
             (true, true) => 90,
             (true, false) => 80,
             // A `.json` name alone is no evidence: claiming every JSON file would make an
             // unrelated file found in a directory (a package.json) fail the run.
-            _ => 0,
+            _ => return 0,
+        };
+        // A document that holds more than the format's `tests` and `problems` (a corpus case's
+        // truth.json, a summary with a copy of the results) is read only as a guess: found in a
+        // directory beside the real result file, it must not count the same tests twice.
+        if top_level_keys(&p[first..])
+            .iter()
+            .any(|k| !matches!(k.as_slice(), b"tests" | b"problems"))
+        {
+            return 20;
         }
+        sure
     }
 
     fn parse(
@@ -76,4 +100,67 @@ impl Adapter for Simple {
 
 use gapscore_adapter_sdk::json_has_key as has_key;
 
+/// The keys of the outermost JSON object in `text` (which starts at its `{`), as far as the
+/// text goes: a cheap scan for detection, not a parser (escapes inside strings are honoured;
+/// a key is a string at depth 1 followed by `:`).
+fn top_level_keys(text: &[u8]) -> Vec<Vec<u8>> {
+    let mut keys = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = text.get(i) {
+        match b {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while let Some(&c) = text.get(i) {
+                    match c {
+                        b'\\' => i += 1,
+                        b'"' => break,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                let after = text.get(i + 1..).unwrap_or_default();
+                let colon = after.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b':');
+                if depth == 1 && colon {
+                    keys.push(text.get(start..i).unwrap_or_default().to_vec());
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    keys
+}
+
 gapscore_adapter_sdk::export_adapter!(gapscore_adapter_simple => Simple, Simple::new());
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_tests_and_problems_at_the_top_are_claimed_with_confidence() {
+        let simple = Simple::new();
+        let plain =
+            br#"{"tests": [{"name": "a", "status": "passed", "suite": {"x": 1}}], "problems": []}"#;
+        assert_eq!(simple.detect(plain, None), 90);
+        // A corpus case's truth.json: results plus metadata.
+        let truth = br#"{"format": "junit-xml", "case": "x", "tests": [{"name": "a", "status": "passed"}]}"#;
+        assert_eq!(simple.detect(truth, None), 20);
+        // Keys inside strings and nested objects do not count; escapes are honoured.
+        let nested = br#"{"tests": [{"name": "say \"case\": hi", "status": "passed", "meta": {"case": 1}}]}"#;
+        assert_eq!(simple.detect(nested, None), 90);
+        assert_eq!(
+            top_level_keys(br#"{"a": {"b": 1}, "c": [{"d": 2}], "e": "f:"}"#),
+            [b"a".to_vec(), b"c".to_vec(), b"e".to_vec()]
+        );
+    }
+}

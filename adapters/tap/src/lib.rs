@@ -9,6 +9,20 @@
 //! `no-plan`), `Bail out!` keeps every earlier result and adds `bail-out`, subtests in every
 //! common form become a suite path with `parent` test points, and a stream cut short keeps its
 //! results and reports `truncated`.
+//!
+//! Reading a small TAP stream:
+//!
+//! ```
+//! use gapscore_adapter_sdk::{parse_to_run, ParseOptions, Status};
+//! use gapscore_adapter_tap::Tap;
+//!
+//! let doc = b"TAP version 13\n1..3\nok 1 - adds\nnot ok 2 - divides\nok 3 - net # SKIP offline\n";
+//! let run = parse_to_run(&Tap::new(), doc, &ParseOptions::default())?;
+//! assert_eq!(run.tests.len(), 3);
+//! assert_eq!(run.tests[1].status, Status::Failed);
+//! assert_eq!(run.tests[2].status, Status::Skipped);
+//! # Ok::<(), gapscore_adapter_sdk::AdapterError>(())
+//! ```
 
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]

@@ -8,6 +8,25 @@
 //! `truth.json`), [`compare_leaves`] / [`compare_tests`] (tests one for one with an accepted
 //! status) and [`compare_problems`] (problem kinds, with explained exceptions).
 //! Everything here panics on failure: it is for tests and benches, never for library code.
+//!
+//! Matching read tests against truth entries, and counting events with a [`NullSink`]:
+//!
+//! ```
+//! use gapscore_adapter_sdk::{EventSink, Status, TestCase};
+//! use gapscore_adapter_testing::{compare_tests, NullSink};
+//!
+//! let test = TestCase::new(None, "adds", Status::Xfailed);
+//! let truth = serde_json::json!({"name": "adds", "status": "failed", "accept": ["xfailed"]});
+//! let mut diffs = Vec::new();
+//! let same = |t: &TestCase, w: &serde_json::Value| w["name"] == t.name.as_str();
+//! let pairs = compare_tests("case", &[&test], &[&truth], same, &mut diffs);
+//! assert_eq!(pairs.len(), 1);
+//! assert!(diffs.is_empty(), "{diffs:?}");
+//!
+//! let mut sink = NullSink::default();
+//! sink.test_finished(test);
+//! assert_eq!(sink.tests, 1);
+//! ```
 
 use std::fmt;
 use std::fs::File;

@@ -31,6 +31,7 @@ pub fn run(args: &ParseArgs) -> Result<ExitCode> {
         match o {
             Outcome::Parsed(p) => runs.push(p.consumer.into_run()),
             Outcome::Skipped { path, reason } => io::warn(&format!("{path}: skipped: {reason}")),
+            Outcome::LeftOut { path, reason } => io::warn(&format!("{path}: not read: {reason}")),
             Outcome::Failed(e) => {
                 io::error(&e.to_string());
                 failed += 1;

@@ -127,7 +127,7 @@ fn outputs_and_error_rows() {
     assert!(
         errors
             .iter()
-            .any(|e| e.contains("could be read as a result format"))
+            .any(|e| e.contains("no adapter recognises it (found in a directory"))
     );
     assert!(errors.iter().any(|e| e.contains("no such file")));
     let agg: Value =

@@ -688,8 +688,68 @@ fn a_directory_with_no_readable_results_is_an_error_not_an_empty_suite() {
     .unwrap();
     let o = run(&["score", "--sealed", s(dir.path())]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
+    // Each file nothing can read is named, as it would be when named or globbed (issue 18).
+    for f in ["notes.md", "package.json"] {
+        assert!(
+            stderr(&o).contains(&format!(
+                "{f}: no adapter recognises it (found in a directory"
+            )),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn a_directory_scan_reads_results_once_and_never_drops_a_file_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let results = d.join("results");
+    fs::create_dir(&results).unwrap();
+    // The structured results, pytest's console log of the same session, and ground truth.
+    fs::write(
+        results.join("report.json"),
+        r#"{"tests": [{"name": "a", "status": "passed"}, {"name": "b", "status": "failed"}]}"#,
+    )
+    .unwrap();
+    fs::write(
+        results.join("console.txt"),
+        "============================= test session starts ==============================\nplatform linux -- Python 3.11.7, pytest-8.3.3, pluggy-1.5.0\ncollected 2 items\n\ntest_x.py .F                                                              [100%]\n\n=========================== short test summary info ============================\nFAILED test_x.py::b - assert 1 == 2\n========================= 1 failed, 1 passed in 0.01s ==========================\n",
+    )
+    .unwrap();
+    fs::write(
+        results.join("truth.json"),
+        r#"{"case": "x", "complete": true, "tests": [{"name": "a", "status": "passed"}, {"name": "b", "status": "passed"}]}"#,
+    )
+    .unwrap();
+    let o = run(&["score", "--sealed", s(&results), "--threshold", "60"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let err = stderr(&o);
     assert!(
-        stderr(&o).contains("no sealed results: none of the 2 files found could be read"),
+        err.contains("console text beside structured results is not read"),
+        "{err}"
+    );
+    assert!(err.contains("truth.json: not read"), "{err}");
+    let r = json_of(&o);
+    assert_eq!(
+        r["sealed_tests"],
+        json!({"total": 2, "passed": 1, "failed": 1})
+    );
+    // Named, the console text is read; alone in a directory, it is read too.
+    let alone = d.join("console-only");
+    fs::create_dir(&alone).unwrap();
+    fs::copy(results.join("console.txt"), alone.join("console.txt")).unwrap();
+    let r = json_of(&run(&["score", "--sealed", s(&alone)]));
+    assert_eq!(r["gapscore"]["inputs"][0]["format"], "pytest-text", "{r}");
+    // Two copies of the same run in one directory: both counted, and said so.
+    fs::copy(
+        results.join("report.json"),
+        results.join("report-copy.json"),
+    )
+    .unwrap();
+    let o = run(&["score", "--sealed", s(&results)]);
+    assert!(
+        stderr(&o).contains("hold 2 of the same test ids: two copies of one run?"),
         "{}",
         stderr(&o)
     );

@@ -87,6 +87,7 @@ fn names(outcomes: Vec<Outcome<RunCollector>>) -> Vec<String> {
         .map(|o| match o {
             Outcome::Parsed(p) => serde_json::to_string(&p.consumer.into_run()).unwrap(),
             Outcome::Skipped { path, reason } => format!("skipped {path}: {reason}"),
+            Outcome::LeftOut { path, reason } => format!("left out {path}: {reason}"),
             Outcome::Failed(e) => format!("failed {e}"),
         })
         .collect()

@@ -11,7 +11,14 @@ fn valid_fixtures() {
     let adapter = Simple::new();
     each_fixture(env!("CARGO_MANIFEST_DIR"), "valid", |path, bytes| {
         let name = path.file_name().unwrap().to_str();
-        assert!(adapter.detect(bytes, name) >= 80, "not detected");
+        // extra-keys.json holds more than `tests` and `problems`: read when named, but claimed
+        // only as a guess (a directory scan leaves it out as metadata).
+        let least = if path.ends_with("extra-keys.json") {
+            20
+        } else {
+            80
+        };
+        assert!(adapter.detect(bytes, name) >= least, "not detected");
         let stem = fixture_stem(path);
         let run = parse_to_run(&adapter, bytes, &ParseOptions::with_source(stem.clone()))
             .unwrap_or_else(|e| panic!("{e}"));
