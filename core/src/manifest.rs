@@ -11,27 +11,39 @@ use std::collections::HashMap;
 /// injected passing test changes the score in the implementer's favour.
 #[derive(Debug, Clone, Default)]
 pub struct Manifest {
+    /// Each distinct id once, in first-listed order.
     ids: Vec<String>,
+    /// How many times each id is expected: an id listed twice (two parametrised cases that
+    /// share a name, a test file run twice) must be seen twice.
+    times: Vec<u32>,
     index: HashMap<String, u32>,
 }
 
 impl Manifest {
-    /// A manifest of these ids (repeats are listed once).
+    /// A manifest of these ids; an id listed n times is expected n times.
     pub fn new(ids: impl IntoIterator<Item = String>) -> Self {
         let mut m = Manifest::default();
         for id in ids {
-            if !m.index.contains_key(&id) {
-                let at = u32::try_from(m.ids.len()).unwrap_or(u32::MAX);
-                m.index.insert(id.clone(), at);
-                m.ids.push(id);
+            match m.index.get(&id) {
+                Some(&at) => {
+                    if let Some(t) = m.times.get_mut(at as usize) {
+                        *t = t.saturating_add(1);
+                    }
+                }
+                None => {
+                    let at = u32::try_from(m.ids.len()).unwrap_or(u32::MAX);
+                    m.index.insert(id.clone(), at);
+                    m.ids.push(id);
+                    m.times.push(1);
+                }
             }
         }
         m
     }
 
-    /// Number of expected tests.
+    /// Number of expected tests, each repeat counted.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.times.iter().map(|&t| t as usize).sum()
     }
 
     /// True when no test is expected.
@@ -43,21 +55,23 @@ impl Manifest {
         self.index.get(id).copied()
     }
 
-    /// The expected tests whose positions are not among `seen`, in manifest order. Positions
-    /// rather than ids are what tallies collect, so a merged tally compares numbers only.
+    /// The expected tests that were not seen as often as expected, in manifest order, each as
+    /// many times as it is short (an id expected twice and seen once is missing once).
+    /// Positions rather than ids are what tallies collect, so a merged tally compares numbers.
     pub(crate) fn missing(&self, seen: &[u32]) -> Vec<String> {
-        let mut found = vec![false; self.len()];
+        let mut count = vec![0u32; self.ids.len()];
         for &i in seen {
-            if let Some(s) = found.get_mut(i as usize) {
-                *s = true;
+            if let Some(c) = count.get_mut(i as usize) {
+                *c = c.saturating_add(1);
             }
         }
-        self.ids
-            .iter()
-            .zip(&found)
-            .filter(|(_, found)| !**found)
-            .map(|(id, _)| id.clone())
-            .collect()
+        let mut out = Vec::new();
+        for ((id, &want), &got) in self.ids.iter().zip(&self.times).zip(&count) {
+            for _ in got..want {
+                out.push(id.clone());
+            }
+        }
+        out
     }
 }
 
@@ -66,15 +80,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn repeats_are_listed_once_and_missing_tests_keep_manifest_order() {
+    fn repeats_must_be_seen_as_often_as_listed_and_missing_tests_keep_manifest_order() {
         let m = Manifest::new(["a", "b", "a", "c", "d"].iter().map(|s| (*s).to_owned()));
-        assert_eq!(m.len(), 4);
+        assert_eq!(m.len(), 5);
         assert_eq!(
             (m.position("a"), m.position("c"), m.position("x")),
             (Some(0), Some(2), None)
         );
-        // Seen twice, or out of order, or out of range: each still just marks a test as seen.
-        assert_eq!(m.missing(&[3, 0, 3, 99]), ["b", "c"]);
+        // `a` is expected twice: seen once, it is missing once; seen three times, not at all.
+        assert_eq!(m.missing(&[3, 0, 3, 99]), ["a", "b", "c"]);
+        assert_eq!(m.missing(&[0, 0, 0, 1, 2, 3]), Vec::<String>::new());
         assert!(Manifest::new(Vec::new()).is_empty());
     }
 }

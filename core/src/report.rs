@@ -294,6 +294,11 @@ pub struct Extension {
     pub suites: BTreeMap<String, SuiteCounts>,
     /// The files read.
     pub inputs: Vec<InputInfo>,
+    /// Files present at scoring time under paths the seal excludes (`__pycache__`,
+    /// `node_modules`): never trusted, since planted bytecode or packages change what the
+    /// sealed tests do; the report is advisory when there are any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sealed_dir_excluded_present: Vec<String>,
     /// Warnings from reading the inputs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -356,6 +361,8 @@ pub struct ReportOptions {
     pub inputs: Vec<InputInfo>,
     /// Whether the sealed directory was checked against its seal, and how it went.
     pub seal: SealCheck,
+    /// Files found under the seal's excluded paths when the directory was checked.
+    pub excluded_present: Vec<String>,
     /// The hardening loop's figures (`--history`).
     pub hardening: Option<HardeningFigures>,
     /// The §3.5 overlap ratio (`--overlap`).
@@ -409,6 +416,22 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
             "{} sealed test{} passed only on a retry (flaky)",
             sealed.flaky.len(),
             plural(sealed.flaky.len())
+        ));
+    }
+    if !opts.excluded_present.is_empty() {
+        let n = opts.excluded_present.len();
+        let shown: Vec<&str> = opts
+            .excluded_present
+            .iter()
+            .take(3)
+            .map(String::as_str)
+            .collect();
+        reasons.push(format!(
+            "{n} file{} under paths the seal excludes {} present in the sealed directory ({}{}): planted bytecode or packages can change what the sealed tests do",
+            plural(n),
+            if n == 1 { "is" } else { "are" },
+            shown.join(", "),
+            if n > 3 { ", …" } else { "" }
         ));
     }
     if let SealCheck::Broken(what) = &opts.seal {
@@ -486,6 +509,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
         }),
         suites: sealed.suites.clone(),
         inputs: opts.inputs.clone(),
+        sealed_dir_excluded_present: opts.excluded_present.clone(),
         warnings,
     };
 

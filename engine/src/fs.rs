@@ -137,6 +137,10 @@ pub struct Scan {
     /// Relative paths left out by the excludes (a directory's own path when it was excluded
     /// whole).
     pub excluded: Vec<String>,
+    /// Symbolic links found (not followed, not hashed), relative paths with their target text.
+    /// A sealed directory holds regular files only: a link can point the sealed tests anywhere,
+    /// so sealing refuses one and verification counts one as a change.
+    pub links: Vec<(String, String)>,
 }
 
 /// Lists and hashes every regular file under `dir`, streaming each file through the hasher.
@@ -229,6 +233,10 @@ fn walk(
                 sha256,
                 path: child,
             });
+        } else if kind.is_symlink() {
+            let target = fs::read_link(&path).map_err(|e| io(&path, e))?;
+            scan.links
+                .push((child, target.to_string_lossy().into_owned()));
         }
     }
     Ok(())

@@ -228,6 +228,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     let mut seal_check = SealCheck::NotChecked;
     let mut broken_seal = None;
     let mut manifest = None;
+    let mut excluded_present = Vec::new();
     if let Some(seal) = &req.seal {
         let record = match fs::read_record(&seal.record) {
             Ok(r) => r,
@@ -240,6 +241,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
             Ok(v) => v,
             Err(e) => return ScoreOutcome::refused(Refusal::SealUnreadable(e), diagnostics),
         };
+        excluded_present.clone_from(&verification.excluded_present);
         if verification.intact() {
             seal_check = SealCheck::Intact;
         } else if seal.allow_broken {
@@ -358,6 +360,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     opts.sealed_hash = sealed_hash;
     opts.inputs = inputs;
     opts.seal = seal_check;
+    opts.excluded_present = excluded_present;
     if let Some((path, max)) = &req.history {
         let history = match load_history(path) {
             Ok(h) => h,

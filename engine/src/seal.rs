@@ -6,7 +6,6 @@
 //! [`seal_dir`] hashes a directory into a new record; [`expected_ids`] lists the leaf tests of a
 //! stub run for the record's expected-test list.
 
-use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -82,12 +81,18 @@ pub struct Verification {
     pub actual: SealHash,
     /// File by file, when a record was given.
     pub diff: Option<SealDiff>,
+    /// Symbolic links found in the directory (relative path, target): never part of a seal, so
+    /// any one is a change (a link can point a sealed test anywhere).
+    pub links: Vec<(String, String)>,
+    /// Files present under the paths the seal excludes. They do not break the seal (tools make
+    /// them), but they are never trusted: a score made beside them is advisory.
+    pub excluded_present: Vec<String>,
 }
 
 impl Verification {
-    /// True when the directory matches.
+    /// True when the directory matches: the same hash and no symbolic link.
     pub fn intact(&self) -> bool {
-        self.actual.hash == self.expected
+        self.actual.hash == self.expected && self.links.is_empty()
     }
 }
 
@@ -131,6 +136,21 @@ impl fmt::Display for Verification {
                 ));
             }
         }
+        if !self.links.is_empty() {
+            let n = self.links.len();
+            let shown: Vec<String> = self
+                .links
+                .iter()
+                .take(NAMED)
+                .map(|(p, t)| format!("{p} -> {t}"))
+                .collect();
+            parts.push(format!(
+                "{n} symbolic link{} ({}{})",
+                if n == 1 { "" } else { "s" },
+                shown.join(", "),
+                if n > NAMED { ", …" } else { "" }
+            ));
+        }
         if parts.is_empty() {
             write!(f, "hash {} instead of {}", self.actual.hash, self.expected)?;
             if self.diff.is_some() {
@@ -159,6 +179,8 @@ pub fn verify(record: &SealRecord, files: &[SealedFile]) -> Verification {
         expected: record.hash.clone(),
         actual: seal_hash(&kept, &record.options()),
         diff: Some(diff_files(&record.files, &kept)),
+        links: Vec::new(),
+        excluded_present: Vec::new(),
     }
 }
 
@@ -194,7 +216,10 @@ pub fn verify_dir(
             if let Some(a) = &opts.hash_as {
                 record.hashed_as = Some(a.clone());
             }
-            Ok(verify(&record, &scan.files))
+            let mut v = verify(&record, &scan.files);
+            v.links = scan.links;
+            v.excluded_present = scan.excluded;
+            Ok(v)
         }
         Expected::Hash(h) => {
             let seal_opts = SealOptions {
@@ -214,6 +239,8 @@ pub fn verify_dir(
                 expected: h.clone(),
                 actual: seal_hash(&scan.files, &seal_opts),
                 diff: None,
+                links: scan.links,
+                excluded_present: scan.excluded,
             })
         }
     }
@@ -296,6 +323,13 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
         hash_as: req.hash_as.clone().unwrap_or_else(|| directory.clone()),
     };
     let scan = fs::scan(&req.dir, &excludes)?;
+    if let Some((path, target)) = scan.links.first() {
+        return Err(Error::Usage(format!(
+            "`{directory}`: `{path}` is a symbolic link (to `{target}`): a sealed directory holds regular files only, since a link can point the sealed tests anywhere; copy the file in instead ({} link{} in all)",
+            scan.links.len(),
+            if scan.links.len() == 1 { "" } else { "s" }
+        )));
+    }
     let sealed = seal_hash(&scan.files, &opts);
     if opts.mode == HashMode::Spec && !sealed.unhashed.is_empty() {
         warnings.push(format!(
@@ -361,7 +395,8 @@ pub fn expected_ids(
     for e in errors {
         diagnostics.push(Diagnostic::Error(format!("{e} (--expect)")));
     }
-    let mut ids = BTreeSet::new();
+    // Every leaf, repeats kept: an id that occurs twice in the stub run is expected twice.
+    let mut ids = Vec::new();
     for o in ingest(registry, &inputs, ingest_opts, |source, format| {
         RunCollector::new(format, Some(source.to_owned()))
     }) {
@@ -380,6 +415,17 @@ pub fn expected_ids(
                             "problems"
                         },
                         kinds.join(", ")
+                    )));
+                    failed += 1;
+                    continue;
+                }
+                // A module-level skip (`pytest.skip(..., allow_module_level=True)`) is recorded
+                // as one pseudo-test named after the module: the tests in it are not listed, so
+                // the record would not expect them. Refuse the list, naming the module.
+                if let Some(t) = run.tests.iter().find(|t| module_level_skip(&run.format, t)) {
+                    diagnostics.push(Diagnostic::Error(format!(
+                        "{source}: `{}` is skipped as a whole module, so its tests are not listed; run the stub without the module-level skip to record them (--expect)",
+                        t.id
                     )));
                     failed += 1;
                     continue;
@@ -408,5 +454,15 @@ pub fn expected_ids(
         )));
         return (None, diagnostics);
     }
-    (Some(ids.into_iter().collect()), diagnostics)
+    ids.sort();
+    (Some(ids), diagnostics)
+}
+
+/// A pytest entry that stands for a whole module skipped at collection: skipped, and its id
+/// names a file (`tests/test_x.py`, no `::` test part).
+fn module_level_skip(format: &str, t: &gapscore_core::TestCase) -> bool {
+    format.starts_with("pytest")
+        && t.status == gapscore_core::Status::Skipped
+        && !t.id.contains("::")
+        && t.id.ends_with(".py")
 }

@@ -96,6 +96,11 @@ pub fn print_mismatch(dir: &Path, c: &Verification) {
     for p in &d.removed {
         io::error(&format!("  removed: {p}"));
     }
+    for (p, target) in &c.links {
+        io::error(&format!(
+            "  link:    {p} -> {target} (a sealed directory holds regular files only)"
+        ));
+    }
     let mut hints = BTreeSet::new();
     for p in &d.added {
         match likely_harmless(p) {
@@ -106,14 +111,14 @@ pub fn print_mismatch(dir: &Path, c: &Verification) {
             None => io::error(&format!("  added:   {p}")),
         }
     }
-    if !hints.is_empty() && d.changed.is_empty() && d.removed.is_empty() {
+    if !hints.is_empty() && d.changed.is_empty() && d.removed.is_empty() && c.links.is_empty() {
         let flags: Vec<String> = hints.iter().map(|g| format!("--exclude '{g}'")).collect();
         io::error(&format!(
             "  only files that tools create were added: if that is all, check again with {}",
             flags.join(" ")
         ));
     }
-    if d.is_empty() {
+    if d.is_empty() && c.links.is_empty() {
         io::error(
             "  every file is as recorded: the directory is being hashed differently (another --as path or order)",
         );

@@ -15,6 +15,7 @@ mod check;
 mod cli;
 mod golden;
 mod hardening;
+mod integrity;
 mod parse;
 mod pipes;
 mod properties;
