@@ -19,6 +19,7 @@ mod integrity;
 mod parse;
 mod pipes;
 mod properties;
+mod real_runs;
 mod rust_plugin;
 mod score_batch;
 mod seal;
