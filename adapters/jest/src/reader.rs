@@ -40,6 +40,8 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
         Ok(t) => t,
         Err(e) => return Err(invalid_utf8(input, &e)),
     };
+    // A key given twice in one object says two things about one field: refused, at any depth.
+    gapscore_adapter_sdk::json::check_unique_keys(input)?;
     let mut st = State::new(sink);
     let mut de = serde_json::Deserializer::from_str(text);
     let res = RootSeed { st: &mut st }
