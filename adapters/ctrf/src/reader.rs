@@ -46,6 +46,8 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
             "empty file: expected a CTRF JSON document".into(),
         ));
     }
+    // A key given twice in one object says two things about one field: refused, at any depth.
+    gapscore_adapter_sdk::json::check_unique_keys(input)?;
     let mut state = State {
         sink,
         tests: 0,
@@ -273,12 +275,51 @@ impl State<'_> {
         }
     }
 
+    /// `results.summary` against the tests read. Tests it declares and the document does not
+    /// hold are missing, each counted as failed (one `missing-tests` problem with their
+    /// number), and so are failures it declares beyond those (a failed test the document holds
+    /// as passed); every other difference (declared fewer) is a warning.
     fn check_summary(&mut self, s: &Summary) {
         let total: u64 = self.seen.iter().sum();
+        let count = |v: Option<f64>| {
+            v.filter(|n| n.is_finite() && *n >= 0.0 && n.fract() == 0.0)
+                .map(|n| n as u64)
+        };
+        let missing_total = count(s.tests).map_or(0, |t| t.saturating_sub(total));
+        let failed = self.seen[1];
+        let missing_failed = count(s.failed)
+            .map_or(0, |f| f.saturating_sub(failed))
+            .saturating_sub(missing_total);
+        if missing_total > 0 {
+            self.sink.problem(
+                Problem::new(
+                    ProblemKind::MissingTests,
+                    format!(
+                        "results.summary declares {} tests but results.tests holds {total}: {missing_total} missing, each counted as failed",
+                        missing_total + total
+                    ),
+                )
+                .with_count(missing_total),
+            );
+        }
+        if missing_failed > 0 {
+            self.sink.problem(
+                Problem::new(
+                    ProblemKind::MissingTests,
+                    format!(
+                        "results.summary declares {} failed tests but results.tests holds {failed} failed: {missing_failed} failure{} missing, each counted as failed",
+                        missing_failed + failed + missing_total,
+                        plural(missing_failed)
+                    ),
+                )
+                .with_count(missing_failed),
+            );
+        }
         let declared = [s.passed, s.failed, s.skipped, s.pending, s.other];
         let mut diffs = Vec::new();
         if let Some(t) = s.tests
             && t != total as f64
+            && missing_total == 0
         {
             diffs.push(format!("tests {t} (read {total})"));
         }

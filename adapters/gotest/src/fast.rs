@@ -20,6 +20,10 @@ pub(crate) fn event(line: &str) -> Option<Event<'_>> {
     let mut ev = Event::default();
     let mut action = None;
     let mut seen = 0u8;
+    // The other keys (go writes `Time`): a line repeating one goes to serde_json's path, where
+    // the duplicate is refused.
+    let mut others: [&str; 4] = [""; 4];
+    let mut n_others = 0;
     i = skip_ws(b, i);
     if b.get(i) == Some(&b'}') {
         return None;
@@ -59,6 +63,12 @@ pub(crate) fn event(line: &str) -> Option<Event<'_>> {
                 return None;
             }
             seen |= bit;
+        } else {
+            if others[..n_others].contains(&key) || n_others == others.len() {
+                return None;
+            }
+            others[n_others] = key;
+            n_others += 1;
         }
         match b.get(i)? {
             b'"' => {

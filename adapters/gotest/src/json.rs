@@ -160,6 +160,17 @@ pub fn parse_reader(
                 r.event(ev);
                 continue;
             }
+            // A key given twice in one event says two things about one field (`"Action":"fail",
+            // "Action":"pass"`): the stream is refused at the second key. (The fast path never
+            // reads such a line.)
+            if let Some(mut d) = gapscore_adapter_sdk::json::find_duplicate_key(line) {
+                // Places within the line as read (before the trim and the BOM).
+                let lead = line.as_ptr() as usize - buf.as_ptr() as usize;
+                d.offset += lead;
+                d.first_offset += lead;
+                let lines_before = usize::try_from(line_no - 1).unwrap_or(usize::MAX);
+                return Err(d.to_input_error(&buf, lines_before).into());
+            }
             match serde_json::from_slice::<Event>(line) {
                 Ok(ev) => {
                     r.in_build_block = false;

@@ -29,6 +29,7 @@
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]
 
+mod assertion;
 pub mod message;
 pub mod reader;
 

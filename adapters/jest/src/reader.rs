@@ -18,6 +18,7 @@ use gapscore_adapter_sdk::{
     TestCase,
 };
 
+use crate::assertion::{Extra, RawAssertion, RawStatus, Str};
 use crate::message::{expected_actual, first_line, strip_ansi};
 
 /// Reads one Jest or Vitest JSON document and pushes every test, problem and warning into `sink`.
@@ -40,6 +41,8 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
         Ok(t) => t,
         Err(e) => return Err(invalid_utf8(input, &e)),
     };
+    // A key given twice in one object says two things about one field: refused, at any depth.
+    gapscore_adapter_sdk::json::check_unique_keys(input)?;
     let mut st = State::new(sink);
     let mut de = serde_json::Deserializer::from_str(text);
     let res = RootSeed { st: &mut st }
@@ -98,6 +101,7 @@ struct Header {
     pending: Option<u64>,
     todo: Option<u64>,
     total_suites: Option<u64>,
+    failed_suites: Option<u64>,
     runtime_error_suites: Option<u64>,
     success: Option<bool>,
     interrupted: Option<bool>,
@@ -111,6 +115,8 @@ struct FileAcc<'de> {
     status: Option<Cow<'de, str>>,
     message: Option<Cow<'de, str>>,
     exec_error: Option<String>,
+    /// `numFailingTests` of the raw (unformatted) result shape, which has no `status`.
+    num_failing: Option<u64>,
     assertions: Vec<RawAssertion<'de>>,
     open: bool,
 }
@@ -124,6 +130,12 @@ struct State<'de, 's> {
     /// A test with Vitest's `meta` key.
     vitest_meta: bool,
     files: u64,
+    /// Complete files whose `status` is `passed`.
+    files_passed: u64,
+    /// Files with a `testExecError`.
+    exec_errors: u64,
+    /// Tests whose `passed` status their failure records contradict.
+    contradicted: u64,
     suite_errors: u64,
     problems: u64,
     file: FileAcc<'de>,
@@ -139,6 +151,9 @@ impl<'de, 's> State<'de, 's> {
             jest_keys: false,
             vitest_meta: false,
             files: 0,
+            files_passed: 0,
+            exec_errors: 0,
+            contradicted: 0,
             suite_errors: 0,
             problems: 0,
             file: FileAcc::default(),
@@ -169,10 +184,22 @@ impl<'de, 's> State<'de, 's> {
         let status = self.file.status.take();
         let message = self.file.message.take();
         let exec_error = self.file.exec_error.take();
+        let num_failing = self.file.num_failing.take();
         if !complete {
             return;
         }
         self.files += 1;
+        // Jest's own rule for a file's status, applied to the raw shape that has none.
+        let passed = match status.as_deref() {
+            Some(s) => s == "passed",
+            None => num_failing == Some(0) && exec_error.is_none() && message.is_none(),
+        };
+        if passed {
+            self.files_passed += 1;
+        }
+        if exec_error.is_some() {
+            self.exec_errors += 1;
+        }
         let failed_file = status.as_deref() == Some("failed");
         let detail = if let Some(err) = exec_error {
             Some(format!("test file failed to run: {}", first_line(&err)))
@@ -210,7 +237,13 @@ impl<'de, 's> State<'de, 's> {
             self.vitest_meta = true;
         }
         let failing = a.failing;
+        // `passed` beside the runner's own failure records says two things: never a pass.
+        let contradicted = a.status == RawStatus::Passed
+            && a.extra
+                .as_ref()
+                .is_some_and(|e| !e.failure_messages.is_empty() || e.has_details);
         let status = match a.status {
+            RawStatus::Passed if contradicted => Status::Failed,
             RawStatus::Passed if failing => Status::Xfailed,
             RawStatus::Passed => Status::Passed,
             RawStatus::Failed if failing => Status::Xpassed,
@@ -244,6 +277,23 @@ impl<'de, 's> State<'de, 's> {
                 .rev()
                 .find_map(|t| Category::from_title(&t.0))
         });
+        if contradicted {
+            self.contradicted += 1;
+            let (messages, details) = a
+                .extra
+                .as_ref()
+                .map_or((0, false), |e| (e.failure_messages.len(), e.has_details));
+            let what = match (messages, details) {
+                (0, _) => "entries in `failureDetails`".to_owned(),
+                (n, false) => format!("{n} `failureMessages`"),
+                (n, true) => format!("{n} `failureMessages` and `failureDetails`"),
+            };
+            self.sink.warning(format!(
+                "`{}` in {}: status `passed` with {what}: contradictory, counted as failed",
+                title,
+                file.unwrap_or("(unnamed file)")
+            ));
+        }
         let mut test = TestCase::new(suite, title.into_owned(), status);
         test.category = category;
         test.file = file.map(str::to_owned);
@@ -266,6 +316,7 @@ impl<'de, 's> State<'de, 's> {
             details,
             retry_reasons,
             retry_messages,
+            has_details: _,
         } = *extra;
         let message = join_messages(&failure_messages);
         if status == Status::Failed {
@@ -336,23 +387,44 @@ impl<'de, 's> State<'de, 's> {
                 self.files,
             ));
         }
+        // Tests the runner counted and the file does not hold are missing, each one a failure:
+        // `numTotalTests` gives how many; failures it counted beyond those (a failed test the
+        // file holds as passed) are missing too. Other differences are warnings.
+        let missing_total = h.total.map_or(0, |t| t.saturating_sub(self.read.total));
+        let missing_failed = h
+            .failed
+            .map_or(0, |f| f.saturating_sub(self.read.failed))
+            .saturating_sub(missing_total);
         for (key, what, declared, read) in checks {
             let Some(declared) = declared else { continue };
             if declared == read {
                 continue;
             }
             let said = format!("`{key}` declares {declared} {what} but the file holds {read}");
-            // Results the runner counted and the file does not hold: missing, not just odd.
-            if declared > read
-                && matches!(
-                    key,
-                    "numTotalTests" | "numFailedTests" | "numTotalTestSuites"
-                )
-            {
-                self.problem(Problem::new(
-                    ProblemKind::MissingTests,
-                    format!("{said}: results are missing"),
-                ));
+            let count = match key {
+                "numTotalTests" => missing_total,
+                "numFailedTests" => missing_failed,
+                // Files missing while no test is: one problem, the tests in them unknown.
+                "numTotalTestSuites" if missing_total == 0 && missing_failed == 0 => {
+                    u64::from(declared > read)
+                }
+                _ => 0,
+            };
+            if count > 0 {
+                let what = if key == "numTotalTestSuites" {
+                    "results are missing".to_owned()
+                } else {
+                    format!(
+                        "{count} result{} missing, each counted as failed",
+                        if count == 1 { " is" } else { "s are" }
+                    )
+                };
+                let p = Problem::new(ProblemKind::MissingTests, format!("{said}: {what}"));
+                self.problem(if key == "numTotalTestSuites" {
+                    p
+                } else {
+                    p.with_count(count)
+                });
             } else {
                 self.sink.warning(said);
             }
@@ -375,22 +447,46 @@ impl<'de, 's> State<'de, 's> {
             ));
         }
         if h.success == Some(false) && self.read.failed == 0 && self.problems == 0 {
-            let why = if h.snapshot_failure == Some(true) {
-                " (its snapshot check failed)"
-            } else {
-                ""
-            };
-            let detail = if self.read.total == 0 {
-                format!(
-                    "the runner reports `success: false`{why} and the file holds no test results (no tests found, or an error before any ran)"
-                )
-            } else {
-                format!(
-                    "the runner reports `success: false`{why} though no test in the file failed: an error outside the tests"
-                )
-            };
-            self.problem(Problem::new(ProblemKind::SuiteError, detail));
+            self.success_false(&h);
         }
+    }
+
+    /// `success: false` though no test failed and nothing else is wrong. A reporter's copy of
+    /// the results has it whenever every test passed: Jest sets `success` only after its
+    /// reporters ran. It is not a failure only when everything else agrees: every test passed,
+    /// no test file failed or errored (`numFailedTestSuites` and `numRuntimeErrorTestSuites`
+    /// say 0, every file's status is `passed`, none has a `testExecError`) and no snapshot
+    /// check failed. Anything else stays a `suite-error`.
+    fn success_false(&mut self, h: &Header) {
+        let all_passed =
+            self.read.total > 0 && self.read.passed == self.read.total && self.contradicted == 0;
+        let files_fine = h.failed_suites == Some(0)
+            && h.runtime_error_suites == Some(0)
+            && self.files > 0
+            && self.files_passed == self.files
+            && self.exec_errors == 0;
+        if all_passed && files_fine && h.snapshot_failure != Some(true) {
+            self.sink.warning(format!(
+                "the file says `success: false` though all {} tests passed and no test file failed (`numFailedTestSuites` and `numRuntimeErrorTestSuites` are 0): written by a reporter before Jest set `success`; not counted as a failure",
+                self.read.total
+            ));
+            return;
+        }
+        let why = if h.snapshot_failure == Some(true) {
+            " (its snapshot check failed)"
+        } else {
+            ""
+        };
+        let detail = if self.read.total == 0 {
+            format!(
+                "the runner reports `success: false`{why} and the file holds no test results (no tests found, or an error before any ran)"
+            )
+        } else {
+            format!(
+                "the runner reports `success: false`{why} though no test in the file failed: an error outside the tests"
+            )
+        };
+        self.problem(Problem::new(ProblemKind::SuiteError, detail));
     }
 
     /// After a document that ends early: what was read is kept, the cut is a problem.
@@ -472,275 +568,6 @@ fn join_messages(messages: &[Str<'_>]) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
-/// A string borrowed from the input when it has no escapes. (serde's own `Cow<str>` always
-/// copies unless the field is marked, which a `Vec` element cannot be.)
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Str<'a>(Cow<'a, str>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Cow<'de, str>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Cow::Borrowed(v))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Cow::Owned(v.to_owned()))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Cow::Owned(v))
-            }
-        }
-        d.deserialize_str(V).map(Str)
-    }
-}
-
-/// Jest's and Vitest's test statuses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RawStatus {
-    Passed,
-    Failed,
-    Pending,
-    Skipped,
-    Disabled,
-    Todo,
-    Focused,
-}
-
-impl<'de> Deserialize<'de> for RawStatus {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = Str::deserialize(d)?;
-        Ok(match s.0.as_ref() {
-            "passed" => RawStatus::Passed,
-            "failed" => RawStatus::Failed,
-            "pending" => RawStatus::Pending,
-            "skipped" => RawStatus::Skipped,
-            "disabled" => RawStatus::Disabled,
-            "todo" => RawStatus::Todo,
-            "focused" => RawStatus::Focused,
-            other => {
-                return Err(de::Error::custom(format!(
-                    "unknown test status `{other}` (expected passed, failed, pending, skipped, disabled, todo or focused)"
-                )));
-            }
-        })
-    }
-}
-
-/// One `assertionResults[]` entry: a test. Kept small (a file's tests wait in a buffer until
-/// the file's name is read, and every test is moved a few times): what most tests lack (failure
-/// text, retries) sits behind one pointer that passing tests never allocate.
-struct RawAssertion<'a> {
-    ancestors: Vec<Str<'a>>,
-    title: Str<'a>,
-    full_name: Option<Str<'a>>,
-    status: RawStatus,
-    /// Milliseconds, when a number.
-    duration: Option<f64>,
-    line: Option<u32>,
-    invocations: u64,
-    /// `test.failing(...)`: a test expected to fail.
-    failing: bool,
-    /// Vitest's task metadata: its presence tells Vitest from Jest.
-    meta: bool,
-    extra: Option<Box<Extra<'a>>>,
-}
-
-#[derive(Default)]
-struct Extra<'a> {
-    failure_messages: Vec<Str<'a>>,
-    details: Option<Values>,
-    retry_reasons: Vec<Str<'a>>,
-    retry_messages: Vec<Str<'a>>,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for RawAssertion<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(AssertionVisitor(std::marker::PhantomData))
-    }
-}
-
-struct AssertionVisitor<'a>(std::marker::PhantomData<&'a ()>);
-
-impl<'de: 'a, 'a> Visitor<'de> for AssertionVisitor<'a> {
-    type Value = RawAssertion<'a>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a test object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawAssertion<'a>, A::Error> {
-        let mut ancestors = Vec::new();
-        let mut title = None;
-        let mut full_name = None;
-        let mut status = None;
-        let mut duration = None;
-        let mut line = None;
-        let mut invocations = 0;
-        let mut failing = false;
-        let mut meta = false;
-        let mut extra: Option<Box<Extra<'a>>> = None;
-        while let Some(key) = map.next_key::<Str<'de>>()? {
-            match key.0.as_ref() {
-                "ancestorTitles" => {
-                    ancestors = map
-                        .next_value::<Option<Vec<Str<'a>>>>()?
-                        .unwrap_or_default();
-                }
-                "title" => title = Some(map.next_value::<Str<'a>>()?),
-                "fullName" => full_name = map.next_value::<Option<Str<'a>>>()?,
-                "status" => status = Some(map.next_value::<RawStatus>()?),
-                "duration" => duration = map.next_value::<Option<f64>>()?,
-                "location" => {
-                    line = map
-                        .next_value::<Option<Callsite>>()?
-                        .and_then(|l| l.line)
-                        .and_then(|l| u32::try_from(l).ok());
-                }
-                "invocations" => invocations = map.next_value::<Option<u64>>()?.unwrap_or(0),
-                "failing" => failing = map.next_value::<Option<bool>>()? == Some(true),
-                "meta" => meta = map.next_value::<Option<IgnoredAny>>()?.is_some(),
-                "failureMessages" => {
-                    if let Some(v) = non_empty(map.next_value()?) {
-                        extra.get_or_insert_with(Box::default).failure_messages = v;
-                    }
-                }
-                "retryReasons" => {
-                    if let Some(v) = non_empty(map.next_value()?) {
-                        extra.get_or_insert_with(Box::default).retry_reasons = v;
-                    }
-                }
-                "retryMessages" => {
-                    if let Some(v) = non_empty(map.next_value()?) {
-                        extra.get_or_insert_with(Box::default).retry_messages = v;
-                    }
-                }
-                "failureDetails" => {
-                    let details = map.next_value::<Option<Vec<Detail>>>()?;
-                    if let Some(v) = details.into_iter().flatten().find_map(|d| d.0) {
-                        extra.get_or_insert_with(Box::default).details = Some(v);
-                    }
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        let title = title.ok_or_else(|| de::Error::missing_field("title"))?;
-        let status = status.ok_or_else(|| de::Error::missing_field("status"))?;
-        Ok(RawAssertion {
-            ancestors,
-            title,
-            full_name,
-            status,
-            duration,
-            line,
-            invocations,
-            failing,
-            meta,
-            extra,
-        })
-    }
-}
-
-/// A list of strings (`null` or absent reads as empty), `None` when empty.
-fn non_empty(v: Option<Vec<Str<'_>>>) -> Option<Vec<Str<'_>>> {
-    v.filter(|v| !v.is_empty())
-}
-
-#[derive(Deserialize)]
-struct Callsite {
-    #[serde(default)]
-    line: Option<u64>,
-}
-
-/// The values a `failureDetails[]` entry's `matcherResult` states, as report text.
-#[derive(Debug, Default)]
-struct Values {
-    expected: Option<String>,
-    actual: Option<String>,
-}
-
-/// A `failureDetails[]` entry: whatever the runner serialised for the error (an object, often
-/// `{}`); only `matcherResult.expected` / `.actual` are read, anything else is passed over.
-struct Detail(Option<Values>);
-
-impl<'de> Deserialize<'de> for Detail {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(DetailVisitor)
-    }
-}
-
-struct DetailVisitor;
-
-impl<'de> Visitor<'de> for DetailVisitor {
-    type Value = Detail;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Detail, A::Error> {
-        let mut values = None;
-        while let Some(key) = map.next_key::<Str<'de>>()? {
-            if key.0 == "matcherResult" && values.is_none() {
-                let m = map.next_value::<Option<MatcherResult>>()?;
-                values = m.map(|m| Values {
-                    expected: m.expected.and_then(text),
-                    actual: m.actual.and_then(text),
-                });
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(Detail(
-            values.filter(|v| v.expected.is_some() || v.actual.is_some()),
-        ))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Detail, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Detail(None))
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Detail, E> {
-        Ok(Detail(None))
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Detail, E> {
-        Ok(Detail(None))
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Detail, E> {
-        Ok(Detail(None))
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Detail, E> {
-        Ok(Detail(None))
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Detail, E> {
-        Ok(Detail(None))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Detail, E> {
-        Ok(Detail(None))
-    }
-}
-
-#[derive(Deserialize)]
-struct MatcherResult {
-    #[serde(default)]
-    expected: Option<Value>,
-    #[serde(default)]
-    actual: Option<Value>,
-}
-
-/// A JSON value as report text: strings as they are, `null` as absent, anything else as
-/// compact JSON (an expected value of `2` reads as "2").
-fn text(v: Value) -> Option<String> {
-    match v {
-        Value::Null => None,
-        Value::String(s) => Some(s),
-        other => Some(other.to_string()),
-    }
-}
-
 #[derive(Deserialize)]
 struct Snapshot {
     #[serde(default)]
@@ -784,6 +611,7 @@ impl<'de> Visitor<'de> for RootSeed<'_, 'de, '_> {
                 "numPendingTests" => h.pending = map.next_value()?,
                 "numTodoTests" => h.todo = map.next_value()?,
                 "numTotalTestSuites" => h.total_suites = map.next_value()?,
+                "numFailedTestSuites" => h.failed_suites = map.next_value()?,
                 "numRuntimeErrorTestSuites" => {
                     h.runtime_error_suites = map.next_value()?;
                     st.jest_keys = true;
@@ -883,6 +711,7 @@ impl<'de> Visitor<'de> for FileSeed<'_, 'de, '_> {
                         st.file.message = Some(m.0);
                     }
                 }
+                "numFailingTests" => st.file.num_failing = map.next_value()?,
                 "testExecError" => {
                     let v = map.next_value::<Value>()?;
                     st.file.exec_error = exec_error_text(v);

@@ -46,6 +46,8 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
             });
         }
     };
+    // A key given twice in one object says two things about one field: refused, at any depth.
+    gapscore_adapter_sdk::json::check_unique_keys(input)?;
     let mut de = serde_json::Deserializer::from_str(text);
     let result = RootSeed {
         sink,

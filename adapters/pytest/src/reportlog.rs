@@ -58,6 +58,10 @@ pub fn parse_reader(
                 }
                 .into());
             }
+            // A key given twice in one object of the record: refused, at any depth.
+            if let Some(d) = gapscore_adapter_sdk::json::find_duplicate_key(line) {
+                return Err(d.to_input_error(line, st.line - 1).into());
+            }
             let parsed = match std::str::from_utf8(line) {
                 Ok(text) => serde_json::from_str::<Record<'_>>(text),
                 Err(_) => serde_json::from_slice::<Record<'_>>(line),

@@ -8,6 +8,8 @@
 //!   [`abi::c_header`], from which the committed `include/gapscore_adapter.h` is generated.
 //! - [`text`]: capped text ([`text::push_capped`], [`text::TEXT_CAP`], [`text::CUT_NOTE`]):
 //!   messages and output kept per test are cut at 64 KiB with a note.
+//! - [`json`]: what every JSON reader refuses the same way: a key given twice in one object
+//!   ([`json::check_unique_keys`], at the second key's line and column).
 //! - [`encoding`]: result files in UTF-16 or XML declared Latin-1 ([`encoding::sniff`],
 //!   [`encoding::Utf16Reader`], [`encoding::Latin1Reader`]), which the host decodes to UTF-8
 //!   before any adapter sees them.
@@ -50,6 +52,7 @@
 
 pub mod abi;
 pub mod encoding;
+pub mod json;
 pub mod text;
 
 use serde::{Deserialize, Serialize};

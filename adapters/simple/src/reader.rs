@@ -36,6 +36,8 @@ pub fn parse(
             "empty file: expected a JSON object with a `tests` array".into(),
         ));
     }
+    // A key given twice in one object says two things about one field: refused, at any depth.
+    gapscore_adapter_sdk::json::check_unique_keys(input)?;
     let mut de = serde_json::Deserializer::from_slice(input);
     RootSeed { sink }
         .deserialize(&mut de)

@@ -16,6 +16,7 @@ mod cli;
 mod golden;
 mod hardening;
 mod integrity;
+mod integrity_json;
 mod parse;
 mod pipes;
 mod properties;

@@ -130,13 +130,24 @@ fn categories_from_tags_then_title() {
 
 #[test]
 fn summary_disagreement_is_a_warning_not_an_error() {
+    // Declared more than held (issue 18): the 2 missing tests count as failed.
     let run = read(
         r#"{"results":{"tool":{"name":"t"},"summary":{"tests":3,"passed":3,"failed":0,"skipped":0,"pending":0,"other":0,"start":0,"stop":0},
         "tests":[{"name":"a","status":"passed","duration":1}]}}"#,
     );
     assert_eq!(run.tests.len(), 1);
+    assert_eq!(run.problems.len(), 1);
+    assert_eq!(run.problems[0].kind, ProblemKind::MissingTests);
+    assert_eq!(run.problems[0].count, Some(2));
     assert_eq!(run.warnings.len(), 1);
-    assert!(run.warnings[0].contains("tests 3 (read 1)"));
+    assert!(run.warnings[0].contains("passed 3 (read 1)"));
+    // Declared fewer than held: a warning only.
+    let fewer = read(
+        r#"{"results":{"tool":{"name":"t"},"summary":{"tests":1,"passed":1,"failed":0,"skipped":0,"pending":0,"other":0,"start":0,"stop":0},
+        "tests":[{"name":"a","status":"passed","duration":1},{"name":"b","status":"passed","duration":1}]}}"#,
+    );
+    assert!(fewer.problems.is_empty());
+    assert!(fewer.warnings[0].contains("tests 1 (read 2)"));
     let agree = read(
         r#"{"results":{"tool":{"name":"t"},"summary":{"tests":1,"passed":1,"failed":0,"skipped":0,"pending":0,"other":0,"start":0,"stop":0},
         "tests":[{"name":"a","status":"passed","duration":1}]}}"#,
