@@ -15,6 +15,7 @@ mod check;
 mod cli;
 mod golden;
 mod hardening;
+mod integrity_pytest;
 mod parse;
 mod pipes;
 mod properties;
