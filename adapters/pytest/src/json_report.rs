@@ -81,11 +81,9 @@ struct State {
     /// teardown error, a failed call or a call that never ran on a test whose outcome is
     /// `passed`).
     folded_errors: u64,
-    /// Node ids of the collectors (modules, classes, directories) the report lists.
-    collector_ids: HashSet<String>,
-    /// Node ids the collectors' `result`s list and do not mark deselected: the collected
-    /// items, once the collectors among them are taken out.
-    collected: HashSet<String>,
+    /// Entries of the collectors' `result`s that are items (not collectors) and not marked
+    /// deselected: the tests the collectors list to run.
+    collected_items: u64,
     /// Tests with a setup phase and neither a call nor a teardown: the run stopped inside them
     /// (KeyboardInterrupt, `pytest.exit()`).
     stopped_in: Vec<String>,
@@ -208,11 +206,7 @@ fn check_declared(state: &State, sink: &mut dyn EventSink) {
         ),
         _ => {}
     }
-    let items = state
-        .collected
-        .iter()
-        .filter(|id| !state.collector_ids.contains(*id))
-        .count() as u64;
+    let items = state.collected_items;
     if items > held && items > declared.unwrap_or(0) {
         sink.warning(format!(
             "the report's collectors list {items} items to run but it holds results for {held}"
@@ -362,31 +356,8 @@ impl<'de> Visitor<'de> for CollectorsSeed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(c) = seq.next_element::<Collector<'de>>()? {
-            for item in &c.result {
-                let collector = matches!(
-                    item.kind.as_deref(),
-                    Some(
-                        "Session"
-                            | "Dir"
-                            | "Directory"
-                            | "Package"
-                            | "Module"
-                            | "Class"
-                            | "Instance"
-                            | "UnitTestCase"
-                            | "DoctestModule"
-                            | "DoctestTextfile"
-                    )
-                );
-                if !collector && item.deselected != Some(true) {
-                    self.state
-                        .collected
-                        .insert(item.nodeid.clone().into_owned());
-                }
-            }
-            self.state
-                .collector_ids
-                .insert(c.nodeid.clone().into_owned());
+            self.state.collected_items +=
+                c.result.iter().filter(|item| item.is_test()).count() as u64;
             match c.outcome.as_ref() {
                 "passed" => {}
                 "failed" | "error" => {
@@ -445,6 +416,30 @@ struct CollectItem<'a> {
     /// `true` when `-k`, `-m`, `--deselect` or `--lf` deselected the item.
     #[serde(default)]
     deselected: Option<bool>,
+}
+
+impl CollectItem<'_> {
+    /// An item to run: not a collector (by its `type`; an entry without one is an item when
+    /// its node id names something inside a file, `::`), not deselected.
+    fn is_test(&self) -> bool {
+        let collector = match self.kind.as_deref() {
+            Some(kind) => matches!(
+                kind,
+                "Session"
+                    | "Dir"
+                    | "Directory"
+                    | "Package"
+                    | "Module"
+                    | "Class"
+                    | "Instance"
+                    | "UnitTestCase"
+                    | "DoctestModule"
+                    | "DoctestTextfile"
+            ),
+            None => !self.nodeid.contains("::"),
+        };
+        !collector && self.deselected != Some(true)
+    }
 }
 
 struct TestsSeed<'a> {

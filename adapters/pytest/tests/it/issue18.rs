@@ -155,6 +155,18 @@ fn interrupted_runs() {
     }
 }
 
+/// More collector items than declared and held is a warning, never a problem (a conftest may
+/// drop items without deselecting them).
+#[test]
+fn collector_items_beyond_the_declared_count_are_a_warning() {
+    let run = load("issue18-collectors-list-more.json");
+    assert!(run.problems.is_empty(), "{:?}", run.problems);
+    assert_eq!(
+        run.warnings,
+        ["the report's collectors list 10 items to run but it holds results for 4"]
+    );
+}
+
 /// `outcome: "passed"` with a failed call phase, or a `crash`, is failed.
 #[test]
 fn contradictory_phases_are_never_a_pass() {
