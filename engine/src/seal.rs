@@ -458,11 +458,18 @@ pub fn expected_ids(
     (Some(ids), diagnostics)
 }
 
-/// A pytest entry that stands for a whole module skipped at collection: skipped, and its id
-/// names a file (`tests/test_x.py`, no `::` test part).
+/// A pytest entry that stands for a whole module skipped at collection. pytest-json-report and
+/// pytest-reportlog record it as a skipped test whose id is the module's file
+/// (`tests/test_x.py`, no `::` test part); `--junitxml` as a skipped testcase whose message
+/// begins `collection skipped` (its name is the dotted module, `tests.test_x`).
 fn module_level_skip(format: &str, t: &gapscore_core::TestCase) -> bool {
-    format.starts_with("pytest")
-        && t.status == gapscore_core::Status::Skipped
-        && !t.id.contains("::")
-        && t.id.ends_with(".py")
+    if t.status != gapscore_core::Status::Skipped {
+        return false;
+    }
+    let collection_skip = t
+        .message
+        .as_deref()
+        .is_some_and(|m| m.starts_with("collection skipped"));
+    (format.starts_with("pytest") && !t.id.contains("::") && t.id.ends_with(".py"))
+        || (format == "junit-xml" && collection_skip)
 }

@@ -46,6 +46,15 @@ pub(crate) fn test_from_nodeid(nodeid: &str, status: gapscore_adapter_sdk::Statu
     t
 }
 
+/// A collector pytest skipped — a module-level `pytest.skip(..., allow_module_level=True)` or
+/// `pytest.importorskip` — as one skipped test standing for the tests it never collected: id,
+/// name and file = the collector's node id (a module path, no `::`), message = the reason.
+pub(crate) fn skipped_collector(nodeid: &str, reason: &str) -> TestCase {
+    let mut t = test_from_nodeid(nodeid, gapscore_adapter_sdk::Status::Skipped);
+    t.message = Some(reason.to_owned());
+    t
+}
+
 /// The category a marker names. Keywords mix markers with the node's own names (file, folders,
 /// class, test, parameter ids), so a keyword that is part of the node id is passed over — a
 /// `tests/security/` folder is not a `security` marker — and only the canonical spellings count

@@ -7,7 +7,7 @@
 //! every complete test and reports `truncated`.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use serde::Deserialize;
@@ -19,7 +19,7 @@ use gapscore_adapter_sdk::{
 
 use crate::common::{
     Markers, Str, error_headline, exit_mismatch, exit_problem, json_error, push_output,
-    skip_reason, test_from_nodeid,
+    skip_reason, skipped_collector, test_from_nodeid,
 };
 
 /// Reads a pytest-json-report document and pushes what it holds into `sink`.
@@ -72,16 +72,25 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
 #[derive(Default)]
 struct State {
     exitcode: Option<i64>,
-    summary: Option<HashMap<String, serde_json::Value>>,
+    summary: Option<Summary>,
     pytest_version: Option<String>,
     /// Tests read, by the document's own `outcome` spelling (what `summary` counts).
     outcomes: HashMap<String, u64>,
     tests: u64,
     saw_tests: bool,
     failed_collectors: u64,
-    /// Tests the folding made errored though their own outcome says otherwise (a teardown
-    /// error on a test whose outcome is `passed`).
+    /// Tests the folding made errored or failed though their own outcome says otherwise (a
+    /// teardown error, a failed call or a call that never ran on a test whose outcome is
+    /// `passed`).
     folded_errors: u64,
+    /// Entries of the collectors' `result`s that are items (not collectors) and not marked
+    /// deselected: the tests the collectors list to run.
+    collected_items: u64,
+    /// Tests with a setup phase and neither a call nor a teardown: the run stopped inside them
+    /// (KeyboardInterrupt, `pytest.exit()`).
+    stopped_in: Vec<String>,
+    /// Root keys seen, for the duplicate-key check.
+    root_keys: HashSet<String>,
 }
 
 fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
@@ -92,8 +101,7 @@ fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
         let declared = state
             .summary
             .as_ref()
-            .and_then(|s| s.get("total"))
-            .and_then(serde_json::Value::as_u64)
+            .and_then(|s| s.count("total"))
             .map(|n| format!(" (its summary declares {n})"))
             .unwrap_or_default();
         sink.problem(Problem::new(
@@ -103,10 +111,29 @@ fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
                 state.tests
             ),
         ));
-    } else if !state.saw_tests {
-        sink.warning("the report has no `tests` array (written with --json-report-omit?): no test results in it".into());
+    } else {
+        check_declared(state, sink);
     }
-    if let Some(p) = state.exitcode.and_then(exit_problem) {
+    let interrupted = !state.stopped_in.is_empty();
+    if interrupted {
+        let code = state
+            .exitcode
+            .map(|c| format!(" (exit status {c})"))
+            .unwrap_or_default();
+        sink.problem(Problem::new(
+            ProblemKind::Interrupted,
+            format!(
+                "pytest was interrupted{code} inside {}: KeyboardInterrupt or pytest.exit() stopped the run after the test's setup, so its call phase never ran and the tests after it did not run",
+                names(&state.stopped_in)
+            ),
+        ));
+    }
+    // The interruption already stands for exit status 2 (interrupted).
+    if let Some(p) = state
+        .exitcode
+        .filter(|&c| !(interrupted && c == 2))
+        .and_then(exit_problem)
+    {
         sink.problem(p);
     }
     if cut_at.is_none()
@@ -125,18 +152,75 @@ fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
     }
 }
 
+/// Node ids as a list for a message: `a`, `b` (the first five, then how many more).
+fn names(ids: &[String]) -> String {
+    let mut s: Vec<String> = ids.iter().take(5).map(|id| format!("`{id}`")).collect();
+    if ids.len() > 5 {
+        s.push(format!("and {} more", ids.len() - 5));
+    }
+    s.join(", ")
+}
+
+/// The tests the document declares against the tests it holds. pytest-json-report writes
+/// `summary.collected` (every collected item, deselected ones included), `summary.deselected`
+/// (`-k`, `-m`, `--deselect`, `--lf`) and `summary.total` (the tests it has results for); the
+/// tests to run are `collected - deselected`. Declared more than held: the missing ones count
+/// as failed (`missing-tests` with the number). Declared fewer: a warning. The collectors'
+/// items are weaker evidence (a conftest that drops items without deselecting them leaves
+/// them listed): more of them than declared is a warning.
+fn check_declared(state: &State, sink: &mut dyn EventSink) {
+    let held = state.tests;
+    let summary = state.summary.as_ref();
+    let collected = summary.and_then(|s| s.count("collected"));
+    let deselected = summary.and_then(|s| s.count("deselected")).unwrap_or(0);
+    let total = summary.and_then(|s| s.count("total"));
+    let to_run = collected.map(|c| c.saturating_sub(deselected));
+    let declared = to_run.into_iter().chain(total).max();
+    let said = match (collected, total) {
+        (Some(c), Some(t)) if deselected > 0 => {
+            format!("collected {c}, deselected {deselected}, total {t}")
+        }
+        (Some(c), Some(t)) => format!("collected {c}, total {t}"),
+        (Some(c), None) => format!("collected {c}"),
+        (None, Some(t)) => format!("total {t}"),
+        (None, None) => String::new(),
+    };
+    match declared {
+        Some(d) if d > held => {
+            let missing = d - held;
+            let detail = if state.saw_tests {
+                format!(
+                    "the report's summary declares {d} tests to run ({said}) and holds results for {held}: {missing} without a result (never run: a killed, stopped or edited run) count as failed"
+                )
+            } else {
+                format!(
+                    "the report has no `tests` array (written with --json-report-summary?) and its summary declares {d} tests ({said}): without their results all {missing} count as failed"
+                )
+            };
+            sink.problem(Problem::new(ProblemKind::MissingTests, detail).with_count(missing));
+        }
+        Some(d) if d < held => sink.warning(format!(
+            "the report holds {held} tests but its summary declares {d} ({said})"
+        )),
+        _ if !state.saw_tests => sink.warning(
+            "the report has no `tests` array (written with --json-report-omit?): no test results in it"
+                .into(),
+        ),
+        _ => {}
+    }
+    let items = state.collected_items;
+    if items > held && items > declared.unwrap_or(0) {
+        sink.warning(format!(
+            "the report's collectors list {items} items to run but it holds results for {held}"
+        ));
+    }
+}
+
 /// Summary counts that disagree with the tests read become a warning.
-fn check_summary(
-    summary: &HashMap<String, serde_json::Value>,
-    state: &State,
-    sink: &mut dyn EventSink,
-) {
+fn check_summary(summary: &Summary, state: &State, sink: &mut dyn EventSink) {
     let mut diffs = Vec::new();
     for key in ["passed", "failed", "error", "skipped", "xfailed", "xpassed"] {
-        let declared = summary
-            .get(key)
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0);
+        let declared = summary.count(key).unwrap_or(0);
         let read = state.outcomes.get(key).copied().unwrap_or(0);
         // Some versions count failed collectors among the errors.
         let also = if key == "error" {
@@ -148,16 +232,48 @@ fn check_summary(
             diffs.push(format!("{key} {declared} declared, {read} read"));
         }
     }
-    if let Some(total) = summary.get("total").and_then(serde_json::Value::as_u64)
-        && total != state.tests
-    {
-        diffs.push(format!("total {total} declared, {} read", state.tests));
-    }
-    if !diffs.is_empty() {
+    if state.saw_tests && !diffs.is_empty() {
         sink.warning(format!(
             "the report's summary disagrees with its tests: {}",
             diffs.join(", ")
         ));
+    }
+}
+
+/// The report's `summary` object: its counts by key. A key written twice is an input error
+/// (which of two counts is the report's?).
+struct Summary(HashMap<String, serde_json::Value>);
+
+impl Summary {
+    /// A count the summary declares.
+    fn count(&self, key: &str) -> Option<u64> {
+        self.0.get(key).and_then(serde_json::Value::as_u64)
+    }
+}
+
+impl<'de> Deserialize<'de> for Summary {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Summary;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("`summary` to be an object of counts")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Summary, A::Error> {
+                let mut out = HashMap::new();
+                while let Some(k) = map.next_key::<String>()? {
+                    let v = map.next_value::<serde_json::Value>()?;
+                    if out.contains_key(&k) {
+                        return Err(de::Error::custom(format!(
+                            "duplicate key `{k}` in `summary`"
+                        )));
+                    }
+                    out.insert(k, v);
+                }
+                Ok(Summary(out))
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 
@@ -182,6 +298,9 @@ impl<'de> Visitor<'de> for RootSeed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if !self.state.root_keys.insert(key.as_ref().to_owned()) {
+                return Err(de::Error::custom(format!("duplicate key `{key}`")));
+            }
             match key.as_ref() {
                 "exitcode" => self.state.exitcode = map.next_value()?,
                 "summary" => self.state.summary = map.next_value()?,
@@ -194,12 +313,9 @@ impl<'de> Visitor<'de> for RootSeed<'_> {
                 }
                 "collectors" => map.next_value_seed(CollectorsSeed {
                     sink: &mut *self.sink,
-                    failed: &mut self.state.failed_collectors,
+                    state: &mut *self.state,
                 })?,
                 "tests" => {
-                    if self.state.saw_tests {
-                        return Err(de::Error::custom("duplicate key `tests`"));
-                    }
                     self.state.saw_tests = true;
                     map.next_value_seed(TestsSeed {
                         sink: &mut *self.sink,
@@ -223,7 +339,7 @@ struct Environment {
 
 struct CollectorsSeed<'a> {
     sink: &'a mut dyn EventSink,
-    failed: &'a mut u64,
+    state: &'a mut State,
 }
 
 impl<'de> DeserializeSeed<'de> for CollectorsSeed<'_> {
@@ -242,10 +358,12 @@ impl<'de> Visitor<'de> for CollectorsSeed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(c) = seq.next_element::<Collector<'de>>()? {
+            self.state.collected_items +=
+                c.result.iter().filter(|item| item.is_test()).count() as u64;
             match c.outcome.as_ref() {
                 "passed" => {}
                 "failed" | "error" => {
-                    *self.failed += 1;
+                    self.state.failed_collectors += 1;
                     let text = c.longrepr.as_deref().unwrap_or("");
                     let head = error_headline(text);
                     let mut detail = format!("collecting `{}` failed: {head}", c.nodeid);
@@ -258,11 +376,13 @@ impl<'de> Visitor<'de> for CollectorsSeed<'_> {
                             .with_suite(c.nodeid.into_owned()),
                     );
                 }
-                "skipped" => self.sink.warning(format!(
-                    "collecting `{}` was skipped: {}",
-                    c.nodeid,
-                    skip_reason(c.longrepr.as_deref().unwrap_or("no reason given"))
-                )),
+                "skipped" => {
+                    let reason = skip_reason(c.longrepr.as_deref().unwrap_or("no reason given"));
+                    self.sink
+                        .warning(format!("collecting `{}` was skipped: {reason}", c.nodeid));
+                    self.sink
+                        .test_finished(skipped_collector(&c.nodeid, reason));
+                }
                 other => {
                     return Err(de::Error::custom(format!(
                         "unknown collector outcome `{other}` for `{}`",
@@ -283,6 +403,45 @@ struct Collector<'a> {
     outcome: Cow<'a, str>,
     #[serde(default)]
     longrepr: Option<String>,
+    #[serde(default, borrow)]
+    result: Vec<CollectItem<'a>>,
+}
+
+/// One entry of a collector's `result`: a collector or an item it collected.
+#[derive(Deserialize)]
+struct CollectItem<'a> {
+    #[serde(borrow)]
+    nodeid: Cow<'a, str>,
+    /// The node's class (`Function`, `Module`, `Class`, …).
+    #[serde(default, rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    /// `true` when `-k`, `-m`, `--deselect` or `--lf` deselected the item.
+    #[serde(default)]
+    deselected: Option<bool>,
+}
+
+impl CollectItem<'_> {
+    /// An item to run: not a collector (by its `type`; an entry without one is an item when
+    /// its node id names something inside a file, `::`), not deselected.
+    fn is_test(&self) -> bool {
+        let collector = match self.kind.as_deref() {
+            Some(kind) => matches!(
+                kind,
+                "Session"
+                    | "Dir"
+                    | "Directory"
+                    | "Package"
+                    | "Module"
+                    | "Class"
+                    | "Instance"
+                    | "UnitTestCase"
+                    | "DoctestModule"
+                    | "DoctestTextfile"
+            ),
+            None => !self.nodeid.contains("::"),
+        };
+        !collector && self.deselected != Some(true)
+    }
 }
 
 struct TestsSeed<'a> {
@@ -308,7 +467,11 @@ impl<'de> Visitor<'de> for TestsSeed<'_> {
         while let Some(raw) = seq.next_element::<RawTest<'de>>()? {
             count_outcome(self.state, &raw.outcome);
             let test = fold(&raw).map_err(de::Error::custom)?;
-            if test.status == Status::Errored && !matches!(raw.outcome.as_ref(), "error" | "failed")
+            if raw.setup.is_some() && raw.call.is_none() && raw.teardown.is_none() {
+                self.state.stopped_in.push(raw.nodeid.clone().into_owned());
+            }
+            if matches!(test.status, Status::Errored | Status::Failed)
+                && !matches!(raw.outcome.as_ref(), "error" | "failed")
             {
                 self.state.folded_errors += 1;
             }
@@ -426,6 +589,10 @@ fn fold(raw: &RawTest<'_>) -> Result<TestCase, String> {
         };
         (declared, message)
     };
+    let (status, message) = match status {
+        Status::Passed | Status::Xpassed => contradiction(raw).unwrap_or((status, message)),
+        _ => (status, message),
+    };
     let mut test = test_from_nodeid(&raw.nodeid, status);
     test.message = message;
     // pytest's line numbers are 0-based; the model's are 1-based.
@@ -445,6 +612,54 @@ fn fold(raw: &RawTest<'_>) -> Result<TestCase, String> {
         .category(&test.id)
         .or_else(|| Category::from_title(&test.name));
     Ok(test)
+}
+
+/// What a test whose outcome says it passed really did, when its phases say otherwise: a
+/// failed call phase, or a `crash` in any phase (pytest-json-report writes one only for a
+/// phase that failed), makes it failed (errored for setup or teardown); a setup without
+/// a call phase (the run stopped inside the test, or `--setup-only`) makes it errored, since
+/// its body never ran. `None` when the phases agree (or the test has none to read).
+fn contradiction(raw: &RawTest<'_>) -> Option<(Status, Option<String>)> {
+    // Not `longrepr` alone: under pytest-xdist every phase, passed ones too, carries one
+    // naming the worker (`[gw0] linux -- Python 3.11.7 ...`).
+    let evidence = |p: &Phase<'_>| p.failed() || p.crash.is_some();
+    if let Some(call) = raw.call.as_ref().filter(|c| evidence(c)) {
+        let said = call.message().unwrap_or_default();
+        return Some((
+            Status::Failed,
+            Some(format!(
+                "the report says `{}` but its call phase is `{}` with a failure:\n{said}",
+                raw.outcome, call.outcome
+            )),
+        ));
+    }
+    for (name, phase) in [("setup", &raw.setup), ("teardown", &raw.teardown)] {
+        if let Some(p) = phase.as_ref().filter(|p| evidence(p)) {
+            let said = p.message().unwrap_or_default();
+            return Some((
+                Status::Errored,
+                Some(format!(
+                    "the report says `{}` but its {name} phase holds a failure:\n{said}",
+                    raw.outcome
+                )),
+            ));
+        }
+    }
+    if raw.setup.is_some() && raw.call.is_none() {
+        let why = if raw.teardown.is_none() {
+            "the run stopped after its setup (KeyboardInterrupt or pytest.exit())"
+        } else {
+            "it has setup and teardown phases only (--setup-only or an edited report)"
+        };
+        return Some((
+            Status::Errored,
+            Some(format!(
+                "the report says `{}` but the test's call phase never ran: {why}",
+                raw.outcome
+            )),
+        ));
+    }
+    None
 }
 
 /// Counts the document's own outcome of a test, for the summary check: kept apart from the

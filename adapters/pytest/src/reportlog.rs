@@ -21,7 +21,7 @@ use gapscore_adapter_sdk::{
 
 use crate::common::{
     Markers, Str, error_headline, exit_mismatch, exit_problem, json_error, push_output,
-    skip_reason, test_from_nodeid,
+    skip_reason, skipped_collector, test_from_nodeid,
 };
 
 /// Reads a pytest-reportlog stream line by line and pushes what it holds into `sink`.
@@ -211,13 +211,15 @@ impl Stream {
                 }
                 sink.problem(Problem::new(ProblemKind::CollectionError, detail).with_suite(nodeid));
             }
-            Some("skipped") => sink.warning(format!(
-                "collecting `{nodeid}` was skipped: {}",
-                rec.longrepr
+            Some("skipped") => {
+                let reason = rec
+                    .longrepr
                     .0
                     .as_deref()
-                    .map_or("no reason given", skip_reason)
-            )),
+                    .map_or("no reason given", skip_reason);
+                sink.warning(format!("collecting `{nodeid}` was skipped: {reason}"));
+                sink.test_finished(skipped_collector(nodeid, reason));
+            }
             other => {
                 return Err(self.err(format!(
                     "CollectReport for `{nodeid}` has outcome {}: expected passed, failed or skipped",
@@ -390,13 +392,28 @@ impl Stream {
                     "the report log has no SessionFinish record: the pytest process was killed or crashed before the session ended, so later tests never ran{started}"
                 ),
             ));
+        } else if unfinished > 0 && self.exitstatus == Some(2) {
+            // pytest ends the session this way on KeyboardInterrupt and pytest.exit(): the
+            // test it was in has a setup report only, and the tests after it none at all.
+            sink.problem(Problem::new(
+                ProblemKind::Interrupted,
+                format!(
+                    "pytest was interrupted (exit status 2) inside {}: KeyboardInterrupt or pytest.exit() stopped the run, so the tests after it did not run{started}",
+                    names.join(", ")
+                ),
+            ));
         } else if unfinished > 0 {
             sink.problem(Problem::new(
                 ProblemKind::MissingResults,
                 format!("the session finished without a teardown report for some tests{started}"),
             ));
         }
-        if let Some(p) = self.exitstatus.and_then(exit_problem) {
+        let interrupted = self.finished && self.cut_at.is_none() && unfinished > 0;
+        if let Some(p) = self
+            .exitstatus
+            .filter(|&c| !(interrupted && c == 2))
+            .and_then(exit_problem)
+        {
             sink.problem(p);
         }
         if self.cut_at.is_none()
@@ -562,7 +579,14 @@ impl<'de> Deserialize<'de> for LongRepr {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LongRepr, A::Error> {
                 let mut out = None;
+                let mut seen: Vec<Str<'de>> = Vec::new();
                 while let Some(k) = map.next_key::<Str<'de>>()? {
+                    if seen.iter().any(|s| s.as_ref() == k.as_ref()) {
+                        return Err(de::Error::custom(format!(
+                            "duplicate key `{}` in `longrepr`",
+                            k.as_ref()
+                        )));
+                    }
                     match k.as_ref() {
                         "reprcrash" => {
                             if let Some(c) = map.next_value::<Option<ReprCrash>>()? {
@@ -581,6 +605,7 @@ impl<'de> Deserialize<'de> for LongRepr {
                             map.next_value::<IgnoredAny>()?;
                         }
                     }
+                    seen.push(k);
                 }
                 Ok(LongRepr(out))
             }

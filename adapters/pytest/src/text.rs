@@ -204,8 +204,14 @@ impl Reading {
         }
         if let Some(c) = p.bang.captures(line) {
             let what = c.get(1).map_or("", |m| m.as_str());
+            // Ctrl-C prints `KeyboardInterrupt`, pytest.exit() `_pytest.outcomes.Exit: reason`.
+            let kind = if what == "KeyboardInterrupt" || what.starts_with("_pytest.outcomes.Exit") {
+                ProblemKind::Interrupted
+            } else {
+                ProblemKind::Aborted
+            };
             self.problems.push(Problem::new(
-                ProblemKind::Aborted,
+                kind,
                 format!("pytest stopped the run: {what}"),
             ));
             return;

@@ -248,3 +248,39 @@ fn output_flags_write_through_devices_and_link_targets() {
             .unwrap();
     assert_eq!(written["sealed_tests"]["total"], 1);
 }
+
+#[test]
+fn seal_expect_refuses_a_stub_run_with_a_module_level_skip() {
+    // Real pytest output (adapters/pytest/tests/fixtures/issue18/README.md): a module skipped
+    // with `allow_module_level=True` is one pseudo-test; its tests would never be expected.
+    let fixtures =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/pytest/tests/fixtures/issue18");
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::create_dir_all(root.join("sealed")).unwrap();
+    fs::write(root.join("sealed/test_net.py"), "x\n").unwrap();
+    for stub in [
+        "issue18-module-level-skip-collect-only.jsonl",
+        "issue18-module-level-skip-collect-only.xml",
+        "issue18-module-level-skip-collect-only.json",
+    ] {
+        let path = fixtures.join(stub);
+        let o = run_in(
+            root,
+            &[
+                "seal",
+                "sealed",
+                "--expect",
+                path.to_str().unwrap(),
+                "-o",
+                "rec.json",
+            ],
+        );
+        assert_eq!(code(&o), 2, "{stub}: {}", stderr(&o));
+        assert!(stderr(&o).contains("(--expect)"), "{stub}: {}", stderr(&o));
+        assert!(
+            !root.join("rec.json").exists(),
+            "{stub}: a record was written"
+        );
+    }
+}

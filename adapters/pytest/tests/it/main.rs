@@ -6,4 +6,5 @@
 #![allow(clippy::unwrap_used)] // Test code.
 
 mod fixtures;
+mod issue18;
 mod real;
