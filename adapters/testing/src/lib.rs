@@ -7,6 +7,8 @@
 //! The real-runner corpus checks (`tests/it/real.rs`) share [`real_cases`], [`Truth`] (a case's
 //! `truth.json`), [`compare_leaves`] / [`compare_tests`] (tests one for one with an accepted
 //! status) and [`compare_problems`] (problem kinds, with explained exceptions).
+//! The wild corpus (files other projects committed) is checked by [`check_wild`] against
+//! hand-written expectations.
 //! Everything here panics on failure: it is for tests and benches, never for library code.
 //!
 //! Matching read tests against truth entries, and counting events with a [`NullSink`]:
@@ -27,6 +29,9 @@
 //! sink.test_finished(test);
 //! assert_eq!(sink.tests, 1);
 //! ```
+
+pub mod wild;
+pub use wild::check_wild;
 
 use std::fmt;
 use std::fs::File;
