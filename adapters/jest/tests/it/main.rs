@@ -7,3 +7,4 @@
 mod fixtures;
 mod issue18;
 mod real;
+mod wild;
