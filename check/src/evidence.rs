@@ -21,6 +21,9 @@ pub struct SealedDir {
     pub absolute: Option<String>,
     /// Every regular file (symbolic links neither followed nor hashed, as `find -type f`).
     pub files: Vec<SealedFile>,
+    /// Symbolic links found (relative path, target text): never part of a seal, so any one
+    /// means the directory cannot be verified (a link can point a sealed test anywhere).
+    pub links: Vec<(String, String)>,
     /// The files' lines, for the leak scan.
     pub source: SealedSource,
 }
@@ -38,6 +41,7 @@ impl SealedDir {
                 .ok()
                 .map(|p| p.to_string_lossy().into_owned()),
             files: scan.files,
+            links: scan.links,
             source,
         })
     }
@@ -51,6 +55,7 @@ impl SealedDir {
             given: given.to_owned(),
             absolute: None,
             files: Vec::new(),
+            links: Vec::new(),
             source: SealedSource::new(DEFAULT_MIN_LINE_LEN),
         };
         for (path, bytes) in files {

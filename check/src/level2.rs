@@ -2,7 +2,7 @@
 //! the tests were sealed before implementation began; isolation, which no report can show.
 
 use gapscore_engine::core::hash::canonical_sha256;
-use gapscore_engine::core::seal::{HashMode, PathOrder, SealOptions, seal_hash};
+use gapscore_engine::core::seal::{HashMode, PathOrder, SealDiff, SealOptions, seal_hash};
 use gapscore_engine::seal::verify;
 use serde_json::Value;
 
@@ -149,12 +149,19 @@ impl Checker<'_> {
                 "the seal record names the same hash; give --sealed-dir to recompute it".into(),
             );
         };
+        // A hash of nothing verifies nothing, and a link can point a sealed test anywhere (as
+        // `gapscore seal` refuses and warns).
+        if let Some(msg) = dir_unverifiable(dir) {
+            self.err(&rules::HASH_RECOMPUTED, "/report/sealed_hash", msg.clone());
+            return (Verdict::Failed, msg);
+        }
         match record {
             Some(r) => {
                 // The engine's one seal verification: the record's excludes, mode, order and
                 // spelling, and one way of saying what differs.
                 let v = verify(r, &dir.files);
-                if v.actual.hash == stored.to_ascii_lowercase() {
+                let diff = v.diff.clone().unwrap_or_default();
+                if v.actual.hash == stored.to_ascii_lowercase() && diff.is_empty() {
                     (
                         Verdict::Verified,
                         format!(
@@ -162,6 +169,17 @@ impl Checker<'_> {
                             dir.given, r.mode, v.actual.hashed
                         ),
                     )
+                } else if v.actual.hash == stored.to_ascii_lowercase() {
+                    // The hash matches, but a file the mode leaves out (or one added beside
+                    // the hashed ones) is not as the record lists it.
+                    let msg = format!(
+                        "`{}` hashes to {stored} in {} mode, but files that mode leaves out differ from the seal record: {}",
+                        dir.given,
+                        r.mode,
+                        describe_diff(&diff)
+                    );
+                    self.err(&rules::HASH_RECOMPUTED, "/report/sealed_hash", msg.clone());
+                    (Verdict::Failed, msg)
                 } else {
                     let msg = format!("`{}` does not match its seal: {v}", dir.given);
                     self.err(&rules::HASH_RECOMPUTED, "/report/sealed_hash", msg.clone());
@@ -169,10 +187,22 @@ impl Checker<'_> {
                 }
             }
             None => match recompute_any(dir, &stored.to_ascii_lowercase()) {
-                Some(how) => (
+                Some(Recomputed::Whole(how)) => (
                     Verdict::Verified,
                     format!("recomputed from `{}`: {how}", dir.given),
                 ),
+                Some(Recomputed::Partial { how, left_out }) => {
+                    let n = left_out.len();
+                    let shown: Vec<&str> = left_out.iter().take(3).map(String::as_str).collect();
+                    let msg = format!(
+                        "`{}` hashes to {stored} only in {how}, which leaves out {n} of its files ({}{}): a hash that does not cover every file cannot show they are unchanged; give the seal record (--seal), which lists every file",
+                        dir.given,
+                        shown.join(", "),
+                        if n > 3 { ", ..." } else { "" }
+                    );
+                    self.err(&rules::HASH_RECOMPUTED, "/report/sealed_hash", msg.clone());
+                    (Verdict::Failed, msg)
+                }
                 None => {
                     let msg = format!(
                         "`{}` does not hash to {stored} in any mode (strict; spec and stampede as `{}`{}, byte and locale order): the sealed tests changed or were hashed elsewhere; a seal record (--seal) would say which files differ",
@@ -190,98 +220,239 @@ impl Checker<'_> {
         }
     }
 
+    /// A time the report gives at `pointer`: `None` when absent; a time that is not a string
+    /// or not an RFC 3339 date-time (placeholders, impossible dates or offsets) is a
+    /// `time.format` error, unless the schema already said so at that place.
+    pub(crate) fn time_at(&mut self, v: Option<&Value>, pointer: &str) -> Option<(i128, String)> {
+        let v = v?;
+        if let Some(t) = v.as_str().and_then(parse_rfc3339) {
+            return Some((t, v.as_str().unwrap_or_default().to_owned()));
+        }
+        let flagged = self
+            .findings
+            .iter()
+            .any(|f| f.pointer == pointer && f.severity == crate::model::Severity::Error);
+        if !flagged && !v.is_null() {
+            self.err(
+                &rules::TIME_FORMAT,
+                pointer,
+                format!(
+                    "{v} is not an RFC 3339 date-time (`2026-03-01T09:00:00Z`, an offset within ±23:59): the time cannot be ordered"
+                ),
+            );
+        }
+        None
+    }
+
+    /// One time the report gives under several keys: every key that holds one must agree (a
+    /// disagreement is a `seal.order` error, not "the first key wins").
+    fn one_time(&mut self, keys: &[&str], what: &str) -> Option<(i128, String, String)> {
+        let mut found: Option<(i128, String, String)> = None;
+        for key in keys {
+            let p = format!("/report/{key}");
+            let Some((t, s)) = self.time_at(self.meta_get(key), &p) else {
+                continue;
+            };
+            match &found {
+                Some((ft, fs, fwhere)) if *ft != t => {
+                    let msg = format!(
+                        "{fwhere} says {what} {fs}, report.{key} says {s}: one time, two values"
+                    );
+                    self.err(&rules::SEAL_ORDER, &p, msg);
+                }
+                Some(_) => {}
+                None => found = Some((t, s, format!("report.{key}"))),
+            }
+        }
+        found
+    }
+
     fn seal_order(&mut self) -> (Verdict, String) {
-        let time_of = |v: Option<&Value>| {
-            v.and_then(Value::as_str)
-                .and_then(|s| parse_rfc3339(s).map(|t| (t, s.to_owned())))
+        let before = self.findings.len();
+        let claimed = self.one_time(&["sealed_at", "seal_created", "sealed_timestamp"], "sealed");
+        // The seal record is the trusted evidence: its `created` is the seal time, whatever
+        // the report says; a report that says otherwise is in conflict with its seal.
+        let record = self.evidence.seal.as_ref().map(|r| r.created.clone());
+        let recorded = record.and_then(|c| match parse_rfc3339(&c) {
+            Some(t) => Some((t, c, "the seal record".to_owned())),
+            None => {
+                self.err(
+                    &rules::TIME_FORMAT,
+                    "",
+                    format!("the seal record's `created` {c:?} is not an RFC 3339 date-time"),
+                );
+                None
+            }
+        });
+        let sealed = match (claimed, recorded) {
+            (Some((ct, cs, cwhere)), Some(rec)) => {
+                if ct != rec.0 {
+                    let p = format!("/{}", cwhere.replace('.', "/"));
+                    self.err(
+                        &rules::SEAL_ORDER,
+                        &p,
+                        format!(
+                            "{cwhere} says sealed {cs}, but the seal record was created {}: the record's time is the seal time",
+                            rec.1
+                        ),
+                    );
+                }
+                Some(rec)
+            }
+            (c, r) => r.or(c),
         };
-        let mut sealed: Option<(i128, String, String)> = None;
-        for key in ["sealed_at", "seal_created", "sealed_timestamp"] {
-            if let Some((t, s)) = time_of(self.meta_get(key)) {
-                sealed = Some((t, s, format!("report.{key}")));
-                break;
-            }
+        let implementation = self.one_time(
+            &[
+                "implementation_started_at",
+                "implementation_started",
+                "implementation_start",
+            ],
+            "implementation began",
+        );
+        // Every validation: the report's own time and each recorded cycle's.
+        let mut validations: Vec<(i128, String, String)> = Vec::new();
+        if let Some((t, s)) = self.time_at(self.meta_get("timestamp"), "/report/timestamp") {
+            validations.push((t, s, "the report".to_owned()));
         }
-        if sealed.is_none()
-            && let Some(r) = &self.evidence.seal
-            && let Some(t) = parse_rfc3339(&r.created)
-        {
-            sealed = Some((t, r.created.clone(), "the seal record".to_owned()));
-        }
-        let mut implementation: Option<(i128, String, String)> = None;
-        for key in [
-            "implementation_started_at",
-            "implementation_started",
-            "implementation_start",
-        ] {
-            if let Some((t, s)) = time_of(self.meta_get(key)) {
-                implementation = Some((t, s, format!("report.{key}")));
-                break;
-            }
-        }
-        let mut validation: Option<(i128, String, String)> = None;
-        let first_cycle = self
+        let history = self
             .hardening()
             .and_then(|h| h.get("history"))
-            .and_then(Value::as_array)
-            .and_then(|a| a.first())
-            .and_then(|c| c.get("timestamp"));
-        for (v, what) in [
-            (first_cycle, "the first recorded validation"),
-            (self.meta_get("timestamp"), "the report"),
-        ] {
-            if let Some((t, s)) = time_of(v)
-                && validation.as_ref().is_none_or(|(vt, _, _)| t < *vt)
-            {
-                validation = Some((t, s, what.to_owned()));
+            .and_then(Value::as_array);
+        for (i, c) in history.into_iter().flatten().enumerate() {
+            let p = format!("/hardening/history/{i}/timestamp");
+            if let Some((t, s)) = self.time_at(c.get("timestamp"), &p) {
+                let what = if i == 0 {
+                    "the first recorded validation".to_owned()
+                } else {
+                    format!("recorded validation {i}")
+                };
+                validations.push((t, s, what));
             }
         }
+        // The earliest validation; of equal times, the first listed.
+        let validation = validations
+            .into_iter()
+            .reduce(|a, b| if b.0 < a.0 { b } else { a });
         let Some((st, ss, swhere)) = sealed else {
-            return (
+            return self.order_verdict(
+                before,
                 Verdict::Attested,
                 "neither the report nor a seal record says when the tests were sealed".into(),
             );
         };
+        if let Some((vt, vs, vwhere)) = &validation
+            && st > *vt
+        {
+            let msg = format!(
+                "sealed {ss} ({swhere}), after {vwhere} at {vs}: the seal cannot predate the implementation"
+            );
+            self.err(&rules::SEAL_ORDER, "/report", msg);
+        }
         if let Some((it, is, iwhere)) = implementation {
             if st < it {
-                return (
+                return self.order_verdict(
+                    before,
                     Verdict::Verified,
                     format!("sealed {ss} ({swhere}), implementation began {is} ({iwhere})"),
                 );
             }
             let msg = format!("sealed {ss} ({swhere}), after implementation began {is} ({iwhere})");
-            self.err(&rules::SEAL_ORDER, "/report", msg.clone());
-            return (Verdict::Failed, msg);
+            self.err(&rules::SEAL_ORDER, "/report", msg);
+            return self.order_verdict(before, Verdict::Verified, String::new());
         }
-        match validation {
-            Some((vt, vs, vwhere)) if st > vt => {
-                let msg = format!(
-                    "sealed {ss} ({swhere}), after {vwhere} at {vs}: the seal cannot predate the implementation"
-                );
-                self.err(&rules::SEAL_ORDER, "/report", msg.clone());
-                (Verdict::Failed, msg)
-            }
-            Some((_, vs, vwhere)) => (
-                Verdict::Attested,
-                format!(
-                    "sealed {ss} ({swhere}), before {vwhere} at {vs}; when implementation began is not recorded"
-                ),
+        let detail = match validation {
+            Some((_, vs, vwhere)) => format!(
+                "sealed {ss} ({swhere}), before {vwhere} at {vs}; when implementation began is not recorded"
             ),
-            None => (
-                Verdict::Attested,
-                format!(
-                    "sealed {ss} ({swhere}); no implementation or validation time to compare with"
-                ),
+            None => format!(
+                "sealed {ss} ({swhere}); no implementation or validation time to compare with"
             ),
+        };
+        self.order_verdict(before, Verdict::Attested, detail)
+    }
+
+    /// The sealed-first verdict: failed with the first error found since `before`, else as
+    /// given.
+    fn order_verdict(&self, before: usize, verdict: Verdict, detail: String) -> (Verdict, String) {
+        match self.findings[before..]
+            .iter()
+            .find(|f| f.severity == crate::model::Severity::Error)
+        {
+            Some(f) => (Verdict::Failed, f.message.clone()),
+            None => (verdict, detail),
         }
     }
 }
 
-/// Tries every hash mode and spelling of the directory the references use; says which matched.
-fn recompute_any(dir: &SealedDir, want: &str) -> Option<String> {
+/// Why a sealed directory can verify no hash: it holds no regular file, or a symbolic link.
+fn dir_unverifiable(dir: &SealedDir) -> Option<String> {
+    let links = || {
+        let shown: Vec<String> = dir
+            .links
+            .iter()
+            .take(3)
+            .map(|(p, t)| format!("{p} -> {t}"))
+            .collect();
+        format!(
+            "{} symbolic link{} ({}{})",
+            dir.links.len(),
+            if dir.links.len() == 1 { "" } else { "s" },
+            shown.join(", "),
+            if dir.links.len() > 3 { ", ..." } else { "" }
+        )
+    };
+    if dir.files.is_empty() {
+        return Some(format!(
+            "`{}` holds no regular file{}: a hash of nothing protects nothing, so it verifies nothing",
+            dir.given,
+            if dir.links.is_empty() {
+                String::new()
+            } else {
+                format!(", only {}", links())
+            }
+        ));
+    }
+    (!dir.links.is_empty()).then(|| {
+        format!(
+            "`{}` holds {}: a seal covers regular files only, and a link can point a sealed test anywhere",
+            dir.given,
+            links()
+        )
+    })
+}
+
+/// What differs between a seal record and the directory, in one line.
+fn describe_diff(d: &SealDiff) -> String {
+    let mut parts = Vec::new();
+    for (list, what) in [
+        (&d.changed, "changed"),
+        (&d.added, "added"),
+        (&d.removed, "removed"),
+    ] {
+        if !list.is_empty() {
+            parts.push(format!("{what}: {}", list.join(", ")));
+        }
+    }
+    parts.join("; ")
+}
+
+/// A mode and spelling that give the stored hash: over every file, or over some of them.
+enum Recomputed {
+    /// Every file of the directory is in the hash.
+    Whole(String),
+    /// The mode leaves files out (stampede: all but `*.sh`; spec: names `xargs` splits).
+    Partial { how: String, left_out: Vec<String> },
+}
+
+/// Tries every hash mode and spelling of the directory the references use; says which matched
+/// and whether the hash covers every file.
+fn recompute_any(dir: &SealedDir, want: &str) -> Option<Recomputed> {
     let strict = seal_hash(&dir.files, &SealOptions::default());
     if strict.hash == want {
-        return Some(format!("strict mode, {} files", strict.hashed));
+        return Some(Recomputed::Whole(format!(
+            "strict mode, {} files",
+            strict.hashed
+        )));
     }
     let mut spellings = vec![dir.given.clone()];
     let trimmed = dir.given.trim_end_matches('/');
@@ -308,10 +479,24 @@ fn recompute_any(dir: &SealedDir, want: &str) -> Option<String> {
                         PathOrder::Bytes => "byte order",
                         PathOrder::Locale => "locale order",
                     };
-                    return Some(format!(
-                        "{mode} mode as `{as_}`, {order}, {} files",
-                        h.hashed
-                    ));
+                    let subset = match mode {
+                        HashMode::Stampede => " (the mode hashes `*.sh` files only)",
+                        _ => {
+                            " (the mode leaves out names `xargs` splits: blanks, quotes, backslashes)"
+                        }
+                    };
+                    let how = format!(
+                        "{mode} mode as `{as_}`, {order}, {} file{}",
+                        h.hashed,
+                        if h.hashed == 1 { "" } else { "s" }
+                    );
+                    if h.unhashed.is_empty() && h.hashed > 0 {
+                        return Some(Recomputed::Whole(how));
+                    }
+                    return Some(Recomputed::Partial {
+                        how: format!("{how}{subset}"),
+                        left_out: h.unhashed,
+                    });
                 }
             }
         }

@@ -109,6 +109,15 @@ impl Checker<'_> {
                     self.err(&rules::HARDENING_SCORES, fp, msg.clone());
                     Err(msg)
                 }
+                _ if cycles == Some(0) && !same(*i, *f) => {
+                    let msg = format!(
+                        "no cycle ran (cycles_completed 0), so the initial score {} must be the final score {}",
+                        show(*i),
+                        show(*f)
+                    );
+                    self.err(&rules::HARDENING_SCORES, fp, msg.clone());
+                    Err(msg)
+                }
                 _ => Ok(format!("initial {}, final {}", show(*i), show(*f))),
             },
             _ => {
@@ -139,7 +148,8 @@ impl Checker<'_> {
         let velocity = h.get("hardening_velocity").and_then(Value::as_f64);
         let vel = match (velocity, &initial, &fin, cycles) {
             (Some(v), Some((i, _)), Some((f, _)), Some(c)) => {
-                let want = if c == 0 { i - f } else { (i - f) / c as f64 };
+                // No cycle ran: velocity is undefined; Dark Factory's `/max(n, 1)` writes 0.
+                let want = if c == 0 { 0.0 } else { (i - f) / c as f64 };
                 if (v - want).abs() <= 0.05 + 1e-9 {
                     Ok(format!(
                         "{} points per cycle = ({} - {}) / {}",
@@ -214,11 +224,23 @@ impl Checker<'_> {
         initial: Option<f64>,
         fin: Option<f64>,
     ) -> (Verdict, String) {
-        let Some(list) = h
-            .get("history")
-            .and_then(Value::as_array)
-            .filter(|a| !a.is_empty())
-        else {
+        let list = match h.get("history") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(a)) if !a.is_empty() => Some(a),
+            Some(other) => {
+                let what = match other {
+                    Value::Array(_) => "an empty list",
+                    Value::Object(_) => "an object, not a list",
+                    _ => "not a list",
+                };
+                let msg = format!(
+                    "`hardening.history` is present but {what}: a history holds cycle 0 and one entry per cycle; a malformed one is not an absent one"
+                );
+                self.err(&rules::HARDENING_HISTORY, "/hardening/history", msg.clone());
+                return (Verdict::Failed, msg);
+            }
+        };
+        let Some(list) = list else {
             return match (cycles, initial, fin) {
                 (Some(c), Some(_), Some(_)) => (
                     Verdict::Attested,
@@ -235,6 +257,8 @@ impl Checker<'_> {
         let before = self.findings.len();
         let mut last_time: Option<(i128, String)> = None;
         let mut scores = Vec::new();
+        let mut prev_total: Option<(usize, u64)> = None;
+        let mut last_counts: Option<(u64, u64)> = None;
         for (i, c) in list.iter().enumerate() {
             let idx = i.to_string();
             let p = ptr(&["hardening", "history", &idx]);
@@ -316,6 +340,26 @@ impl Checker<'_> {
                 }
                 last_time = Some((t, ts.to_owned()));
             }
+            if let (Some(t), Some((prev_i, prev_t))) = (total, prev_total)
+                && t != prev_t
+            {
+                self.err(
+                    &rules::HARDENING_HISTORY,
+                    &format!("{p}/sealed_total"),
+                    format!("cycle {i} counts {t} sealed tests, cycle {prev_i} counted {prev_t} under the same seal: a sealed suite does not change size between cycles"),
+                );
+            }
+            if let Some(t) = total {
+                prev_total = Some((i, t));
+            }
+            last_counts = failed.zip(total);
+            if o.get("sealed_hash").is_none() && self.hash.is_some() {
+                self.err(
+                    &rules::HARDENING_HISTORY,
+                    &p,
+                    format!("cycle {i} records no sealed_hash: it cannot be shown to be validated under the report's seal"),
+                );
+            }
             if let (Some(ch), Some(rh)) = (
                 o.get("sealed_hash").and_then(Value::as_str),
                 self.hash.clone(),
@@ -329,6 +373,19 @@ impl Checker<'_> {
             }
         }
         let n = list.len() as u64;
+        let last_p = ptr(&["hardening", "history", &(list.len() - 1).to_string()]);
+        if let (Some((f, t)), Some(rep)) = (last_counts, self.sealed)
+            && (f, t) != (rep.failed, rep.total)
+        {
+            self.err(
+                &rules::HARDENING_HISTORY,
+                &last_p,
+                format!(
+                    "the last cycle counted {f} of {t} sealed tests failed, the report {} of {}: the last validation is the report's",
+                    rep.failed, rep.total
+                ),
+            );
+        }
         if let Some(c) = cycles
             && c + 1 != n
         {
@@ -356,7 +413,7 @@ impl Checker<'_> {
         {
             self.err(
                 &rules::HARDENING_HISTORY,
-                &ptr(&["hardening", "history", &(list.len() - 1).to_string()]),
+                &last_p,
                 format!(
                     "the last cycle's score {} is not the final score {}",
                     show(*last),

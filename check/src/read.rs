@@ -601,11 +601,20 @@ impl Checker<'_> {
                 .get("advisory_reason")
                 .and_then(Value::as_str)
                 .unwrap_or("no reason given");
-            self.warn(
-                &rules::ADVISORY,
-                "/report/advisory",
-                format!("the report is advisory (not authoritative): {reason}"),
-            );
+            if self.major >= 2 {
+                // v2 §5.4: advisory reports MUST NOT be presented as a conformant score.
+                self.err(
+                    &rules::ADVISORY,
+                    "/report/advisory",
+                    format!("the report is advisory (not authoritative): {reason}; spec v2 §5.4: an advisory report is not a conformant Shadow Score, so it holds no conformance level"),
+                );
+            } else {
+                self.warn(
+                    &rules::ADVISORY,
+                    "/report/advisory",
+                    format!("the report is advisory (not authoritative): {reason}"),
+                );
+            }
         }
         if meta.get("independence").and_then(Value::as_str) == Some("weak")
             || meta.get("workspace_isolation").and_then(Value::as_str) == Some("legacy")

@@ -51,7 +51,7 @@ rules! {
         "Level-4 provenance fields (spec v2) are read and reported; this checker verifies levels 1-3 only",
         "nothing to fix: Level 4 (independence, seal plurality) needs evidence outside the report";
     ADVISORY = "report.advisory", 1, "§5.4 (v2)",
-        "a report marked advisory (or with a broken seal) is not authoritative",
+        "a report marked advisory is not authoritative: under v2 it holds no conformance level (an error), under v1 a warning",
         "resolve the advisory reason (a suite that did not run, a broken seal) and validate again";
     ZERO_TESTS = "report.zero-tests", 1, "§3.3",
         "the score is computed over at least one sealed test",
@@ -105,8 +105,11 @@ rules! {
         "the report does not say its seal is broken (`report.seal_broken`)",
         "a broken seal makes the score invalid: restore the sealed tests and validate again";
     SEAL_ORDER = "seal.order", 2, "§4.1",
-        "the sealed tests were sealed before implementation (and before any validation)",
+        "the sealed tests were sealed before implementation and before every validation; the seal record's time is the seal time, and keys for one time agree",
         "seal the tests before implementation begins; a later seal cannot show they were hidden";
+    TIME_FORMAT = "time.format", 2, "§4.1",
+        "every time the seal order is judged by (seal, implementation, each validation) is an RFC 3339 date-time with a real offset",
+        "write times as RFC 3339 (`2026-03-01T09:00:00Z`); a placeholder or an impossible date or offset (`+25:00`) orders nothing";
     ISOLATION = "isolation.attested", 2, "§4.2",
         "information isolation cannot be shown by a report: it is taken as attested",
         "nothing to fix in the report; record how isolation was enforced (v2: workspace_isolation)";

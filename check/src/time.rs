@@ -26,7 +26,12 @@ pub fn parse_rfc3339(text: &str) -> Option<i128> {
     }
     let minute = num(14, 2)?;
     let second = num(17, 2)?;
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
+    if !(1..=12).contains(&month)
+        || day < 1
+        || day > days_in_month(year, month)
+        || hour > 23
+        || minute > 59
+    {
         return None;
     }
     if second > 60 {
@@ -55,6 +60,10 @@ pub fn parse_rfc3339(text: &str) -> Option<i128> {
         Some(sign @ (b'+' | b'-')) if i + 6 == b.len() && b.get(i + 3) == Some(&b':') => {
             let h = num(i + 1, 2)?;
             let m = num(i + 4, 2)?;
+            // RFC 3339 offsets are real UTC offsets: `+25:00` or `+01:75` is no time at all.
+            if h > 23 || m > 59 {
+                return None;
+            }
             let s = h * 3600 + m * 60;
             if *sign == b'-' { -s } else { s }
         }
@@ -63,6 +72,16 @@ pub fn parse_rfc3339(text: &str) -> Option<i128> {
     let days = days_from_civil(year, month, day);
     let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_secs;
     Some(i128::from(secs) * 1_000_000_000 + nanos)
+}
+
+/// The days of a month of the proleptic Gregorian calendar.
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -91,11 +110,16 @@ mod tests {
             parse_rfc3339("2023-11-14T23:13:20.5+01:00"),
             Some(1_700_000_000 * 1_000_000_000 + 500_000_000)
         );
+        assert!(parse_rfc3339("2024-02-29T00:00:00Z").is_some());
+        assert!(parse_rfc3339("2026-03-01T08:00:00-23:59").is_some());
         for bad in [
             "<ISO-8601>",
             "...",
             "2026-02-24",
             "2026-13-01T00:00:00Z",
+            "2026-02-30T00:00:00Z",
+            "2026-03-01T08:00:00+25:00",
+            "2026-03-01T08:00:00-01:60",
             "",
         ] {
             assert_eq!(parse_rfc3339(bad), None, "{bad}");

@@ -4,5 +4,6 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
 
+mod empty_seal;
 mod fixtures;
 mod output_schema;
