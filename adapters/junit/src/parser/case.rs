@@ -44,6 +44,29 @@ impl Reading<'_> {
             }
             return true;
         }
+        // gotestsum: a package whose test binary failed outside any test (its `TestMain`, or a
+        // main that exited) gets a `TestMain` testcase without a classname, left out of the
+        // suite's `tests=` and counted in the root's `errors=`: the package's tests never ran.
+        if self.producer == Some("gotestsum")
+            && case.name == "TestMain"
+            && case.classname.is_empty()
+            && (case.failure.is_some() || case.error.is_some())
+        {
+            let detail = case
+                .failure
+                .as_ref()
+                .or(case.error.as_ref())
+                .map(|o| first_line(&o.body))
+                .unwrap_or_default();
+            self.sink.problem(
+                Problem::new(
+                    ProblemKind::SuiteError,
+                    format!("the package's test binary failed outside any test: {detail}"),
+                )
+                .with_suite(self.suite_path().unwrap_or_default()),
+            );
+            return true;
+        }
         // jest-junit: a test file that did not compile or load (an <error> and a <failure> twin).
         if case.classname == "Test suite failed to run" {
             if self.reported_suite_errors.insert(case.name.clone()) {
