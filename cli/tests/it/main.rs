@@ -17,6 +17,7 @@ mod golden;
 mod hardening;
 mod integrity;
 mod integrity_json;
+mod integrity_junit;
 mod integrity_pytest;
 mod parse;
 mod pipes;

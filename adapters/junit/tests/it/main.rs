@@ -7,3 +7,4 @@
 mod fixtures;
 mod real;
 mod regressions;
+mod wild;

@@ -2,12 +2,18 @@
 //! the testcase being read, one finished testcase of lookahead (to recognise Go parent tests)
 //! and, per suite, the name prefixes of Go subtests; it does not grow with the number of tests.
 
+mod case;
+mod declared;
+mod panic;
+mod producer;
+mod suite;
+
 use std::borrow::Cow;
 use std::collections::HashSet;
 
 use gapscore_adapter_sdk::{
-    AdapterError, Attempt, Category, EventSink, InputError, Location, Problem, ProblemKind,
-    Producer, Status, TestCase,
+    AdapterError, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer,
+    Status, TestCase,
 };
 use quick_xml::XmlVersion;
 use quick_xml::events::{BytesStart, Event};
@@ -84,6 +90,10 @@ enum Target {
     Attempt,
     SystemOut,
     SystemErr,
+    /// An `<error>`/`<failure>` directly under a `<testsuite>`.
+    SuiteError,
+    /// A `<system-out>` directly under a Go producer's `<testsuite>`.
+    SuiteOut,
     Ignore,
 }
 
@@ -102,6 +112,9 @@ struct Case {
     attempts: Vec<(Status, Outcome)>,
     output: String,
     category: Option<Category>,
+    /// `status`/`result` says the test did not run: tst's `disabled`, googletest's `notrun`,
+    /// `suppressed` or `skipped` (a skip without a `<skipped>` element).
+    not_run: Option<&'static str>,
 }
 
 #[derive(Debug, Default)]
@@ -109,7 +122,13 @@ struct Suite {
     name: Option<String>,
     category: Option<Category>,
     declared: [Option<u64>; 4], // tests, failures, errors, skipped
+    /// Failures, errors and skips held (index 0 unused: the tests held are in `held`).
     seen: [u64; 4],
+    held: declared::Held,
+    /// The start tag has an `id` attribute (go-junit-report's, not gotestsum's).
+    has_id: bool,
+    /// A `<system-out>` directly under the suite is being read for a Go panic.
+    out: panic::PanicScan,
     /// Name prefixes of Go subtests (`TestA` for `TestA/b`): a later `TestA` is their parent.
     prefixes: HashSet<String>,
     crash_reported: bool,
@@ -136,6 +155,12 @@ struct Reading<'a> {
     /// suite, a failure first. Failed runs wait here until the suite ends: a later run of the
     /// same test takes them as earlier attempts (flaky when it passed).
     reruns: Vec<TestCase>,
+    /// The suite-level `<error>`/`<failure>` being read.
+    suite_error: Option<Outcome>,
+    /// The root `<testsuites tests="N">`, and the testcases of the whole file.
+    root_declared: Option<u64>,
+    root_held: u64,
+    any_pseudo: bool,
 }
 
 fn attr(e: &BytesStart<'_>, key: &str) -> Result<Option<String>, quick_xml::Error> {
@@ -243,10 +268,29 @@ impl Reading<'_> {
 
     /// True inside an element whose text is kept.
     fn wants_text(&self) -> bool {
-        self.case.is_some() && self.target != Target::Ignore
+        match self.target {
+            Target::SuiteError | Target::SuiteOut => true,
+            Target::Ignore => false,
+            _ => self.case.is_some(),
+        }
     }
 
     fn text(&mut self, t: &str) {
+        match self.target {
+            Target::SuiteError => {
+                if let Some(o) = self.suite_error.as_mut() {
+                    push_capped(&mut o.body, t);
+                }
+                return;
+            }
+            Target::SuiteOut => {
+                if let Some(s) = self.suites.last_mut() {
+                    s.out.feed(t);
+                }
+                return;
+            }
+            _ => {}
+        }
         let Some(case) = self.case.as_mut() else {
             return;
         };
@@ -274,7 +318,7 @@ impl Reading<'_> {
             Target::SystemOut | Target::SystemErr => {
                 push_capped(&mut case.output, t);
             }
-            Target::Ignore => {}
+            Target::SuiteError | Target::SuiteOut | Target::Ignore => {}
         }
     }
 
@@ -282,14 +326,12 @@ impl Reading<'_> {
         let name = e.local_name();
         match name.as_ref() {
             "testsuites" => {
+                let [root_name, tests] = attrs(e, ["name", "tests"])?;
+                if self.suites.is_empty() && self.root_declared.is_none() {
+                    self.root_declared = tests.and_then(|v| v.trim().parse().ok());
+                }
                 if self.producer.is_none() {
-                    self.producer = match attr(e, "name")?.as_deref() {
-                        Some("pytest tests") => Some("pytest"),
-                        Some("jest tests") => Some("jest-junit"),
-                        Some("Mocha Tests") => Some("mocha-junit-reporter"),
-                        Some("nextest-run") => Some("cargo-nextest"),
-                        _ => None,
-                    };
+                    self.producer = producer::from_root(root_name.as_deref());
                 }
             }
             "testsuite" => {
@@ -303,24 +345,10 @@ impl Reading<'_> {
                 {
                     s.declared[i] = attr(e, k)?.and_then(|v| v.trim().parse().ok());
                 }
+                let marks = producer::SuiteMarks::of(e)?;
+                s.has_id = marks.id;
                 if self.producer.is_none() {
-                    let [id, schema] = attrs(e, ["id", "xsi:noNamespaceSchemaLocation"])?;
-                    self.producer = match s.name.as_deref() {
-                        Some("pytest") => Some("pytest"),
-                        Some(n) if n.ends_with(".bats") => Some("bats"),
-                        _ if schema.as_deref().is_some_and(|v| v.contains("surefire")) => {
-                            Some("maven-surefire")
-                        }
-                        // go-junit-report numbers its suites; gotestsum is known by go.version.
-                        _ if id.is_some()
-                            && s.name
-                                .as_deref()
-                                .is_some_and(|n| n.contains('/') || n.contains('.')) =>
-                        {
-                            Some("go-junit-report")
-                        }
-                        _ => None,
-                    };
+                    self.producer = producer::from_suite(s.name.as_deref(), &marks);
                 }
                 // An empty `<testsuite/>` is entered and left at once, so its declared counts
                 // are checked and the enclosing suite stays open.
@@ -333,10 +361,16 @@ impl Reading<'_> {
             "property" if self.in_properties => {
                 let key = attr(e, "name")?.unwrap_or_default();
                 let value = attr(e, "value")?.unwrap_or_default();
-                if key == "go.version" {
-                    self.producer = Some("gotestsum");
-                } else if key == "java.version" && self.producer.is_none() {
-                    self.producer = Some("maven-surefire");
+                // go-junit-report v2 writes go.version too, in a suite with an `id`.
+                if self.producer.is_none() && self.case.is_none() {
+                    let in_suite_with_id = self.suites.last().is_some_and(|s| s.has_id);
+                    self.producer = match key.as_str() {
+                        "go.version" if in_suite_with_id => Some("go-junit-report"),
+                        "go.version" => Some("gotestsum"),
+                        "SuiteSucceeded" => Some("ginkgo"),
+                        "java.version" => Some("maven-surefire"),
+                        _ => None,
+                    };
                 }
                 if key.eq_ignore_ascii_case("category") {
                     let cat = Category::parse_lenient(&value).unwrap_or(Category::Unknown);
@@ -356,6 +390,7 @@ impl Reading<'_> {
                 // read is still refused. `time` is parsed from the borrowed value.
                 let (mut classname, mut name, mut file, mut line) = (None, None, None, None);
                 let (mut time, mut negative_time, mut seen_time) = (None, false, false);
+                let mut not_run = None;
                 for a in e.attributes().with_checks(false) {
                     let a = a.map_err(quick_xml::Error::from)?;
                     let key = a.key.as_ref();
@@ -370,6 +405,25 @@ impl Reading<'_> {
                             }
                             let v = a.normalized_value(XmlVersion::Implicit1_0)?;
                             (time, negative_time) = seconds(Some(&v));
+                            continue;
+                        }
+                        "status" | "result" => {
+                            let v = a.normalized_value(XmlVersion::Implicit1_0)?;
+                            let found = match (key, v.trim()) {
+                                ("status", "disabled") => Some("disabled"),
+                                ("status", "notrun") => Some("not run"),
+                                ("result", "suppressed") => Some("suppressed"),
+                                ("result", "skipped") => Some("skipped"),
+                                _ => None,
+                            };
+                            not_run = not_run.or(found);
+                            if self.producer.is_none() {
+                                self.producer = match (key, found) {
+                                    ("result", _) => Some("googletest"),
+                                    (_, Some("disabled")) => Some("tst"),
+                                    _ => None,
+                                };
+                            }
                             continue;
                         }
                         _ => continue,
@@ -392,12 +446,36 @@ impl Reading<'_> {
                     line: line.and_then(|l| l.trim().parse().ok()),
                     time,
                     negative_time,
+                    not_run,
                     ..Case::default()
                 };
                 self.case = Some(case);
                 if empty {
                     self.end_case();
                 }
+            }
+            "failure" | "error" if self.case.is_none() && !self.suites.is_empty() => {
+                // A class-level failure (`@BeforeAll`, `@AfterAll`, a class that did not load):
+                // a failure of the suite, counted as a `suite-error`.
+                let [message, kind] = attrs(e, ["message", "type"])?;
+                self.suite_error = Some(Outcome {
+                    message,
+                    kind,
+                    body: String::new(),
+                });
+                if empty {
+                    self.end_suite_error();
+                } else {
+                    self.target = Target::SuiteError;
+                }
+            }
+            "system-out"
+                if self.case.is_none()
+                    && !self.suites.is_empty()
+                    && !empty
+                    && producer::is_go(self.producer) =>
+            {
+                self.target = Target::SuiteOut;
             }
             tag @ ("failure" | "error" | "skipped") if self.case.is_some() => {
                 let [message, kind] = attrs(e, ["message", "type"])?;
@@ -434,6 +512,9 @@ impl Reading<'_> {
                     kind: attr(e, "type")?,
                     body: String::new(),
                 };
+                if let Some(s) = self.suites.last_mut() {
+                    s.held.attempts += 1;
+                }
                 if let Some(case) = self.case.as_mut() {
                     case.attempts.push((status, o));
                     if !empty {
@@ -457,45 +538,88 @@ impl Reading<'_> {
             "testsuite" => self.end_suite(),
             "testcase" => self.end_case(),
             "properties" => self.in_properties = false,
+            "failure" | "error" if self.target == Target::SuiteError => self.end_suite_error(),
+            "system-out" if self.target == Target::SuiteOut => {
+                self.target = Target::Ignore;
+                self.end_suite_out();
+            }
             _ => self.target = Target::Ignore,
         }
     }
 
     fn end_suite(&mut self) {
         self.flush();
-        let popped = self.pop_suite();
-        if let Some(s) = popped {
-            let labels = ["tests", "failures", "errors", "skipped"];
-            for (i, label) in labels.iter().enumerate().filter(|_| !s.has_pseudo) {
-                if let Some(d) = s.declared[i]
-                    && d != s.seen[i]
-                {
-                    self.sink.warning(format!(
-                        "testsuite `{}` declares {label}=\"{d}\" but holds {}",
-                        s.name.as_deref().unwrap_or("(unnamed)"),
-                        s.seen[i]
-                    ));
+        let Some(mut s) = self.pop_suite() else {
+            return;
+        };
+        let name = s.name.as_deref().unwrap_or("(unnamed)");
+        let mut held = s.held;
+        if !declared::is_summary_suite(s.name.as_deref()) {
+            let lenient = s.has_pseudo || self.producer == Some("gotestsum");
+            let rule = declared::shortfall_rule(self.producer);
+            match declared::verdict(name, s.declared[0], held, rule, lenient) {
+                declared::Verdict::Fine => {}
+                declared::Verdict::Missing(n) => {
+                    let d = s.declared[0].unwrap_or(n);
+                    self.sink.problem(declared::missing_problem(name, d, n));
+                    // The outer suite's count includes these; they are not missing twice.
+                    held.cases += n;
+                }
+                declared::Verdict::Warning(w) => self.sink.warning(w),
+            }
+            // Failures, errors and skips: warnings only. Reruns count in Surefire 3's
+            // `failures=`; Nette Tester writes failures in `errors=`, so their sum is compared.
+            if !s.has_pseudo && held.attempts == 0 {
+                let sum = |a: [Option<u64>; 4]| a[1].unwrap_or(0) + a[2].unwrap_or(0);
+                let seen_opt = s.seen.map(Some);
+                let any_declared = s.declared[1].is_some() || s.declared[2].is_some();
+                let sums_agree = any_declared && sum(s.declared) == sum(seen_opt);
+                for (i, label) in [(1, "failures"), (2, "errors"), (3, "skipped")] {
+                    if i < 3 && sums_agree {
+                        continue;
+                    }
+                    if let Some(d) = s.declared[i]
+                        && d != s.seen[i]
+                    {
+                        self.sink.warning(format!(
+                            "testsuite `{name}` declares {label}=\"{d}\" but holds {}",
+                            s.seen[i]
+                        ));
+                    }
                 }
             }
-            // Declared counts of an outer suite include the inner ones.
-            if let Some(parent) = self.suites.last_mut() {
-                for i in 0..4 {
+        }
+        if let Some(scan) = s.out.finish() {
+            self.report_panic(&scan, s.name.clone(), s.crash_reported);
+        }
+        // Declared counts of an outer suite include the inner ones.
+        match self.suites.last_mut() {
+            Some(parent) => {
+                parent.held.cases += held.cases;
+                parent.held.suite_errors += held.suite_errors;
+                parent.held.attempts += held.attempts;
+                for i in 1..4 {
                     parent.seen[i] += s.seen[i];
                 }
             }
+            None => self.root_held += held.cases + held.suite_errors,
         }
     }
 
     fn end_case(&mut self) {
         self.target = Target::Ignore;
         let Some(case) = self.case.take() else { return };
-        if let Some(s) = self.suites.last_mut() {
-            s.seen[0] += 1;
-            s.seen[1] += u64::from(case.failure.is_some());
-            s.seen[2] += u64::from(case.error.is_some());
-            s.seen[3] += u64::from(case.skipped.is_some());
+        match self.suites.last_mut() {
+            Some(s) => {
+                s.held.cases += 1;
+                s.seen[1] += u64::from(case.failure.is_some());
+                s.seen[2] += u64::from(case.error.is_some());
+                s.seen[3] += u64::from(case.skipped.is_some());
+            }
+            None => self.root_held += 1,
         }
         if self.pseudo_case(&case) {
+            self.any_pseudo = true;
             if let Some(s) = self.suites.last_mut() {
                 s.has_pseudo = true;
             }
@@ -503,244 +627,6 @@ impl Reading<'_> {
         }
         let test = self.finish_case(case);
         self.emit(test);
-    }
-
-    /// Producers write run-level trouble as fake testcases; those become problems, not tests.
-    fn pseudo_case(&mut self, case: &Case) -> bool {
-        // go-junit-report: a package that does not build.
-        if case.name == "[build failed]" || case.name == "[setup failed]" {
-            let detail = case
-                .error
-                .as_ref()
-                .or(case.failure.as_ref())
-                .map(|o| o.body.trim().to_owned())
-                .unwrap_or_default();
-            let owner = if case.classname.is_empty() {
-                self.suite_path().unwrap_or_default()
-            } else {
-                case.classname.clone()
-            };
-            self.sink
-                .problem(Problem::new(ProblemKind::BuildFailure, detail).with_suite(owner));
-            if self.producer.is_none() {
-                self.producer = Some("go-junit-report");
-            }
-            return true;
-        }
-        // jest-junit: a test file that did not compile or load (an <error> and a <failure> twin).
-        if case.classname == "Test suite failed to run" {
-            if self.reported_suite_errors.insert(case.name.clone()) {
-                let detail = case
-                    .error
-                    .as_ref()
-                    .or(case.failure.as_ref())
-                    .map(|o| {
-                        o.message
-                            .clone()
-                            .unwrap_or_else(|| o.body.trim().to_owned())
-                    })
-                    .unwrap_or_default();
-                self.sink.problem(
-                    Problem::new(ProblemKind::SuiteError, first_line(&detail))
-                        .with_suite(case.name.clone()),
-                );
-            }
-            return true;
-        }
-        // pytest: a module that could not be imported or compiled.
-        if let Some(err) = &case.error
-            && err.message.as_deref() == Some("collection failure")
-        {
-            let reason = err
-                .body
-                .lines()
-                .rev()
-                .find(|l| l.starts_with("E "))
-                .map_or_else(|| first_line(&err.body), |l| l[1..].trim().to_owned());
-            self.sink.problem(
-                Problem::new(ProblemKind::CollectionError, reason).with_suite(case.name.clone()),
-            );
-            return true;
-        }
-        false
-    }
-
-    fn finish_case(&mut self, mut case: Case) -> TestCase {
-        let status = match (&case.skipped, &case.error, &case.failure) {
-            (Some(s), _, _) if s.kind.as_deref() == Some("pytest.xfail") => Status::Xfailed,
-            (Some(s), _, _) if s.kind.as_deref() == Some("todo") => Status::Todo,
-            (_, Some(_), _) => Status::Errored,
-            (_, None, Some(_)) => Status::Failed,
-            (Some(_), None, None) => Status::Skipped,
-            (None, None, None) => Status::Passed,
-        };
-        // The classname names the test's real container (a module, a package) unless it is
-        // empty, repeats the test's own name (jest-junit's default template), or is node's
-        // constant `test` (which says nothing, while the suite path holds the describe blocks).
-        let classname = case.classname.trim();
-        let generic = classname == "test" && self.path.is_some();
-        let suite = if generic || classname.is_empty() || classname == case.name.trim() {
-            self.path.clone()
-        } else {
-            Some(std::mem::take(&mut case.classname))
-        };
-        let mut test = TestCase::new(suite, std::mem::take(&mut case.name), status);
-        test.duration = case.time;
-        test.file = case.file;
-        test.line = case.line;
-        test.category = case
-            .category
-            .or_else(|| self.suites.iter().rev().find_map(|s| s.category));
-        let outcome = match status {
-            Status::Errored => case.error.as_ref(),
-            Status::Failed => case.failure.as_ref(),
-            Status::Skipped | Status::Xfailed | Status::Todo => case.skipped.as_ref(),
-            _ => None,
-        };
-        // A todo or xfail keeps the failure's text when its own element has none.
-        test.message = outcome
-            .and_then(|o| message_of(o))
-            .or_else(|| case.failure.as_ref().and_then(|o| message_of(o)))
-            .or_else(|| case.error.as_ref().and_then(|o| message_of(o)));
-        test.attempts = case
-            .attempts
-            .iter()
-            .map(|(s, o)| {
-                let mut a = Attempt::new(*s);
-                a.message = message_of(o);
-                a
-            })
-            .collect();
-        if !case.output.is_empty() {
-            test.output = Some(case.output);
-        }
-        if case.negative_time && self.producer == Some("gotestsum") {
-            self.sink.problem(
-                Problem::new(
-                    ProblemKind::MissingResults,
-                    format!("test `{}` never finished (time=\"-0.000000\")", test.name),
-                )
-                .with_suite(test.suite.clone().unwrap_or_default()),
-            );
-        }
-        // A Go panic kills the test binary: the tests after it never ran and are absent.
-        if let Some(f) = &case.failure
-            && f.body.contains("\npanic: ")
-            && f.body.contains("goroutine ")
-        {
-            let crashed = self.suites.last_mut().is_some_and(|s| {
-                let first = !s.crash_reported;
-                s.crash_reported = true;
-                first
-            });
-            if crashed || self.suites.is_empty() {
-                let line = f
-                    .body
-                    .lines()
-                    .find(|l| l.starts_with("panic: "))
-                    .unwrap_or("panic");
-                self.sink.problem(
-                    Problem::new(
-                        ProblemKind::Crash,
-                        format!("{line} in {}; tests after it did not run", test.name),
-                    )
-                    .with_suite(test.suite.clone().unwrap_or_default()),
-                );
-            }
-        }
-        test
-    }
-
-    /// Go parent tests: `TestA` is a parent when a `TestA/...` subtest comes before it (gotestsum)
-    /// or right after it (go-junit-report). One finished testcase is held back to see the next.
-    fn emit(&mut self, mut test: TestCase) {
-        if let Some(pos) = test.name.rfind('/') {
-            let parent = &test.name[..pos];
-            test.parent_id = Some(TestCase::make_id(test.suite.as_deref(), parent));
-            if let Some(s) = self.suites.last_mut() {
-                let mut p = test.name.as_str();
-                while let Some(i) = p.rfind('/') {
-                    p = &p[..i];
-                    s.prefixes.insert(p.to_owned());
-                }
-            }
-        }
-        if self
-            .suites
-            .last()
-            .is_some_and(|s| !s.prefixes.is_empty() && s.prefixes.contains(&test.name))
-        {
-            test.parent = true;
-        }
-        if let Some(mut held) = self.pending.take() {
-            let child_of_held = test
-                .name
-                .strip_prefix(held.name.as_str())
-                .is_some_and(|rest| rest.starts_with('/'));
-            if child_of_held && test.suite == held.suite {
-                held.parent = true;
-            }
-            self.deliver(held);
-        }
-        self.pending = Some(test);
-    }
-
-    /// Hands a finished test to the sink, merging gotestsum reruns into attempts.
-    fn deliver(&mut self, mut test: TestCase) {
-        if self.producer != Some("gotestsum") {
-            self.sink.test_finished(test);
-            return;
-        }
-        if let Some(i) = self.reruns.iter().position(|t| t.id == test.id) {
-            let earlier = self.reruns.remove(i);
-            let mut attempts = earlier.attempts.clone();
-            let mut attempt = Attempt::new(earlier.status);
-            attempt.message = earlier.message.clone();
-            attempt.duration = earlier.duration;
-            attempts.push(attempt);
-            attempts.append(&mut test.attempts);
-            test.attempts = attempts;
-        }
-        if matches!(test.status, Status::Failed | Status::Errored) {
-            self.reruns.push(test);
-        } else {
-            self.sink.test_finished(test);
-        }
-    }
-
-    fn flush(&mut self) {
-        if let Some(held) = self.pending.take() {
-            self.deliver(held);
-        }
-        for t in std::mem::take(&mut self.reruns) {
-            self.sink.test_finished(t);
-        }
-    }
-}
-
-fn first_line(s: &str) -> String {
-    s.trim().lines().next().unwrap_or("").trim().to_owned()
-}
-
-fn message_of(o: &Outcome) -> Option<String> {
-    let body = o.body.trim();
-    match (
-        o.message
-            .as_deref()
-            .map(str::trim)
-            .filter(|m| !m.is_empty()),
-        body.is_empty(),
-    ) {
-        (Some(m), true) => Some(m.to_owned()),
-        (Some(m), false) if body.starts_with(m) => Some(body.to_owned()),
-        (Some(m), false) => Some(format!("{m}\n{body}")),
-        (None, false) => Some(body.to_owned()),
-        // `<error type="ZeroDivisionError"/>`: the type is all there is to say.
-        (None, true) => o
-            .kind
-            .as_deref()
-            .filter(|k| !k.is_empty())
-            .map(str::to_owned),
     }
 }
 
@@ -800,6 +686,10 @@ fn parse_stream<R: std::io::BufRead>(
         producer: None,
         reported_suite_errors: HashSet::new(),
         reruns: Vec::new(),
+        suite_error: None,
+        root_declared: None,
+        root_held: 0,
+        any_pseudo: false,
     };
     let mut buf = Vec::new();
     let mut depth = 0usize;
@@ -947,6 +837,7 @@ fn parse_stream<R: std::io::BufRead>(
         buf.clear();
     }
     r.flush();
+    r.check_root();
     if let Some(p) = r.producer {
         r.sink.producer(Producer::new(p));
     }
