@@ -18,6 +18,7 @@ mod hardening;
 mod integrity;
 mod integrity_json;
 mod integrity_pytest;
+mod integrity_tapgo;
 mod parse;
 mod pipes;
 mod properties;
