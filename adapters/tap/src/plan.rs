@@ -20,6 +20,10 @@ use gapscore_adapter_sdk::{Problem, ProblemKind};
 
 use crate::parser::{Level, Parser, SEEN_CAP, UNNAMED};
 
+/// The most missing tests one problem stands for: a hostile plan (`1..18446744073709551615`)
+/// still counts as failing everything, and the run's sums of counts cannot overflow.
+const COUNT_CAP: u64 = u32::MAX as u64;
+
 impl Parser<'_> {
     /// A plan line `1..N` (`1..0 # SKIP why`) at `indent`.
     pub(crate) fn plan(&mut self, indent: usize, first: u64, last: u64, skip: Option<&str>) {
@@ -70,7 +74,7 @@ impl Parser<'_> {
             .or_else(|| self.prove_file.clone());
         let never_ran = self.never_ran(at);
         let mut p = Problem::new(ProblemKind::BailOut, c.trim_end());
-        if let Some(n) = never_ran.filter(|n| *n > 0) {
+        if let Some(n) = never_ran.map(|n| n.min(COUNT_CAP)).filter(|n| *n > 0) {
             p.detail.push_str(&format!(
                 " ({n} planned test{} never ran)",
                 if n == 1 { "" } else { "s" }
@@ -142,7 +146,8 @@ impl Parser<'_> {
                         n - lvl.count
                     } else {
                         missing.1
-                    };
+                    }
+                    .min(COUNT_CAP);
                     if count > 0 {
                         d.push_str(&if count == 1 {
                             " (1 planned test without a result, counted as failed)".to_owned()
