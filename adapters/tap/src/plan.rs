@@ -152,7 +152,9 @@ impl Parser<'_> {
                         d.push_str(&if count == 1 {
                             " (1 planned test without a result, counted as failed)".to_owned()
                         } else {
-                            format!(" ({count} planned tests without a result, each counted as failed)")
+                            format!(
+                                " ({count} planned tests without a result, each counted as failed)"
+                            )
                         });
                     }
                     let mut p = problem(ProblemKind::PlanMismatch, d);
@@ -211,4 +213,3 @@ fn missing_numbers(seen: &[u64], plan: u64) -> (Vec<u64>, u64) {
     }
     (first, total)
 }
-

@@ -143,14 +143,14 @@ fn compare_file(
             diffs.push(format!("producer: expected {want}, read {got:?}"));
         }
     }
-    if let Some(want) = entry.get("warnings").and_then(toml::Value::as_integer) {
-        if run.warnings.len() as i64 != want {
-            diffs.push(format!(
-                "warnings: expected {want}, read {}: {:?}",
-                run.warnings.len(),
-                run.warnings
-            ));
-        }
+    if let Some(want) = entry.get("warnings").and_then(toml::Value::as_integer)
+        && run.warnings.len() as i64 != want
+    {
+        diffs.push(format!(
+            "warnings: expected {want}, read {}: {:?}",
+            run.warnings.len(),
+            run.warnings
+        ));
     }
     diffs
 }

@@ -75,14 +75,22 @@ const TAP: &str = "adapters/tap/tests/fixtures";
 #[test]
 fn a_plan_of_50_with_11_results_fails_the_gate() {
     for allow in [false, true] {
-        let (c, r) = score(&format!("{TAP}/issue18/perl-plan50-exit11.tap"), "10", allow);
+        let (c, r) = score(
+            &format!("{TAP}/issue18/perl-plan50-exit11.tap"),
+            "10",
+            allow,
+        );
         assert_eq!(c, 1, "{r}");
         assert_eq!(sealed(&r), (50, 39));
         assert_eq!(problems(&r), ["plan-mismatch x39"]);
         assert!(advisory(&r));
     }
     // The same run through prove.
-    let (c, r) = score(&format!("{TAP}/issue18/prove-plan50-exit11.tap"), "10", true);
+    let (c, r) = score(
+        &format!("{TAP}/issue18/prove-plan50-exit11.tap"),
+        "10",
+        true,
+    );
     assert_eq!(c, 1, "{r}");
     assert_eq!(sealed(&r), (50, 39));
 }

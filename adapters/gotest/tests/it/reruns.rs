@@ -25,7 +25,11 @@ fn the_gotestsum_rerun_file_reads_six_tests_three_flaky() {
     assert_eq!(attempts("TestFailsRarely"), (1, true));
     assert_eq!(attempts("TestFailsSometimes"), (2, true));
     assert_eq!(attempts("TestFailsOften"), (3, true));
-    let often = run.tests.iter().find(|t| t.name == "TestFailsOften").unwrap();
+    let often = run
+        .tests
+        .iter()
+        .find(|t| t.name == "TestFailsOften")
+        .unwrap();
     assert!(
         often.attempts[0]
             .message
@@ -63,6 +67,10 @@ fn a_repeat_within_one_run_is_not_a_rerun() {
     let run = read(doc);
     assert_eq!(run.tests.len(), 2);
     assert!(run.tests.iter().all(|t| t.attempts.is_empty()));
-    let failed = run.tests.iter().filter(|t| t.status == Status::Failed).count();
+    let failed = run
+        .tests
+        .iter()
+        .filter(|t| t.status == Status::Failed)
+        .count();
     assert_eq!(failed, 1);
 }

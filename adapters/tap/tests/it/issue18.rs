@@ -29,7 +29,10 @@ fn a_plan_of_50_with_11_results_counts_39_missing() {
     for file in ["perl-plan50-exit11.tap", "prove-plan50-exit11.tap"] {
         let run = read(file);
         assert_eq!(run.tests.len(), 11, "{file}");
-        assert!(run.tests.iter().all(|t| t.status == Status::Passed), "{file}");
+        assert!(
+            run.tests.iter().all(|t| t.status == Status::Passed),
+            "{file}"
+        );
         assert_eq!(
             problems(&run),
             [(ProblemKind::PlanMismatch, Some(39))],
@@ -113,7 +116,11 @@ fn mochas_uncaught_error_counts_once() {
     let run = text(
         "1..1\nnot ok 1 Uncaught error outside test suite\nnot ok 1 Uncaught error outside test suite\nok 1 a\n",
     );
-    let failed = run.tests.iter().filter(|t| t.status == Status::Failed).count();
+    let failed = run
+        .tests
+        .iter()
+        .filter(|t| t.status == Status::Failed)
+        .count();
     assert_eq!(failed, 2);
     // A test that never ran is still missing from the plan.
     let run = text("1..2\nnot ok 1 Uncaught error outside test suite\nok 1 a\n");
