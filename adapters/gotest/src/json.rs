@@ -16,6 +16,7 @@ use crate::common::{
     push_capped, summary_line,
 };
 use crate::event::Event;
+use crate::rerun::Reruns;
 
 /// A test that has a `run` event and no result yet.
 #[derive(Debug)]
@@ -104,6 +105,8 @@ struct Reader<'s> {
     stray_lines: u64,
     first_stray: Option<String>,
     unknown_actions: HashSet<String>,
+    /// Failed tests held until the stream ends: gotestsum may rerun them.
+    reruns: Reruns,
 }
 
 /// Reads a `go test -json` stream, line by line, with no limit on a line's length.
@@ -124,6 +127,7 @@ pub fn parse_reader(
         stray_lines: 0,
         first_stray: None,
         unknown_actions: HashSet::new(),
+        reruns: Reruns::default(),
     };
     let mut buf = Vec::with_capacity(8 * 1024);
     let mut offset: u64 = 0;
@@ -400,7 +404,8 @@ impl Reader<'_> {
         if !open.output.is_empty() {
             tc.output = Some(open.output);
         }
-        self.sink.test_finished(tc);
+        let pkg = pkg.name.clone();
+        self.reruns.finished(&mut *self.sink, &pkg, tc);
     }
 
     /// A test that will never get its result: errored, with why in the message.
@@ -425,7 +430,7 @@ impl Reader<'_> {
         if !open.output.is_empty() {
             tc.output = Some(open.output);
         }
-        self.sink.test_finished(tc);
+        self.reruns.finished(&mut *self.sink, pkg_name, tc);
     }
 
     /// The package's final event: tests still open never finished; a failed package with no
@@ -461,6 +466,8 @@ impl Reader<'_> {
             }
             self.emit_unfinished(&pkg.name, t, &why, bench_ok);
         }
+        // This run of the package is over: a later result of one of its tests is a rerun.
+        self.reruns.package_ended(&pkg.name);
         let suite = pkg.name.clone();
         if let Some((kind, line)) = &death {
             let kind = match kind {
@@ -607,6 +614,7 @@ impl Reader<'_> {
     }
 
     fn finish(mut self, cut: Option<u64>) {
+        self.reruns.finish(&mut *self.sink);
         let open: Vec<String> = self.pkgs.iter().map(|p| p.name.clone()).collect();
         // Packages without a final event: their open tests stay started and unfinished, so the
         // Normalizer reports each as missing results.

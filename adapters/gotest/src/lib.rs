@@ -13,7 +13,8 @@
 //! output turned into a message). The JSON reader reads go's own lines with a scanner of its
 //! own (private module `fast`) and hands anything else to serde_json; both fill the same event
 //! record (private module `event`), so `json` imports `fast` and `event`, and `fast` only
-//! `event`.
+//! `event`. gotestsum `--rerun-fails` streams (a failed test run again after its package ended)
+//! are merged into one test with attempts by the private module `rerun`, which `json` imports.
 //!
 //! Reading a small `go test -json` stream (the format is detected when none is chosen):
 //!
@@ -40,6 +41,7 @@ pub mod common;
 mod event;
 mod fast;
 pub mod json;
+mod rerun;
 pub mod text;
 
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};

@@ -9,6 +9,10 @@
 //! and the hint keeps these compiled into the per-line code that calls them, as when they lived
 //! in parser.rs (the per-line path was tuned with callgrind).
 
+/// The title mocha's TAP reporter gives an error thrown outside any test (`not ok N Uncaught
+/// error outside test suite`): a failure it writes beyond its plan (its `# tests` counts it).
+pub(crate) const MOCHA_UNCAUGHT: &str = "Uncaught error outside test suite";
+
 /// A test point, as read from its line.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Point<'a> {

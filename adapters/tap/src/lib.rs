@@ -3,10 +3,11 @@
 //!
 //! [`Tap`] implements [`Adapter`]; [`parser`] reads the stream line by line
 //! ([`parser::parse_reader`], memory flat in the input's size) with three private modules: `lex`
-//! reads test point and plan lines, `nesting` keeps the subtest stack and checks plans, `diag`
-//! applies a point's YAML block and diagnostics; [`yaml`] reads the YAML subset of diagnostics
-//! blocks ([`yaml::parse`] into a [`yaml::Value`]). Plans are checked (`plan-mismatch`,
-//! `no-plan`), `Bail out!` keeps every earlier result and adds `bail-out`, subtests in every
+//! reads test point and plan lines, `nesting` keeps the subtest stack, `plan` checks plans and
+//! reads `Bail out!`, `diag` applies a point's YAML block and diagnostics; [`yaml`] reads the YAML
+//! subset of diagnostics blocks ([`yaml::parse`] into a [`yaml::Value`]). Plans are declared
+//! counts (`plan-mismatch` counts each missing test, `no-plan`), `Bail out!` keeps every earlier
+//! result, ends the stream and adds `bail-out` (counting the planned tests that never ran), subtests in every
 //! common form become a suite path with `parent` test points, and a stream cut short keeps its
 //! results and reports `truncated`.
 //!
@@ -31,6 +32,7 @@ mod diag;
 mod lex;
 mod nesting;
 pub mod parser;
+mod plan;
 pub mod yaml;
 
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};

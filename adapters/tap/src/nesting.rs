@@ -1,13 +1,13 @@
 //! Subtest nesting: the stack of open levels, read from indentation. A structural line deeper
 //! than the current level opens a child level; a shallower one closes levels, and the next test
 //! point at the parent level is the subtest's own result. Also here: holding the children of a
-//! subtest whose name comes after them, placing them once it is known, the plan checks made
-//! when a level or a file ends, and prove's file sections (each `t/foo.t ..` starts a new top
-//! level).
+//! subtest whose name comes after them, placing them once it is known, running the plan checks
+//! (plan.rs) when a level or a file ends, and prove's file sections (each `t/foo.t ..` starts a
+//! new top level).
 //!
 //! These are methods of `Parser`: parser.rs defines it and calls them, and imports nothing from
-//! here. Methods compile into their type's codegen unit, with the rest of the reader; the two
-//! free functions carry `#[inline]` to the same end.
+//! here. Methods compile into their type's codegen unit, with the rest of the reader; the
+//! free function carries `#[inline]` to the same end.
 
 use std::sync::LazyLock;
 
@@ -311,79 +311,6 @@ impl Parser<'_> {
         }
     }
 
-    /// Plan checks of a level that ends. `top`: the level is a whole file or stream.
-    fn check_plan(&mut self, lvl: &mut Level, suite: Option<String>, top: bool) {
-        let problem = |kind, detail: String| {
-            let mut p = Problem::new(kind, detail);
-            p.suite = suite.clone();
-            p
-        };
-        let mut problems = Vec::new();
-        let mut warns = Vec::new();
-        match lvl.plan {
-            Some(0) if lvl.count == 0 => {
-                if top {
-                    let r = lvl.plan_skip.clone().unwrap_or_default();
-                    problems.push(problem(
-                        ProblemKind::SuiteError,
-                        if r.is_empty() {
-                            "plan 1..0: every test of the file was skipped, none ran".to_owned()
-                        } else {
-                            format!("plan 1..0: every test of the file was skipped, none ran ({r})")
-                        },
-                    ));
-                }
-            }
-            Some(n) => {
-                let missing = missing_numbers(&lvl.seen, n);
-                if n != lvl.count || !missing.0.is_empty() {
-                    let mut d = format!("planned {n}, ran {}", lvl.count);
-                    if !missing.0.is_empty() {
-                        let list: Vec<String> = missing.0.iter().map(u64::to_string).collect();
-                        d.push_str(&format!(
-                            "; no result numbered {}{}",
-                            list.join(", "),
-                            if missing.1 > missing.0.len() as u64 {
-                                format!(" (and {} more)", missing.1 - missing.0.len() as u64)
-                            } else {
-                                String::new()
-                            }
-                        ));
-                    }
-                    if self.bailed {
-                        d.push_str(" (bailed out)");
-                    }
-                    problems.push(problem(ProblemKind::PlanMismatch, d));
-                }
-            }
-            None if top => {
-                if !self.bailed {
-                    problems.push(problem(
-                        ProblemKind::NoPlan,
-                        format!(
-                            "no plan line (`1..N`) after {} results: completeness cannot be checked",
-                            lvl.count
-                        ),
-                    ));
-                }
-            }
-            None => {
-                if lvl.count > 0 {
-                    warns.push(format!(
-                        "subtest `{}` has no plan",
-                        suite.as_deref().unwrap_or(UNNAMED)
-                    ));
-                }
-            }
-        }
-        for p in problems {
-            self.sink.problem(p);
-        }
-        for w in warns {
-            self.warn(w);
-        }
-    }
-
     /// Ends the current file (a prove section or the whole stream).
     pub(crate) fn end_file(&mut self) {
         self.flush();
@@ -431,6 +358,20 @@ impl Parser<'_> {
             }
         }
         let mut top = std::mem::take(&mut self.levels[0]);
+        if any_open {
+            // The subtest left open is one of the file's planned tests, and already counted as
+            // a `missing-results` problem: the plan does not count it again.
+            top.count += 1;
+            if let Ok(n) = u64::try_from(i128::from(top.count) + top.offset)
+                && (1..=SEEN_CAP).contains(&n)
+            {
+                let w = (n / 64) as usize;
+                if top.seen.len() <= w {
+                    top.seen.resize(w + 1, 0);
+                }
+                top.seen[w] |= 1 << (n % 64);
+            }
+        }
         let file = self.prove_file.clone();
         if self.saw_tap || file.is_some() {
             self.check_plan(&mut top, file, true);
@@ -440,27 +381,6 @@ impl Parser<'_> {
             ..Level::default()
         };
     }
-}
-
-/// Numbers in `1..=plan` without a result: the first ten, and how many in all. Nothing when
-/// the plan is beyond what is tracked.
-#[inline]
-fn missing_numbers(seen: &[u64], plan: u64) -> (Vec<u64>, u64) {
-    if plan > SEEN_CAP {
-        return (Vec::new(), 0);
-    }
-    let mut first = Vec::new();
-    let mut total = 0u64;
-    for n in 1..=plan {
-        let (w, b) = ((n / 64) as usize, n % 64);
-        if seen.get(w).is_none_or(|x| x & (1 << b) == 0) {
-            total += 1;
-            if first.len() < 10 {
-                first.push(n);
-            }
-        }
-    }
-    (first, total)
 }
 
 /// The id of a test whose suite changed: `suite::name`, or `suite::#N` for a nameless point.

@@ -10,8 +10,9 @@
 //!
 //! Here: [`parse_reader`] (bytes to lines), the reader's records (`Parser`, `Level`, the pending
 //! point) and the per-line dispatch (`Parser::handle`). lex.rs reads test point and plan lines;
-//! nesting.rs (the subtest stack, prove's sections, plan checks) and diag.rs (sending a point with
-//! its YAML and diagnostics) add methods to `Parser` and import from here, never the reverse. A
+//! nesting.rs (the subtest stack, prove's sections), plan.rs (plan lines, plan checks, `Bail out!`)
+//! and diag.rs (sending a point with its YAML and diagnostics) add methods to `Parser` and import
+//! from here, never the reverse. A
 //! method compiles into its type's codegen unit, so the per-line path is built as before the split.
 
 use std::borrow::Cow;
@@ -22,7 +23,7 @@ use gapscore_adapter_sdk::{
     Status, TestCase,
 };
 
-use crate::lex::{Directive, Point, parse_plan, parse_point};
+use crate::lex::{Directive, MOCHA_UNCAUGHT, Point, parse_plan, parse_point};
 
 /// Diagnostics text beyond this many bytes is cut, with a note (the SDK's cap).
 pub use gapscore_adapter_sdk::text::TEXT_CAP;
@@ -290,6 +291,9 @@ pub(crate) struct Parser<'s> {
     /// Any TAP line at all (version, plan, test point, bail out).
     pub(crate) saw_tap: bool,
     pub(crate) bailed: bool,
+    /// The `Bail out!` line, and the test points after it (not read).
+    pub(crate) bail_line: u64,
+    pub(crate) after_bail: u64,
     pub(crate) unknown_lines: u64,
     pub(crate) warnings: Vec<String>,
     pub(crate) warnings_dropped: u64,
@@ -312,6 +316,8 @@ impl<'s> Parser<'s> {
             spare: None,
             saw_tap: false,
             bailed: false,
+            bail_line: 0,
+            after_bail: 0,
             unknown_lines: 0,
             warnings: Vec::new(),
             warnings_dropped: 0,
@@ -405,6 +411,13 @@ impl<'s> Parser<'s> {
         if self.in_summary {
             return;
         }
+        if self.bailed {
+            // `Bail out!` stopped the run: what follows is not a result of it.
+            if parse_point(c).is_some() {
+                self.after_bail += 1;
+            }
+            return;
+        }
         let Some(&first) = c.as_bytes().first() else {
             // Blank lines inside a failure's diagnostics are part of its text.
             if let Some(p) = self.pending.as_mut()
@@ -487,10 +500,12 @@ impl<'s> Parser<'s> {
         let line_no = self.line_no;
         let mut warn = None;
         let closed;
+        // mocha's uncaught error is a failure outside its plan: read, not counted against it.
+        let unplanned = !pt.ok && pt.directive == Directive::None && pt.desc == MOCHA_UNCAUGHT;
         {
             let lvl = &mut self.levels[at];
-            lvl.count += 1;
-            if let Some(n) = pt.number {
+            lvl.count += u64::from(!unplanned);
+            if let Some(n) = pt.number.filter(|_| !unplanned) {
                 let expected = i128::from(lvl.count) + lvl.offset;
                 if i128::from(n) != expected {
                     warn = Some(format!(
@@ -508,7 +523,8 @@ impl<'s> Parser<'s> {
             // A point without a number is numbered by its position.
             let num = pt
                 .number
-                .or_else(|| u64::try_from(i128::from(lvl.count) + lvl.offset).ok());
+                .or_else(|| u64::try_from(i128::from(lvl.count) + lvl.offset).ok())
+                .filter(|_| !unplanned);
             if let Some(n) = num.filter(|n| (1..=SEEN_CAP).contains(n)) {
                 let (w, b) = ((n / 64) as usize, n % 64);
                 if lvl.seen.len() <= w {
@@ -636,41 +652,6 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn plan(&mut self, indent: usize, first: u64, last: u64, skip: Option<&str>) {
-        self.saw_tap = true;
-        let at = self.align(indent);
-        let line_no = self.line_no;
-        let mut warns = Vec::new();
-        if let Some(prev) = self.levels[at].just_closed.take() {
-            self.orphan(prev);
-        }
-        let lvl = &mut self.levels[at];
-        if lvl.plan.is_some() {
-            warns.push(format!(
-                "line {line_no}: a second plan (the first, at line {}, is kept)",
-                lvl.plan_line
-            ));
-        } else {
-            if first != 1 && !(first == 0 && last == 0) {
-                warns.push(format!("line {line_no}: plan starts at {first}, not 1"));
-            }
-            let n = if first <= 1 {
-                last
-            } else {
-                last.saturating_sub(first) + 1
-            };
-            lvl.plan = Some(n);
-            lvl.plan_line = line_no;
-            lvl.plan_after_tests = lvl.count > 0;
-            if n == 0 {
-                lvl.plan_skip = Some(skip.unwrap_or("").to_owned());
-            }
-        }
-        for w in warns {
-            self.warn(w);
-        }
-    }
-
     fn comment(&mut self, indent: usize, c: &str) {
         let body = c[1..].trim_start();
         if let Some(rest) = body.strip_prefix("Subtest") {
@@ -701,19 +682,6 @@ impl<'s> Parser<'s> {
             let text = c[1..].strip_prefix(' ').unwrap_or(&c[1..]);
             push_line(&mut p.diag, text);
         }
-    }
-
-    fn bail_out(&mut self, indent: usize, c: &str) {
-        self.saw_tap = true;
-        let at = self.align(indent);
-        self.bailed = true;
-        let suite = self.levels[at]
-            .path
-            .clone()
-            .or_else(|| self.prove_file.clone());
-        let mut p = Problem::new(ProblemKind::BailOut, c.trim_end());
-        p.suite = suite;
-        self.sink.problem(p);
     }
 
     fn finish(mut self, partial_line: bool) -> Result<(), AdapterError> {
@@ -758,6 +726,13 @@ impl<'s> Parser<'s> {
             }
             self.sink
                 .problem(Problem::new(ProblemKind::Truncated, seen.join("; ")));
+        }
+        if self.after_bail > 0 {
+            let (n, at) = (self.after_bail, self.bail_line);
+            self.warn(format!(
+                "{n} test point{} after `Bail out!` (line {at}) not counted: the run stopped there",
+                if n == 1 { "" } else { "s" }
+            ));
         }
         if self.unknown_lines > 0 {
             let n = self.unknown_lines;

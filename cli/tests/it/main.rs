@@ -19,6 +19,7 @@ mod integrity;
 mod integrity_json;
 mod integrity_junit;
 mod integrity_pytest;
+mod integrity_tapgo;
 mod parse;
 mod pipes;
 mod properties;

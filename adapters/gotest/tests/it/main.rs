@@ -8,3 +8,5 @@
 mod fixtures;
 mod real;
 mod regressions;
+mod reruns;
+mod wild;

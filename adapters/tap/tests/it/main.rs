@@ -5,4 +5,6 @@
 #![allow(clippy::unwrap_used)] // Test code.
 
 mod fixtures;
+mod issue18;
 mod real;
+mod wild;

@@ -82,7 +82,14 @@ fn every_real_case_matches_its_truth() {
                 failures.push(format!("{case}: `{}` has unknown parent `{pid}`", t.id));
             }
         }
-        failures.extend(compare_problems(&run, &truth, &[]));
+        // The truth lists `plan-mismatch` beside `bail-out` ("bailed out with 3 planned tests
+        // missing"): the bail-out problem itself carries those 3 (its count), so the run counts
+        // them once and no plan-mismatch repeats them (issue 18).
+        failures.extend(compare_problems(
+            &run,
+            &truth,
+            &[("perl-bail-out", "plan-mismatch")],
+        ));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
