@@ -53,7 +53,9 @@ pub(crate) const GAP: &str = "gap_score";
 /// One report under check: `read` fills in what the document says, `level1`..`level3` judge
 /// it, [`Checker::finish`] sums up.
 pub(crate) struct Checker<'a> {
-    /// The document, normalised to the canonical shape.
+    /// The document, normalised to the canonical shape (the schemas validate it).
+    pub(crate) doc: &'a Value,
+    /// Its root object.
     pub(crate) root: &'a Map<String, Value>,
     /// Its `report` object.
     pub(crate) meta: Option<&'a Map<String, Value>>,
@@ -82,8 +84,14 @@ pub(crate) struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
-    pub(crate) fn new(root: &'a Map<String, Value>, evidence: &'a Evidence) -> Self {
+    /// A check of `doc`, a normalised report whose root object is `root`.
+    pub(crate) fn new(
+        doc: &'a Value,
+        root: &'a Map<String, Value>,
+        evidence: &'a Evidence,
+    ) -> Self {
         Checker {
+            doc,
             root,
             meta: root.get("report").and_then(Value::as_object),
             evidence,
