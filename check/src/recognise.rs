@@ -258,3 +258,31 @@ pub fn classify_text(text: &str) -> Option<Kind> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::spec_major;
+
+    #[test]
+    fn every_2_x_version_is_v2_however_long_its_numbers() {
+        for v in [
+            "2.0.0",
+            "2.0.0000000000000000001",
+            "2.99999999999999999999.0",
+            "2.0.18446744073709551616",
+            "3.1.4",
+            "18446744073709551616.0.0",
+            "02.0.0",
+            "2.0.0-rc1",
+            "v2.0.0",
+        ] {
+            assert_eq!(spec_major(v), Some(2), "{v}");
+        }
+        for v in ["1.0.0", "1.1.0", "0.9.0", "1.99999999999999999999.0"] {
+            assert_eq!(spec_major(v), Some(1), "{v}");
+        }
+        for v in ["", "x.0.0", "2x.0.0", ".2.0"] {
+            assert_eq!(spec_major(v), None, "{v}");
+        }
+    }
+}

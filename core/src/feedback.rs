@@ -464,6 +464,21 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_or_location_carrying_source_is_redacted_as_source() {
+        for message in [
+            "    at test_greet.py:5 assert greet(\"World\") == \"Hello, World!\"",
+            "  File \"tests/test_greet.py\", line 5, in test_greet: assert greet(\"World\") == \"Hello, World!\"",
+            "assert greet(\"World\") == \"Hello, World!\"tests/test_greet.py:5",
+            "ASSERT  greet(\"Wоrld\")==\"Hello,\u{a0}World!\"",
+        ] {
+            let mut src = source();
+            let s = scrub(message, Some(&mut src));
+            assert_eq!(s.redacted, 1, "{message:?} -> {:?}", s.text);
+            assert!(s.text.trim() == "[redacted: sealed source]", "{:?}", s.text);
+        }
+    }
+
+    #[test]
     fn reveal_levels_show_only_their_fields() {
         let failures = [FailureInput {
             name: "test_greet".into(),
