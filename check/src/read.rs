@@ -6,10 +6,10 @@
 use std::path::Path;
 
 use gapscore_model::json::find_duplicate_key;
-use gapscore_schema::{SchemaId, validate};
+use gapscore_schema::{SchemaId, validate_limited};
 use serde_json::{Map, Value};
 
-use crate::checker::{Checker, GAP, SHADOW, counts, ptr};
+use crate::checker::{Checker, GAP, MAX_FINDINGS_PER_RULE, SHADOW, counts, ptr};
 use crate::evidence::Evidence;
 use crate::model::{Document, FileResult, Finding, SchemaOutcome, Severity};
 use crate::numbers::{same, show};
@@ -220,7 +220,9 @@ fn check_owned(path: &str, doc: Value, evidence: &Evidence, level: u8) -> FileRe
                 return not_a_report(path, Kind::Report, level);
             };
             let mut c = Checker::new(&doc, root, evidence);
-            c.findings = findings;
+            for f in findings {
+                c.push(f);
+            }
             c.run();
             c.finish(path, level)
         }
@@ -483,7 +485,7 @@ impl Checker<'_> {
     }
 
     fn apply_schema(&mut self, id: SchemaId, doc: &Value, binding: bool) {
-        let errors = match validate(id, doc) {
+        let (errors, total) = match validate_limited(id, doc, MAX_FINDINGS_PER_RULE) {
             Ok(e) => e,
             Err(e) => {
                 // A bundled schema that does not compile is ruled out by the schema crate's
@@ -499,13 +501,14 @@ impl Checker<'_> {
         self.schemas.push(SchemaOutcome {
             schema: id.name().to_owned(),
             binding,
-            errors: errors.len(),
+            errors: total,
         });
         let (rule, severity) = match (id, binding) {
             (SchemaId::Report, true) => (&rules::SCHEMA_GAPSCORE, Severity::Error),
             (SchemaId::Report, false) => (&rules::SCHEMA_GAPSCORE, Severity::Note),
             _ => (&rules::SCHEMA_UPSTREAM, Severity::Error),
         };
+        let errors_listed = errors.len();
         for e in errors {
             let message = schema_message(id, &e.schema_path, &e.message);
             self.add(
@@ -515,6 +518,7 @@ impl Checker<'_> {
                 format!("{}: {message}", id.name()),
             );
         }
+        self.left_out(rule, severity, total - errors_listed);
     }
 
     fn read_root_fields(&mut self) {

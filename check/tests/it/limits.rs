@@ -87,3 +87,22 @@ fn a_stream_stops_at_the_first_byte_past_the_limit() {
     );
     assert_eq!(endless.taken, limit + 1);
 }
+
+#[test]
+fn one_fault_repeated_makes_at_most_a_hundred_findings_and_a_count() {
+    let items = vec!["0"; 500].join(",");
+    let text = format!(r#"{{"shadow_score_spec_version": "1.0.0", "failures": [{items}]}}"#);
+    let r = gapscore_check::check_bytes("r.json", text.as_bytes(), &Evidence::default(), 1);
+    let upstream: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == "schema.upstream")
+        .collect();
+    assert_eq!(upstream.len(), 101, "{upstream:?}");
+    assert!(
+        upstream.iter().any(|f| f
+            .message
+            .ends_with("more error findings of this rule not listed (the first 100 are)")),
+        "{upstream:?}"
+    );
+}
