@@ -94,7 +94,7 @@ pub fn read_limited(
 /// A byte count for people: `139 MB (145686528 bytes)`, `32 MiB`-style limits exact.
 fn show_bytes(n: u64) -> String {
     const MIB: u64 = 1024 * 1024;
-    if n >= MIB && n % MIB == 0 {
+    if n >= MIB && n.is_multiple_of(MIB) {
         format!("{} MiB", n / MIB)
     } else if n >= MIB {
         format!("{:.1} MiB ({n} bytes)", n as f64 / MIB as f64)
