@@ -3,6 +3,8 @@
 //! uses (findings, requirements, pointers, counts); and [`Checker::finish`], which turns the
 //! requirements and findings into the level met.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value};
 
 use crate::evidence::Evidence;
@@ -45,6 +47,11 @@ pub(crate) fn counts(v: Option<&Value>) -> Option<Counts> {
     })
 }
 
+/// At most this many findings of one rule and severity are listed per report; the rest are
+/// counted in one more finding. A forged report repeating one fault a million times must not
+/// make a million findings (the memory of a check stays bounded whatever the input).
+pub(crate) const MAX_FINDINGS_PER_RULE: usize = 100;
+
 /// The score key of the Shadow dialect.
 pub(crate) const SHADOW: &str = "shadow_score";
 /// The score key of the Gap dialect.
@@ -53,14 +60,18 @@ pub(crate) const GAP: &str = "gap_score";
 /// One report under check: `read` fills in what the document says, `level1`..`level3` judge
 /// it, [`Checker::finish`] sums up.
 pub(crate) struct Checker<'a> {
-    /// The document, normalised to the canonical shape.
+    /// The document, normalised to the canonical shape (the schemas validate it).
+    pub(crate) doc: &'a Value,
+    /// Its root object.
     pub(crate) root: &'a Map<String, Value>,
     /// Its `report` object.
     pub(crate) meta: Option<&'a Map<String, Value>>,
     /// What was given besides the report.
     pub(crate) evidence: &'a Evidence,
-    /// Every finding so far.
+    /// Every finding so far (at most [`MAX_FINDINGS_PER_RULE`] per rule and severity).
     pub(crate) findings: Vec<Finding>,
+    /// Findings per rule and severity: listed and left out.
+    counted: BTreeMap<(String, Severity), (usize, usize)>,
     /// Every requirement judged so far.
     pub(crate) requirements: Vec<Requirement>,
     /// The schemas applied.
@@ -82,12 +93,19 @@ pub(crate) struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
-    pub(crate) fn new(root: &'a Map<String, Value>, evidence: &'a Evidence) -> Self {
+    /// A check of `doc`, a normalised report whose root object is `root`.
+    pub(crate) fn new(
+        doc: &'a Value,
+        root: &'a Map<String, Value>,
+        evidence: &'a Evidence,
+    ) -> Self {
         Checker {
+            doc,
             root,
             meta: root.get("report").and_then(Value::as_object),
             evidence,
             findings: Vec::new(),
+            counted: BTreeMap::new(),
             requirements: Vec::new(),
             schemas: Vec::new(),
             dialect: "shadow",
@@ -101,8 +119,33 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn add(&mut self, rule: &Rule, severity: Severity, pointer: &str, message: String) {
-        self.findings
-            .push(Finding::new(rule, severity, pointer, message));
+        self.push(Finding::new(rule, severity, pointer, message));
+    }
+
+    /// Counts `n` findings of a rule that were never made (a schema's violations past the
+    /// first ones).
+    pub(crate) fn left_out(&mut self, rule: &Rule, severity: Severity, n: usize) {
+        if n > 0 {
+            self.counted
+                .entry((rule.id.to_owned(), severity))
+                .or_default()
+                .1 += n;
+        }
+    }
+
+    /// Lists a finding, or counts it once its rule and severity have
+    /// [`MAX_FINDINGS_PER_RULE`] listed.
+    pub(crate) fn push(&mut self, finding: Finding) {
+        let (listed, left_out) = self
+            .counted
+            .entry((finding.rule.clone(), finding.severity))
+            .or_default();
+        if *listed < MAX_FINDINGS_PER_RULE {
+            *listed += 1;
+            self.findings.push(finding);
+        } else {
+            *left_out += 1;
+        }
     }
 
     pub(crate) fn err(&mut self, rule: &Rule, pointer: &str, message: String) {
@@ -180,6 +223,20 @@ impl<'a> Checker<'a> {
                     if claimed > 3 { " (level 4 is not checked)" } else { "" }
                 ),
             );
+        }
+        for ((id, severity), (_, left_out)) in std::mem::take(&mut self.counted) {
+            if let (Some(rule), true) = (rules::by_id(&id), left_out > 0) {
+                self.findings.push(Finding::new(
+                    rule,
+                    severity,
+                    "",
+                    format!(
+                        "{left_out} more {} finding{} of this rule not listed (the first {MAX_FINDINGS_PER_RULE} are)",
+                        severity.as_str(),
+                        if left_out == 1 { "" } else { "s" }
+                    ),
+                ));
+            }
         }
         self.findings.sort_by_key(|f| (f.level, f.severity));
         FileResult {

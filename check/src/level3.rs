@@ -1,10 +1,8 @@
 //! Level 3 (spec §6.3): the hardening loop with its initial and final scores, velocity and
 //! per-cycle history, and failure texts free of sealed test source.
 
-use gapscore_engine::core::feedback::scrub;
 use gapscore_engine::core::hash::canonical_sha256;
 use gapscore_engine::core::{Level, Score};
-use gapscore_model::text::strip_ansi;
 use serde_json::{Map, Value};
 
 use crate::checker::{Checker, GAP, SHADOW, count, ptr, verdict_of};
@@ -434,73 +432,5 @@ impl Checker<'_> {
                 ),
             ),
         }
-    }
-
-    fn leak_scan(&mut self) -> (Verdict, String) {
-        let Some(dir) = self.evidence.sealed_dir.as_ref() else {
-            return (
-                Verdict::Attested,
-                "not scanned: give --sealed-dir to scan the failure texts for sealed source".into(),
-            );
-        };
-        let mut source = dir.source.clone();
-        let lines = source.line_count();
-        let Some(list) = self.root.get("failures").and_then(Value::as_array) else {
-            return (Verdict::Verified, "no failures listed".into());
-        };
-        let mut texts = 0usize;
-        let mut leaks = 0usize;
-        let mut located = 0usize;
-        for (i, f) in list.iter().enumerate() {
-            for key in ["message", "expected", "actual"] {
-                let Some(text) = f.get(key).and_then(Value::as_str) else {
-                    continue;
-                };
-                texts += 1;
-                let p = ptr(&["failures", &i.to_string(), key]);
-                for line in strip_ansi(text).lines() {
-                    let s = scrub(line, Some(&mut source));
-                    if s.redacted > 0 {
-                        leaks += 1;
-                        let shown: String = line.trim().chars().take(80).collect();
-                        self.err(
-                            &rules::FEEDBACK_LEAK,
-                            &p,
-                            format!("holds a line of sealed test source: `{shown}`"),
-                        );
-                    } else if s.locations > 0 {
-                        located += 1;
-                        let shown: String = line.trim().chars().take(80).collect();
-                        self.warn(
-                            &rules::FEEDBACK_LEAK,
-                            &p,
-                            format!("names a place in a sealed test file: `{shown}`"),
-                        );
-                    }
-                }
-            }
-        }
-        if leaks > 0 {
-            return (
-                Verdict::Failed,
-                format!(
-                    "{leaks} line{} of sealed source in the failure texts",
-                    if leaks == 1 { "" } else { "s" }
-                ),
-            );
-        }
-        (
-            Verdict::Verified,
-            format!(
-                "{texts} failure text{} scanned against {lines} sealed source line{}: none found{}",
-                if texts == 1 { "" } else { "s" },
-                if lines == 1 { "" } else { "s" },
-                if located > 0 {
-                    format!(" ({located} naming sealed file locations)")
-                } else {
-                    String::new()
-                }
-            ),
-        )
     }
 }

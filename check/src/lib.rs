@@ -57,6 +57,7 @@
 
 mod checker;
 pub mod evidence;
+mod leak;
 mod level1;
 mod level2;
 mod level3;
@@ -72,7 +73,10 @@ pub use evidence::{Evidence, EvidenceError, SealedDir, read_seal_record};
 pub use model::{
     CheckOutput, Document, FileResult, Finding, Requirement, SchemaOutcome, Severity, Verdict,
 };
-pub use read::{check_bytes, check_path, check_value};
+pub use read::{
+    DEFAULT_MAX_REPORT_BYTES, check_bytes, check_path, check_path_limited, check_value,
+    read_limited,
+};
 pub use render::render_text;
 pub use rules::Rule;
 

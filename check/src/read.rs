@@ -5,21 +5,45 @@
 
 use std::path::Path;
 
-use gapscore_schema::{SchemaId, validate};
+use gapscore_model::json::find_duplicate_key;
+use gapscore_schema::{SchemaId, validate_limited};
 use serde_json::{Map, Value};
 
-use crate::checker::{Checker, GAP, SHADOW, counts, ptr};
+use crate::checker::{Checker, GAP, MAX_FINDINGS_PER_RULE, SHADOW, counts, ptr};
 use crate::evidence::Evidence;
 use crate::model::{Document, FileResult, Finding, SchemaOutcome, Severity};
 use crate::numbers::{same, show};
-use crate::recognise::{Kind, classify, classify_text};
+use crate::recognise::{Kind, classify, classify_text, spec_major};
 use crate::rules;
 
-/// Checks one file read from disk; an unreadable file gives an `unreadable` result.
+/// The largest report [`check_path`] reads: 32 MiB. A report is parsed whole, and the parsed
+/// document takes several times its size in memory, so this keeps a check well under 256 MB
+/// whatever the input; the largest reports gapscore writes (thousands of failures with their
+/// messages) are a few megabytes. `gapscore check --max-size` raises it.
+pub const DEFAULT_MAX_REPORT_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Checks one file read from disk; an unreadable file gives an `unreadable` result, and so does
+/// one larger than [`DEFAULT_MAX_REPORT_BYTES`].
 pub fn check_path(path: &Path, evidence: &Evidence, level: u8) -> FileResult {
+    check_path_limited(path, evidence, level, DEFAULT_MAX_REPORT_BYTES)
+}
+
+/// [`check_path`] with another size limit: a file larger than `max_bytes` is refused unread
+/// (the message names the file, its size and the limit).
+pub fn check_path_limited(
+    path: &Path,
+    evidence: &Evidence,
+    level: u8,
+    max_bytes: u64,
+) -> FileResult {
     let name = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => check_bytes(&name, &bytes, evidence, level),
+    let read = std::fs::File::open(path).and_then(|f| {
+        let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+        read_limited(f, &name, size, max_bytes)
+    });
+    match read {
+        Ok(Ok(bytes)) => check_bytes(&name, &bytes, evidence, level),
+        Ok(Err(too_large)) => unreadable(&name, too_large, level),
         Err(e) => {
             let reason = match e.kind() {
                 std::io::ErrorKind::NotFound => "no such file".to_owned(),
@@ -29,6 +53,53 @@ pub fn check_path(path: &Path, evidence: &Evidence, level: u8) -> FileResult {
             };
             unreadable(&name, format!("cannot read `{name}`: {reason}"), level)
         }
+    }
+}
+
+/// Reads a report of at most `max_bytes` from `reader` (`name` for messages; `size`, when
+/// known, refuses a larger file before reading any of it). Reading stops at the first byte past
+/// the limit: the inner error says the report is too large, naming the file, its size (or "more
+/// than" the limit, for a stream) and the limit.
+pub fn read_limited(
+    reader: impl std::io::Read,
+    name: &str,
+    size: Option<u64>,
+    max_bytes: u64,
+) -> std::io::Result<Result<Vec<u8>, String>> {
+    use std::io::Read as _;
+    let too_large = |size: String| {
+        format!(
+            "`{name}` is too large to check: {size}, over the {} limit (a Gap Report is a few megabytes; `--max-size BYTES` raises the limit)",
+            show_bytes(max_bytes)
+        )
+    };
+    if let Some(n) = size
+        && n > max_bytes
+    {
+        return Ok(Err(too_large(show_bytes(n))));
+    }
+    let mut bytes = Vec::new();
+    reader
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Ok(Err(too_large(format!(
+            "more than {}",
+            show_bytes(max_bytes)
+        ))));
+    }
+    Ok(Ok(bytes))
+}
+
+/// A byte count for people: `139 MB (145686528 bytes)`, `32 MiB`-style limits exact.
+fn show_bytes(n: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if n >= MIB && n.is_multiple_of(MIB) {
+        format!("{} MiB", n / MIB)
+    } else if n >= MIB {
+        format!("{:.1} MiB ({n} bytes)", n as f64 / MIB as f64)
+    } else {
+        format!("{n} bytes")
     }
 }
 
@@ -58,8 +129,14 @@ pub fn check_bytes(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> 
         return unreadable(path, format!("`{path}` is not utf-8 text"), level);
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // A key given twice: a reader keeping the first value and one keeping the last would see
+    // two different reports, so the file is read as neither (the adapters' shared check).
+    if let Some(d) = find_duplicate_key(text.as_bytes()) {
+        let e = d.to_input_error(text.as_bytes(), 0);
+        return unreadable(path, format!("{path}:{e}"), level);
+    }
     match serde_json::from_str::<Value>(text) {
-        Ok(doc) => check_value(path, &doc, evidence, level),
+        Ok(doc) => check_owned(path, doc, evidence, level),
         Err(e) => match classify_text(text) {
             Some(kind) => not_a_report(path, kind, level),
             None => unreadable(
@@ -128,11 +205,24 @@ fn not_a_report(path: &str, kind: Kind, level: u8) -> FileResult {
 
 /// Checks one parsed document.
 pub fn check_value(path: &str, doc: &Value, evidence: &Evidence, level: u8) -> FileResult {
-    match (classify(doc), doc.as_object()) {
-        (Kind::Report, Some(root)) => {
-            let (norm, findings) = normalise(root, major_of(root));
-            let mut c = Checker::new(&norm, evidence);
-            c.findings = findings;
+    check_owned(path, doc.clone(), evidence, level)
+}
+
+/// Checks one parsed document, normalised in place: the document is held once, whatever its
+/// size.
+fn check_owned(path: &str, doc: Value, evidence: &Evidence, level: u8) -> FileResult {
+    match (classify(&doc), doc) {
+        (Kind::Report, Value::Object(root)) => {
+            let major = major_of(&root);
+            let (norm, findings) = normalise(root, major);
+            let doc = Value::Object(norm);
+            let Value::Object(root) = &doc else {
+                return not_a_report(path, Kind::Report, level);
+            };
+            let mut c = Checker::new(&doc, root, evidence);
+            for f in findings {
+                c.push(f);
+            }
             c.run();
             c.finish(path, level)
         }
@@ -146,17 +236,16 @@ fn major_of(root: &Map<String, Value>) -> u64 {
     root.get("shadow_score_spec_version")
         .or_else(|| root.get("gap_score_spec_version"))
         .and_then(Value::as_str)
-        .and_then(|v| v.split('.').next())
-        .and_then(|m| m.parse::<u64>().ok())
-        .map_or(1, |m| m.clamp(1, 2))
+        .and_then(spec_major)
+        .unwrap_or(1)
 }
 
 /// Reads every published shape into the canonical one, with a finding for each liberty
 /// taken: score and level at the root move under `report` (a warning under v1, an error under
 /// v2), `coverage_comparison.edge_cases` becomes `edge_case`, null failure fields become empty
 /// strings (`category` becomes `unknown`). Schemas and rules then judge the canonical form.
-fn normalise(root: &Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<Finding>) {
-    let mut out = root.clone();
+fn normalise(root: Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<Finding>) {
+    let mut out = root;
     let mut findings = Vec::new();
     let v2 = major >= 2;
     for key in [SHADOW, GAP, "level"] {
@@ -349,13 +438,8 @@ impl Checker<'_> {
         } else {
             "/gap_score_spec_version"
         };
-        let parts: Vec<Option<u64>> = v.split('.').map(|p| p.parse().ok()).collect();
-        let major = match parts.as_slice() {
-            [Some(a), Some(_), Some(_)] => Some(*a),
-            _ => None,
-        };
-        match major {
-            Some(m) => self.major = m.clamp(1, 2),
+        match spec_major(v) {
+            Some(m) => self.major = m,
             None => return, // the schemas' pattern reports it
         }
         if !matches!(v, "1.0.0" | "2.0.0") {
@@ -378,7 +462,7 @@ impl Checker<'_> {
     }
 
     fn read_schemas(&mut self) {
-        let doc = Value::Object(self.root.clone());
+        let doc = self.doc;
         let shadow = if self.major >= 2 {
             SchemaId::ShadowV2
         } else {
@@ -394,14 +478,14 @@ impl Checker<'_> {
             _ => binding.push(shadow),
         }
         for id in binding {
-            self.apply_schema(id, &doc, true);
+            self.apply_schema(id, doc, true);
         }
         let ours_binding = self.root.get("gapscore").is_some_and(Value::is_object);
-        self.apply_schema(SchemaId::Report, &doc, ours_binding);
+        self.apply_schema(SchemaId::Report, doc, ours_binding);
     }
 
     fn apply_schema(&mut self, id: SchemaId, doc: &Value, binding: bool) {
-        let errors = match validate(id, doc) {
+        let (errors, total) = match validate_limited(id, doc, MAX_FINDINGS_PER_RULE) {
             Ok(e) => e,
             Err(e) => {
                 // A bundled schema that does not compile is ruled out by the schema crate's
@@ -417,13 +501,14 @@ impl Checker<'_> {
         self.schemas.push(SchemaOutcome {
             schema: id.name().to_owned(),
             binding,
-            errors: errors.len(),
+            errors: total,
         });
         let (rule, severity) = match (id, binding) {
             (SchemaId::Report, true) => (&rules::SCHEMA_GAPSCORE, Severity::Error),
             (SchemaId::Report, false) => (&rules::SCHEMA_GAPSCORE, Severity::Note),
             _ => (&rules::SCHEMA_UPSTREAM, Severity::Error),
         };
+        let errors_listed = errors.len();
         for e in errors {
             let message = schema_message(id, &e.schema_path, &e.message);
             self.add(
@@ -433,6 +518,7 @@ impl Checker<'_> {
                 format!("{}: {message}", id.name()),
             );
         }
+        self.left_out(rule, severity, total - errors_listed);
     }
 
     fn read_root_fields(&mut self) {

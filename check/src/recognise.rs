@@ -38,6 +38,24 @@ fn has_any(o: &Map<String, Value>, keys: &[&str]) -> bool {
 
 const SCORE_KEYS: [&str; 2] = ["shadow_score", "gap_score"];
 
+/// The rules a spec version is judged under: 1 or 2 (2 for every version from 2 on), read from
+/// the major number however long its digits (`2.99999999999999999999.0` is a v2 version, not
+/// an unreadable one that falls back to v1). `None` when no major number leads the string.
+pub fn spec_major(version: &str) -> Option<u64> {
+    let v = version.strip_prefix(['v', 'V']).unwrap_or(version);
+    let digits = v.len() - v.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (major, rest) = v.split_at(digits);
+    if major.is_empty() || !(rest.is_empty() || rest.starts_with('.')) {
+        return None;
+    }
+    let major = major.trim_start_matches('0');
+    Some(match major.len() {
+        0 => 1,
+        1 if major == "1" => 1,
+        _ => 2,
+    })
+}
+
 /// Judges a parsed JSON document.
 pub fn classify(doc: &Value) -> Kind {
     let Some(o) = doc.as_object() else {
@@ -239,4 +257,32 @@ pub fn classify_text(text: &str) -> Option<Kind> {
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spec_major;
+
+    #[test]
+    fn every_2_x_version_is_v2_however_long_its_numbers() {
+        for v in [
+            "2.0.0",
+            "2.0.0000000000000000001",
+            "2.99999999999999999999.0",
+            "2.0.18446744073709551616",
+            "3.1.4",
+            "18446744073709551616.0.0",
+            "02.0.0",
+            "2.0.0-rc1",
+            "v2.0.0",
+        ] {
+            assert_eq!(spec_major(v), Some(2), "{v}");
+        }
+        for v in ["1.0.0", "1.1.0", "0.9.0", "1.99999999999999999999.0"] {
+            assert_eq!(spec_major(v), Some(1), "{v}");
+        }
+        for v in ["", "x.0.0", "2x.0.0", ".2.0"] {
+            assert_eq!(spec_major(v), None, "{v}");
+        }
+    }
 }

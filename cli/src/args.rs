@@ -579,6 +579,11 @@ pub struct CheckArgs {
     /// Output: `text` (grouped by level, with fix hints) or `json`.
     #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
     pub format: CheckFormat,
+
+    /// Refuse a report larger than this many bytes, unread (default 32 MiB; a check takes
+    /// several times the report's size in memory).
+    #[arg(long, value_name = "BYTES", default_value_t = gapscore_check::DEFAULT_MAX_REPORT_BYTES)]
+    pub max_size: u64,
 }
 
 /// `gapscore check` output formats.

@@ -7,7 +7,7 @@
 //! [`build_feedback`] applies a [`Reveal`] level to failure entries; [`render_feedback_text`]
 //! writes the text form pipelines already consume (`SEALED TEST FAILURES:` ...).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use regex::Regex;
@@ -16,6 +16,8 @@ use serde::{Deserialize, Serialize};
 
 use gapscore_model::Category;
 use gapscore_model::text::strip_ansi;
+
+use crate::fold::fold;
 
 /// How much of each failure the implementer sees; each level includes the ones before it.
 #[derive(
@@ -69,11 +71,14 @@ impl fmt::Display for Reveal {
 /// Lines shorter than this (after trimming) are too common to identify sealed source.
 pub const DEFAULT_MIN_LINE_LEN: usize = 10;
 
-/// The sealed tests' source, as far as scrubbing needs it.
+/// The sealed tests' source, as far as scrubbing needs it. Lines are matched folded
+/// ([`fold`]: without whitespace and invisible characters, lowercased, lookalike letters read as
+/// Latin), so a respaced, recased or disguised line of source is found too.
 #[derive(Debug, Clone)]
 pub struct SealedSource {
     min_len: usize,
-    lines: BTreeSet<String>,
+    /// Each non-trivial line, folded, with the line as first seen (trimmed).
+    lines: BTreeMap<String, String>,
     files: BTreeSet<String>,
     matcher: Option<Regex>,
     location: Option<Regex>,
@@ -84,7 +89,7 @@ impl SealedSource {
     pub fn new(min_len: usize) -> Self {
         SealedSource {
             min_len: min_len.max(1),
-            lines: BTreeSet::new(),
+            lines: BTreeMap::new(),
             files: BTreeSet::new(),
             matcher: None,
             location: None,
@@ -97,7 +102,10 @@ impl SealedSource {
         for line in text.lines() {
             let t = line.trim();
             if t.chars().count() >= self.min_len {
-                self.lines.insert(t.to_owned());
+                let key = fold(t);
+                if !key.is_empty() {
+                    self.lines.entry(key).or_insert_with(|| t.to_owned());
+                }
             }
         }
         if let Some(base) = rel_path.rsplit('/').next()
@@ -114,10 +122,10 @@ impl SealedSource {
         self.lines.len()
     }
 
-    /// Builds the matchers; called by [`scrub`] when needed.
-    fn prepare(&mut self) {
+    /// Builds the matchers (once; [`scrub`] calls it). The lookups work without it, slowly.
+    pub fn prepare(&mut self) {
         if self.matcher.is_none() && !self.lines.is_empty() {
-            let alternation: Vec<String> = self.lines.iter().map(|l| regex::escape(l)).collect();
+            let alternation: Vec<String> = self.lines.keys().map(|l| regex::escape(l)).collect();
             // Literal alternations compile to a multi-pattern substring search.
             self.matcher = regex::RegexBuilder::new(&alternation.join("|"))
                 .size_limit(1 << 30)
@@ -138,11 +146,49 @@ impl SealedSource {
     }
 
     fn contains_source(&self, line: &str) -> bool {
+        let folded = fold(line);
         match &self.matcher {
-            Some(m) => m.is_match(line),
-            // The pattern did not compile (far too many lines): check one by one.
-            None => self.lines.iter().any(|l| line.contains(l.as_str())),
+            Some(m) => m.is_match(&folded),
+            // Not prepared, or the pattern did not compile (far too many lines): one by one.
+            None => self.lines.keys().any(|l| folded.contains(l.as_str())),
         }
+    }
+
+    /// The distinct lines of sealed source `text` holds anywhere, as the sealed files have them
+    /// (trimmed), in the order found. `text` is folded whole, so a line broken over several
+    /// lines of `text` is found too.
+    pub fn source_lines_in(&self, text: &str) -> Vec<&str> {
+        let folded = fold(text);
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        let mut push = |key: &str| {
+            if let Some((k, line)) = self.lines.get_key_value(key)
+                && seen.insert(k.as_str())
+            {
+                out.push(line.as_str());
+            }
+        };
+        match &self.matcher {
+            Some(m) => {
+                for found in m.find_iter(&folded) {
+                    push(found.as_str());
+                }
+            }
+            None => {
+                for key in self.lines.keys().filter(|k| folded.contains(k.as_str())) {
+                    push(key);
+                }
+            }
+        }
+        out
+    }
+
+    /// How many places in sealed files (`test_x.py:12`, `File "test_x.py", line 12`) `text`
+    /// names; needs [`SealedSource::prepare`].
+    pub fn locations_in(&self, text: &str) -> usize {
+        self.location
+            .as_ref()
+            .map_or(0, |loc| loc.find_iter(text).count())
     }
 }
 
@@ -179,6 +225,14 @@ pub fn scrub(text: &str, source: Option<&mut SealedSource>) -> Scrubbed {
     let mut out = Scrubbed::default();
     let mut lines = Vec::new();
     for line in plain.lines() {
+        // Source first: a stack frame or a location can carry a line of source with it
+        // (`at test_calc.py:5 assert add(1, 2) == 2`), and must not hide it from the count.
+        if source.contains_source(line) {
+            out.redacted += 1;
+            let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
+            lines.push(format!("{indent}{marker}"));
+            continue;
+        }
         let mut line = line.to_owned();
         if let Some(loc) = &source.location
             && loc.is_match(&line)
@@ -407,6 +461,21 @@ mod tests {
             "Error: expect(received).toBe(expected)\n    at processTicksAndRejections (node:internal/process/task_queues:95:5)"
         );
         assert_eq!(s.locations, 1);
+    }
+
+    #[test]
+    fn a_frame_or_location_carrying_source_is_redacted_as_source() {
+        for message in [
+            "    at test_greet.py:5 assert greet(\"World\") == \"Hello, World!\"",
+            "  File \"tests/test_greet.py\", line 5, in test_greet: assert greet(\"World\") == \"Hello, World!\"",
+            "assert greet(\"World\") == \"Hello, World!\"tests/test_greet.py:5",
+            "ASSERT  greet(\"Wоrld\")==\"Hello,\u{a0}World!\"",
+        ] {
+            let mut src = source();
+            let s = scrub(message, Some(&mut src));
+            assert_eq!(s.redacted, 1, "{message:?} -> {:?}", s.text);
+            assert!(s.text.trim() == "[redacted: sealed source]", "{:?}", s.text);
+        }
     }
 
     #[test]

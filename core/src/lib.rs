@@ -60,6 +60,7 @@
 pub mod categories;
 pub mod failures;
 pub mod feedback;
+pub mod fold;
 pub mod hardening;
 pub mod hash;
 pub mod level;

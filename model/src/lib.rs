@@ -12,6 +12,8 @@
 //! - [`EventSink`], [`Normalizer`], [`RunCollector`], [`replay`]: the seam.
 //! - [`DuplicateTracker`], [`IdFinder`]: repeated test ids in bounded memory.
 //! - [`InputError`], [`Location`]: unreadable input, with its place.
+//! - [`json::find_duplicate_key`], [`json::check_unique_keys`]: a key given twice in one JSON
+//!   object, refused by every JSON reader (adapters and `gapscore check`) the same way.
 //!
 //! ```
 //! use gapscore_model::{EventSink, Normalizer, RunCollector, Status, TestCase, ProblemKind};
@@ -37,6 +39,7 @@
 
 pub mod error;
 pub mod event;
+pub mod json;
 pub mod run;
 pub mod text;
 

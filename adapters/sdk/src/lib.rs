@@ -52,7 +52,9 @@
 
 pub mod abi;
 pub mod encoding;
-pub mod json;
+/// The JSON helpers every reader shares (kept in `gapscore-model`, so that `gapscore check`
+/// refuses duplicate keys with the same code).
+pub use gapscore_model::json;
 pub mod text;
 
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,9 @@
 //! prints.
 
 use anyhow::Result;
-use gapscore_check::{CheckOutput, Evidence, FileResult, check_bytes, check_path, render_text};
+use gapscore_check::{
+    CheckOutput, Evidence, FileResult, check_bytes, check_path_limited, read_limited, render_text,
+};
 use gapscore_engine::ExitCode;
 
 use crate::args::{CheckArgs, CheckFormat};
@@ -20,9 +22,9 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
         .iter()
         .map(|p| {
             if p.as_os_str() == "-" {
-                check_stdin(&mut stdin_read, &evidence, args.level)
+                check_stdin(&mut stdin_read, &evidence, args)
             } else {
-                check_path(p, &evidence, args.level)
+                check_path_limited(p, &evidence, args.level, args.max_size)
             }
         })
         .collect();
@@ -54,20 +56,20 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
 }
 
 /// `-`: the report on standard input (`gapscore score ... | gapscore check -`), read once.
-fn check_stdin(read: &mut bool, evidence: &Evidence, level: u8) -> FileResult {
-    use std::io::Read as _;
-    let name = gapscore_adapters::STDIN_NAME;
-    let mut bytes = Vec::new();
+fn check_stdin(read: &mut bool, evidence: &Evidence, args: &CheckArgs) -> FileResult {
+    let (name, level) = (gapscore_adapters::STDIN_NAME, args.level);
     let result = if std::mem::replace(read, true) {
         Err("standard input (`-`) was already read for another argument".to_owned())
     } else {
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| gapscore_adapters::io_reason(&e))
+        // Reading stops at the first byte past the limit.
+        match read_limited(std::io::stdin().lock(), name, None, args.max_size) {
+            Ok(Ok(bytes)) => Ok(bytes),
+            Ok(Err(too_large)) => return FileResult::cannot_read(name, too_large, level),
+            Err(e) => Err(gapscore_adapters::io_reason(&e)),
+        }
     };
     match result {
-        Ok(_) => check_bytes(name, &bytes, evidence, level),
+        Ok(bytes) => check_bytes(name, &bytes, evidence, level),
         Err(reason) => {
             FileResult::cannot_read(name, format!("cannot read `{name}`: {reason}"), level)
         }
