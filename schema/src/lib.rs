@@ -26,12 +26,16 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod limited;
+
 use std::sync::OnceLock;
 
 use gapscore_core::seal::SealRecord;
 use gapscore_core::{GapReport, TestRun};
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
+
+pub use limited::validate_limited;
 
 /// The schemas gapscore knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -162,34 +166,6 @@ fn validator(id: SchemaId) -> Result<&'static jsonschema::Validator, String> {
         })
         .as_ref()
         .map_err(Clone::clone)
-}
-
-/// Validates `instance` against a schema and returns its first `max` violations (sorted by
-/// instance path) and how many there are in all: memory stays bounded however many there are.
-///
-/// The outer error means the bundled schema itself is unusable, which a test rules out.
-pub fn validate_limited(
-    id: SchemaId,
-    instance: &Value,
-    max: usize,
-) -> Result<(Vec<SchemaError>, usize), String> {
-    let v = validator(id)?;
-    let mut all = v.iter_errors(instance);
-    let mut errors: Vec<SchemaError> = all
-        .by_ref()
-        .take(max)
-        .map(|e| SchemaError {
-            instance_path: e.instance_path().to_string(),
-            schema_path: e.schema_path().to_string(),
-            message: e.to_string(),
-        })
-        .collect();
-    let total = errors.len() + all.count();
-    errors.sort_by(|a, b| {
-        (a.instance_path.as_str(), a.schema_path.as_str())
-            .cmp(&(b.instance_path.as_str(), b.schema_path.as_str()))
-    });
-    Ok((errors, total))
 }
 
 /// Validates `instance` against a schema and returns every violation, sorted by instance path.
