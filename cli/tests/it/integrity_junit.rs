@@ -186,7 +186,11 @@ fn seal_expect_records_leaves_by_the_same_rule() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     std::fs::create_dir(root.join("sealed")).unwrap();
-    std::fs::write(root.join("sealed/api.test.js"), "test('GET /api', () => {});\n").unwrap();
+    std::fs::write(
+        root.join("sealed/api.test.js"),
+        "test('GET /api', () => {});\n",
+    )
+    .unwrap();
     let record = |expect: &Path| -> Vec<String> {
         let o = run_in(
             root,
@@ -211,11 +215,23 @@ fn seal_expect_records_leaves_by_the_same_rule() {
     };
     let jest = record(&fixtures("issue18").join("issue18-slash-names.xml"));
     assert_eq!(jest.len(), 4, "{jest:?}");
-    assert!(jest.contains(&"api.test.js::routes GET /api".to_owned()), "{jest:?}");
+    assert!(
+        jest.contains(&"api.test.js::routes GET /api".to_owned()),
+        "{jest:?}"
+    );
     let go = record(&fixtures("valid").join("go-parents-before-children.xml"));
-    assert!(go.contains(&"example.com/calc::TestSquare/one".to_owned()), "{go:?}");
-    assert!(!go.contains(&"example.com/calc::TestSquare".to_owned()), "{go:?}");
-    assert!(!go.contains(&"example.com/calc::TestOuter/Inner".to_owned()), "{go:?}");
+    assert!(
+        go.contains(&"example.com/calc::TestSquare/one".to_owned()),
+        "{go:?}"
+    );
+    assert!(
+        !go.contains(&"example.com/calc::TestSquare".to_owned()),
+        "{go:?}"
+    );
+    assert!(
+        !go.contains(&"example.com/calc::TestOuter/Inner".to_owned()),
+        "{go:?}"
+    );
 }
 
 /// No false alarm: a complete real pytest run (with `GET /api` and `GET /api/users` parameter
