@@ -368,8 +368,13 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         };
         match hardening_from(&history, &score, *max) {
             Some(h) => {
+                // A `hardening` object whose last cycle is not this report contradicts itself:
+                // `gapscore check` rejects it at level 3, so it is never written.
                 if let Some(m) = &h.mismatch {
-                    diagnostics.push(Diagnostic::Warning(m.clone()));
+                    return ScoreOutcome::refused(
+                        Refusal::Usage(Error::Usage(format!("{}: {m}", path.display()))),
+                        diagnostics,
+                    );
                 }
                 opts.hardening = Some(h);
             }

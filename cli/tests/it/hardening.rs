@@ -142,7 +142,8 @@ fn a_three_cycle_history_fills_the_hardening_object() {
         assert_eq!(validate(schema, &r).unwrap(), vec![], "{schema:?}");
     }
 
-    // Still failing after the allowed cycles: the report says so and the exit code is 1.
+    // A final report whose run is not the history's last cycle would contradict its own
+    // `hardening` object (the checker rejects it at level 3): refused, nothing written.
     let o = run_in(
         root,
         &[
@@ -155,7 +156,35 @@ fn a_three_cycle_history_fills_the_hardening_object() {
             "3",
         ],
     );
-    assert_eq!(code(&o), 1);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("last recorded cycle (3)"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Still failing after the allowed cycles: the report says so and the exit code is 1.
+    for i in 0..3 {
+        let o = run_in(
+            root,
+            &["harden", "record", "h3.json", &format!("cycle{i}.json")],
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let o = run_in(
+        root,
+        &[
+            "score",
+            "--sealed",
+            "cycle2.json",
+            "--history",
+            "h3.json",
+            "--max-cycles",
+            "2",
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     let r: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert!(
         r["hardening"]["escalation"]
@@ -163,7 +192,6 @@ fn a_three_cycle_history_fills_the_hardening_object() {
             .unwrap()
             .contains("escalate to human review")
     );
-    assert!(stderr(&o).contains("last recorded cycle"), "{}", stderr(&o));
 
     // A history refuses a cycle under another seal.
     let o = run_in(
