@@ -1,0 +1,15 @@
+//! What `gapscore run` needs beyond scoring: the runner's own evidence, which no result file
+//! holds (issue 19).
+//!
+//! - [`recognise`]: well-known failure lines in a runner's stdout and stderr (Go `[build
+//!   failed]`, Jest "Test suite failed to run", pytest "ERROR collecting", ...), each with the
+//!   problem kind it stands for.
+//! - [`workspace`]: a disposable verification workspace (spec v2 §4.3): the project copied
+//!   (respecting `.gitignore`) with the verified sealed tests placed in it, and the environment
+//!   that keeps caches from poisoning the run.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod recognise;
+pub mod workspace;
