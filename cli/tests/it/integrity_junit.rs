@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{code, json_of, run_in};
+use crate::common::gate::{advisory, problems, score_gate, sealed};
+use crate::common::{code, run_in};
 
 fn fixtures(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,54 +21,13 @@ fn fixtures(sub: &str) -> PathBuf {
         .join(sub)
 }
 
-/// `score --sealed FILE --format json --threshold T` in `dir`: exit code and report.
+/// `score --sealed FILE --format json --threshold T` in `fixtures(sub)`.
 fn score_in(sub: &str, file: &str, threshold: &str) -> (i32, Value) {
-    let o = run_in(
-        &fixtures(sub),
-        &[
-            "score",
-            "--sealed",
-            file,
-            "--format",
-            "json",
-            "--threshold",
-            threshold,
-        ],
-    );
-    (code(&o), json_of(&o))
+    score_gate(&fixtures(sub), file, threshold, false)
 }
 
 fn score(file: &str, threshold: &str) -> (i32, Value) {
     score_in("issue18", file, threshold)
-}
-
-/// The report's problems as `kind` or `kind xN`.
-fn problems(r: &Value) -> Vec<String> {
-    r["gapscore"]["problems"]
-        .as_array()
-        .map(|ps| {
-            ps.iter()
-                .map(|p| {
-                    let kind = p["kind"].as_str().unwrap();
-                    match p["count"].as_u64() {
-                        Some(n) => format!("{kind} x{n}"),
-                        None => kind.to_owned(),
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn sealed(r: &Value) -> (u64, u64) {
-    (
-        r["sealed_tests"]["total"].as_u64().unwrap(),
-        r["sealed_tests"]["failed"].as_u64().unwrap(),
-    )
-}
-
-fn advisory(r: &Value) -> bool {
-    r["report"]["advisory"].as_bool().unwrap_or(false)
 }
 
 /// Item 1: a Surefire suite declares tests="5" and holds 2 passing testcases. Before: 2 of 2

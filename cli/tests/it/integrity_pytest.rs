@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::common::gate::{advisory, problems, score_gate, sealed};
 use crate::common::{code, json_of, run_in, stderr};
 
 fn dir() -> PathBuf {
@@ -17,52 +18,8 @@ fn dir() -> PathBuf {
         .join("adapters/pytest/tests/fixtures/issue18")
 }
 
-/// `score --sealed FILE --format json --threshold T` (and `--allow-advisory`): exit code and
-/// report.
 fn score(file: &str, threshold: &str, allow_advisory: bool) -> (i32, Value) {
-    let mut args = vec![
-        "score",
-        "--sealed",
-        file,
-        "--format",
-        "json",
-        "--threshold",
-        threshold,
-    ];
-    if allow_advisory {
-        args.push("--allow-advisory");
-    }
-    let o = run_in(&dir(), &args);
-    (code(&o), json_of(&o))
-}
-
-/// The report's problems as `kind` or `kind xN`.
-fn problems(r: &Value) -> Vec<String> {
-    r["gapscore"]["problems"]
-        .as_array()
-        .map(|ps| {
-            ps.iter()
-                .map(|p| {
-                    let kind = p["kind"].as_str().unwrap();
-                    match p["count"].as_u64() {
-                        Some(n) => format!("{kind} x{n}"),
-                        None => kind.to_owned(),
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn sealed(r: &Value) -> (u64, u64) {
-    (
-        r["sealed_tests"]["total"].as_u64().unwrap(),
-        r["sealed_tests"]["failed"].as_u64().unwrap(),
-    )
-}
-
-fn advisory(r: &Value) -> bool {
-    r["report"]["advisory"].as_bool().unwrap_or(false)
+    score_gate(&dir(), file, threshold, allow_advisory)
 }
 
 /// Item 1: `pytest -x` stopped after the first failure; json-report declares 10 collected and

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{code, json_of, run_in};
+use crate::common::gate::{advisory, problems, score_gate, sealed};
+use crate::common::{json_of, run_in};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -19,52 +20,8 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// `score --sealed FILE --format json --threshold T` (and `--allow-advisory`): exit code and
-/// report.
 fn score(file: &str, threshold: &str, allow_advisory: bool) -> (i32, Value) {
-    let mut args = vec![
-        "score",
-        "--sealed",
-        file,
-        "--format",
-        "json",
-        "--threshold",
-        threshold,
-    ];
-    if allow_advisory {
-        args.push("--allow-advisory");
-    }
-    let o = run_in(&root(), &args);
-    (code(&o), json_of(&o))
-}
-
-/// The report's problems as `kind` or `kind xN`.
-fn problems(r: &Value) -> Vec<String> {
-    r["gapscore"]["problems"]
-        .as_array()
-        .map(|ps| {
-            ps.iter()
-                .map(|p| {
-                    let kind = p["kind"].as_str().unwrap();
-                    match p["count"].as_u64() {
-                        Some(n) => format!("{kind} x{n}"),
-                        None => kind.to_owned(),
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn sealed(r: &Value) -> (u64, u64) {
-    (
-        r["sealed_tests"]["total"].as_u64().unwrap(),
-        r["sealed_tests"]["failed"].as_u64().unwrap(),
-    )
-}
-
-fn advisory(r: &Value) -> bool {
-    r["report"]["advisory"].as_bool().unwrap_or(false)
+    score_gate(&root(), file, threshold, allow_advisory)
 }
 
 const TAP: &str = "adapters/tap/tests/fixtures";

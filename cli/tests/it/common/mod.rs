@@ -1,6 +1,8 @@
 //! Helpers shared by the end-to-end tests: run the `gapscore` binary and read what it printed.
 //! Declared once in `main.rs`; a test module uses them through `crate::common`.
 
+pub mod gate;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
