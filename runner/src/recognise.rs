@@ -163,7 +163,10 @@ mod tests {
 
     #[test]
     fn colours_are_removed_and_lines_trimmed() {
-        let found = recognise("", "\u{1b}[1m\u{1b}[31m  ● Test suite failed to run\u{1b}[0m  \r\n");
+        let found = recognise(
+            "",
+            "\u{1b}[1m\u{1b}[31m  ● Test suite failed to run\u{1b}[0m  \r\n",
+        );
         assert_eq!(
             found,
             vec![Recognised {
@@ -198,13 +201,17 @@ mod tests {
         let lines: Vec<_> = recognise(out, "").into_iter().map(|r| r.line).collect();
         assert_eq!(
             lines,
-            ["INTERNALERROR> RuntimeError: one", "INTERNALERROR> RuntimeError: two"]
+            [
+                "INTERNALERROR> RuntimeError: one",
+                "INTERNALERROR> RuntimeError: two"
+            ]
         );
     }
 
     #[test]
     fn go_json_output_is_decoded_and_other_json_left_alone() {
-        let event = r#"{"Action":"output","Package":"p","Output":"panic: test timed out after 1s\n"}"#;
+        let event =
+            r#"{"Action":"output","Package":"p","Output":"panic: test timed out after 1s\n"}"#;
         let found = recognise(event, "");
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].kind, ProblemKind::Timeout);

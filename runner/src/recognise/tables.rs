@@ -101,8 +101,9 @@ pub(crate) struct Entry {
     /// How the line is matched.
     pub pattern: Pattern,
     /// Where the wording was seen: a corpus file (`corpus:` path under
-    /// `/work/shared/corpus/real/`), a fixture generated with a named runner version, or the
-    /// runner's source.
+    /// `/work/shared/corpus/real/`), a fixture (under `runner/tests/fixtures/recognise/`) generated with a named runner version, or the
+    /// runner's source. Read by the tests (every entry must say) and by people.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub seen: &'static str,
 }
 
@@ -178,23 +179,26 @@ const JEST: &[Entry] = &[entry(
 const VITEST: &[Entry] = &[
     entry(
         SuiteError,
-        Pattern::indented("FAIL ").contains(" [ ").ends(" ]").unless(" > "),
-        "fixture vitest/failed-suites (vitest 4.1.12: ` FAIL  t/missing.test.js [ t/missing.test.js ]`)",
+        Pattern::indented("FAIL ")
+            .contains(" [ ")
+            .ends(" ]")
+            .unless(" > "),
+        "fixture vitest/failed-suites.stderr.txt (vitest 4.1.12: ` FAIL  t/missing.test.js [ t/missing.test.js ]`)",
     ),
     entry(
         CollectionError,
         Pattern::starts("Error: Cannot find module '").contains("' imported from "),
-        "fixture vitest/failed-suites (vitest 4.1.12)",
+        "fixture vitest/failed-suites.stderr.txt (vitest 4.1.12)",
     ),
     entry(
         Crash,
         Pattern::starts("Vitest caught ").contains(" unhandled error"),
-        "fixture vitest/failed-suites (vitest 4.1.12: `Vitest caught 1 unhandled error during the test run.`)",
+        "fixture vitest/failed-suites.stderr.txt (vitest 4.1.12: `Vitest caught 1 unhandled error during the test run.`)",
     ),
     entry(
         MissingTests,
         Pattern::starts("No test files found, exiting with code "),
-        "fixture vitest/no-test-files (vitest 4.1.12)",
+        "fixture vitest/no-test-files.stderr.txt (vitest 4.1.12)",
     ),
 ];
 
@@ -208,7 +212,7 @@ const NODE: &[Entry] = &[
     entry(
         CollectionError,
         Pattern::starts("# Error: Cannot find module '"),
-        "fixture node/missing-module (node v20.20.2 --test)",
+        "fixture node/missing.stdout.tap (node v20.20.2 --test)",
     ),
     entry(
         CollectionError,
@@ -218,7 +222,7 @@ const NODE: &[Entry] = &[
     entry(
         CollectionError,
         Pattern::starts("# Error [ERR_MODULE_NOT_FOUND]: "),
-        "fixture node/esm-missing-module (node v20.20.2 --test)",
+        "fixture node/esm.stdout.tap (node v20.20.2 --test)",
     ),
     entry(
         CollectionError,
@@ -228,12 +232,12 @@ const NODE: &[Entry] = &[
     entry(
         CollectionError,
         Pattern::starts("# SyntaxError: "),
-        "fixture node/syntax-error (node v20.20.2 --test)",
+        "fixture node/syntax.stdout.tap (node v20.20.2 --test)",
     ),
     entry(
         CollectionError,
         Pattern::starts("Could not find '"),
-        "fixture node/file-not-found (node v20.20.2 --test on a missing file)",
+        "fixture node/file-not-found.stderr.txt (node v20.20.2 --test on a missing file)",
     ),
     entry(
         Killed,
@@ -243,12 +247,12 @@ const NODE: &[Entry] = &[
     entry(
         Killed,
         Pattern::starts("# FATAL ERROR: ").contains("JavaScript heap out of memory"),
-        "fixture node/out-of-memory (node v20.20.2 --test --max-old-space-size=16)",
+        "fixture node/oom.stdout.tap (node v20.20.2 --test, --max-old-space-size=16)",
     ),
     entry(
         Killed,
         Pattern::indented("signal: 'SIGKILL'"),
-        "fixture node/killed (node v20.20.2 --test, the test file's YAML block); corpus: tap/node-test-truncated/output.tap",
+        "fixture node/killed.stdout.tap (node v20.20.2 --test, the test file's YAML block); corpus: tap/node-test-truncated/output.tap",
     ),
     entry(
         Killed,
@@ -258,7 +262,7 @@ const NODE: &[Entry] = &[
     entry(
         Crash,
         Pattern::indented("signal: 'SIGABRT'"),
-        "fixture node/out-of-memory (node v20.20.2 --test)",
+        "fixture node/oom.stdout.tap (node v20.20.2 --test)",
     ),
     entry(
         Crash,
@@ -268,7 +272,7 @@ const NODE: &[Entry] = &[
     entry(
         Aborted,
         Pattern::indented("error: 'test failed'"),
-        "fixtures node/missing-module, node/process-exit (node v20.20.2 --test: a test file that ended without reporting its tests)",
+        "fixtures node/missing.stdout.tap, node/exit.stdout.tap (node v20.20.2 --test: a test file that ended without reporting its tests)",
     ),
 ];
 
@@ -287,37 +291,37 @@ const PYTEST: &[Entry] = &[
     entry(
         Interrupted,
         Pattern::starts("!").contains(" KeyboardInterrupt "),
-        "fixture pytest/keyboard-interrupt (pytest 9.2.0)",
+        "fixture pytest/kbint.stdout.txt (pytest 9.2.0)",
     ),
     entry(
         Interrupted,
         Pattern::starts("!").contains(" _pytest.outcomes.Exit: "),
-        "fixture pytest/pytest-exit (pytest 9.2.0, `pytest.exit(...)`)",
+        "fixture pytest/exitcase.stdout.txt (pytest 9.2.0, `pytest.exit(...)`)",
     ),
     entry(
         Crash,
         Pattern::starts("INTERNALERROR>").block(),
-        "fixture pytest/internal-error (pytest 9.2.0; one block, reported by its last line)",
+        "fixture pytest/internal.stdout.txt (pytest 9.2.0; one block, reported by its last line)",
     ),
     entry(
         CollectionError,
         Pattern::starts("ERROR: file or directory not found: "),
-        "fixture pytest/path-not-found (pytest 9.2.0)",
+        "fixture pytest/notfound.stderr.txt (pytest 9.2.0)",
     ),
     entry(
         SuiteError,
         Pattern::starts("pytest: error: "),
-        "fixture pytest/usage-error (pytest 9.2.0, an unknown option such as a missing plugin's)",
+        "fixture pytest/noargs.stderr.txt (pytest 9.2.0, an unknown option such as a missing plugin's)",
     ),
     entry(
         MissingTests,
         Pattern::starts("=").contains(" no tests ran in "),
-        "fixture pytest/no-tests (pytest 9.2.0)",
+        "fixture pytest/notests.stdout.txt (pytest 9.2.0)",
     ),
     entry(
         MissingTests,
         Pattern::starts("no tests ran in "),
-        "pytest 9.2.0 with -q (the same summary without the `=` rule)",
+        "pytest 9.2.0 with -q, seen by hand (the same summary without the `=` rule)",
     ),
 ];
 
@@ -325,7 +329,7 @@ const PYTEST: &[Entry] = &[
 const PYTHON: &[Entry] = &[entry(
     Crash,
     Pattern::starts("Fatal Python error: "),
-    "fixture pytest/segfault (Python 3.11.7 under pytest 9.2.0)",
+    "fixture pytest/segv.stderr.txt (Python 3.11.7 under pytest 9.2.0)",
 )];
 
 /// The TAP protocol, whoever produced it.
@@ -340,7 +344,7 @@ const PROVE: &[Entry] = &[
     entry(
         BailOut,
         Pattern::starts("Bailout called.  Further testing stopped:"),
-        "fixture prove/bail-out (prove 3.44)",
+        "fixture prove/bail-out.stdout.txt (prove 3.44)",
     ),
     entry(
         PlanMismatch,
@@ -350,32 +354,32 @@ const PROVE: &[Entry] = &[
     entry(
         Aborted,
         Pattern::starts("# Looks like your test exited with "),
-        "fixtures prove/died, prove/compile-error (Test::More 1.302190)",
+        "fixtures prove/died.stderr.txt, prove/compile-error.stderr.txt (Test::More 1.302190)",
     ),
     entry(
         PlanMismatch,
         Pattern::indented("Parse errors: Bad plan."),
-        "fixture prove/died (prove 3.44 summary)",
+        "fixture prove/died.stdout.txt (prove 3.44 summary)",
     ),
     entry(
         NoPlan,
         Pattern::indented("Parse errors: No plan found in TAP output"),
-        "fixture prove/compile-error (prove 3.44 summary)",
+        "fixture prove/compile-error.stdout.txt (prove 3.44 summary)",
     ),
     entry(
         Killed,
         Pattern::indented("Non-zero wait status: "),
-        "fixture prove/died (prove 3.44, a test killed by SIGKILL)",
+        "fixture prove/died.stdout.txt (prove 3.44, a test killed by SIGKILL)",
     ),
     entry(
         BuildFailure,
         Pattern::starts("Execution of ").ends(" aborted due to compilation errors."),
-        "fixture prove/compile-error (perl 5.36)",
+        "fixture prove/compile-error.stderr.txt (perl 5.36)",
     ),
     entry(
         BuildFailure,
         Pattern::starts("BEGIN failed--compilation aborted at "),
-        "fixture prove/compile-error (perl 5.36, a missing module)",
+        "fixture prove/compile-error.stderr.txt (perl 5.36, a missing module)",
     ),
 ];
 
@@ -384,27 +388,27 @@ const CARGO: &[Entry] = &[
     entry(
         BuildFailure,
         Pattern::starts("error: could not compile `"),
-        "fixture cargo/compile-error (cargo 1.95.0)",
+        "fixture cargo/compile-error.stderr.txt (cargo 1.95.0)",
     ),
     entry(
         BuildFailure,
         Pattern::starts("error[E"),
-        "fixture cargo/compile-error (rustc 1.95.0)",
+        "fixture cargo/compile-error.stderr.txt (rustc 1.95.0)",
     ),
     entry(
         BuildFailure,
         Pattern::starts("error: command `").contains(" test --no-run "),
-        "fixture cargo/nextest-compile-error (cargo-nextest 0.9.143)",
+        "fixture cargo/nextest-compile-error.stderr.txt (cargo-nextest 0.9.143)",
     ),
     entry(
         Killed,
         Pattern::indented("process didn't exit successfully: ").contains("(signal: 9, SIGKILL"),
-        "fixture cargo/killed (cargo 1.95.0: a test binary killed mid-run)",
+        "fixture cargo/killed.stderr.txt (cargo 1.95.0: a test binary killed mid-run)",
     ),
     entry(
         Crash,
         Pattern::indented("process didn't exit successfully: ").contains("(signal: "),
-        "fixture cargo/abort (cargo 1.95.0: a test binary aborted mid-run)",
+        "fixture cargo/abort.stderr.txt (cargo 1.95.0: a test binary aborted mid-run)",
     ),
 ];
 
