@@ -1,0 +1,6 @@
+//! Integration tests of gapscore-runner: one binary, one module per part.
+
+mod common;
+mod copy;
+mod pytest_args;
+mod real_runners;
