@@ -1,0 +1,112 @@
+//! Recognising the test runner in a command, and what confines each one.
+//!
+//! Recognised (by the file name of a program, so `/venv/bin/pytest` counts too; a `.exe` suffix
+//! is ignored):
+//!
+//! - pytest: `pytest`, `py.test`; `python`, `python3` or `pythonX.Y` with `-m pytest` (or
+//!   `-mpytest`), after any of the interpreter's flags that take no value (`-B`, `-u`, `-I`, ...).
+//! - prove: `prove`.
+//! - each of the above behind `uv run`, `poetry run`, `pipenv run`, `pdm run` or `hatch run`,
+//!   when the runner follows `run` directly (a wrapper option such as `uv run --with X pytest`
+//!   is not parsed, and the command is then not recognised).
+//!
+//! Anything else (`env X=1 pytest`, `sh -c "pytest"`, `make test`, `tox`) is not recognised,
+//! and gets only the environment neutralisation that applies to every command.
+
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
+
+/// The runner a command starts, as far as gapscore confines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Runner {
+    /// pytest, started through its own script (`via_python_m` false) or `python -m pytest`.
+    Pytest {
+        /// Started as `python -m pytest`: the working directory is first on `sys.path`.
+        via_python_m: bool,
+    },
+    /// Perl's `prove`.
+    Prove,
+    /// Not recognised.
+    Other,
+}
+
+/// The program's file name without a `.exe` suffix.
+fn program_name(arg: &OsStr) -> Option<&str> {
+    let name = Path::new(arg).file_name()?.to_str()?;
+    Some(name.strip_suffix(".exe").unwrap_or(name))
+}
+
+fn is_python(name: &str) -> bool {
+    let Some(version) = name.strip_prefix("python") else {
+        return false;
+    };
+    version.is_empty()
+        || (version.starts_with(|c: char| c.is_ascii_digit())
+            && version.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+/// Interpreter flags that take no value and may come before `-m`.
+const PYTHON_FLAGS: &[&str] = &[
+    "-B", "-b", "-bb", "-d", "-E", "-I", "-i", "-O", "-OO", "-P", "-q", "-R", "-s", "-S", "-u",
+    "-v", "-x",
+];
+
+const WRAPPERS: &[&str] = &["uv", "poetry", "pipenv", "pdm", "hatch"];
+
+/// Recognises the runner `command` starts.
+pub(super) fn recognise(command: &[OsString]) -> Runner {
+    let Some(first) = command.first() else {
+        return Runner::Other;
+    };
+    let Some(name) = program_name(first) else {
+        return Runner::Other;
+    };
+    match name {
+        "pytest" | "py.test" => {
+            return Runner::Pytest {
+                via_python_m: false,
+            };
+        }
+        "prove" => return Runner::Prove,
+        _ => {}
+    }
+    if WRAPPERS.contains(&name) && command.get(1).is_some_and(|a| a == "run") {
+        return recognise(&command[2..]);
+    }
+    if is_python(name) {
+        let mut rest = command[1..].iter().map(|a| a.to_str());
+        while let Some(Some(arg)) = rest.next() {
+            if arg == "-mpytest" || (arg == "-m" && rest.next() == Some(Some("pytest"))) {
+                return Runner::Pytest { via_python_m: true };
+            }
+            if !PYTHON_FLAGS.contains(&arg) {
+                break;
+            }
+        }
+    }
+    Runner::Other
+}
+
+/// Environment variables removed for every command: each lets whoever sets the environment
+/// (a CI file the implementer can edit, a `.envrc`) load code into the runner.
+pub(super) const ENV_REMOVE: &[&str] = &[
+    // pytest: extra options (`-p plugin`) and plugin modules.
+    "PYTEST_ADDOPTS",
+    "PYTEST_PLUGINS",
+    // node, jest, vitest, node --test: `--require`/`--import` of any module.
+    "NODE_OPTIONS",
+    // perl, prove: `-M` of any module, for perl and for every test prove starts.
+    "PERL5OPT",
+    "HARNESS_PERL_SWITCHES",
+    "HARNESS_OPTIONS",
+    // go: `-exec`, `-toolexec`, `-overlay` for every go command.
+    "GOFLAGS",
+];
+
+/// The pytest plugin modules a `python -m pytest` run imports first, which a file or package of
+/// that name in the working directory would replace.
+pub(super) const PYTEST_SHADOWS: &[&str] = &["pytest", "_pytest", "pluggy", "py", "iniconfig"];
+
+/// The files pytest reads as its configuration when the sealed directory holds them (the seal
+/// covers them): the first found is passed with `-c`, otherwise an empty one of gapscore's.
+pub(super) const SEALED_PYTEST_INI: &[&str] = &["pytest.ini", ".pytest.ini"];

@@ -1,0 +1,7 @@
+//! Integration tests of gapscore-runner: one binary, one module per part.
+
+mod common;
+mod copy;
+mod pytest_args;
+mod real_runners;
+mod recognise;
