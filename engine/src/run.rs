@@ -100,14 +100,20 @@ pub fn check_results(
     for arg in args {
         let shown = arg.display().to_string();
         if arg == Path::new("-") {
-            let size = stdout_copy.and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len());
+            let size = stdout_copy
+                .and_then(|p| std::fs::metadata(p).ok())
+                .map(|m| m.len());
             match (stdout_copy, size) {
                 (Some(copy), Some(n)) if n > 0 => {
                     check.scored.push(copy.to_owned());
-                    check.files.push(ResultFile::new("-", None, Freshness::Fresh));
+                    check
+                        .files
+                        .push(ResultFile::new("-", None, Freshness::Fresh));
                 }
                 _ => {
-                    check.files.push(ResultFile::new("-", None, Freshness::Missing));
+                    check
+                        .files
+                        .push(ResultFile::new("-", None, Freshness::Missing));
                     check.problems.push(
                         Problem::new(
                             ProblemKind::MissingResults,
@@ -264,7 +270,13 @@ pub fn runner_problems(input: &RunnerInput, sealed: &Tally) -> Vec<Problem> {
         seen.push((r.kind, &r.line));
         out.push(place(Problem::new(
             r.kind,
-            format!("{} ({}, {}): {}", r.kind.phrase(), r.ecosystem, r.stream, r.line),
+            format!(
+                "{} ({}, {}): {}",
+                r.kind.phrase(),
+                r.ecosystem,
+                r.stream,
+                r.line
+            ),
         )));
     }
     out.extend(input.results.problems.iter().cloned());

@@ -292,7 +292,10 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
     let clock = Instant::now();
     let mut child = cmd.spawn()?;
     let pid = Pid::from_child(&child);
-    let out = child.stdout.take().map(|s| tee(s, opts.passthrough, copy, opts.tail_bytes));
+    let out = child
+        .stdout
+        .take()
+        .map(|s| tee(s, opts.passthrough, copy, opts.tail_bytes));
     let err = child
         .stderr
         .take()
