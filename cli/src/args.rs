@@ -20,6 +20,9 @@ pub struct Cli {
 pub enum Command {
     /// Score sealed (and optionally open) test results and write a Gap Report.
     Score(ScoreArgs),
+    /// Run the sealed test command and score its results, with the runner's own evidence
+    /// (exit status, signal, time limit, result files' write times) counted (docs/run.md).
+    Run(RunArgs),
     /// Print a JSON Schema: gapscore's report or canonical results schema, or an upstream one.
     Schema(SchemaArgs),
     /// Read result files in any supported format and print the canonical runs.
@@ -114,6 +117,15 @@ pub struct ScoreArgs {
     #[arg(long, required = true, num_args = 1.., value_name = "FILE")]
     pub sealed: Vec<PathBuf>,
 
+    /// Everything else `score` and `run` share.
+    #[command(flatten)]
+    pub opts: ScoreOptions,
+}
+
+/// The options `gapscore score` and `gapscore run` share: everything but where the sealed
+/// results come from.
+#[derive(Debug, Clone, Args)]
+pub struct ScoreOptions {
     /// Result files of the implementer's own (open) tests.
     #[arg(long, num_args = 1.., value_name = "FILE")]
     pub open: Vec<PathBuf>,
@@ -225,6 +237,46 @@ pub struct ScoreArgs {
     /// (matched against the relative path and each of its components); repeatable.
     #[arg(long = "exclude", value_name = "GLOB", requires = "seal")]
     pub excludes: Vec<String>,
+}
+
+/// `--workspace`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WorkspaceArg {
+    /// A disposable copy of the project (spec v2 §4.3), deleted afterwards.
+    Copy,
+    /// The project directory itself.
+    Inplace,
+}
+
+/// `gapscore run`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit codes: 0 ok, 1 score above --threshold (or an advisory report under --threshold: a runner that failed, was killed, timed out or was interrupted, stale or missing results), 2 usage or input error, a broken seal, files the seal does not hash in the sealed directory, or a command that could not be started. The command's output goes to standard error. See docs/run.md."
+)]
+pub struct RunArgs {
+    /// The sealed results the command writes: files, directories or globs (relative to the
+    /// directory it runs in); `-` is its standard output (`go test -json`, TAP). Each must be
+    /// written during the run: a stale or missing one is a counted problem, not scored.
+    #[arg(long, required = true, num_args = 1.., value_name = "PATH")]
+    pub results: Vec<PathBuf>,
+
+    /// End the command's whole process group after this many seconds (SIGTERM, then SIGKILL):
+    /// a `timeout` problem.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
+
+    /// Where the command runs: a disposable copy of the current directory with the sealed
+    /// tests placed in it, or the current directory itself.
+    #[arg(long, value_enum, default_value_t = WorkspaceArg::Copy, value_name = "HOW")]
+    pub workspace: WorkspaceArg,
+
+    /// Every `gapscore score` option.
+    #[command(flatten)]
+    pub opts: ScoreOptions,
+
+    /// The test command and its arguments, after `--` (run directly, not through a shell).
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// `gapscore seal`.

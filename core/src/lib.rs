@@ -68,6 +68,7 @@ pub mod manifest;
 pub mod policy;
 pub mod render;
 pub mod report;
+pub mod runner;
 pub mod seal;
 pub mod tally;
 

@@ -13,6 +13,7 @@ use crate::feedback::Reveal;
 use crate::hardening::{Cycle, HardeningFigures, Overlap};
 use crate::level::Level;
 use crate::policy::{FlakyPolicy, StatusPolicy};
+use crate::runner::RunnerReport;
 use crate::tally::{SuiteCounts, Tally};
 use gapscore_model::{Category, Problem, Producer, Status};
 
@@ -302,6 +303,9 @@ pub struct Extension {
     /// Warnings from reading the inputs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// How `gapscore run` ran the test command and what it saw (absent for `score`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<RunnerReport>,
 }
 
 /// How the sealed results compare with the seal record's list of expected tests.
@@ -367,6 +371,8 @@ pub struct ReportOptions {
     pub hardening: Option<HardeningFigures>,
     /// The §3.5 overlap ratio (`--overlap`).
     pub overlap: Option<Overlap>,
+    /// What `gapscore run` saw of the command (`gapscore.runner`).
+    pub runner: Option<RunnerReport>,
 }
 
 /// The outcome of checking the sealed directory against its seal before scoring.
@@ -511,6 +517,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
         inputs: opts.inputs.clone(),
         sealed_dir_excluded_present: opts.excluded_present.clone(),
         warnings,
+        runner: opts.runner.clone(),
     };
 
     GapReport {

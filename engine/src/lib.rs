@@ -12,6 +12,9 @@
 //! - [`suite::tally_suite`], [`Diagnostic`]: one suite read and counted.
 //! - [`seal::verify`], [`seal::Verification`], [`seal::seal_dir`]: the one seal verification
 //!   and sealing ([`seal`]).
+//! - [`run::RunnerInput`], [`run::check_results`]: what `gapscore run` adds (the runner's
+//!   evidence as problems, result files checked for this run's writing), through the same
+//!   [`score()`] ([`run`]).
 //! - [`validation::load_validation`], [`validation::load_history`]: hardening cycles.
 //! - [`fs`]: the sealed-directory reader, the atomic writer, file hashing, [`fs::FsError`].
 //! - [`ExitCode`], [`Error`]: how a command ends.
@@ -39,6 +42,7 @@
 pub mod error;
 pub mod exit;
 pub mod fs;
+pub mod run;
 pub mod score;
 pub mod seal;
 pub mod suite;
@@ -52,5 +56,6 @@ pub use gapscore_model as model;
 
 pub use error::Error;
 pub use exit::ExitCode;
+pub use run::RunnerInput;
 pub use score::{Refusal, ScoreOutcome, ScoreRequest, SealInput, score};
 pub use suite::{Diagnostic, SuiteOptions, SuiteScore, tally_suite};

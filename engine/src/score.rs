@@ -19,6 +19,7 @@ use gapscore_core::{
 use crate::error::Error;
 use crate::exit::ExitCode;
 use crate::fs::{self, FsError};
+use crate::run::{self, RunnerInput};
 use crate::seal::{Expected, Verification, VerifyOptions, verify_dir};
 use crate::suite::{Diagnostic, SuiteOptions, tally_suite};
 use crate::validation::load_history;
@@ -91,6 +92,9 @@ pub struct ScoreRequest {
     pub threshold: Option<Threshold>,
     /// Let an advisory report pass the `threshold` gate on its score alone.
     pub allow_advisory: bool,
+    /// `gapscore run`: the command's evidence, whose problems join the sealed suite's, and
+    /// the report's `gapscore.runner`.
+    pub runner: Option<RunnerInput>,
 }
 
 impl ScoreRequest {
@@ -115,6 +119,7 @@ impl ScoreRequest {
             strict: false,
             threshold: None,
             allow_advisory: false,
+            runner: None,
         }
     }
 }
@@ -298,6 +303,13 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     inputs.extend(suite.inputs);
     cut.extend(suite.cut);
     let mut sealed = suite.tally;
+    let runner = req.runner.as_ref().map(|r| {
+        // Unreadable sealed files already refused the run when the seal was verified.
+        let mut source = req.seal.as_ref().and_then(|s| {
+            fs::sealed_source(&s.sealed_dir, gapscore_core::feedback::DEFAULT_MIN_LINE_LEN).ok()
+        });
+        run::apply(r, &mut sealed, &mut excluded_present, source.as_mut())
+    });
     sealed.apply_manifest();
     if !sealed.missing.is_empty() {
         diagnostics.push(Diagnostic::Warning(format!(
@@ -396,7 +408,11 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         }
         opts.overlap = Some(overlap(&sealed.names, &o.names, threshold));
     }
-    let report = build_report(&sealed, open.as_ref(), &opts);
+    opts.runner = runner;
+    let mut report = build_report(&sealed, open.as_ref(), &opts);
+    if let Some(r) = &req.runner {
+        run::rename_stdout(r, &mut report);
+    }
 
     let mut after = Vec::new();
     if let Some(reason) = &report.report.advisory_reason {

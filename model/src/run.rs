@@ -216,11 +216,14 @@ pub enum ProblemKind {
     /// The run was interrupted on purpose (pytest's KeyboardInterrupt or `pytest.exit()`), so
     /// the tests after the interruption never ran.
     Interrupted,
+    /// The runner exited with a failure status while its results show no failure: what failed
+    /// (a package that did not build, a test file that did not load) never reached the results.
+    RunnerFailed,
 }
 
 impl ProblemKind {
     /// Every problem kind.
-    pub const ALL: [ProblemKind; 14] = [
+    pub const ALL: [ProblemKind; 15] = [
         ProblemKind::BuildFailure,
         ProblemKind::CollectionError,
         ProblemKind::SuiteError,
@@ -235,6 +238,7 @@ impl ProblemKind {
         ProblemKind::MissingTests,
         ProblemKind::MissingResults,
         ProblemKind::Interrupted,
+        ProblemKind::RunnerFailed,
     ];
 
     /// The kebab-case name used in JSON (`build-failure`, ...).
@@ -254,6 +258,7 @@ impl ProblemKind {
             ProblemKind::MissingTests => "missing-tests",
             ProblemKind::MissingResults => "missing-results",
             ProblemKind::Interrupted => "interrupted",
+            ProblemKind::RunnerFailed => "runner-failed",
         }
     }
 
@@ -274,6 +279,7 @@ impl ProblemKind {
             ProblemKind::MissingTests => "missing tests",
             ProblemKind::MissingResults => "missing results",
             ProblemKind::Interrupted => "run interrupted",
+            ProblemKind::RunnerFailed => "runner failed",
         }
     }
 }

@@ -1,6 +1,9 @@
 //! What `gapscore run` needs beyond scoring: the runner's own evidence, which no result file
 //! holds (issue 19).
 //!
+//! - [`exec`]: runs the command (no shell, its own process group, output passed through with a
+//!   bounded tail kept, `--timeout` and Ctrl-C ending the whole group) into a
+//!   [`exec::RunEvidence`].
 //! - [`recognise`]: well-known failure lines in a runner's stdout and stderr (Go `[build
 //!   failed]`, Jest "Test suite failed to run", pytest "ERROR collecting", ...), each with the
 //!   problem kind it stands for.
@@ -11,5 +14,6 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod exec;
 pub mod recognise;
 pub mod workspace;

@@ -6,6 +6,7 @@ pub mod check;
 pub mod feedback;
 pub mod harden;
 pub mod parse;
+pub mod run;
 pub mod schema;
 pub mod score;
 pub mod seal;
@@ -19,6 +20,7 @@ use crate::args::{Cli, Command};
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Score(args) => score::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Schema(args) => schema::run(&args),
         Command::Parse(args) => parse::run(&args),
         Command::Adapters(args) => adapters::run(&args),

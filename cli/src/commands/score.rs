@@ -5,13 +5,18 @@ use anyhow::Result;
 use gapscore_core::{StatusPolicy, render_to};
 use gapscore_engine::{ExitCode, Refusal, ScoreRequest, SealInput, score};
 
-use crate::args::ScoreArgs;
+use crate::args::{ScoreArgs, ScoreOptions};
 use crate::commands::seal::print_mismatch;
 use crate::{host, io};
 
-/// The request `gapscore score` makes of the engine.
-fn request(args: &ScoreArgs, plugin_failures: usize) -> ScoreRequest {
-    let mut req = ScoreRequest::new(args.sealed.clone());
+/// The request `gapscore score` (and `gapscore run`) makes of the engine for these sealed
+/// inputs.
+pub(crate) fn request(
+    sealed: Vec<std::path::PathBuf>,
+    args: &ScoreOptions,
+    plugin_failures: usize,
+) -> ScoreRequest {
+    let mut req = ScoreRequest::new(sealed);
     req.open.clone_from(&args.open);
     req.policy = StatusPolicy::new(args.skipped.into(), args.xfail.into(), args.flaky.into());
     req.categories.clone_from(&args.categories);
@@ -38,14 +43,27 @@ fn request(args: &ScoreArgs, plugin_failures: usize) -> ScoreRequest {
 }
 
 /// Runs `gapscore score`.
-pub fn run(args: &ScoreArgs) -> Result<ExitCode> {
+pub fn run(score_args: &ScoreArgs) -> Result<ExitCode> {
+    let args = &score_args.opts;
     if args.allow_truncated {
         io::warn(
             "--allow-truncated is retired: a cut input is a counted problem that makes the report advisory, and exits as any advisory report does (with --threshold, --allow-advisory lets it pass on its score)",
         );
     }
     let (registry, plugin_failures) = host::registry(&args.host);
-    let outcome = score(&request(args, plugin_failures), &registry);
+    let outcome = score(
+        &request(score_args.sealed.clone(), args, plugin_failures),
+        &registry,
+    );
+    finish(args, &outcome)
+}
+
+/// Prints a score's diagnostics, writes its report and returns its exit code (`score` and
+/// `run` alike).
+pub(crate) fn finish(
+    args: &ScoreOptions,
+    outcome: &gapscore_engine::ScoreOutcome,
+) -> Result<ExitCode> {
     if let Some((dir, v)) = &outcome.broken_seal {
         print_mismatch(dir, v);
     }

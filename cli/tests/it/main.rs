@@ -24,6 +24,7 @@ mod parse;
 mod pipes;
 mod properties;
 mod real_runs;
+mod run;
 mod rust_plugin;
 mod score_batch;
 mod seal;

@@ -1,0 +1,207 @@
+//! `gapscore run`: check the seal, prepare the workspace, run the test command (the runner
+//! crate's `exec`), check its result files were written by this run, and score them through the
+//! engine with the runner's evidence as counted problems (issue 19, docs/run.md).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use gapscore_engine::run::{RunnerInput, check_results};
+use gapscore_engine::seal::{Expected, VerifyOptions, verify_dir};
+use gapscore_engine::{ExitCode, Refusal, score};
+use gapscore_runner::exec::{ExecOptions, RunEvidence, execute, install_interrupt_handlers};
+use gapscore_runner::recognise::recognise;
+use gapscore_runner::workspace::{Isolation, prepare};
+
+use crate::args::{RunArgs, ScoreOptions, WorkspaceArg};
+use crate::commands::score::{finish, request};
+use crate::commands::seal::print_mismatch;
+use crate::{host, io};
+
+/// Makes every path option absolute: the score is read from inside the workspace, which may
+/// be another directory than the one the paths were given in.
+fn absolutise(opts: &mut ScoreOptions) -> Result<()> {
+    let abs = |p: &mut PathBuf| -> Result<()> {
+        if p.as_os_str() != "-" {
+            *p = std::path::absolute(&*p)
+                .with_context(|| format!("cannot resolve `{}`", p.display()))?;
+        }
+        Ok(())
+    };
+    for p in [
+        &mut opts.seal,
+        &mut opts.sealed_dir,
+        &mut opts.categories,
+        &mut opts.output,
+        &mut opts.history,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        abs(p)?;
+    }
+    for p in opts
+        .host
+        .plugins
+        .iter_mut()
+        .chain(opts.host.plugin_dirs.iter_mut())
+    {
+        abs(p)?;
+    }
+    Ok(())
+}
+
+/// Checks the sealed directory before the run: a broken seal is refused as `score` refuses it
+/// (unless `--allow-broken-seal`), and so is any file the seal does not hash (under its
+/// excluded paths: planted bytecode or packages), since the run would use it. `Ok(false)`: an
+/// error was printed, exit 2.
+fn check_seal_before(opts: &ScoreOptions, dir: &Path) -> Result<bool> {
+    let Some(record_path) = &opts.seal else {
+        return Ok(true);
+    };
+    let record = gapscore_engine::fs::read_record(record_path)?;
+    let mut vo = VerifyOptions::default();
+    vo.excludes.clone_from(&opts.excludes);
+    let v = verify_dir(dir, &Expected::Record(Box::new(record)), &vo)?;
+    if !v.intact() && !opts.allow_broken_seal {
+        print_mismatch(dir, &v);
+        io::error(
+            "refusing to run against a broken seal (pass --allow-broken-seal for an advisory report)",
+        );
+        return Ok(false);
+    }
+    if !v.excluded_present.is_empty() {
+        let n = v.excluded_present.len();
+        let shown: Vec<&str> = v
+            .excluded_present
+            .iter()
+            .take(5)
+            .map(String::as_str)
+            .collect();
+        io::error(&format!(
+            "refusing to start: {n} file{} the seal does not hash {} in `{}` ({}{}); the sealed tests would run beside them (planted bytecode or packages change what they do): remove them first",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "sits" } else { "sit" },
+            dir.display(),
+            shown.join(", "),
+            if n > 5 { ", …" } else { "" }
+        ));
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// One line on standard error saying how the command ended.
+fn describe(e: &RunEvidence) -> String {
+    let how = if e.timed_out {
+        "reached --timeout and was ended".to_owned()
+    } else if e.interrupted {
+        "was interrupted".to_owned()
+    } else if let Some(sig) = e.signal_name() {
+        format!("was killed by {sig}")
+    } else {
+        format!("exited with status {}", e.exit_code.unwrap_or(-1))
+    };
+    format!(
+        "gapscore run: `{}` {how} after {:.1} s",
+        e.command.join(" "),
+        e.duration_secs
+    )
+}
+
+/// Runs `gapscore run`.
+pub fn run(args: &RunArgs) -> Result<ExitCode> {
+    let mut owned = args.opts.clone();
+    let opts = &mut owned;
+    if opts.allow_truncated {
+        io::warn(
+            "--allow-truncated is retired: a cut input is a counted problem that makes the report advisory",
+        );
+    }
+    absolutise(opts)?;
+    if let Some(dir) = &opts.sealed_dir
+        && !check_seal_before(opts, dir)?
+    {
+        return Ok(ExitCode::Error);
+    }
+    let project = std::env::current_dir().context("cannot read the current directory")?;
+    let isolation = match args.workspace {
+        WorkspaceArg::Copy => Isolation::Copy,
+        WorkspaceArg::Inplace => Isolation::Inplace,
+    };
+    let ws = prepare(
+        &project,
+        opts.sealed_dir.as_deref(),
+        isolation,
+        &args.command,
+    )
+    .context("cannot prepare the workspace")?;
+    // The copy the command will see must be the sealed one too.
+    let sealed_in_ws = ws.sealed_dir.clone().or_else(|| opts.sealed_dir.clone());
+    if let (Some(orig), Some(placed)) = (&opts.sealed_dir, &sealed_in_ws)
+        && orig != placed
+        && !check_seal_before(opts, placed)?
+    {
+        return Ok(ExitCode::Error);
+    }
+
+    let (registry, plugin_failures) = host::registry(&opts.host);
+    let capture = args
+        .results
+        .iter()
+        .any(|r| r.as_os_str() == "-")
+        .then(tempfile::tempdir)
+        .transpose()
+        .context("cannot make a temporary directory for the command's standard output")?;
+    let stdout_copy = capture.as_ref().map(|d| d.path().join("stdout"));
+    let mut command: Vec<OsString> = args.command.clone();
+    command.extend(ws.extra_args.iter().cloned());
+    let mut exec = ExecOptions::new(command, &ws.dir);
+    exec.env.clone_from(&ws.env);
+    exec.env_remove.clone_from(&ws.env_remove);
+    exec.timeout = args.timeout.map(Duration::from_secs);
+    exec.stdout_file.clone_from(&stdout_copy);
+    let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;
+    let program = args.command[0].to_string_lossy().into_owned();
+    let evidence = execute(&exec, &interrupt).with_context(|| format!("cannot run `{program}`"))?;
+    io::info(&describe(&evidence));
+
+    // Result paths are the command's: relative to where it ran.
+    if ws.dir != project {
+        std::env::set_current_dir(&ws.dir)
+            .with_context(|| format!("cannot enter `{}`", ws.dir.display()))?;
+    }
+    let results = check_results(&args.results, stdout_copy.as_deref(), evidence.fresh_after);
+    for p in &results.problems {
+        io::warn(&p.detail);
+    }
+    let recognised = recognise(&evidence.stdout_tail, &evidence.stderr_tail);
+    let mut input = RunnerInput::new(evidence, results, isolation_name(ws.isolation));
+    input.notes.clone_from(&ws.notes);
+    input.recognised = recognised;
+    input.stdout_copy = stdout_copy;
+
+    // The seal is verified again, on the directory the command could reach: a sealed file
+    // changed during the run is refused as `score` refuses it.
+    if let (Some(dir), false) = (&sealed_in_ws, sealed_in_ws == opts.sealed_dir) {
+        opts.sealed_dir = Some(dir.clone());
+    }
+    let mut req = request(input.results.scored.clone(), opts, plugin_failures);
+    req.runner = Some(input);
+    let outcome = score(&req, &registry);
+    if matches!(outcome.refusal, Some(Refusal::BrokenSeal { .. })) {
+        io::error("the sealed tests changed during the run");
+    }
+    let code = finish(opts, &outcome);
+    drop(capture);
+    drop(ws);
+    code
+}
+
+fn isolation_name(i: Isolation) -> &'static str {
+    match i {
+        Isolation::Copy => "copy",
+        Isolation::Inplace => "inplace",
+    }
+}

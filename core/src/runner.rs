@@ -1,0 +1,102 @@
+//! The `gapscore.runner` object: what `gapscore run` saw of the command it ran (issue 19).
+//! Evidence no result file holds: the exit status or signal, the time limit, an interruption,
+//! when each result file was written, and how the run was isolated.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How `gapscore run` ran the test command, and what it saw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct RunnerReport {
+    /// The command as run (program, then arguments; no shell).
+    pub command: Vec<String>,
+    /// When it was started (RFC 3339, UTC).
+    #[schemars(extend("format" = "date-time"))]
+    pub started_at: String,
+    /// How long it ran, in seconds.
+    pub duration_secs: f64,
+    /// Its exit code, when it exited by itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended it (`SIGKILL`), when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    /// The `--timeout` was reached and the command's process group was ended.
+    pub timed_out: bool,
+    /// gapscore was interrupted (Ctrl-C) and passed it on to the command.
+    pub interrupted: bool,
+    /// Processes the command left running were ended after it exited.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub leftovers_killed: bool,
+    /// Each result file looked for after the run.
+    pub results: Vec<ResultFile>,
+    /// Where the command ran: `copy` (a disposable copy of the project) or `inplace`.
+    pub isolation: String,
+    /// What was done to isolate the run, one line each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One result file, and whether this run wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ResultFile {
+    /// The path as given (`-` for the command's standard output), or a file a directory or
+    /// pattern led to.
+    pub path: String,
+    /// When it was last written (RFC 3339, UTC), when it exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "date-time"))]
+    pub modified: Option<String>,
+    /// `fresh` (written during the run: scored), `stale` (written before it: not scored) or
+    /// `missing` (not there, or empty standard output: not scored).
+    pub freshness: Freshness,
+}
+
+impl ResultFile {
+    /// A result file and what was found of it.
+    pub fn new(path: impl Into<String>, modified: Option<String>, freshness: Freshness) -> Self {
+        ResultFile {
+            path: path.into(),
+            modified,
+            freshness,
+        }
+    }
+}
+
+/// Whether a result file is this run's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Freshness {
+    /// Written after the command started: scored.
+    Fresh,
+    /// Last written before the command started: an earlier run's, not scored.
+    Stale,
+    /// Not there: not scored.
+    Missing,
+}
+
+impl RunnerReport {
+    /// The report of a command run, with no result files yet.
+    pub fn new(
+        command: Vec<String>,
+        started_at: impl Into<String>,
+        duration_secs: f64,
+        isolation: impl Into<String>,
+    ) -> Self {
+        RunnerReport {
+            command,
+            started_at: started_at.into(),
+            duration_secs,
+            exit_code: None,
+            signal: None,
+            timed_out: false,
+            interrupted: false,
+            leftovers_killed: false,
+            results: Vec::new(),
+            isolation: isolation.into(),
+            notes: Vec::new(),
+        }
+    }
+}

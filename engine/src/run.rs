@@ -1,0 +1,395 @@
+//! What `gapscore run` adds to a score (issue 19): the runner's evidence becomes counted
+//! problems, and the result files are checked for this run's writing before they are read.
+//!
+//! The score itself is still made by [`crate::score()`]: a run is a [`crate::ScoreRequest`] with
+//! [`crate::ScoreRequest::runner`] set, whose problems are added to the sealed suite like any
+//! problem a result file reports (each one failure, and the report advisory).
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use gapscore_adapters::expand_inputs;
+use gapscore_core::feedback::{SealedSource, scrub};
+use gapscore_core::runner::{Freshness, ResultFile, RunnerReport};
+use gapscore_core::{EventSink, Problem, ProblemKind, Status, Tally};
+use gapscore_runner::exec::RunEvidence;
+use gapscore_runner::recognise::Recognised;
+
+/// The place runner problems are filed under in the report (`[timeout] runner`).
+pub const RUNNER_PLACE: &str = "runner";
+
+/// The most of a stream's end quoted in a problem's detail.
+const DETAIL_BYTES: usize = 2048;
+
+/// The most lines quoted in a problem's detail.
+const DETAIL_LINES: usize = 20;
+
+/// Everything a run adds to its score.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RunnerInput {
+    /// What running the command showed.
+    pub evidence: RunEvidence,
+    /// The result files looked for, and the problems of those not this run's.
+    pub results: ResultsCheck,
+    /// `copy` or `inplace`.
+    pub isolation: String,
+    /// What was done to isolate the run.
+    pub notes: Vec<String>,
+    /// Failure lines recognised in the command's output.
+    pub recognised: Vec<Recognised>,
+    /// The file the command's standard output was copied to (`--results -`): named `-` in the
+    /// report.
+    pub stdout_copy: Option<PathBuf>,
+}
+
+impl RunnerInput {
+    /// The evidence of a run and its result files.
+    pub fn new(evidence: RunEvidence, results: ResultsCheck, isolation: impl Into<String>) -> Self {
+        RunnerInput {
+            evidence,
+            results,
+            isolation: isolation.into(),
+            notes: Vec::new(),
+            recognised: Vec::new(),
+            stdout_copy: None,
+        }
+    }
+}
+
+/// The result files after a run: which to score, and what was found of each.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ResultsCheck {
+    /// The inputs to score: an argument as given when every file it leads to is fresh,
+    /// otherwise its fresh files one by one.
+    pub scored: Vec<PathBuf>,
+    /// Every file looked for.
+    pub files: Vec<ResultFile>,
+    /// A `missing-results` problem per stale or missing file.
+    pub problems: Vec<Problem>,
+}
+
+/// RFC 3339 UTC with microseconds.
+fn rfc3339(t: SystemTime) -> String {
+    humantime::format_rfc3339_micros(t).to_string()
+}
+
+/// Whether a file last written at `modified` was written by a command started at `after`. A
+/// time without a fraction of a second comes from a filesystem that keeps whole seconds only:
+/// it is compared to the second.
+fn is_fresh(modified: SystemTime, after: SystemTime) -> bool {
+    let m = modified.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let a = after.duration_since(UNIX_EPOCH).unwrap_or_default();
+    if m.subsec_nanos() == 0 {
+        m.as_secs() >= a.as_secs()
+    } else {
+        m >= a
+    }
+}
+
+/// Looks at every result file `args` leads to (files, directories, globs; `-` is the command's
+/// standard output, copied to `stdout_copy`): a file last written before `fresh_after` is an
+/// earlier run's and a missing one is no run's; neither is scored, and each is a
+/// `missing-results` problem.
+pub fn check_results(
+    args: &[PathBuf],
+    stdout_copy: Option<&Path>,
+    fresh_after: SystemTime,
+) -> ResultsCheck {
+    let mut check = ResultsCheck::default();
+    for arg in args {
+        let shown = arg.display().to_string();
+        if arg == Path::new("-") {
+            let size = stdout_copy
+                .and_then(|p| std::fs::metadata(p).ok())
+                .map(|m| m.len());
+            match (stdout_copy, size) {
+                (Some(copy), Some(n)) if n > 0 => {
+                    check.scored.push(copy.to_owned());
+                    check
+                        .files
+                        .push(ResultFile::new("-", None, Freshness::Fresh));
+                }
+                _ => {
+                    check
+                        .files
+                        .push(ResultFile::new("-", None, Freshness::Missing));
+                    check.problems.push(
+                        Problem::new(
+                            ProblemKind::MissingResults,
+                            "the command wrote nothing on its standard output, which --results - names as its results",
+                        )
+                        .with_suite("-"),
+                    );
+                }
+            }
+            continue;
+        }
+        let (found, _errors) = expand_inputs(std::slice::from_ref(arg));
+        if found.is_empty() {
+            check
+                .files
+                .push(ResultFile::new(shown.clone(), None, Freshness::Missing));
+            check.problems.push(
+                Problem::new(
+                    ProblemKind::MissingResults,
+                    format!("`{shown}` was not there after the run (nothing the command wrote matches it)"),
+                )
+                .with_suite(shown),
+            );
+            continue;
+        }
+        let mut fresh = Vec::new();
+        let mut all_fresh = true;
+        for input in found {
+            let path = input.path;
+            let name = path.display().to_string();
+            let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+            let freshness = match modified {
+                None => Freshness::Missing,
+                Some(m) if is_fresh(m, fresh_after) => Freshness::Fresh,
+                Some(_) => Freshness::Stale,
+            };
+            let stamp = modified.map(rfc3339);
+            match freshness {
+                Freshness::Fresh => fresh.push(path),
+                Freshness::Stale => {
+                    all_fresh = false;
+                    check.problems.push(
+                        Problem::new(
+                            ProblemKind::MissingResults,
+                            format!(
+                                "`{name}` was last written at {}, before the run began at {}: an earlier run's results, not scored",
+                                stamp.as_deref().unwrap_or("?"),
+                                rfc3339(fresh_after)
+                            ),
+                        )
+                        .with_suite(name.clone()),
+                    );
+                }
+                Freshness::Missing => {
+                    all_fresh = false;
+                    check.problems.push(
+                        Problem::new(
+                            ProblemKind::MissingResults,
+                            format!("`{name}` could not be looked at after the run"),
+                        )
+                        .with_suite(name.clone()),
+                    );
+                }
+            }
+            check.files.push(ResultFile::new(name, stamp, freshness));
+        }
+        if all_fresh {
+            check.scored.push(arg.clone());
+        } else {
+            check.scored.extend(fresh);
+        }
+    }
+    check
+}
+
+/// The end of a stream, for a problem's detail: at most [`DETAIL_LINES`] lines and
+/// [`DETAIL_BYTES`] bytes.
+fn tail_for_detail(text: &str) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let start = lines.len().saturating_sub(DETAIL_LINES);
+    let mut out = lines[start..].join("\n");
+    if out.len() > DETAIL_BYTES {
+        let mut cut = out.len() - DETAIL_BYTES;
+        while !out.is_char_boundary(cut) {
+            cut += 1;
+        }
+        out = format!("…{}", &out[cut..]);
+    }
+    out
+}
+
+/// The command's stderr tail (its stdout tail when stderr is empty), introduced.
+fn output_detail(e: &RunEvidence) -> String {
+    let (name, text) = if e.stderr_tail.trim().is_empty() {
+        ("standard output", &e.stdout_tail)
+    } else {
+        ("standard error", &e.stderr_tail)
+    };
+    if text.trim().is_empty() {
+        return "it printed nothing".to_owned();
+    }
+    format!("the end of its {name}:\n{}", tail_for_detail(text))
+}
+
+/// Whether the sealed results, as read, show any failure: a failed or errored test, or a
+/// problem.
+fn results_show_failure(sealed: &Tally) -> bool {
+    sealed.by_status.get(Status::Failed) > 0
+        || sealed.by_status.get(Status::Errored) > 0
+        || !sealed.problems.is_empty()
+}
+
+/// The problems the runner's evidence stands for, judged against the sealed results as read.
+pub fn runner_problems(input: &RunnerInput, sealed: &Tally) -> Vec<Problem> {
+    let e = &input.evidence;
+    let mut out = Vec::new();
+    let place = |p: Problem| p.with_suite(RUNNER_PLACE);
+    if e.timed_out {
+        out.push(place(Problem::new(
+            ProblemKind::Timeout,
+            format!(
+                "the command was still running after {:.0} s (--timeout); its process group was ended (SIGTERM, then SIGKILL); {}",
+                e.duration_secs,
+                output_detail(e)
+            ),
+        )));
+    } else if e.interrupted {
+        out.push(place(Problem::new(
+            ProblemKind::Interrupted,
+            "gapscore was interrupted (Ctrl-C) and passed it on to the command's process group; the tests after the interruption never ran",
+        )));
+    } else if let Some(sig) = e.signal_name() {
+        out.push(place(Problem::new(
+            ProblemKind::Killed,
+            format!("the command was killed by {sig}; {}", output_detail(e)),
+        )));
+    } else if let Some(code) = e.exit_code
+        && code != 0
+        && !results_show_failure(sealed)
+    {
+        out.push(place(Problem::new(
+            ProblemKind::RunnerFailed,
+            format!(
+                "the command exited with status {code} while its results show no failure; {}",
+                output_detail(e)
+            ),
+        )));
+    }
+    // One problem per ecosystem and kind, naming its lines: one failure to build prints several
+    // (Go's `FAIL pkg [build failed]` and the compiler's `# pkg` header; rustc one `error[E…]` per
+    // error), and each is evidence of the same thing, not of one more failed test.
+    let mut groups: Vec<(&str, ProblemKind, &str, Vec<&str>)> = Vec::new();
+    for r in &input.recognised {
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == r.ecosystem && g.1 == r.kind)
+        {
+            Some(g) => {
+                if !g.3.contains(&r.line.as_str()) {
+                    g.3.push(&r.line);
+                }
+            }
+            None => groups.push((r.ecosystem, r.kind, r.stream, vec![&r.line])),
+        }
+    }
+    for (ecosystem, kind, stream, lines) in groups {
+        let shown: Vec<&str> = lines.iter().take(5).copied().collect();
+        let more = match lines.len().saturating_sub(shown.len()) {
+            0 => String::new(),
+            n => format!(" (and {n} more line{})", if n == 1 { "" } else { "s" }),
+        };
+        out.push(place(Problem::new(
+            kind,
+            format!(
+                "{} ({ecosystem}, {stream}): {}{more}",
+                kind.phrase(),
+                shown.join(" | ")
+            ),
+        )));
+    }
+    out.extend(input.results.problems.iter().cloned());
+    out
+}
+
+/// Adds the run's problems to the sealed suite and returns the report's `gapscore.runner`.
+/// Files the command made under the seal's excluded paths (`__pycache__`) during the run are the
+/// runner's own (the run refuses to start beside any): they are named in the notes instead of
+/// making the report advisory.
+///
+/// With the sealed tests' source, the problems' details (stderr tails, recognised lines) are
+/// scrubbed as `gapscore feedback` scrubs: a runner quotes the line a test failed on, and the
+/// report must not carry sealed source (`gapscore check` rejects it at level 3).
+pub(crate) fn apply(
+    input: &RunnerInput,
+    sealed: &mut Tally,
+    excluded_present: &mut Vec<String>,
+    mut source: Option<&mut SealedSource>,
+) -> RunnerReport {
+    for mut p in runner_problems(input, sealed) {
+        if let Some(src) = source.as_deref_mut() {
+            p.detail = scrub(&p.detail, Some(src)).text;
+        }
+        sealed.problem(p);
+    }
+    let e = &input.evidence;
+    let mut report = RunnerReport::new(
+        e.command.clone(),
+        e.started_at.clone(),
+        e.duration_secs,
+        input.isolation.clone(),
+    );
+    report.exit_code = e.exit_code;
+    report.signal = e.signal_name();
+    report.timed_out = e.timed_out;
+    report.interrupted = e.interrupted;
+    report.leftovers_killed = e.leftovers_killed;
+    report.results.clone_from(&input.results.files);
+    report.notes.clone_from(&input.notes);
+    if !excluded_present.is_empty() {
+        report.notes.push(format!(
+            "the command made {} file{} under paths the seal excludes in the sealed directory during the run ({}); none were there before it",
+            excluded_present.len(),
+            if excluded_present.len() == 1 { "" } else { "s" },
+            excluded_present
+                .iter()
+                .take(3)
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        excluded_present.clear();
+    }
+    report
+}
+
+/// Names the copy of the command's standard output `-` among the report's inputs.
+pub(crate) fn rename_stdout(input: &RunnerInput, report: &mut gapscore_core::GapReport) {
+    let (Some(copy), Some(ext)) = (&input.stdout_copy, report.gapscore.as_mut()) else {
+        return;
+    };
+    let copy = copy.display().to_string();
+    for i in &mut ext.inputs {
+        if i.path == copy {
+            "-".clone_into(&mut i.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn dates() {
+        let t = UNIX_EPOCH + Duration::from_micros(1_700_000_000_123_456);
+        assert_eq!(rfc3339(t), "2023-11-14T22:13:20.123456Z");
+    }
+
+    #[test]
+    fn freshness_to_the_second_on_coarse_filesystems() {
+        let after = UNIX_EPOCH + Duration::from_millis(10_500);
+        assert!(is_fresh(UNIX_EPOCH + Duration::from_secs(10), after));
+        assert!(!is_fresh(UNIX_EPOCH + Duration::from_millis(10_400), after));
+        assert!(is_fresh(UNIX_EPOCH + Duration::from_millis(10_600), after));
+        assert!(!is_fresh(UNIX_EPOCH + Duration::from_secs(9), after));
+    }
+
+    #[test]
+    fn detail_tail_is_bounded() {
+        let text: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let t = tail_for_detail(&text);
+        assert!(t.starts_with("line 80"));
+        assert!(t.ends_with("line 99"));
+        let long = "é".repeat(5000);
+        assert!(tail_for_detail(&long).len() <= DETAIL_BYTES + 4);
+    }
+}

@@ -1,0 +1,454 @@
+//! Running the command: directly (no shell), in its own process group, with its output passed
+//! through and a bounded tail of each stream kept, a time limit that ends the whole group, and
+//! Ctrl-C forwarded to the group. What happened is a [`RunEvidence`].
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant, SystemTime};
+
+use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
+
+/// How much of each stream is kept by default: the last 64 KiB.
+pub const DEFAULT_TAIL_BYTES: usize = 64 * 1024;
+
+/// How long the group has after `SIGTERM` (a time limit, an interruption, leftovers) before it
+/// is sent `SIGKILL`.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(3);
+
+/// How often the wait loop looks at the child, the clock and the interrupt flag.
+const POLL: Duration = Duration::from_millis(20);
+
+/// What to run and how.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ExecOptions {
+    /// The program and its arguments (never through a shell).
+    pub command: Vec<OsString>,
+    /// The working directory.
+    pub dir: PathBuf,
+    /// Environment variables to set on top of gapscore's own environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// Environment variables to remove from gapscore's own environment (doors a planted
+    /// setting could open: `PYTEST_ADDOPTS`, `NODE_OPTIONS`, ...).
+    pub env_remove: Vec<OsString>,
+    /// End the whole process group after this long.
+    pub timeout: Option<Duration>,
+    /// Time between `SIGTERM` and `SIGKILL`.
+    pub grace: Duration,
+    /// Bytes kept of each stream's end.
+    pub tail_bytes: usize,
+    /// Also copy the command's whole standard output to this file (for `--results -`).
+    pub stdout_file: Option<PathBuf>,
+    /// Pass the command's output through (both streams to gapscore's standard error, which
+    /// keeps standard output for the report). Off in tests of this module.
+    pub passthrough: bool,
+}
+
+impl ExecOptions {
+    /// Runs `command` in `dir`, no time limit, output passed through.
+    pub fn new(command: Vec<OsString>, dir: impl Into<PathBuf>) -> Self {
+        ExecOptions {
+            command,
+            dir: dir.into(),
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            timeout: None,
+            grace: DEFAULT_GRACE,
+            tail_bytes: DEFAULT_TAIL_BYTES,
+            stdout_file: None,
+            passthrough: true,
+        }
+    }
+}
+
+/// What running the command showed: the evidence only the program that ran it holds.
+#[derive(Debug, Clone, serde::Serialize)]
+#[non_exhaustive]
+pub struct RunEvidence {
+    /// The command as run (lossy UTF-8).
+    pub command: Vec<String>,
+    /// When it was started.
+    #[serde(skip)]
+    pub started: SystemTime,
+    /// Result files last written before this are an earlier run's: the start time as the
+    /// filesystem's clock (which can lag the system clock by a tick) saw it.
+    #[serde(skip)]
+    pub fresh_after: SystemTime,
+    /// [`RunEvidence::started`], RFC 3339 UTC with microseconds.
+    pub started_at: String,
+    /// How long it ran, in seconds.
+    pub duration_secs: f64,
+    /// Its exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<i32>,
+    /// The time limit was reached and the group ended.
+    pub timed_out: bool,
+    /// gapscore was interrupted (Ctrl-C, `SIGTERM`) and forwarded it to the group.
+    pub interrupted: bool,
+    /// Processes of the group still alive once the command had ended, which were ended too.
+    pub leftovers_killed: bool,
+    /// The last [`ExecOptions::tail_bytes`] of standard output (lossy UTF-8).
+    pub stdout_tail: String,
+    /// The last [`ExecOptions::tail_bytes`] of standard error (lossy UTF-8).
+    pub stderr_tail: String,
+}
+
+impl RunEvidence {
+    /// The signal's name (`SIGKILL`), when a signal ended the command.
+    pub fn signal_name(&self) -> Option<String> {
+        self.signal.map(signal_name)
+    }
+
+    /// True when the command exited by itself with status 0.
+    pub fn succeeded(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.interrupted
+    }
+}
+
+/// The conventional name of a signal number (`SIGKILL`), or `signal N`.
+pub fn signal_name(n: i32) -> String {
+    let name = match n {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        10 => "SIGUSR1",
+        11 => "SIGSEGV",
+        12 => "SIGUSR2",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        _ => return format!("signal {n}"),
+    };
+    name.to_owned()
+}
+
+/// The signal gapscore itself received (Ctrl-C is `SIGINT`), 0 for none: set by the handlers
+/// [`install_interrupt_handlers`] registers, read by [`execute`].
+#[derive(Debug, Clone, Default)]
+pub struct Interrupt(Arc<AtomicUsize>);
+
+impl Interrupt {
+    /// A flag nothing sets (tests, or callers that handle signals themselves).
+    pub fn none() -> Self {
+        Interrupt::default()
+    }
+
+    /// The signal received, if any.
+    pub fn received(&self) -> Option<i32> {
+        match self.0.load(Ordering::SeqCst) {
+            0 => None,
+            n => i32::try_from(n).ok(),
+        }
+    }
+}
+
+/// Catches `SIGINT` and `SIGTERM` in gapscore (they no longer end it): [`execute`] forwards
+/// them to the command's process group and reports the run as interrupted. The command runs
+/// in its own group, so the terminal's Ctrl-C reaches only gapscore, which passes it on.
+pub fn install_interrupt_handlers() -> io::Result<Interrupt> {
+    let flag = Interrupt::default();
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let value = usize::try_from(sig).unwrap_or(2);
+        signal_hook::flag::register_usize(sig, Arc::clone(&flag.0), value)?;
+    }
+    Ok(flag)
+}
+
+/// The last `limit` bytes written to it.
+#[derive(Debug)]
+struct Tail {
+    buf: Vec<u8>,
+    limit: usize,
+}
+
+impl Tail {
+    fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() > self.limit.saturating_mul(2) {
+            let cut = self.buf.len() - self.limit;
+            self.buf.drain(..cut);
+        }
+    }
+
+    fn into_string(mut self) -> String {
+        if self.buf.len() > self.limit {
+            let cut = self.buf.len() - self.limit;
+            self.buf.drain(..cut);
+        }
+        String::from_utf8_lossy(&self.buf).into_owned()
+    }
+}
+
+/// Copies `from` to the terminal (gapscore's standard error) and to `copy`, keeping a tail.
+fn tee(
+    mut from: impl Read + Send + 'static,
+    passthrough: bool,
+    mut copy: Option<File>,
+    limit: usize,
+) -> JoinHandle<io::Result<String>> {
+    thread::spawn(move || {
+        let mut tail = Tail {
+            buf: Vec::new(),
+            limit,
+        };
+        let mut chunk = vec![0u8; 16 * 1024];
+        let mut terminal_ok = passthrough;
+        loop {
+            let n = match from.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let bytes = &chunk[..n];
+            if terminal_ok {
+                // A closed terminal must not stop the copy nor the run.
+                let mut err = io::stderr().lock();
+                terminal_ok = err.write_all(bytes).and_then(|()| err.flush()).is_ok();
+            }
+            if let Some(f) = copy.as_mut() {
+                f.write_all(bytes)?;
+            }
+            tail.push(bytes);
+        }
+        if let Some(f) = copy.as_mut() {
+            f.flush()?;
+        }
+        Ok(tail.into_string())
+    })
+}
+
+/// Whether any process of group `pid` is still alive (a zombie leader counts until reaped).
+fn group_alive(pid: Pid) -> bool {
+    test_kill_process_group(pid).is_ok()
+}
+
+/// Sends `sig` to the group, ignoring a group already gone.
+fn signal_group(pid: Pid, sig: Signal) {
+    let _ = kill_process_group(pid, sig);
+}
+
+/// Waits until the leader is reaped and the group is empty, or `grace` passes; then `SIGKILL`s
+/// whatever is left and waits for the leader. Returns the leader's status.
+fn end_group(
+    child: &mut Child,
+    pid: Pid,
+    mut status: Option<ExitStatus>,
+    grace: Duration,
+) -> io::Result<ExitStatus> {
+    let deadline = Instant::now() + grace;
+    loop {
+        if status.is_none() {
+            status = child.try_wait()?;
+        }
+        if status.is_some() && !group_alive(pid) {
+            break;
+        }
+        if Instant::now() >= deadline {
+            signal_group(pid, Signal::KILL);
+            break;
+        }
+        thread::sleep(POLL);
+    }
+    match status {
+        Some(s) => Ok(s),
+        None => child.wait(),
+    }
+}
+
+/// Runs the command to its end (or its time limit, or an interruption) and returns what
+/// happened. An error means it could not be started (or waited for): no evidence exists.
+pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvidence> {
+    let Some((program, args)) = opts.command.split_first() else {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
+    };
+    let mut cmd = Command::new(program);
+    for k in &opts.env_remove {
+        cmd.env_remove(k);
+    }
+    cmd.args(args)
+        .current_dir(&opts.dir)
+        .envs(opts.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let copy = opts.stdout_file.as_ref().map(File::create).transpose()?;
+    // The kernel stamps files with a coarse clock: a file written just after the start can
+    // carry a time just before `started`. A file stamped now gives the filesystem's reading.
+    let marker = tempfile::NamedTempFile::new()?;
+    let started = SystemTime::now();
+    let stamped = marker.as_file().metadata()?.modified()?;
+    drop(marker);
+    let clock = Instant::now();
+    let mut child = cmd.spawn()?;
+    let pid = Pid::from_child(&child);
+    let out = child
+        .stdout
+        .take()
+        .map(|s| tee(s, opts.passthrough, copy, opts.tail_bytes));
+    let err = child
+        .stderr
+        .take()
+        .map(|s| tee(s, opts.passthrough, None, opts.tail_bytes));
+
+    let mut timed_out = false;
+    let mut interrupted = false;
+    let leader = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if let Some(sig) = interrupt.received() {
+            interrupted = true;
+            let sig = Signal::from_named_raw(sig).unwrap_or(Signal::INT);
+            signal_group(pid, sig);
+            break None;
+        }
+        if opts.timeout.is_some_and(|t| clock.elapsed() >= t) {
+            timed_out = true;
+            signal_group(pid, Signal::TERM);
+            break None;
+        }
+        thread::sleep(POLL);
+    };
+    // The leader is gone (or told to go): anything left in its group is a leftover, which would
+    // also keep the output pipes open. End it.
+    let leftovers_killed = leader.is_some() && group_alive(pid);
+    if leftovers_killed {
+        signal_group(pid, Signal::TERM);
+    }
+    let status = end_group(&mut child, pid, leader, opts.grace)?;
+    let duration = clock.elapsed();
+    let stdout_tail = join(out)?;
+    let stderr_tail = join(err)?;
+    Ok(RunEvidence {
+        command: opts
+            .command
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        started,
+        fresh_after: stamped.min(started),
+        started_at: humantime::format_rfc3339_micros(started).to_string(),
+        duration_secs: (duration.as_secs_f64() * 1000.0).round() / 1000.0,
+        exit_code: status.code(),
+        signal: status.signal(),
+        timed_out,
+        interrupted,
+        leftovers_killed,
+        stdout_tail,
+        stderr_tail,
+    })
+}
+
+fn join(handle: Option<JoinHandle<io::Result<String>>>) -> io::Result<String> {
+    match handle {
+        None => Ok(String::new()),
+        Some(h) => h
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("output copy thread panicked"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn sh(script: &str) -> ExecOptions {
+        let mut o = ExecOptions::new(
+            vec!["sh".into(), "-c".into(), script.into()],
+            std::env::temp_dir(),
+        );
+        o.passthrough = false;
+        o.grace = Duration::from_millis(500);
+        o
+    }
+
+    #[test]
+    fn exit_code_and_tails() {
+        let e = execute(&sh("echo out; echo err >&2; exit 3"), &Interrupt::none()).unwrap();
+        assert_eq!(e.exit_code, Some(3));
+        assert_eq!(e.signal, None);
+        assert_eq!(e.stdout_tail, "out\n");
+        assert_eq!(e.stderr_tail, "err\n");
+        assert!(!e.succeeded());
+    }
+
+    #[test]
+    fn a_signal_is_recorded() {
+        let e = execute(&sh("kill -9 $$"), &Interrupt::none()).unwrap();
+        assert_eq!(e.exit_code, None);
+        assert_eq!(e.signal, Some(9));
+        assert_eq!(e.signal_name().as_deref(), Some("SIGKILL"));
+    }
+
+    #[test]
+    fn the_tail_is_bounded() {
+        let mut o = sh("i=0; while [ $i -lt 2000 ]; do echo line$i; i=$((i+1)); done");
+        o.tail_bytes = 100;
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert!(e.stdout_tail.len() <= 100);
+        assert!(e.stdout_tail.ends_with("line1999\n"));
+    }
+
+    #[test]
+    fn a_timeout_ends_the_group() {
+        let mut o = sh("sleep 30 & sleep 30; wait");
+        o.timeout = Some(Duration::from_millis(300));
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert!(e.timed_out);
+        assert!(e.duration_secs < 10.0, "{}", e.duration_secs);
+    }
+
+    #[test]
+    fn an_interrupt_is_forwarded() {
+        let flag = Interrupt::none();
+        flag.0.store(2, Ordering::SeqCst);
+        let e = execute(&sh("sleep 30"), &flag).unwrap();
+        assert!(e.interrupted);
+        assert_eq!(e.signal, Some(2));
+    }
+
+    #[test]
+    fn stdout_is_copied_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = sh("echo 'TAP version 13'; echo ok 1");
+        o.stdout_file = Some(dir.path().join("stdout"));
+        execute(&o, &Interrupt::none()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("stdout")).unwrap(),
+            "TAP version 13\nok 1\n"
+        );
+    }
+
+    #[test]
+    fn leftover_background_processes_are_ended() {
+        let e = execute(&sh("sleep 30 & echo started"), &Interrupt::none()).unwrap();
+        assert_eq!(e.exit_code, Some(0));
+        assert!(e.leftovers_killed);
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error() {
+        let o = ExecOptions::new(vec!["/nonexistent/prog".into()], std::env::temp_dir());
+        assert!(execute(&o, &Interrupt::none()).is_err());
+    }
+}
