@@ -482,3 +482,70 @@ fn the_silent_jest_junit_suite_is_caught_and_its_quoted_source_scrubbed() {
         "sealed source in the report: {text}"
     );
 }
+
+/// An implementer's `conftest.py` in the project root that rewrites every report to passed: run
+/// by hand, the failing sealed test reads passed; through `gapscore run` (in place and in the
+/// copy) pytest is confined to the sealed directory's own configuration and the test fails.
+#[test]
+fn a_root_conftest_that_rewrites_reports_is_neutralised() {
+    let ok = Command::new("python3")
+        .args(["-m", "pytest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("note: python3 -m pytest is not available; skipping the pytest run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    fs::create_dir(p.join("sealed")).unwrap();
+    fs::write(
+        p.join("sealed/test_spec.py"),
+        "def test_adds():\n    assert 1 + 1 == 3\n\ndef test_holds():\n    assert True\n",
+    )
+    .unwrap();
+    fs::write(
+        p.join("conftest.py"),
+        "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    report = outcome.get_result()\n    report.outcome = 'passed'\n    report.longrepr = None\n",
+    )
+    .unwrap();
+    assert_eq!(code(&run_in(p, &["seal", "sealed", "-o", "seal.json"])), 0);
+    let pytest = ["python3", "-m", "pytest", "sealed", "--junitxml=junit.xml"];
+    // The door is real: run by hand, with bytecode off so the seal still holds.
+    let by_hand = Command::new(pytest[0])
+        .args(&pytest[1..])
+        .args(["-p", "no:cacheprovider"])
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(p)
+        .output()
+        .unwrap();
+    assert!(by_hand.status.success(), "{by_hand:?}");
+    let scored = run_in(p, &["score", "--sealed", "junit.xml"]);
+    assert_eq!(json_of(&scored)["sealed_tests"]["failed"], 0);
+    fs::remove_file(p.join("junit.xml")).unwrap();
+
+    for workspace in ["inplace", "copy"] {
+        let mut args = vec![
+            "run",
+            "--seal",
+            "seal.json",
+            "--sealed-dir",
+            "sealed",
+            "--workspace",
+            workspace,
+            "--results",
+            "junit.xml",
+            "--",
+        ];
+        args.extend_from_slice(&pytest);
+        let o = run_in(p, &args);
+        let r = json_of(&o);
+        assert_eq!(
+            r["sealed_tests"],
+            serde_json::json!({"total": 2, "passed": 1, "failed": 1}),
+            "{workspace}: {r}\n{}",
+            stderr(&o)
+        );
+        assert_eq!(r["gapscore"]["runner"]["exit_code"], 1, "{workspace}: {r}");
+    }
+}
