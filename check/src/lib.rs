@@ -19,7 +19,7 @@
 //! - [`Finding`]: a [`Rule`] broken or worth a word, with its [`Severity`], JSON pointer,
 //!   message and fix hint;
 //! - [`CheckOutput`]: the [`FileResult`]s with the exit code; [`render_text`] prints it for
-//!   people, serde for machines (schema: [`OUTPUT_SCHEMA`]).
+//!   people (what bears on the verdict; [`render_text_verbose`] everything), serde for machines (schema: [`OUTPUT_SCHEMA`]).
 //!
 //! ```
 //! use gapscore_check::{Evidence, Verdict, check_bytes};
@@ -61,6 +61,7 @@ mod leak;
 mod level1;
 mod level2;
 mod level3;
+mod locate;
 pub mod model;
 pub mod numbers;
 mod read;
@@ -77,7 +78,7 @@ pub use read::{
     DEFAULT_MAX_REPORT_BYTES, check_bytes, check_path, check_path_limited, check_value,
     read_limited,
 };
-pub use render::render_text;
+pub use render::{render_text, render_text_verbose};
 pub use rules::Rule;
 
 /// The JSON Schema of [`CheckOutput`] (draft 2020-12), pretty, with a trailing newline; the

@@ -48,6 +48,13 @@ pub struct Finding {
     pub message: String,
     /// How to fix it.
     pub hint: String,
+    /// Where `pointer` is in the file: 1-based line (when the file was read as text and the
+    /// pointer names something written in it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// Its 1-based column, in characters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
 }
 
 impl Finding {
@@ -61,6 +68,8 @@ impl Finding {
             pointer: pointer.to_owned(),
             message,
             hint: rule.hint.to_owned(),
+            line: None,
+            column: None,
         }
     }
 }

@@ -136,7 +136,11 @@ pub fn check_bytes(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> 
         return unreadable(path, format!("{path}:{e}"), level);
     }
     match serde_json::from_str::<Value>(text) {
-        Ok(doc) => check_owned(path, doc, evidence, level),
+        Ok(doc) => {
+            let mut result = check_owned(path, doc, evidence, level);
+            crate::locate::locate_findings(text, &mut result.findings);
+            result
+        }
         Err(e) => match classify_text(text) {
             Some(kind) => not_a_report(path, kind, level),
             None => unreadable(
@@ -371,6 +375,11 @@ fn schema_message(id: SchemaId, schema_path: &str, message: &str) -> String {
             None => "not allowed here".to_owned(),
         };
     }
+    if schema_path.ends_with("/enum")
+        && let Some(listed) = enum_message(id, schema_path, message)
+    {
+        return listed;
+    }
     if message.starts_with(['{', '[']) {
         let mut stream = serde_json::Deserializer::from_str(message).into_iter::<Value>();
         if let Some(Ok(v)) = stream.next() {
@@ -384,6 +393,39 @@ fn schema_message(id: SchemaId, schema_path: &str, message: &str) -> String {
         }
     }
     message.to_owned()
+}
+
+/// An enum violation with every allowed value (the validator lists three at most): the values
+/// are read from the schema at the error's schema path.
+fn enum_message(id: SchemaId, schema_path: &str, message: &str) -> Option<String> {
+    let schema = serde_json::from_str::<Value>(id.text()).ok()?;
+    let options = schema_node(&schema, schema_path)?.as_array()?;
+    let (value, _) = message.split_once(" is not one of ")?;
+    let mut listed: Vec<String> = options.iter().map(Value::to_string).collect();
+    let last = listed.pop()?;
+    Some(if listed.is_empty() {
+        format!("{value} is not {last}")
+    } else {
+        format!("{value} is not one of {} or {last}", listed.join(", "))
+    })
+}
+
+/// The node at a validator's schema path, following the local `$ref`s the path passes through.
+fn schema_node<'s>(schema: &'s Value, path: &str) -> Option<&'s Value> {
+    let mut node = schema;
+    for seg in path.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        node = if seg == "$ref" {
+            let target = node.get("$ref")?.as_str()?.strip_prefix('#')?;
+            schema.pointer(target)?
+        } else {
+            match node {
+                Value::Array(items) => items.get(seg.parse::<usize>().ok()?)?,
+                _ => node.get(seg.as_str())?,
+            }
+        };
+    }
+    Some(node)
 }
 
 impl Checker<'_> {

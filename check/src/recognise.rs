@@ -1,7 +1,7 @@
 //! Telling a Gap Report from the other files pipelines leave around: Dark Factory's
 //! `state.json` and Markdown reports, Terminal Stampede's `merge-report.json`, `state.json` and
 //! `runtime-stats.json`, validator inputs, conformance suites, schemas, gapscore's own seal
-//! records and histories. Each is explained rather than misread as a report.
+//! records, histories and Markdown reports. Each is explained rather than misread as a report.
 
 use serde_json::{Map, Value};
 
@@ -183,6 +183,24 @@ pub fn classify(doc: &Value) -> Kind {
     )
 }
 
+/// gapscore's own Markdown report: `# Shadow Report` (or `# Gap Report`, `# Shadow / Gap
+/// Report`), then `**Shadow Score: N%**` and the suites table among its first lines.
+fn gapscore_markdown(text: &str) -> bool {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let heading = lines
+        .next()
+        .is_some_and(|l| l.starts_with("# ") && l.ends_with(" Report"));
+    let mut score = false;
+    let mut table = false;
+    for l in lines.take(12) {
+        score |= ["**Shadow Score: ", "**Gap Score: "]
+            .iter()
+            .any(|p| l.starts_with(p));
+        table |= l == "| Suite | Total | Passed | Failed |";
+    }
+    heading && score && table
+}
+
 fn stampede_merge(branches: bool, ss: &Value) -> String {
     let mut s = String::from(if branches {
         "Terminal Stampede's merge report: "
@@ -236,6 +254,12 @@ pub fn classify_text(text: &str) -> Option<Kind> {
         return Some(artifact(
             "validator summary text",
             "the reference validators' `--format summary` text (`Shadow Score: 11.1% ... (minor)`, `Sealed: 16/18 passed`): score, level and counts for people, without spec version or failure details; check the JSON report (`--format json`, the validators' default)",
+        ));
+    }
+    if gapscore_markdown(text) {
+        return Some(artifact(
+            "Markdown report (gapscore)",
+            "`gapscore score --format markdown`: the report for people (a pull-request comment), without spec version or failure fields; check the JSON report the same command writes with `--format json` (the default)",
         ));
     }
     if marker.is_some() || markdown_report {

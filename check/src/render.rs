@@ -1,9 +1,11 @@
 //! The human-readable form of a check: per file, the requirements and findings grouped by level,
-//! each finding with its pointer and fix hint.
+//! each finding with its pointer, its `line:col` in the file and its fix hint. By default only
+//! what bears on the verdict is listed and the rest counted; verbose lists everything.
 
 use std::fmt::Write;
 
-use crate::model::{CheckOutput, Document, FileResult, Severity, Verdict};
+use crate::model::{CheckOutput, Document, FileResult, Finding, Requirement, Severity, Verdict};
+use crate::rules;
 
 fn mark(v: Verdict) -> &'static str {
     match v {
@@ -13,11 +15,22 @@ fn mark(v: Verdict) -> &'static str {
     }
 }
 
-/// Renders the whole check as text.
+/// Renders the whole check as text: per file, what bears on the verdict (failed requirements,
+/// errors, and warnings about the level itself); the rest is counted, and listed by
+/// [`render_text_verbose`].
 pub fn render_text(out: &CheckOutput) -> String {
+    render(out, false)
+}
+
+/// Renders the whole check as text, every requirement and finding listed.
+pub fn render_text_verbose(out: &CheckOutput) -> String {
+    render(out, true)
+}
+
+fn render(out: &CheckOutput, verbose: bool) -> String {
     let mut s = String::new();
     for f in &out.files {
-        render_file(&mut s, f, out.requested_level);
+        render_file(&mut s, f, out.requested_level, verbose);
         s.push('\n');
     }
     let unreadable = out.files.iter().filter(|f| f.unreadable()).count();
@@ -45,7 +58,55 @@ pub fn render_text(out: &CheckOutput) -> String {
     s
 }
 
-fn render_file(s: &mut String, f: &FileResult, requested: u8) {
+/// Whether a finding bears on the verdict: an error (its level does not hold), or a warning
+/// about the level itself (a claimed level the report does not reach, an advisory report).
+fn bears_on_verdict(f: &Finding) -> bool {
+    f.severity == Severity::Error
+        || (f.severity == Severity::Warning
+            && [rules::CLAIMED_LEVEL.id, rules::ADVISORY.id].contains(&f.rule.as_str()))
+}
+
+/// The fields a requirement is about: an error at one of them says more than an "attested"
+/// verdict beside it, which is then not shown.
+fn requirement_fields(id: &str) -> &'static [&'static str] {
+    match id {
+        "L2.hash-stored" | "L2.hash-recomputed" => &["/report/sealed_hash", "/report/seal_broken"],
+        "L2.sealed-first" => &["/report/timestamp", "/report/sealed_at"],
+        "L3.hardening-loop" | "L3.initial-final" | "L3.velocity" | "L3.recomputed" => {
+            &["/hardening"]
+        }
+        _ => &[],
+    }
+}
+
+/// True when an error finding is about a field of the requirement.
+fn error_on_fields(f: &FileResult, r: &Requirement) -> bool {
+    let fields = requirement_fields(&r.id);
+    f.findings.iter().any(|x| {
+        x.severity == Severity::Error
+            && fields.iter().any(|field| {
+                x.pointer == *field
+                    || x.pointer
+                        .strip_prefix(field)
+                        .is_some_and(|rest| rest.starts_with('/'))
+            })
+    })
+}
+
+/// `/report/level (3:14)`, or `(document)`.
+fn location(x: &Finding) -> String {
+    let at = if x.pointer.is_empty() {
+        "(document)"
+    } else {
+        x.pointer.as_str()
+    };
+    match (x.line, x.column) {
+        (Some(l), Some(c)) => format!("{at} ({l}:{c})"),
+        _ => at.to_owned(),
+    }
+}
+
+fn render_file(s: &mut String, f: &FileResult, requested: u8, verbose: bool) {
     match &f.document {
         Document::Unreadable { error } => {
             let _ = writeln!(s, "{}: unreadable: {error}", f.path);
@@ -125,36 +186,73 @@ fn render_file(s: &mut String, f: &FileResult, requested: u8) {
         })
         .collect();
     let _ = writeln!(s, "  schemas: {}", schemas.join("; "));
+    let mut hidden = (0usize, 0usize, 0usize);
     for level in 1..=3u8 {
-        let _ = writeln!(s, "  Level {level}");
+        let mut lines = Vec::new();
         for r in f.requirements.iter().filter(|r| r.level == level) {
-            let _ = writeln!(
-                s,
+            if r.verdict == Verdict::Attested && error_on_fields(f, r) {
+                continue;
+            }
+            if !verbose && r.verdict != Verdict::Failed {
+                hidden.0 += 1;
+                continue;
+            }
+            lines.push(format!(
                 "    [{}] {:<8} {} {}: {}",
                 mark(r.verdict),
                 r.verdict.as_str(),
                 r.spec,
                 r.title,
                 r.detail
-            );
+            ));
         }
         for x in f.findings.iter().filter(|x| x.level == level) {
-            let at = if x.pointer.is_empty() {
-                "(document)"
-            } else {
-                x.pointer.as_str()
-            };
-            let _ = writeln!(
-                s,
-                "    {:<7} {} {} at {at}: {}",
+            if !verbose && !bears_on_verdict(x) {
+                match x.severity {
+                    Severity::Note => hidden.2 += 1,
+                    _ => hidden.1 += 1,
+                }
+                continue;
+            }
+            lines.push(format!(
+                "    {:<7} {} {} at {}: {}",
                 x.severity.as_str(),
                 x.rule,
                 x.spec,
+                location(x),
                 x.message
-            );
+            ));
             if x.severity != Severity::Note {
-                let _ = writeln!(s, "            fix: {}", x.hint);
+                lines.push(format!("            fix: {}", x.hint));
             }
         }
+        if verbose || !lines.is_empty() {
+            let _ = writeln!(s, "  Level {level}");
+            for l in lines {
+                let _ = writeln!(s, "{l}");
+            }
+        }
+    }
+    let (met, warnings, notes) = hidden;
+    if met + warnings + notes > 0 {
+        let mut parts = Vec::new();
+        for (n, one, many) in [
+            (
+                met,
+                "requirement met or attested",
+                "requirements met or attested",
+            ),
+            (warnings, "warning", "warnings"),
+            (notes, "note", "notes"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {}", if n == 1 { one } else { many }));
+            }
+        }
+        let _ = writeln!(
+            s,
+            "  not shown: {} (--verbose lists them)",
+            parts.join(", ")
+        );
     }
 }

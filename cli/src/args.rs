@@ -6,6 +6,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use gapscore_batch::Shard;
 use gapscore_core::{Dialect, FlakyPolicy, OutputFormat, SkippedPolicy, Threshold, XfailPolicy};
 
+mod tools;
+
+pub use tools::{CompletionsArgs, ManArgs, Shell};
+
 /// Turn test-runner output into an honest Gap Score (Shadow Score).
 #[derive(Debug, Parser)]
 #[command(name = "gapscore", version, about, infer_long_args = true)]
@@ -42,6 +46,10 @@ pub enum Command {
     Batch(BatchArgs),
     /// Check Gap Reports (any tool's) against spec §5.2 and conformance levels 1-3.
     Check(CheckArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell).
+    Completions(CompletionsArgs),
+    /// Print gapscore's man page (roff), or write one per command into a directory.
+    Man(ManArgs),
 }
 
 /// Where adapter plugins come from, and how many threads read inputs.
@@ -62,9 +70,7 @@ pub struct HostArgs {
 
 /// `gapscore parse`.
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Exit codes: 0 every file read, 2 some file could not be read (the others are still printed to standard output; with -o no file is written)."
-)]
+#[command(after_help = tools::PARSE_HELP)]
 pub struct ParseArgs {
     /// Result files, directories or glob patterns; `-` reads standard input.
     #[arg(required = true, value_name = "FILE")]
@@ -72,27 +78,34 @@ pub struct ParseArgs {
 
     /// Read every file as this format (or adapter name) instead of detecting it.
     #[arg(long, value_name = "ID")]
-    pub format: Option<String>,
+    pub input_format: Option<String>,
 
     /// Exit 0 even when an input file was cut off (its complete tests are still printed, with a
     /// `truncated` problem); without it a truncated input exits 2.
     #[arg(long)]
     pub allow_truncated: bool,
 
-    /// Output: the canonical runs as a JSON array, or one CTRF document.
-    #[arg(long, value_enum, default_value_t = ParseOutput::Json)]
-    pub output: ParseOutput,
+    /// Output format: `json` (the canonical runs as a JSON array, the default) or `ctrf` (one
+    /// CTRF document). Any other value is read as the input format, the old spelling of
+    /// `--input-format`, with a warning.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
 
-    /// Write to this file (atomically) instead of standard output.
-    #[arg(short = 'o', long = "out", value_name = "OUT")]
+    /// Write to this file (atomically) instead of standard output. `--output json|ctrf` is the
+    /// old spelling of `--format` and is read so, with a warning (`-o ./ctrf` names a file).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// The old spelling of `--output FILE`, accepted with a warning.
+    #[arg(long = "out", value_name = "FILE", hide = true)]
     pub out: Option<PathBuf>,
 
     #[command(flatten)]
     pub host: HostArgs,
 }
 
-/// `gapscore parse --output`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
+/// `gapscore parse --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ParseOutput {
     /// A JSON array of canonical runs (`schema/test-results.schema.json` each).
     Json,
@@ -100,8 +113,9 @@ pub enum ParseOutput {
     Ctrf,
 }
 
-/// `gapscore adapters`.
+/// `gapscore adapters`. `-j` is accepted but hidden: listing reads no input.
 #[derive(Debug, Args)]
+#[command(after_help = tools::ADAPTERS_HELP, mut_arg("jobs", |a| a.hide(true)))]
 pub struct AdaptersArgs {
     #[command(flatten)]
     pub host: HostArgs,
@@ -109,7 +123,7 @@ pub struct AdaptersArgs {
 
 /// `gapscore score`.
 #[derive(Debug, Args)]
-#[command(after_help = "Exit codes: 0 ok, 1 score above --threshold, 2 usage or input error.")]
+#[command(after_help = tools::SCORE_HELP)]
 pub struct ScoreArgs {
     /// Result files of the sealed (hidden, spec-derived) tests: files, directories or globs, in
     /// any supported format; `-` reads standard input (`go test -json ./... | gapscore score
@@ -130,8 +144,8 @@ pub struct ScoreOptions {
     #[arg(long, num_args = 1.., value_name = "FILE")]
     pub open: Vec<PathBuf>,
 
-    /// Read the inputs as this format (or adapter name) instead of detecting it. (`--format`
-    /// names the report format, as in the reference validators.)
+    /// Read the inputs as this format (or adapter name) instead of detecting it (`--format` is
+    /// the report's format).
     #[arg(long, value_name = "ID")]
     pub input_format: Option<String>,
 
@@ -250,9 +264,7 @@ pub enum WorkspaceArg {
 
 /// `gapscore run`.
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Exit codes: 0 ok, 1 score above --threshold (or an advisory report under --threshold: a runner that failed, was killed, timed out or was interrupted, stale or missing results), 2 usage or input error, a broken seal, files the seal does not hash in the sealed directory, or a command that could not be started. The command's output goes to standard error. See docs/run.md."
-)]
+#[command(after_help = tools::RUN_HELP)]
 pub struct RunArgs {
     /// The sealed results the command writes: files, directories or globs (relative to the
     /// directory it runs in); `-` is its standard output (`go test -json`, TAP). Each must be
@@ -282,7 +294,8 @@ pub struct RunArgs {
 /// `gapscore seal`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit codes: 0 sealed (or the directory matches), 1 the directory does not match the seal (--verify), 2 usage or input error."
+    after_help = tools::SEAL_HELP,
+    mut_arg("jobs", |a| a.help("Threads reading the --expect files (default: one per core); the record never depends on it."))
 )]
 pub struct SealArgs {
     /// The directory of sealed tests.
@@ -374,6 +387,7 @@ pub enum EmitArg {
 
 /// `gapscore schema`.
 #[derive(Debug, Args)]
+#[command(after_help = tools::SCHEMA_HELP)]
 pub struct SchemaArgs {
     /// Which schema to print.
     #[arg(value_enum)]
@@ -518,9 +532,7 @@ impl From<RevealArg> for gapscore_core::feedback::Reveal {
 
 /// `gapscore feedback`.
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Exit codes: 0 feedback written, 2 usage or input error. See docs/hardening.md."
-)]
+#[command(after_help = tools::FEEDBACK_HELP)]
 pub struct FeedbackArgs {
     /// A Gap Report (any tool's) or the sealed result files (any format).
     #[arg(required = true, value_name = "REPORT|RESULTS")]
@@ -571,6 +583,7 @@ pub enum FeedbackFormat {
 pub enum HardenCommand {
     /// Append a validation to a hardening history file (cycle 0 is the one before the first
     /// fix).
+    #[command(after_help = tools::HARDEN_HELP)]
     Record(HardenRecordArgs),
 }
 
@@ -605,9 +618,7 @@ pub struct HardenRecordArgs {
 
 /// `gapscore check`.
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Exit codes: 0 the level holds for every report, 1 it does not for some, 2 a file could not be read (the others are still checked). See docs/conformance.md."
-)]
+#[command(after_help = tools::CHECK_HELP)]
 pub struct CheckArgs {
     /// Gap Reports (Shadow Reports) to check, in any published dialect and version; `-` reads
     /// one from standard input.
@@ -632,6 +643,15 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
     pub format: CheckFormat,
 
+    /// Text output: list every requirement and finding, not only those that bear on the
+    /// verdict (errors, and warnings that lower the level).
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// Write to this file (atomically) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
     /// Refuse a report larger than this many bytes, unread (default 32 MiB; a check takes
     /// several times the report's size in memory).
     #[arg(long, value_name = "BYTES", default_value_t = gapscore_check::DEFAULT_MAX_REPORT_BYTES)]
@@ -647,15 +667,13 @@ pub enum CheckFormat {
     Json,
 }
 
-/// The exit codes of `gapscore batch`, for its help (defined in `gapscore_engine::ExitCode`).
-const BATCH_EXIT_CODES: &str = "Exit codes: 0 every repository scored (and none above --threshold), 1 some repository above --threshold, 2 usage error or outputs not written, 3 some repositories could not be scored (error rows; wins over 1). See docs/batch.md.";
-
 /// `gapscore batch`.
 #[derive(Debug, Args)]
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    after_help = BATCH_EXIT_CODES
+    after_help = tools::BATCH_HELP,
+    mut_arg("jobs", |a| a.help("Threads scoring repositories and reading their files, one pool (default: one per core); the outputs never depend on it."))
 )]
 pub struct BatchArgs {
     /// `merge`: combine shard outputs.
@@ -667,14 +685,18 @@ pub struct BatchArgs {
     #[arg(value_name = "ROOT|MANIFEST", required = true)]
     pub input: Option<PathBuf>,
 
-    /// The output directory.
+    /// The output directory (default: `gapscore-batch`).
+    #[arg(short = 'o', long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// The old spelling of `--output DIR`, accepted with a warning.
     #[arg(
-        short = 'o',
-        long,
+        long = "out",
         value_name = "DIR",
-        default_value = "gapscore-batch"
+        hide = true,
+        conflicts_with = "output"
     )]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
 
     /// Exit 1 when some repository's score is above this percentage.
     #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
@@ -730,7 +752,7 @@ pub struct BatchArgs {
 #[derive(Debug, Subcommand)]
 pub enum BatchCommand {
     /// Combine the output directories of `--shard` runs into the outputs of a single run.
-    #[command(after_help = BATCH_EXIT_CODES)]
+    #[command(after_help = tools::MERGE_HELP)]
     Merge(MergeArgs),
 }
 
@@ -741,14 +763,18 @@ pub struct MergeArgs {
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
 
-    /// The output directory.
+    /// The output directory (default: `gapscore-batch`).
+    #[arg(short = 'o', long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// The old spelling of `--output DIR`, accepted with a warning.
     #[arg(
-        short = 'o',
-        long,
+        long = "out",
         value_name = "DIR",
-        default_value = "gapscore-batch"
+        hide = true,
+        conflicts_with = "output"
     )]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
 
     /// Exit 1 when some repository's score is above this percentage.
     #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]

@@ -56,13 +56,13 @@ impl Registered {
 #[non_exhaustive]
 pub enum DetectError {
     /// No adapter claims the file.
-    #[error("no adapter recognises this file (known formats: {}); name one with --format ID (`--input-format ID` for `score`)", .known.join(", "))]
+    #[error("no adapter recognises this file (known formats: {}); name one with --input-format ID", .known.join(", "))]
     NoMatch {
         /// Every format id known.
         known: Vec<String>,
     },
     /// Several adapters claim it equally.
-    #[error("ambiguous format: {} claim it with confidence {confidence}; name one with --format ID (`--input-format ID` for `score`)", .candidates.join(", "))]
+    #[error("ambiguous format: {} claim it with confidence {confidence}; name one with --input-format ID", .candidates.join(", "))]
     Tie {
         /// The adapters tied at the top.
         candidates: Vec<String>,
@@ -132,7 +132,7 @@ impl Registry {
 
     /// Adds an adapter. A name or format id already taken (by a built-in, or an earlier plugin)
     /// is refused: the first one wins, so a plugin can never silently replace a built-in reader,
-    /// and `--format ID` always means one adapter.
+    /// and `--input-format ID` always means one adapter.
     pub fn add(&mut self, adapter: Arc<dyn Adapter>, origin: Origin) -> Result<(), String> {
         let name = adapter.info().name.clone();
         if let Some(prev) = self.entries.iter().find(|e| e.name() == name) {

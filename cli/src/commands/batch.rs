@@ -2,6 +2,7 @@
 //! `gapscore batch merge`: combine shard outputs. See docs/batch.md.
 
 use std::io::IsTerminal as _;
+use std::path::PathBuf;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,12 +16,25 @@ use gapscore_engine::ExitCode;
 use crate::args::{BatchArgs, BatchCommand};
 use crate::{host, io};
 
+/// The output directory: `-o/--output DIR`, or `--out DIR` (the old spelling, with a warning),
+/// or `gapscore-batch`.
+fn out_dir(output: Option<&PathBuf>, out: Option<&PathBuf>) -> PathBuf {
+    if let Some(o) = out {
+        io::warn("`batch --out DIR`: use `-o/--output DIR`");
+        return o.clone();
+    }
+    output
+        .cloned()
+        .unwrap_or_else(|| PathBuf::from("gapscore-batch"))
+}
+
 /// Runs `gapscore batch` or `gapscore batch merge`.
 pub fn run(args: BatchArgs) -> Result<ExitCode> {
     if let Some(BatchCommand::Merge(m)) = args.command {
-        let run = gapscore_batch::merge(&m.dirs, &m.out, m.threshold)?;
+        let out = out_dir(m.output.as_ref(), m.out.as_ref());
+        let run = gapscore_batch::merge(&m.dirs, &out, m.threshold)?;
         if !m.quiet {
-            summary(&run, &m.out, Duration::ZERO);
+            summary(&run, &out, Duration::ZERO);
         }
         return Ok(exit_code(&run, m.threshold, m.allow_advisory));
     }
@@ -39,7 +53,8 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
     if plugin_failures > 0 {
         anyhow::bail!("a plugin could not be loaded; nothing scored");
     }
-    let mut opts = BatchOptions::new(&args.out);
+    let out = out_dir(args.output.as_ref(), args.out.as_ref());
+    let mut opts = BatchOptions::new(&out);
     opts.jobs = args.host.jobs.map_or(0, usize::from);
     opts.threshold = args.threshold;
     opts.shard = args.shard;
@@ -71,7 +86,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
                 run.rows.len() - run.resumed
             ));
         }
-        summary(&run, &args.out, started.elapsed());
+        summary(&run, &out, started.elapsed());
     }
     Ok(exit_code(&run, args.threshold, args.allow_advisory))
 }

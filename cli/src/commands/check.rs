@@ -5,6 +5,7 @@
 use anyhow::Result;
 use gapscore_check::{
     CheckOutput, Evidence, FileResult, check_bytes, check_path_limited, read_limited, render_text,
+    render_text_verbose,
 };
 use gapscore_engine::ExitCode;
 
@@ -40,6 +41,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
         }
     }
     let text = match args.format {
+        CheckFormat::Text if args.verbose => render_text_verbose(&out),
         CheckFormat::Text => render_text(&out),
         CheckFormat::Json => {
             let mut t = serde_json::to_string_pretty(&out)?;
@@ -47,7 +49,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
             t
         }
     };
-    io::write_output(None, &text)?;
+    io::write_output(args.output.as_deref(), &text)?;
     Ok(match out.exit_code {
         0 => ExitCode::Ok,
         1 => ExitCode::Failed,

@@ -3,6 +3,7 @@
 pub mod adapters;
 pub mod batch;
 pub mod check;
+pub mod completions;
 pub mod feedback;
 pub mod harden;
 pub mod parse;
@@ -29,5 +30,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Harden(cmd) => harden::run(&cmd),
         Command::Batch(args) => batch::run(args),
         Command::Check(args) => check::run(&args),
+        Command::Completions(args) => completions::run(&args),
+        Command::Man(args) => completions::man(&args),
     }
 }

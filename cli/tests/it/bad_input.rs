@@ -212,7 +212,7 @@ fn check(dir: &Path, case: &Case) {
     if let Ok(()) = fs::remove_file(&out) {}
     let mut args = vec!["parse", f.as_str(), "-o", pout.to_str().unwrap()];
     if let Some(fmt) = &case.format {
-        args.extend(["--format", fmt.as_str()]);
+        args.extend(["--input-format", fmt.as_str()]);
     }
     let r = run(dir, &args, tmp.path());
     let context = format!("{f}: parse exited {}:\n{}", r.code, r.stderr);

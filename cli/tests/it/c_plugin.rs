@@ -178,7 +178,14 @@ fn parse_prints_the_canonical_run() {
     // An empty file claims no format, so it is read with --format: zero tests.
     let empty = fixture("valid", "empty.lines");
     let o = run(
-        &["parse", "--plugin", s(so), "--format", "lines", s(&empty)],
+        &[
+            "parse",
+            "--plugin",
+            s(so),
+            "--input-format",
+            "lines",
+            s(&empty),
+        ],
         None,
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -251,7 +251,7 @@ fn forced_format_jobs(root: &Path, jobs: &mut Vec<Job>) {
         ));
         jobs.push(job(
             golden_key("parse-forced-format", dir),
-            vec![Step::new(&["parse", &f, "--format", format])],
+            vec![Step::new(&["parse", &f, "--input-format", format])],
             w,
         ));
     }
@@ -460,7 +460,7 @@ fn batch_jobs(tmp: &Path, jobs: &mut Vec<Job>) -> usize {
     ];
     for (name, extra) in runs {
         let out = base.join(name);
-        let mut argv = vec!["batch", "tree", "--out", name, "--jobs", "2", "--quiet"];
+        let mut argv = vec!["batch", "tree", "--output", name, "--jobs", "2", "--quiet"];
         argv.extend(extra.iter().copied());
         let mut step = Step::new(&argv);
         step.capture.push(out.clone());

@@ -69,7 +69,7 @@ fn parse_reports_bad_files_and_still_prints_the_good_ones() {
 #[test]
 fn parse_writes_ctrf() {
     let a = fixtures().join("valid/all-statuses.json");
-    let o = run(&["parse", s(&a), "--output", "ctrf"]);
+    let o = run(&["parse", s(&a), "--format", "ctrf"]);
     assert_eq!(o.status.code(), Some(0));
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["reportFormat"], "CTRF");

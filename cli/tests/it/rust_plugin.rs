@@ -101,7 +101,7 @@ fn plugin_parse_errors_name_the_file_and_place() {
             "parse",
             "--plugin",
             so.to_str().unwrap(),
-            "--format",
+            "--input-format",
             "template-csv",
             bad.to_str().unwrap(),
         ],

@@ -160,7 +160,7 @@ fn detection_refuses_ties_and_unknowns_and_a_forced_format_wins() {
     let err = reg.detect(b"<xml/>", Some("x.xml")).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "no adapter recognises this file (known formats: alpha, beta, gamma); name one with --format ID (`--input-format ID` for `score`)"
+        "no adapter recognises this file (known formats: alpha, beta, gamma); name one with --input-format ID"
     );
     let mut tied = registry();
     tied.add(Lines::new("delta", b"BETA", 80), Origin::BuiltIn)

@@ -40,3 +40,11 @@ pub fn stderr(o: &Output) -> String {
 pub fn json_of(o: &Output) -> Value {
     serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
 }
+
+/// A path in the repository (the workspace root), for files shipped in it.
+pub fn repo_path(relative: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join(relative)
+}
