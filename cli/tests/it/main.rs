@@ -15,6 +15,7 @@ mod check;
 mod cli;
 mod golden;
 mod hardening;
+mod hardening_loop;
 mod integrity;
 mod integrity_json;
 mod integrity_junit;
