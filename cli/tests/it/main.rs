@@ -9,6 +9,7 @@ mod common;
 
 mod bad_input;
 mod batch;
+mod batch_everyday;
 mod bounded_memory;
 mod c_plugin;
 mod check;
