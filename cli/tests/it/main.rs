@@ -14,6 +14,7 @@ mod bounded_memory;
 mod c_plugin;
 mod check;
 mod cli;
+mod docs;
 mod golden;
 mod hardening;
 mod hardening_loop;
