@@ -82,6 +82,17 @@ pub fn check_name(name: &str) -> Result<(), BatchError> {
 /// `seal.json` (its sealed test directory: `sealed_dir` in `gapscore.toml`, else
 /// `sealed-tests/` when present) and optional `gapscore.toml`.
 pub fn from_root(root: &Path, allow_outside: bool) -> Result<Vec<RepoSpec>, BatchError> {
+    from_root_except(root, allow_outside, None)
+}
+
+/// [`from_root`], leaving out the directory `out` (the batch's own output directory, when it
+/// lies inside ROOT: it is not a repository).
+pub fn from_root_except(
+    root: &Path,
+    allow_outside: bool,
+    out: Option<&Path>,
+) -> Result<Vec<RepoSpec>, BatchError> {
+    let out = out.and_then(|o| fs::canonicalize(o).ok());
     let entries = fs::read_dir(root).map_err(|e| read_error(root, e))?;
     let containment = if allow_outside {
         None
@@ -107,8 +118,11 @@ pub fn from_root(root: &Path, allow_outside: bool) -> Result<Vec<RepoSpec>, Batc
         if name.starts_with('.') {
             continue;
         }
-        check_name(name)?;
         let dir = entry.path();
+        if out.is_some() && fs::canonicalize(&dir).ok() == out {
+            continue;
+        }
+        check_name(name)?;
         let mut spec = RepoSpec::new(name, vec![dir.join("sealed")]);
         if dir.join("open").exists() {
             spec.open.push(dir.join("open"));

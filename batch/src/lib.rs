@@ -48,6 +48,6 @@ pub use discover::RepoSpec;
 pub use error::BatchError;
 pub use options::BatchOptions;
 pub use outputs::Aggregate;
-pub use row::{RepoRow, RowProblem};
+pub use row::{RepoRow, RowProblem, repositories};
 pub use run::{BatchRun, NoProgress, Progress, merge, run_batch};
 pub use shard::Shard;

@@ -10,7 +10,7 @@ use gapscore_core::{Level, Threshold};
 use serde::{Deserialize, Serialize};
 
 use crate::BatchError;
-use crate::row::RepoRow;
+use crate::row::{RepoRow, repositories};
 use gapscore_engine::fs::write_atomic;
 
 /// Repositories per level.
@@ -189,6 +189,7 @@ pub fn write_outputs(
     out: &Path,
     rows: &[RepoRow],
     threshold: Option<Threshold>,
+    timestamp: Option<&str>,
 ) -> Result<Aggregate, BatchError> {
     let agg = aggregate(rows, threshold);
     let write = |name: &str, text: String| {
@@ -201,7 +202,7 @@ pub fn write_outputs(
     let mut a = serde_json::to_string_pretty(&agg).unwrap_or_default();
     a.push('\n');
     write("aggregate.json", a)?;
-    write("report.html", html(rows, &agg))?;
+    write("report.html", html(rows, &agg, timestamp))?;
     Ok(agg)
 }
 
@@ -233,7 +234,7 @@ fn problem_list(r: &RepoRow) -> String {
     let mut kinds: Vec<String> = r
         .problems
         .iter()
-        .map(|p| format!("{}:{}", p.suite, p.kind))
+        .map(|p| format!("{}:{}", p.role, p.kind))
         .collect();
     kinds.dedup();
     kinds.join(" ")
@@ -272,17 +273,48 @@ pub fn csv(rows: &[RepoRow]) -> String {
 }
 
 fn md_cell(s: &str) -> String {
+    md_short(s).replace('|', "\\|")
+}
+
+/// One line, at most 160 characters.
+fn md_short(s: &str) -> String {
     let one_line: String = s
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
     let short: String = one_line.chars().take(160).collect();
-    let short = if one_line.chars().count() > 160 {
+    if one_line.chars().count() > 160 {
         format!("{short}…")
     } else {
         short
-    };
-    short.replace('|', "\\|")
+    }
+}
+
+/// A repository name in Markdown: every character Markdown or HTML would read as markup is
+/// escaped, so a name shows as it is and cannot inject a link, an image or a tag.
+fn md_name(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in md_short(s).chars() {
+        match c {
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '&' => o.push_str("&amp;"),
+            '\\' | '|' | '`' | '*' | '_' | '[' | ']' | '~' => {
+                o.push('\\');
+                o.push(c);
+            }
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// Other text in a Markdown cell (reasons, problems): HTML tags cannot get through.
+fn md_text(s: &str) -> String {
+    md_cell(s)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn stat(x: Option<f64>) -> String {
@@ -295,8 +327,11 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "## Gap Score batch: {} repositories\n\n{} scored, {} could not be scored, {} advisory.\n",
-        agg.repos, agg.scored, agg.errors, agg.advisory
+        "## Gap Score batch: {}\n\n{} scored, {} could not be scored, {} advisory.\n",
+        repositories(agg.repos),
+        agg.scored,
+        agg.errors,
+        agg.advisory
     );
     s.push_str("| Level | Repositories |\n|---|---:|\n");
     for (level, n) in agg.levels.pairs() {
@@ -322,14 +357,14 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
             let _ = writeln!(
                 s,
                 "| {} | {:.1} | {} {} | {} | {} |",
-                md_cell(&w.name),
+                md_name(&w.name),
                 w.score,
                 w.level.indicator(),
                 w.level.as_str(),
                 row.and_then(|r| r.sealed)
                     .map(|c| format!("{}/{}", c.failed, c.total))
                     .unwrap_or_default(),
-                md_cell(&row.map(problem_list).unwrap_or_default()),
+                md_text(&row.map(problem_list).unwrap_or_default()),
             );
         }
     }
@@ -340,8 +375,8 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
             let _ = writeln!(
                 s,
                 "| {} | {} |",
-                md_cell(&r.name),
-                md_cell(r.error.as_deref().unwrap_or(""))
+                md_name(&r.name),
+                md_text(r.error.as_deref().unwrap_or(""))
             );
         }
         if errors.len() > 20 {
@@ -377,18 +412,23 @@ fn level_color(l: Option<Level>) -> &'static str {
     }
 }
 
-/// The histogram: bar 0 is a score of exactly 0, bars 1–10 are (0,10], …, (90,100], bar 11 is
-/// the error rows.
-fn histogram(rows: &[RepoRow]) -> [u64; 12] {
-    let mut bins = [0u64; 12];
+/// The histogram, one bar per level (their boundaries: 0, 15, 30, 50) and one for the error
+/// rows, each in its level's colour.
+const BARS: [(&str, Option<Level>); 6] = [
+    ("0", Some(Level::Perfect)),
+    ("≤15", Some(Level::Minor)),
+    ("≤30", Some(Level::Moderate)),
+    ("≤50", Some(Level::Significant)),
+    (">50", Some(Level::Critical)),
+    ("error", None),
+];
+
+fn histogram(rows: &[RepoRow]) -> [u64; 6] {
+    let mut bins = [0u64; 6];
     for r in rows {
-        let i = match (r.is_scored(), r.score_exact.or(r.score)) {
-            (false, _) | (true, None) => 11,
-            (true, Some(x)) if x <= 0.0 => 0,
-            (true, Some(x)) => ((x / 10.0).ceil() as usize).clamp(1, 10),
-        };
-        if let Some(b) = bins.get_mut(i) {
-            *b += 1;
+        let level = if r.is_scored() { r.level } else { None };
+        if let Some(i) = BARS.iter().position(|(_, l)| *l == level) {
+            bins[i] += 1;
         }
     }
     bins
@@ -397,7 +437,7 @@ fn histogram(rows: &[RepoRow]) -> [u64; 12] {
 fn svg(rows: &[RepoRow]) -> String {
     let bins = histogram(rows);
     let max = bins.iter().copied().max().unwrap_or(0).max(1);
-    let (w, h, left, bottom, bar) = (720u64, 260u64, 40u64, 40u64, 52u64);
+    let (w, h, left, bottom, bar) = (720u64, 260u64, 40u64, 40u64, 100u64);
     let mut s = format!(
         "<svg id=\"distribution\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"score distribution\">\n"
     );
@@ -409,28 +449,17 @@ fn svg(rows: &[RepoRow]) -> String {
         w - 10,
         h - bottom
     );
-    for (i, n) in bins.iter().enumerate() {
-        let label = match i {
-            0 => "0".to_owned(),
-            11 => "error".to_owned(),
-            i => format!("≤{}", i * 10),
-        };
-        let color = match i {
-            0 => level_color(Some(Level::Perfect)),
-            1 => level_color(Some(Level::Minor)),
-            2 => level_color(Some(Level::Moderate)),
-            3 => level_color(Some(Level::Significant)),
-            4 => level_color(Some(Level::Significant)),
-            11 => level_color(None),
-            _ => level_color(Some(Level::Critical)),
-        };
+    for (i, (n, (label, level))) in bins.iter().zip(BARS).enumerate() {
+        let color = level_color(level);
+        let name = level.map_or("error", Level::as_str);
         let bh = n * plot / max;
-        let x = left + i as u64 * (bar + 4);
+        let x = left + i as u64 * (bar + 12);
         let y = h - bottom - bh;
         let _ = writeln!(
             s,
-            "<rect class=\"bar\" x=\"{x}\" y=\"{y}\" width=\"{bar}\" height=\"{bh}\" fill=\"{color}\"><title>{} repositories: {n}</title></rect>",
-            esc(&label)
+            "<rect class=\"bar\" x=\"{x}\" y=\"{y}\" width=\"{bar}\" height=\"{bh}\" fill=\"{color}\"><title>{} ({name}): {}</title></rect>",
+            esc(label),
+            repositories(*n)
         );
         let _ = writeln!(
             s,
@@ -440,10 +469,10 @@ fn svg(rows: &[RepoRow]) -> String {
         );
         let _ = writeln!(
             s,
-            "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">{}</text>",
+            "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">{} {name}</text>",
             x + bar / 2,
             h - bottom + 16,
-            esc(&label)
+            esc(label)
         );
     }
     let _ = writeln!(
@@ -453,6 +482,20 @@ fn svg(rows: &[RepoRow]) -> String {
         h - 6
     );
     s
+}
+
+/// A repository name in a link to `reports/<name>.json`: everything but unreserved characters
+/// percent-encoded.
+fn url_path(name: &str) -> String {
+    let mut o = String::new();
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            o.push(char::from(b));
+        } else {
+            let _ = write!(o, "%{b:02X}");
+        }
+    }
+    o
 }
 
 const SCRIPT: &str = r#"
@@ -485,14 +528,16 @@ const SCRIPT: &str = r#"
 
 /// `report.html`: one self-contained page (no network): the distribution as inline SVG, the
 /// counts per level, and every repository in a table sortable by clicking a column head.
-pub fn html(rows: &[RepoRow], agg: &Aggregate) -> String {
+/// The footer says which version wrote the page and when the batch ran (its report
+/// timestamp).
+pub fn html(rows: &[RepoRow], agg: &Aggregate, timestamp: Option<&str>) -> String {
     let mut s = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<title>Gap Score batch</title>\n<style>\nbody{font-family:system-ui,sans-serif;margin:2em;color:#222}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:2px 8px;text-align:left}\nth{cursor:pointer;background:#eee}\nth[aria-sort=ascending]::after{content:' ▲'}\nth[aria-sort=descending]::after{content:' ▼'}\ntd.num{text-align:right}\n.err{color:#c62828}\n</style>\n</head>\n<body>\n",
     );
     let _ = writeln!(
         s,
-        "<h1>Gap Score batch: {} repositories</h1>\n<p>{} scored, {} could not be scored, {} advisory. Mean {}, median {}, p90 {}.</p>",
-        agg.repos,
+        "<h1>Gap Score batch: {}</h1>\n<p>{} scored, {} could not be scored, {} advisory. Mean {}, median {}, p90 {}.</p>",
+        repositories(agg.repos),
         agg.scored,
         agg.errors,
         agg.advisory,
@@ -500,6 +545,13 @@ pub fn html(rows: &[RepoRow], agg: &Aggregate) -> String {
         stat(agg.median),
         stat(agg.p90)
     );
+    if let (Some(t), Some(n)) = (agg.threshold, agg.over_threshold) {
+        let _ = writeln!(
+            s,
+            "<p id=\"threshold\">Threshold {t}: {} above it.</p>",
+            repositories(n)
+        );
+    }
     s.push_str(&svg(rows));
     s.push_str("<h2>Levels</h2>\n<table id=\"levels\"><thead><tr><th>Level</th><th>Repositories</th></tr></thead><tbody>\n");
     for (level, n) in agg.levels.pairs() {
@@ -529,14 +581,30 @@ pub fn html(rows: &[RepoRow], agg: &Aggregate) -> String {
         let advisory = if r.advisory { "yes" } else { "" };
         let _ = writeln!(
             s,
-            "<tr><td data-v=\"{n}\">{n}</td><td class=\"num\" data-v=\"{score}\">{score}</td><td data-v=\"{level}\" style=\"color:{color}\">{level}</td><td class=\"num\" data-v=\"{sealed_failed}\">{sealed_failed}</td><td class=\"num\" data-v=\"{sealed_total}\">{sealed_total}</td><td class=\"num\" data-v=\"{open_total}\">{open_total}</td><td data-v=\"{advisory}\">{advisory}</td><td data-v=\"{notev}\">{note}</td></tr>",
+            "<tr><td data-v=\"{n}\">{link}</td><td class=\"num\" data-v=\"{score}\">{score}</td><td data-v=\"{level}\" style=\"color:{color}\">{level}</td><td class=\"num\" data-v=\"{sealed_failed}\">{sealed_failed}</td><td class=\"num\" data-v=\"{sealed_total}\">{sealed_total}</td><td class=\"num\" data-v=\"{open_total}\">{open_total}</td><td data-v=\"{advisory}\">{advisory}</td><td data-v=\"{notev}\">{note}</td></tr>",
             n = esc(&r.name),
+            link = if r.is_scored() {
+                format!(
+                    "<a href=\"reports/{}.json\">{}</a>",
+                    url_path(&r.name),
+                    esc(&r.name)
+                )
+            } else {
+                esc(&r.name)
+            },
             color = level_color(r.level),
             notev = esc(r.error.as_deref().unwrap_or(&problem_list(r))),
         );
     }
     s.push_str("</tbody></table>\n<script>");
     s.push_str(SCRIPT);
-    s.push_str("</script>\n</body>\n</html>\n");
+    s.push_str("</script>\n");
+    let _ = writeln!(
+        s,
+        "<footer><p>Written by gapscore {}{}.</p></footer>",
+        env!("CARGO_PKG_VERSION"),
+        timestamp.map_or(String::new(), |t| format!("; batch run at {}", esc(t)))
+    );
+    s.push_str("</body>\n</html>\n");
     s
 }

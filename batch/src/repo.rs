@@ -80,8 +80,15 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
         h.update(b"config\0");
         h.update(&bytes);
         let text = String::from_utf8_lossy(&bytes);
-        let config: RepoConfig = toml::from_str(&text)
-            .map_err(|e| format!("{}: {}", path.display(), e.message().trim()))?;
+        let config: RepoConfig = toml::from_str(&text).map_err(|e| {
+            let at = e.span().map_or(String::new(), |span| {
+                let before = text.get(..span.start).unwrap_or(&text);
+                let line = before.matches('\n').count() + 1;
+                let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                format!(":{line}:{col}")
+            });
+            format!("{}{at}: {}", path.display(), e.message().trim())
+        })?;
         let base = path.parent().unwrap_or(Path::new("."));
         policy = StatusPolicy::new(
             config.skipped.unwrap_or(policy.skipped),
@@ -225,9 +232,10 @@ pub(crate) fn score(
         .unwrap_or_default();
     if let Some(ext) = &report.gapscore {
         row.score_exact = Some(ext.score_exact);
-        for (suite, list) in [("sealed", &ext.problems), ("open", &ext.open_problems)] {
+        for (role, list) in [("sealed", &ext.problems), ("open", &ext.open_problems)] {
             row.problems.extend(list.iter().map(|pr| RowProblem {
-                suite: suite.to_owned(),
+                role: role.to_owned(),
+                suite: pr.suite.clone(),
                 kind: pr.kind,
                 detail: pr.detail.clone(),
             }));

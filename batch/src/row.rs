@@ -9,8 +9,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RowProblem {
-    /// `sealed` or `open`.
-    pub suite: String,
+    /// `sealed` or `open`: the suite of results it was found in.
+    pub role: String,
+    /// The suite, package or file the problem belongs to, when the input names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
     /// What went wrong.
     pub kind: ProblemKind,
     /// The producer's words.
@@ -57,6 +60,14 @@ pub struct RepoRow {
     /// options: `--resume` re-scores a repository only when it changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inputs_sha256: Option<String>,
+}
+
+/// `n repositories`, or `1 repository`.
+pub fn repositories(n: impl Into<u64>) -> String {
+    match n.into() {
+        1 => "1 repository".to_owned(),
+        n => format!("{n} repositories"),
+    }
 }
 
 impl RepoRow {

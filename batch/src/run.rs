@@ -174,7 +174,7 @@ pub fn run_batch(
         Err(_) => work(),
     };
     progress.finish();
-    let aggregate = write_outputs(out, &rows, opts.threshold)?;
+    let aggregate = write_outputs(out, &rows, opts.threshold, opts.timestamp.as_deref())?;
     drop(journal);
     let _ = fs::remove_file(&journal_path);
     Ok(BatchRun {
@@ -247,11 +247,23 @@ pub fn merge(
             name: w[0].name.clone(),
         });
     }
-    let aggregate = write_outputs(out, &rows, threshold)?;
+    // The run's time, as its reports carry it, so a merged run's page is a single run's.
+    let stamp = rows
+        .iter()
+        .filter(|r| r.is_scored())
+        .find_map(|r| report_time(&reports.join(format!("{}.json", r.name))));
+    let aggregate = write_outputs(out, &rows, threshold, stamp.as_deref())?;
     Ok(BatchRun {
         rows,
         aggregate,
         resumed: 0,
         other_shards: 0,
     })
+}
+
+/// A report's `report.timestamp`.
+fn report_time(path: &Path) -> Option<String> {
+    let text = fs::read_to_string(path).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v.pointer("/report/timestamp")?.as_str().map(str::to_owned)
 }

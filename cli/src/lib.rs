@@ -17,9 +17,28 @@ mod io;
 use clap::Parser;
 use gapscore_engine::ExitCode;
 
+/// `gapscore batch merge` where `merge` is meant as ROOT (a directory or manifest named
+/// `merge`, given without shard directories): clap takes it for the subcommand and fails, so
+/// the command line is parsed again with `./merge`. The first error stands when that fails too.
+fn merge_as_root(first: clap::Error) -> Result<args::Cli, clap::Error> {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if !first.use_stderr() {
+        return Err(first);
+    }
+    let Some(i) = argv.iter().position(|a| a == "batch") else {
+        return Err(first);
+    };
+    if argv.get(i + 1).is_none_or(|a| a != "merge") || !std::path::Path::new("merge").exists() {
+        return Err(first);
+    }
+    let mut again = argv;
+    again[i + 1] = "./merge".into();
+    args::Cli::try_parse_from(again).map_err(|_| first)
+}
+
 /// Parses the command line, runs the command and maps the outcome to an exit code.
 pub fn run() -> std::process::ExitCode {
-    let cli = match args::Cli::try_parse() {
+    let cli = match args::Cli::try_parse().or_else(merge_as_root) {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).

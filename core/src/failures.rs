@@ -283,6 +283,19 @@ impl FailureLog {
         }
     }
 
+    /// Rewrites every entry with `f`, keeping their order. Spilled entries are read back and
+    /// spilled again, so memory stays bounded.
+    pub fn rewrite(&mut self, mut f: impl FnMut(&mut FailureEntry)) {
+        let old = std::mem::take(self);
+        self.spill.clone_from(&old.spill);
+        self.spill_error.clone_from(&old.spill_error);
+        for e in old.iter() {
+            let mut e = e.into_owned();
+            f(&mut e);
+            self.push(e);
+        }
+    }
+
     /// Writes out what is buffered for the spill file.
     pub fn flush(&mut self) {
         if let Some(t) = &self.tail

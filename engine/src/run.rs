@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use gapscore_adapters::expand_inputs;
-use gapscore_core::feedback::{SealedSource, scrub};
 use gapscore_core::runner::{Freshness, ResultFile, RunnerReport};
 use gapscore_core::{EventSink, Problem, ProblemKind, Status, Tally};
 use gapscore_runner::exec::RunEvidence;
@@ -304,19 +303,14 @@ pub fn runner_problems(input: &RunnerInput, sealed: &Tally) -> Vec<Problem> {
 /// runner's own (the run refuses to start beside any): they are named in the notes instead of
 /// making the report advisory.
 ///
-/// With the sealed tests' source, the problems' details (stderr tails, recognised lines) are
-/// scrubbed as `gapscore feedback` scrubs: a runner quotes the line a test failed on, and the
-/// report must not carry sealed source (`gapscore check` rejects it at level 3).
+/// The problems' details (stderr tails, recognised lines) are scrubbed of sealed source with
+/// every other failure entry, by the engine (`score::scrub_sealed_source`).
 pub(crate) fn apply(
     input: &RunnerInput,
     sealed: &mut Tally,
     excluded_present: &mut Vec<String>,
-    mut source: Option<&mut SealedSource>,
 ) -> RunnerReport {
-    for mut p in runner_problems(input, sealed) {
-        if let Some(src) = source.as_deref_mut() {
-            p.detail = scrub(&p.detail, Some(src)).text;
-        }
+    for p in runner_problems(input, sealed) {
         sealed.problem(p);
     }
     let e = &input.evidence;

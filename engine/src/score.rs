@@ -9,6 +9,7 @@ use std::sync::Arc;
 use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_core::categories::{CategoryRules, RulesError};
 use gapscore_core::failures::DEFAULT_BUDGET;
+use gapscore_core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource, scrub};
 use gapscore_core::hardening::{DEFAULT_OVERLAP_THRESHOLD, hardening_from, overlap};
 use gapscore_core::hash::canonical_sha256;
 use gapscore_core::{
@@ -220,6 +221,30 @@ pub fn read_rules(path: &std::path::Path) -> Result<CategoryRules, Error> {
     })
 }
 
+/// Scrubs the sealed suite's failure entries (message, expected, actual) and problem details of
+/// the sealed tests' source, as `gapscore feedback` scrubs them: runners quote the line a test
+/// failed on (pytest's `>       assert add(1, 2) == 2`), and a report that carries sealed source
+/// leaks it to whoever reads the report (`gapscore check --level 3` rejects it).
+fn scrub_sealed_source(sealed: &mut Tally, source: &mut SealedSource) {
+    let mut clean = |text: &mut String| {
+        let s = scrub(text, Some(&mut *source));
+        if s.redacted + s.locations > 0 {
+            *text = s.text;
+        }
+    };
+    for p in &mut sealed.problems {
+        clean(&mut p.detail);
+    }
+    sealed.failures.rewrite(|e| {
+        for text in [&mut e.message, &mut e.expected, &mut e.actual]
+            .into_iter()
+            .flatten()
+        {
+            clean(text);
+        }
+    });
+}
+
 /// Scores one run: checks the seal, reads both suites through `registry`, and builds the Gap
 /// Report. Never prints; every note is in the outcome.
 pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
@@ -303,14 +328,17 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     inputs.extend(suite.inputs);
     cut.extend(suite.cut);
     let mut sealed = suite.tally;
-    let runner = req.runner.as_ref().map(|r| {
-        // Unreadable sealed files already refused the run when the seal was verified.
-        let mut source = req.seal.as_ref().and_then(|s| {
-            fs::sealed_source(&s.sealed_dir, gapscore_core::feedback::DEFAULT_MIN_LINE_LEN).ok()
-        });
-        run::apply(r, &mut sealed, &mut excluded_present, source.as_mut())
-    });
+    let runner = req
+        .runner
+        .as_ref()
+        .map(|r| run::apply(r, &mut sealed, &mut excluded_present));
     sealed.apply_manifest();
+    if let Some(seal) = &req.seal {
+        // Unreadable sealed files already refused the run when the seal was verified.
+        if let Ok(mut source) = fs::sealed_source(&seal.sealed_dir, DEFAULT_MIN_LINE_LEN) {
+            scrub_sealed_source(&mut sealed, &mut source);
+        }
+    }
     if !sealed.missing.is_empty() {
         diagnostics.push(Diagnostic::Warning(format!(
             "{} expected sealed test{} did not run (each counted as failed): {}",

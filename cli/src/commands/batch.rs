@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use gapscore_batch::{BatchOptions, BatchRun, NoProgress, Progress, RepoRow, discover};
+use gapscore_batch::{
+    BatchOptions, BatchRun, NoProgress, Progress, RepoRow, discover, repositories,
+};
 use gapscore_core::{StatusPolicy, Threshold};
 use gapscore_engine::ExitCode;
 
@@ -41,8 +43,9 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
     let Some(input) = &args.input else {
         anyhow::bail!("give a ROOT directory or a MANIFEST");
     };
+    let out = out_dir(args.output.as_ref(), args.out.as_ref());
     let repos = if input.is_dir() {
-        discover::from_root(input, args.allow_outside)?
+        discover::from_root_except(input, args.allow_outside, Some(&out))?
     } else {
         discover::from_manifest(input, args.allow_outside)?
     };
@@ -53,7 +56,6 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
     if plugin_failures > 0 {
         anyhow::bail!("a plugin could not be loaded; nothing scored");
     }
-    let out = out_dir(args.output.as_ref(), args.out.as_ref());
     let mut opts = BatchOptions::new(&out);
     opts.jobs = args.host.jobs.map_or(0, usize::from);
     opts.threshold = args.threshold;
@@ -74,15 +76,15 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
     if !args.quiet {
         if let Some(s) = opts.shard {
             io::info(&format!(
-                "shard {s}: {} of {} repositories (the others belong to other shards)",
+                "shard {s}: {} of {} (the others belong to other shards)",
                 run.rows.len(),
-                run.rows.len() + run.other_shards
+                repositories((run.rows.len() + run.other_shards) as u64)
             ));
         }
         if run.resumed > 0 {
             io::info(&format!(
-                "resumed: {} repositories kept from the earlier run, {} scored now",
-                run.resumed,
+                "resumed: {} kept from the earlier run, {} scored now",
+                repositories(run.resumed as u64),
                 run.rows.len() - run.resumed
             ));
         }
@@ -124,8 +126,8 @@ fn summary(run: &BatchRun, out: &std::path::Path, took: Duration) {
     let a = &run.aggregate;
     let stat = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"));
     let mut line = format!(
-        "{} repositories: {} scored, {} could not be scored; mean {}, median {}, p90 {}",
-        a.repos,
+        "{}: {} scored, {} could not be scored; mean {}, median {}, p90 {}",
+        repositories(a.repos),
         a.scored,
         a.errors,
         stat(a.mean),

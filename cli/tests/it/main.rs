@@ -9,14 +9,17 @@ mod common;
 
 mod bad_input;
 mod batch;
+mod batch_everyday;
 mod bounded_memory;
 mod c_plugin;
 mod check;
 mod check_output;
 mod cli;
+mod docs;
 mod flags;
 mod golden;
 mod hardening;
+mod hardening_loop;
 mod help;
 mod integrity;
 mod integrity_json;
