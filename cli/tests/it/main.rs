@@ -13,6 +13,7 @@ mod bounded_memory;
 mod c_plugin;
 mod check;
 mod cli;
+mod everyday;
 mod golden;
 mod hardening;
 mod integrity;
