@@ -104,10 +104,10 @@ pub fn diagnostics_grouped(list: &[Diagnostic], verbose: bool) {
             Diagnostic::Error(m) => error(m),
             Diagnostic::Warning(m) => {
                 let kind = gapscore_core::warnings::kind_of(m);
-                if seen.insert(kind) {
-                    if let Some(g) = groups.next() {
-                        warn(&g.line());
-                    }
+                if seen.insert(kind)
+                    && let Some(g) = groups.next()
+                {
+                    warn(&g.line());
                 }
             }
         }
