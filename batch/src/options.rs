@@ -16,6 +16,9 @@ pub struct BatchOptions {
     pub out: PathBuf,
     /// Repositories above it are counted (`over_threshold`).
     pub threshold: Option<Threshold>,
+    /// With `threshold`: an advisory report passes the gate on its score alone (recorded in
+    /// each report's `gapscore.gate` and the row's `gate`).
+    pub allow_advisory: bool,
     /// Score only this part of the batch.
     pub shard: Option<Shard>,
     /// Keep the rows of repositories whose inputs did not change since they were scored.
@@ -37,6 +40,7 @@ impl BatchOptions {
             jobs: 0,
             out: out.into(),
             threshold: None,
+            allow_advisory: false,
             shard: None,
             resume: false,
             timestamp: None,

@@ -71,6 +71,10 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
     let mut h = FileHasher::new();
     h.update(b"gapscore-batch 1\n");
     h.update(format!("{:?} {:?}\n", opts.policy, opts.input_format).as_bytes());
+    // The gate's verdict is in the report: a new threshold scores the repository again.
+    if let Some(t) = opts.threshold {
+        h.update(format!("gate {} {}\n", t.value(), opts.allow_advisory).as_bytes());
+    }
     let mut policy = opts.policy;
     let mut rules = None;
     let mut sealed_dir = spec.sealed_dir.clone();
@@ -179,6 +183,8 @@ pub(crate) fn score(
         req.seal = Some(SealInput::new(record, dir));
     }
     req.dialect = opts.dialect;
+    req.threshold = opts.threshold;
+    req.allow_advisory = opts.allow_advisory;
     req.id = Some(name.clone());
     req.timestamp.clone_from(&opts.timestamp);
     let mut ingest = IngestOptions::new(opts.input_format.clone(), 0);
@@ -232,6 +238,7 @@ pub(crate) fn score(
         .unwrap_or_default();
     if let Some(ext) = &report.gapscore {
         row.score_exact = Some(ext.score_exact);
+        row.gate = ext.gate.as_ref().map(|g| g.verdict);
         for (role, list) in [("sealed", &ext.problems), ("open", &ext.open_problems)] {
             row.problems.extend(list.iter().map(|pr| RowProblem {
                 role: role.to_owned(),

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use gapscore_core::{Level, ProblemKind, Score, SuiteCounts, Threshold};
+use gapscore_core::{Level, ProblemKind, Score, SuiteCounts, Threshold, Verdict};
 use serde::{Deserialize, Serialize};
 
 /// A run-level problem of one suite of a repository.
@@ -53,6 +53,10 @@ pub struct RepoRow {
     /// Failed sealed tests per category.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub failing_categories: BTreeMap<String, u64>,
+    /// The `--threshold` gate's verdict on the repository, when a threshold was given (its
+    /// report's `gapscore.gate` says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Verdict>,
     /// Why the repository could not be scored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -84,6 +88,7 @@ impl RepoRow {
             reasons: Vec::new(),
             problems: Vec::new(),
             failing_categories: BTreeMap::new(),
+            gate: None,
             error: Some(reason.into()),
             inputs_sha256: None,
         }

@@ -167,6 +167,12 @@ pub struct ScoreOptions {
     #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
     pub threshold: Option<Threshold>,
 
+    /// Print every warning on standard error. By default warnings of one kind (the same
+    /// message but for names, numbers and files) are one line with their count and first
+    /// places; the report counts them all (`gapscore.warning_counts`).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Json)]
     pub format: FormatArg,

@@ -86,6 +86,34 @@ pub fn diagnostics(list: &[Diagnostic]) {
     }
 }
 
+/// Prints the engine's diagnostics in order, warnings of one kind as one line: the first
+/// message, with how many more there were and where (`gapscore_core::warnings`), at the place
+/// the first one arose. With `verbose`, every warning is printed.
+pub fn diagnostics_grouped(list: &[Diagnostic], verbose: bool) {
+    if verbose {
+        return diagnostics(list);
+    }
+    let warnings = list.iter().filter_map(|d| match d {
+        Diagnostic::Warning(m) => Some(m.as_str()),
+        Diagnostic::Error(_) => None,
+    });
+    let mut groups = gapscore_core::warnings::group(warnings).into_iter();
+    let mut seen = std::collections::HashSet::new();
+    for d in list {
+        match d {
+            Diagnostic::Error(m) => error(m),
+            Diagnostic::Warning(m) => {
+                let kind = gapscore_core::warnings::kind_of(m);
+                if seen.insert(kind)
+                    && let Some(g) = groups.next()
+                {
+                    warn(&g.line());
+                }
+            }
+        }
+    }
+}
+
 /// The report time: `SOURCE_DATE_EPOCH` when set (reproducible output), otherwise now.
 pub fn report_time() -> SystemTime {
     std::env::var("SOURCE_DATE_EPOCH")

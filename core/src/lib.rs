@@ -71,6 +71,7 @@ pub mod report;
 pub mod runner;
 pub mod seal;
 pub mod tally;
+pub mod warnings;
 
 pub use failures::{FailureList, FailureLog, Spill, SpillFactory};
 // The model crate's types, re-exported for the crates that score (adapters depend on
@@ -85,6 +86,7 @@ pub use manifest::Manifest;
 pub use policy::{FlakyPolicy, Outcome, SkippedPolicy, StatusPolicy, XfailPolicy};
 pub use render::{OutputFormat, render, render_to};
 pub use report::{
-    Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, build_report,
+    Dialect, GapReport, Gate, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, Verdict,
+    build_report,
 };
 pub use tally::{SuiteCounts, Tally};

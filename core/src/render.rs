@@ -161,6 +161,9 @@ fn summary_into(report: &GapReport, out: &mut Sink<'_>) {
     if let Some(reason) = &report.report.advisory_reason {
         let _ = writeln!(out, "\nAdvisory: {reason}");
     }
+    if let Some(g) = report.gapscore.as_ref().and_then(|e| e.gate.as_ref()) {
+        let _ = writeln!(out, "\nGate: {} ({})", g.verdict, g.reason);
+    }
 }
 
 fn one_line(s: &str) -> String {
@@ -230,6 +233,18 @@ fn markdown_into(report: &GapReport, out: &mut Sink<'_>) {
     );
     if let Some(reason) = &report.report.advisory_reason {
         let _ = writeln!(out, "> [!WARNING]\n> **Advisory:** {}\n", cell(reason));
+    }
+    if let Some(g) = report.gapscore.as_ref().and_then(|e| e.gate.as_ref()) {
+        let mark = match g.verdict {
+            crate::report::Verdict::Passed => "✅",
+            _ => "❌",
+        };
+        let _ = writeln!(
+            out,
+            "**Gate:** {mark} {} · {}\n",
+            g.verdict,
+            cell(&g.reason)
+        );
     }
     if level != Level::Perfect
         && report.sealed_tests.failed > 0

@@ -15,6 +15,7 @@ use crate::level::Level;
 use crate::policy::{FlakyPolicy, StatusPolicy};
 use crate::runner::RunnerReport;
 use crate::tally::{SuiteCounts, Tally};
+pub use crate::warnings::WarningCount;
 use gapscore_model::{Category, Problem, Producer, Status};
 
 /// The spec version gapscore reports conform to.
@@ -303,9 +304,70 @@ pub struct Extension {
     /// Warnings from reading the inputs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// How many warnings of each kind were raised, in first-seen order, when there were any:
+    /// `warnings` keeps only the first [`crate::warnings::REPORT_WARNINGS`] messages.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warning_counts: Vec<WarningCount>,
     /// How `gapscore run` ran the test command and what it saw (absent for `score`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runner: Option<RunnerReport>,
+    /// The `--threshold` gate and its verdict, when a threshold was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Gate>,
+}
+
+/// The `--threshold` gate's verdict (`gapscore.gate`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct Gate {
+    /// The threshold, in percent.
+    pub threshold: f64,
+    /// What the gate decided.
+    pub verdict: Verdict,
+    /// Why, in one line (the line also printed on standard error when the gate fails).
+    pub reason: String,
+}
+
+/// A gate's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Verdict {
+    /// Within the threshold (an advisory report only under `--allow-advisory`): exit 0.
+    Passed,
+    /// The displayed score is above the threshold: exit 1.
+    Failed,
+    /// The score is within the threshold, but the report is advisory: exit 1 (without
+    /// `--allow-advisory`).
+    Advisory,
+}
+
+impl Gate {
+    /// A gate's verdict on a threshold, with its one-line reason.
+    pub fn new(threshold: f64, verdict: Verdict, reason: impl Into<String>) -> Self {
+        Gate {
+            threshold,
+            verdict,
+            reason: reason.into(),
+        }
+    }
+}
+
+impl Verdict {
+    /// `passed`, `failed` or `advisory`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::Failed => "failed",
+            Verdict::Advisory => "advisory",
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// How the sealed results compare with the seal record's list of expected tests.
@@ -397,19 +459,11 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
 
     let mut reasons = Vec::new();
     if !sealed.problems.is_empty() {
-        let list: Vec<String> = sealed
-            .problems
-            .iter()
-            .map(|p| match &p.suite {
-                Some(s) => format!("{} in {s}", p.kind),
-                None => p.kind.to_string(),
-            })
-            .collect();
         reasons.push(format!(
             "the sealed suite did not fully run ({} problem{}: {})",
             sealed.problems.len(),
             plural(sealed.problems.len()),
-            list.join(", ")
+            problem_kinds(&sealed.problems)
         ));
     }
     if score.total == 0 {
@@ -489,6 +543,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
     if let Some(o) = open {
         warnings.extend(o.warnings.iter().map(|w| format!("open: {w}")));
     }
+    let (warnings, warning_counts) = crate::warnings::bound(warnings);
 
     let extension = Extension {
         tool: concat!("gapscore ", env!("CARGO_PKG_VERSION")).to_owned(),
@@ -517,7 +572,9 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
         inputs: opts.inputs.clone(),
         sealed_dir_excluded_present: opts.excluded_present.clone(),
         warnings,
+        warning_counts,
         runner: opts.runner.clone(),
+        gate: None,
     };
 
     GapReport {
@@ -543,6 +600,57 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
         gapscore: Some(extension),
     }
 }
+
+/// The problems by kind, in first-seen order, each with its count and at most
+/// [`REASON_PLACES`] places: `build-failure in crates/parser`,
+/// `missing-results ×4 (in a, b, c, …)`.
+/// Short whatever the number of problems, since it is the advisory reason.
+fn problem_kinds(problems: &[Problem]) -> String {
+    let mut kinds: Vec<(gapscore_model::ProblemKind, usize, Vec<&str>, bool)> = Vec::new();
+    for p in problems {
+        let i = match kinds.iter().position(|k| k.0 == p.kind) {
+            Some(i) => i,
+            None => {
+                kinds.push((p.kind, 0, Vec::new(), false));
+                kinds.len() - 1
+            }
+        };
+        let k = &mut kinds[i];
+        k.1 += 1;
+        if let Some(s) = p.suite.as_deref()
+            && !k.2.contains(&s)
+        {
+            if k.2.len() < REASON_PLACES {
+                k.2.push(s);
+            } else {
+                k.3 = true;
+            }
+        }
+    }
+    let parts: Vec<String> = kinds
+        .into_iter()
+        .map(|(kind, n, places, more)| {
+            let mut s = kind.to_string();
+            if n > 1 {
+                s.push_str(&format!(" ×{n}"));
+            }
+            match places.as_slice() {
+                [] => {}
+                [one] if !more => s.push_str(&format!(" in {one}")),
+                _ => s.push_str(&format!(
+                    " (in {}{})",
+                    places.join(", "),
+                    if more { ", …" } else { "" }
+                )),
+            }
+            s
+        })
+        .collect();
+    parts.join(", ")
+}
+
+/// Places named per problem kind in an advisory reason.
+pub const REASON_PLACES: usize = 3;
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }

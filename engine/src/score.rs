@@ -13,8 +13,8 @@ use gapscore_core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource, scrub};
 use gapscore_core::hardening::{DEFAULT_OVERLAP_THRESHOLD, hardening_from, overlap};
 use gapscore_core::hash::canonical_sha256;
 use gapscore_core::{
-    Dialect, GapReport, Manifest, ReportOptions, SealCheck, Spill, StatusPolicy, Tally, Threshold,
-    build_report,
+    Dialect, GapReport, Gate, Manifest, ReportOptions, SealCheck, Spill, StatusPolicy, Tally,
+    Threshold, Verdict, build_report,
 };
 
 use crate::error::Error;
@@ -459,10 +459,13 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
             } else {
                 "input files were"
             },
-            cut.join(", ")
+            match cut.len() {
+                n if n > 3 => format!("{} and {} more", cut[..3].join("; "), n - 3),
+                _ => cut.join("; "),
+            }
         )));
     }
-    let exit = gate(req, &report, &score, escalate.is_some(), &mut after);
+    let exit = gate(req, &mut report, &score, escalate.is_some(), &mut after);
     ScoreOutcome {
         report: Some(report),
         refusal: None,
@@ -475,11 +478,12 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
 
 /// The `--threshold` gate, one rule for every command: a score above the threshold fails it,
 /// and so does an advisory report (a suite that did not fully run, a cut input, a broken seal,
-/// zero sealed tests) unless `allow_advisory`, since its score is not a measurement. Without a
-/// threshold, only a hardening escalation fails. A failure says why on one line.
+/// zero sealed tests) unless `allow_advisory`, since its score is not a measurement. The verdict
+/// is recorded in the report (`gapscore.gate`); a failure says why on one line. Without a
+/// threshold, only a hardening escalation fails.
 fn gate(
     req: &ScoreRequest,
-    report: &GapReport,
+    report: &mut GapReport,
     score: &gapscore_core::Score,
     escalate: bool,
     after: &mut Vec<Diagnostic>,
@@ -491,23 +495,56 @@ fn gate(
             ExitCode::Ok
         };
     };
-    if score.exceeds(t) {
-        return ExitCode::Failed;
+    let (verdict, reason) = verdict(req, report, score, t);
+    if verdict != Verdict::Passed {
+        after.push(Diagnostic::Error(reason.clone()));
     }
-    if report.is_advisory() && !req.allow_advisory {
-        after.push(Diagnostic::Error(format!(
-            "the report is advisory ({}), so it fails --threshold whatever its score; pass --allow-advisory to gate on the score alone",
-            report
-                .report
-                .advisory_reason
-                .as_deref()
-                .unwrap_or("see the report")
-        )));
-        return ExitCode::Failed;
+    if let Some(ext) = report.gapscore.as_mut() {
+        ext.gate = Some(Gate::new(t.value(), verdict, reason));
     }
-    if escalate {
+    if verdict != Verdict::Passed || escalate {
         ExitCode::Failed
     } else {
         ExitCode::Ok
     }
+}
+
+/// What the gate decides, and why in one line.
+fn verdict(
+    req: &ScoreRequest,
+    report: &GapReport,
+    score: &gapscore_core::Score,
+    t: Threshold,
+) -> (Verdict, String) {
+    let shown = format!("score {}%", score.display());
+    let limit = format!("the threshold {}%", t.value());
+    if score.exceeds(t) {
+        let reason = if score.rounded() > t.value() {
+            format!("{shown} is above {limit}")
+        } else {
+            // A threshold of 0 allows no failure, even one that displays as 0.0.
+            format!(
+                "{shown} is above {limit}: {} of {} sealed tests failed",
+                score.failed, score.total
+            )
+        };
+        return (Verdict::Failed, reason);
+    }
+    let Some(why) = report.report.advisory_reason.as_deref() else {
+        return (Verdict::Passed, format!("{shown} is within {limit}"));
+    };
+    if req.allow_advisory {
+        return (
+            Verdict::Passed,
+            format!(
+                "{shown} is within {limit}; the report is advisory, allowed by --allow-advisory"
+            ),
+        );
+    }
+    (
+        Verdict::Advisory,
+        format!(
+            "the report is advisory ({why}), so it fails --threshold whatever its score; pass --allow-advisory to gate on the score alone"
+        ),
+    )
 }

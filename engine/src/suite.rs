@@ -135,12 +135,13 @@ pub fn tally_suite(
             Outcome::Parsed(mut p) => {
                 read.push(input.clone());
                 p.consumer.finish();
-                if p.consumer
+                if let Some(x) = p
+                    .consumer
                     .problems
                     .iter()
-                    .any(|x| x.kind == ProblemKind::Truncated)
+                    .find(|x| x.kind == ProblemKind::Truncated)
                 {
-                    cut.push(input.path.display().to_string());
+                    cut.push(cut_place(&input.path, &x.detail));
                 }
                 let mut info =
                     InputInfo::new(role, input.path.display().to_string(), p.format.clone());
@@ -230,6 +231,25 @@ pub fn tally_suite(
         cut,
         failed,
         diagnostics,
+    }
+}
+
+/// A cut file for the message that names it: its path and where it is cut, from the
+/// reader's detail when that gives a byte offset, else the file's size (`cut.jsonl at byte
+/// 1234: the stream ends before …`).
+fn cut_place(path: &std::path::Path, detail: &str) -> String {
+    let detail = detail.lines().next().unwrap_or("").trim();
+    let detail: String = detail.chars().take(200).collect();
+    let at = if detail.contains("byte") {
+        String::new()
+    } else {
+        std::fs::metadata(path)
+            .map(|m| format!(" at byte {}", m.len()))
+            .unwrap_or_default()
+    };
+    match detail.is_empty() {
+        true => format!("{}{at}", path.display()),
+        false => format!("{}{at}: {detail}", path.display()),
     }
 }
 

@@ -67,21 +67,58 @@ impl<S: EventSink> Normalizer<S> {
         }
     }
 
-    /// Ends the input: reports unfinished tests and hands back the consumer.
+    /// Ends the input: reports unfinished tests and hands back the consumer. The tests of one
+    /// suite that never finished are one `missing-results` problem whose count is their number
+    /// (so each still counts as a failure) and whose detail names the first
+    /// [`UNFINISHED_NAMED`] of them: a stream cut in a suite of 341 running tests is one
+    /// problem, not 341.
     pub fn finish(mut self) -> S {
         let mut open: Vec<_> = std::mem::take(&mut self.open).into_iter().collect();
         open.sort_by_key(|(_, (seq, _))| *seq);
+        // Suites in the order their first unfinished test started.
+        let mut suites: Vec<(Option<String>, Vec<String>)> = Vec::new();
         for (id, (_, suite)) in open {
-            let mut p = Problem::new(
-                ProblemKind::MissingResults,
-                format!("test `{id}` started but has no result"),
-            );
+            match suites.iter_mut().find(|(s, _)| *s == suite) {
+                Some((_, ids)) => ids.push(id),
+                None => suites.push((suite, vec![id])),
+            }
+        }
+        for (suite, ids) in suites {
+            let mut p = match ids.as_slice() {
+                [one] => Problem::new(
+                    ProblemKind::MissingResults,
+                    format!("test `{one}` started but has no result"),
+                ),
+                _ => {
+                    let named: Vec<String> = ids
+                        .iter()
+                        .take(UNFINISHED_NAMED)
+                        .map(|id| format!("`{id}`"))
+                        .collect();
+                    let more = match ids.len().saturating_sub(UNFINISHED_NAMED) {
+                        0 => String::new(),
+                        n => format!(" and {n} more"),
+                    };
+                    Problem::new(
+                        ProblemKind::MissingResults,
+                        format!(
+                            "{} tests started but have no result: {}{more}",
+                            ids.len(),
+                            named.join(", ")
+                        ),
+                    )
+                    .with_count(ids.len() as u64)
+                }
+            };
             p.suite = suite;
             self.inner.problem(p);
         }
         self.inner
     }
 }
+
+/// How many unfinished tests a `missing-results` problem names (the count holds them all).
+pub const UNFINISHED_NAMED: usize = 5;
 
 impl<S: EventSink> EventSink for Normalizer<S> {
     fn producer(&mut self, producer: Producer) {
@@ -411,6 +448,24 @@ mod tests {
         assert_eq!(run.problems[0].kind, ProblemKind::MissingResults);
         assert!(run.problems[0].detail.contains("pkg::TestB"));
         assert_eq!(run.problems[0].suite.as_deref(), Some("pkg"));
+    }
+
+    #[test]
+    fn unfinished_tests_of_one_suite_are_one_counted_problem() {
+        let mut n = Normalizer::new(RunCollector::new("x", None));
+        for i in 0..8 {
+            n.test_started(Some("pkg"), "T", &format!("pkg::T{i}"));
+        }
+        n.test_started(Some("other"), "U", "other::U");
+        let run = n.finish().into_run();
+        assert_eq!(run.problems.len(), 2);
+        assert_eq!(run.problems[0].count, Some(8));
+        assert_eq!(
+            run.problems[0].detail,
+            "8 tests started but have no result: `pkg::T0`, `pkg::T1`, `pkg::T2`, `pkg::T3`, `pkg::T4` and 3 more"
+        );
+        assert_eq!(run.problems[1].count, None);
+        assert_eq!(run.problems[1].weight(), 1);
     }
 
     #[test]

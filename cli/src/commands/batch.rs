@@ -59,6 +59,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
     let mut opts = BatchOptions::new(&out);
     opts.jobs = args.host.jobs.map_or(0, usize::from);
     opts.threshold = args.threshold;
+    opts.allow_advisory = args.allow_advisory;
     opts.shard = args.shard;
     opts.resume = args.resume;
     opts.timestamp = Some(humantime::format_rfc3339_seconds(io::report_time()).to_string());

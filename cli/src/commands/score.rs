@@ -67,7 +67,7 @@ pub(crate) fn finish(
     if let Some((dir, v)) = &outcome.broken_seal {
         print_mismatch(dir, v);
     }
-    io::diagnostics(&outcome.diagnostics);
+    io::diagnostics_grouped(&outcome.diagnostics, args.verbose);
     let Some(report) = &outcome.report else {
         match &outcome.refusal {
             Some(Refusal::BrokenSeal { dir, verification }) => {
@@ -95,6 +95,6 @@ pub(crate) fn finish(
     io::write_output_with(args.output.as_deref(), &mut |w| {
         render_to(report, format, w)
     })?;
-    io::diagnostics(&outcome.after);
+    io::diagnostics_grouped(&outcome.after, args.verbose);
     Ok(outcome.exit)
 }

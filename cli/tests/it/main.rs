@@ -16,6 +16,7 @@ mod check;
 mod check_output;
 mod cli;
 mod docs;
+mod everyday;
 mod flags;
 mod golden;
 mod hardening;
