@@ -492,7 +492,7 @@ fn undetectable_and_empty_inputs_are_errors() {
     assert_eq!(code(&o), 2);
     assert!(
         stderr(&o).contains(&format!(
-            "{}: no adapter recognises this file (known formats: simple",
+            "{}: binary data (a NUL byte at byte 0), not test results",
             s(&garbage)
         )),
         "{}",
