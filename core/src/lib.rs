@@ -83,7 +83,7 @@ pub use gapscore_model::{
 pub use level::{Level, Score, Threshold};
 pub use manifest::Manifest;
 pub use policy::{FlakyPolicy, Outcome, SkippedPolicy, StatusPolicy, XfailPolicy};
-pub use render::{OutputFormat, render, render_to};
+pub use render::{MARKDOWN_LIMIT, OutputFormat, RenderOptions, render, render_to, render_to_with};
 pub use report::{
     Dialect, GapReport, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, build_report,
 };
