@@ -177,6 +177,11 @@ pub struct ScoreOptions {
     #[arg(long, value_enum, default_value_t = FormatArg::Json)]
     pub format: FormatArg,
 
+    /// Markdown and summary: list at most N failures in full and count the rest (per suite in
+    /// Markdown). Not for JSON, whose `failures` must list every failed sealed test (§5.2).
+    #[arg(long, value_name = "N")]
+    pub max_failures: Option<usize>,
+
     /// JSON key names: `shadow` (shadow_score_*), `gap` (gap_score_*) or `both`.
     #[arg(long, value_enum, default_value_t = DialectArg::Shadow)]
     pub dialect: DialectArg,

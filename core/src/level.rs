@@ -90,7 +90,7 @@ impl fmt::Display for Level {
     }
 }
 
-/// A score threshold: finite and not negative.
+/// A score threshold: a finite percentage from 0 to 100. Written as `15`, `15.5` or `15%`.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
 pub struct Threshold(f64);
 
@@ -107,6 +107,11 @@ pub enum ThresholdError {
     /// Below zero.
     #[error("threshold `{0}` must not be negative")]
     Negative(String),
+    /// Above 100: no score can exceed it, so the gate could never fail.
+    #[error(
+        "threshold `{0}` is above 100: a score is a percentage of the sealed tests, so no score could exceed it"
+    )]
+    AboveHundred(String),
 }
 
 impl Threshold {
@@ -116,6 +121,8 @@ impl Threshold {
             Err(ThresholdError::NotFinite(value.to_string()))
         } else if value < 0.0 {
             Err(ThresholdError::Negative(value.to_string()))
+        } else if value > 100.0 {
+            Err(ThresholdError::AboveHundred(value.to_string()))
         } else {
             Ok(Threshold(value))
         }
@@ -131,8 +138,10 @@ impl FromStr for Threshold {
     type Err = ThresholdError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let v: f64 = s
-            .trim()
+        // `15%` is the same as `15`: the score is a percentage, and people write it so.
+        let t = s.trim();
+        let t = t.strip_suffix('%').map_or(t, str::trim_end);
+        let v: f64 = t
             .parse()
             .map_err(|_| ThresholdError::NotANumber(s.to_owned()))?;
         if !v.is_finite() {
@@ -140,6 +149,9 @@ impl FromStr for Threshold {
         }
         if v < 0.0 {
             return Err(ThresholdError::Negative(s.to_owned()));
+        }
+        if v > 100.0 {
+            return Err(ThresholdError::AboveHundred(s.to_owned()));
         }
         Ok(Threshold(v))
     }
@@ -247,5 +259,20 @@ mod tests {
         }
         assert!("-0".parse::<Threshold>().is_ok());
         assert!(Threshold::new(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn threshold_takes_a_percent_sign_and_stops_at_100() {
+        let th = |s: &str| s.parse::<Threshold>().map(Threshold::value);
+        assert_eq!(th("50%"), Ok(50.0));
+        assert_eq!(th(" 12.5 % "), Ok(12.5));
+        assert_eq!(th("100%"), Ok(100.0));
+        assert_eq!(th("150"), Err(ThresholdError::AboveHundred("150".into())));
+        assert_eq!(
+            th("100.1%"),
+            Err(ThresholdError::AboveHundred("100.1%".into()))
+        );
+        assert!(th("%").is_err() && th("50%%").is_err());
+        assert!(Threshold::new(101.0).is_err());
     }
 }

@@ -84,7 +84,7 @@ pub use gapscore_model::{
 pub use level::{Level, Score, Threshold};
 pub use manifest::Manifest;
 pub use policy::{FlakyPolicy, Outcome, SkippedPolicy, StatusPolicy, XfailPolicy};
-pub use render::{OutputFormat, render, render_to};
+pub use render::{MARKDOWN_LIMIT, OutputFormat, RenderOptions, render, render_to, render_to_with};
 pub use report::{
     Dialect, GapReport, Gate, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, Verdict,
     build_report,

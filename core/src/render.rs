@@ -4,6 +4,7 @@
 use std::fmt::{self, Write as _};
 use std::io::Write as _;
 
+use crate::failures::Failure;
 use crate::level::Level;
 use crate::report::{Dialect, GapReport};
 use gapscore_model::Category;
@@ -43,11 +44,45 @@ pub fn render(report: &GapReport, format: OutputFormat) -> String {
     }
 }
 
+/// How the human formats (Markdown, summary) are cut to fit where they go. JSON is never cut:
+/// §5.2 asks it to list every failed sealed test, and `gapscore check` holds a report to that.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RenderOptions {
+    /// List at most this many failures in full; the rest are counted (per suite in Markdown).
+    pub max_failures: Option<usize>,
+}
+
+impl RenderOptions {
+    /// Options that list at most `max_failures` failures in full.
+    pub fn with_max_failures(max_failures: Option<usize>) -> Self {
+        RenderOptions { max_failures }
+    }
+}
+
+/// GitHub's limit on a pull-request comment or a job summary, in characters. The Markdown
+/// report stays below it whatever the report holds: failures past the budget are counted per
+/// suite instead of listed, and long texts and lists are cut with a note.
+pub const MARKDOWN_LIMIT: usize = 65_536;
+
+/// A failure message in the summary is cut after this many bytes (on a char boundary).
+pub const SUMMARY_MESSAGE_CAP: usize = 200;
+
 /// Writes a report in the given format as it is produced, reading a spilled failure list back
 /// entry by entry, so a report with a million failures is never held whole in any format.
 pub fn render_to(
     report: &GapReport,
     format: OutputFormat,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    render_to_with(report, format, &RenderOptions::default(), out)
+}
+
+/// [`render_to`] with [`RenderOptions`] for the human formats (ignored for JSON).
+pub fn render_to_with(
+    report: &GapReport,
+    format: OutputFormat,
+    opts: &RenderOptions,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     match format {
@@ -57,8 +92,8 @@ pub fn render_to(
             w.write_all(b"\n")?;
             w.flush()
         }
-        OutputFormat::Markdown => streamed(out, |s| markdown_into(report, s)),
-        OutputFormat::Summary => streamed(out, |s| summary_into(report, s)),
+        OutputFormat::Markdown => streamed(out, |s| markdown_into(report, opts, s)),
+        OutputFormat::Summary => streamed(out, |s| summary_into(report, opts, s)),
     }
 }
 
@@ -129,10 +164,10 @@ fn score_text(report: &GapReport) -> String {
 /// The summary lines of the reference validators (`Shadow Score: 11.1% 🟢 (minor)`, `Sealed:
 /// 16/18 passed`, ...), followed by gapscore's advisory lines when the report is advisory.
 pub fn render_summary(report: &GapReport) -> String {
-    to_string(|s| summary_into(report, s))
+    to_string(|s| summary_into(report, &RenderOptions::default(), s))
 }
 
-fn summary_into(report: &GapReport, out: &mut Sink<'_>) {
+fn summary_into(report: &GapReport, opts: &RenderOptions, out: &mut Sink<'_>) {
     let dialect = report.dialect();
     let level = report.report.level;
     let _ = writeln!(
@@ -149,13 +184,28 @@ fn summary_into(report: &GapReport, out: &mut Sink<'_>) {
         let _ = writeln!(out, "Open:   {}/{} passed", o.passed, o.total);
     }
     if !report.failures.is_empty() {
-        let _ = writeln!(out, "\nFailures ({}):", report.failures.len());
-        for f in &report.failures {
+        let total = report.failures.len();
+        let _ = writeln!(out, "\nFailures ({total}):");
+        let shown = opts.max_failures.unwrap_or(usize::MAX).min(total);
+        for f in report.failures.iter().take(shown) {
             if f.message.is_empty() {
                 let _ = writeln!(out, "  ❌ {}", f.test_name);
             } else {
-                let _ = writeln!(out, "  ❌ {}: {}", f.test_name, one_line(&f.message));
+                let line = one_line(&f.message);
+                let _ = writeln!(
+                    out,
+                    "  ❌ {}: {}",
+                    f.test_name,
+                    cut(&line, SUMMARY_MESSAGE_CAP)
+                );
             }
+        }
+        if shown < total {
+            let _ = writeln!(
+                out,
+                "  … {} more not shown (--max-failures {shown}); the JSON report lists every one",
+                total - shown
+            );
         }
     }
     if let Some(reason) = &report.report.advisory_reason {
@@ -173,6 +223,19 @@ fn one_line(s: &str) -> String {
     } else {
         first.to_owned()
     }
+}
+
+/// `s` cut after `max` bytes (on a char boundary) with a note of how much was left out.
+fn cut(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if s.len() <= max {
+        return s.into();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let left = s[end..].chars().count();
+    format!("{}… [cut: {left} more characters]", &s[..end]).into()
 }
 
 /// Escapes text for a Markdown table cell: pipes, newlines and HTML-significant characters.
@@ -212,10 +275,23 @@ fn fenced(s: &str) -> String {
 /// Markdown: headline with score and level, counts, suites table, failures with
 /// expected/actual, and the category comparison when open results were given.
 pub fn render_markdown(report: &GapReport) -> String {
-    to_string(|s| markdown_into(report, s))
+    to_string(|s| markdown_into(report, &RenderOptions::default(), s))
 }
 
-fn markdown_into(report: &GapReport, out: &mut Sink<'_>) {
+/// Markdown: a name (suite, test, id) is cut after this many bytes.
+const NAME_CUT: usize = 300;
+/// Markdown: a message or advisory reason is cut after this many bytes.
+const TEXT_CUT: usize = 2_000;
+/// Markdown: an expected or actual value is cut after this many bytes.
+const CELL_CUT: usize = 500;
+/// Markdown: rows of a list (suites, flaky, duplicate and unexpected ids) shown at most.
+const LIST_ROWS: usize = 50;
+/// Markdown: bytes for the `<details>` block that counts the failures not shown.
+const OMITTED_BUDGET: usize = 8_000;
+/// Markdown: distinct suites counted apart in that block (more are counted together).
+const SUITE_GROUPS: usize = 10_000;
+
+fn markdown_head(report: &GapReport, out: &mut Sink<'_>) {
     let dialect = report.dialect();
     let name = dialect.score_name();
     let level = report.report.level;
@@ -232,7 +308,11 @@ fn markdown_into(report: &GapReport, out: &mut Sink<'_>) {
         level.title()
     );
     if let Some(reason) = &report.report.advisory_reason {
-        let _ = writeln!(out, "> [!WARNING]\n> **Advisory:** {}\n", cell(reason));
+        let _ = writeln!(
+            out,
+            "> [!WARNING]\n> **Advisory:** {}\n",
+            cell(&cut(reason, TEXT_CUT))
+        );
     }
     if let Some(g) = report.gapscore.as_ref().and_then(|e| e.gate.as_ref()) {
         let mark = match g.verdict {
@@ -273,10 +353,10 @@ fn markdown_into(report: &GapReport, out: &mut Sink<'_>) {
 
     let mut meta = Vec::new();
     if let Some(id) = &report.report.id {
-        meta.push(format!("Run `{}`", cell(id)));
+        meta.push(format!("Run `{}`", cell(&cut(id, NAME_CUT))));
     }
     if let Some(spec) = &report.report.specification {
-        meta.push(format!("specification `{}`", cell(spec)));
+        meta.push(format!("specification `{}`", cell(&cut(spec, NAME_CUT))));
     }
     if let Some(h) = &report.report.sealed_hash {
         meta.push(format!("sealed hash `{}`", cell(h)));
@@ -296,47 +376,183 @@ fn markdown_into(report: &GapReport, out: &mut Sink<'_>) {
         let _ = writeln!(out, "## Sealed suites\n");
         let _ = writeln!(out, "| Suite | Total | Passed | Failed |");
         let _ = writeln!(out, "|---|---:|---:|---:|");
-        for (suite, c) in &ext.suites {
+        for (suite, c) in ext.suites.iter().take(LIST_ROWS) {
             let mark = if c.failed > 0 { "❌" } else { "✅" };
             let _ = writeln!(
                 out,
                 "| {mark} {} | {} | {} | {} |",
-                cell(suite),
+                cell(&cut(suite, NAME_CUT)),
                 c.total,
                 c.passed,
                 c.failed
             );
         }
+        if ext.suites.len() > LIST_ROWS {
+            let _ = writeln!(
+                out,
+                "\n_{} more suites are not shown here; the JSON report counts every one._",
+                ext.suites.len() - LIST_ROWS
+            );
+        }
         out.push('\n');
     }
+}
 
-    if !report.failures.is_empty() {
-        let _ = writeln!(out, "## Failures ({})\n", report.failures.len());
-        for f in &report.failures {
-            let _ = writeln!(out, "### ❌ `{}`\n", f.test_name.replace('`', "'"));
-            let mut facts = vec![format!("**Category:** {}", f.category)];
-            if let Some(s) = f.status {
-                facts.push(format!("**Status:** {s}"));
-            }
-            if let Some(p) = f.problem {
-                facts.push(format!("**Problem:** {p}"));
-            }
-            let _ = writeln!(out, "{}\n", facts.join(" · "));
-            if !f.message.is_empty() {
-                if f.message.contains('\n') {
-                    out.push_str(&fenced(&f.message));
-                    out.push('\n');
-                } else {
-                    let _ = writeln!(out, "{}\n", cell(&f.message));
-                }
-            }
-            if !f.expected.is_empty() || !f.actual.is_empty() {
-                let _ = writeln!(out, "| Expected | Actual |\n|---|---|");
-                let _ = writeln!(out, "| {} | {} |\n", cell(&f.expected), cell(&f.actual));
-            }
+/// The failures section: entries in full while they fit in `budget` bytes (and within
+/// `--max-failures`), then the rest counted per suite inside `<details>`.
+fn markdown_failures(report: &GapReport, opts: &RenderOptions, budget: usize, out: &mut Sink<'_>) {
+    let total = report.failures.len();
+    if total == 0 {
+        return;
+    }
+    let _ = writeln!(out, "## Failures ({total})\n");
+    let max = opts.max_failures.unwrap_or(usize::MAX);
+    let mut used = 0;
+    let mut shown = 0;
+    for f in report.failures.iter().take(max) {
+        let entry = failure_entry(&f);
+        if used + entry.len() > budget {
+            break;
+        }
+        used += entry.len();
+        out.push_str(&entry);
+        shown += 1;
+    }
+    if shown == total {
+        return;
+    }
+    let why = if shown == max {
+        format!("`--max-failures {max}`")
+    } else {
+        format!("GitHub's limit of {MARKDOWN_LIMIT} characters for a comment or job summary")
+    };
+    let _ = writeln!(
+        out,
+        "_{} more failure{} not shown in full ({why}); the JSON report lists every one._\n",
+        total - shown,
+        if total - shown == 1 { " is" } else { "s are" }
+    );
+    omitted_by_suite(report, shown, out);
+}
+
+/// The suite a failure entry counts under in the omitted-failures table: the part of its
+/// name before the last `::`, or the run-level problems together.
+fn suite_of(f: &Failure) -> &str {
+    if f.problem.is_some() {
+        return "(run-level problems)";
+    }
+    f.test_name
+        .rsplit_once("::")
+        .map_or("(no suite)", |(suite, _)| suite)
+}
+
+/// Failures past the first `shown`, counted per suite (most first) in a `<details>` block of
+/// at most [`OMITTED_BUDGET`] bytes.
+fn omitted_by_suite(report: &GapReport, shown: usize, out: &mut Sink<'_>) {
+    let mut counts: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+    let mut others = 0u64;
+    for f in report.failures.iter().skip(shown) {
+        let suite = suite_of(&f);
+        if let Some(n) = counts.get_mut(suite) {
+            *n += 1;
+        } else if counts.len() < SUITE_GROUPS {
+            counts.insert(suite.to_owned(), 1);
+        } else {
+            others += 1;
         }
     }
+    let mut rows: Vec<(String, u64)> = counts.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let omitted = report.failures.len() - shown;
+    let mut block = format!(
+        "<details><summary>{omitted} more failure{} in {} suite{}</summary>\n\n| Suite | Failures not shown |\n|---|---:|\n",
+        if omitted == 1 { "" } else { "s" },
+        rows.len() + usize::from(others > 0),
+        if rows.len() + usize::from(others > 0) == 1 {
+            ""
+        } else {
+            "s"
+        },
+    );
+    let mut rest = 0u64;
+    let mut rest_suites = 0usize;
+    for (suite, n) in rows {
+        let row = format!("| {} | {n} |\n", cell(&cut(&suite, NAME_CUT)));
+        if rest_suites > 0 || block.len() + row.len() > OMITTED_BUDGET {
+            rest += n;
+            rest_suites += 1;
+        } else {
+            block.push_str(&row);
+        }
+    }
+    if others > 0 || rest_suites > 0 {
+        let _ = writeln!(
+            block,
+            "| _{} other suite{}_ | {} |",
+            if others > 0 {
+                "more".to_owned()
+            } else {
+                rest_suites.to_string()
+            },
+            if rest_suites == 1 && others == 0 {
+                ""
+            } else {
+                "s"
+            },
+            rest + others
+        );
+    }
+    block.push_str("\n</details>\n\n");
+    out.push_str(&block);
+}
 
+/// One failure in full: heading, facts, message and expected/actual, long texts cut.
+fn failure_entry(f: &Failure) -> String {
+    let mut out = String::new();
+    let name = cut(&f.test_name, NAME_CUT).replace('`', "'");
+    let _ = writeln!(out, "### ❌ `{name}`\n");
+    let mut facts = vec![format!("**Category:** {}", f.category)];
+    if let Some(s) = f.status {
+        facts.push(format!("**Status:** {s}"));
+    }
+    if let Some(p) = f.problem {
+        facts.push(format!("**Problem:** {p}"));
+    }
+    let _ = writeln!(out, "{}\n", facts.join(" · "));
+    if !f.message.is_empty() {
+        let message = cut(&f.message, TEXT_CUT);
+        if message.contains('\n') {
+            out.push_str(&fenced(&message));
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "{}\n", cell(&message));
+        }
+    }
+    if !f.expected.is_empty() || !f.actual.is_empty() {
+        let _ = writeln!(out, "| Expected | Actual |\n|---|---|");
+        let _ = writeln!(
+            out,
+            "| {} | {} |\n",
+            cell(&cut(&f.expected, CELL_CUT)),
+            cell(&cut(&f.actual, CELL_CUT))
+        );
+    }
+    out
+}
+
+/// Markdown: headline with score and level, counts, suites table, failures with
+/// expected/actual, and the category comparison when open results were given; always within
+/// [`MARKDOWN_LIMIT`].
+fn markdown_into(report: &GapReport, opts: &RenderOptions, out: &mut Sink<'_>) {
+    let head = to_string(|s| markdown_head(report, s));
+    let tail = to_string(|s| markdown_tail(report, s));
+    out.push_str(&head);
+    let budget = MARKDOWN_LIMIT.saturating_sub(head.len() + tail.len() + OMITTED_BUDGET + 1024);
+    markdown_failures(report, opts, budget, out);
+    out.push_str(&tail);
+}
+
+fn markdown_tail(report: &GapReport, out: &mut Sink<'_>) {
     if let Some(cc) = &report.coverage_comparison {
         let _ = writeln!(out, "## Coverage by category\n");
         let _ = writeln!(out, "| Category | Sealed | Open | Delta |");
@@ -399,7 +615,7 @@ fn markdown_into(report: &GapReport, out: &mut Sink<'_>) {
             out.push('\n');
         }
         if let Some(e) = &h.escalation {
-            let _ = writeln!(out, "**{}**\n", cell(e));
+            let _ = writeln!(out, "**{}**\n", cell(&cut(e, TEXT_CUT)));
         }
     }
 
@@ -413,9 +629,7 @@ fn markdown_into(report: &GapReport, out: &mut Sink<'_>) {
         }
         if !ext.flaky.is_empty() {
             let _ = writeln!(out, "## Flaky sealed tests ({})\n", ext.flaky.len());
-            for id in &ext.flaky {
-                let _ = writeln!(out, "- `{}`", id.replace('`', "'"));
-            }
+            id_list(&ext.flaky, out);
             out.push('\n');
         }
         if !ext.duplicates.is_empty() {
@@ -424,9 +638,7 @@ fn markdown_into(report: &GapReport, out: &mut Sink<'_>) {
                 "## Duplicate sealed test ids ({})\n\nEach entry was counted separately.\n",
                 ext.duplicates.len()
             );
-            for id in &ext.duplicates {
-                let _ = writeln!(out, "- `{}`", id.replace('`', "'"));
-            }
+            id_list(&ext.duplicates, out);
             out.push('\n');
         }
         if let Some(m) = &ext.manifest {
@@ -443,9 +655,7 @@ fn markdown_into(report: &GapReport, out: &mut Sink<'_>) {
                     m.unexpected.len(),
                     if m.unexpected.len() == 1 { "" } else { "s" }
                 );
-                for id in &m.unexpected {
-                    let _ = writeln!(out, "- `{}`", id.replace('`', "'"));
-                }
+                id_list(&m.unexpected, out);
                 out.push('\n');
             }
         }
@@ -453,6 +663,20 @@ fn markdown_into(report: &GapReport, out: &mut Sink<'_>) {
             out,
             "<sub>{} · level decided on exact counts · skipped: {}, xfail: {}, flaky: {}</sub>",
             ext.tool, ext.status_policy.skipped, ext.status_policy.xfail, ext.status_policy.flaky
+        );
+    }
+}
+
+/// A bulleted list of ids, at most [`LIST_ROWS`] of them, each cut at [`NAME_CUT`] bytes.
+fn id_list(ids: &[String], out: &mut Sink<'_>) {
+    for id in ids.iter().take(LIST_ROWS) {
+        let _ = writeln!(out, "- `{}`", cut(id, NAME_CUT).replace('`', "'"));
+    }
+    if ids.len() > LIST_ROWS {
+        let _ = writeln!(
+            out,
+            "- … {} more (the JSON report lists every one)",
+            ids.len() - LIST_ROWS
         );
     }
 }

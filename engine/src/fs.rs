@@ -56,6 +56,15 @@ pub enum FsError {
     /// An output path that is a directory.
     #[error("cannot write `{}`: is a directory", .0.display())]
     IsADirectory(PathBuf),
+    /// An output whose directory does not exist: gapscore does not create it (a typo in `-o`
+    /// should not leave a tree of directories behind).
+    #[error("cannot write `{}`: the directory `{}` does not exist (create it first: mkdir -p {})", .path.display(), .dir.display(), .dir.display())]
+    MissingDirectory {
+        /// The output asked for.
+        path: PathBuf,
+        /// Its missing directory.
+        dir: PathBuf,
+    },
     /// A file name that is not UTF-8: it has no stable spelling to hash.
     #[error("`{}`: file names that are not utf-8 cannot be sealed", .0.display())]
     NotUtf8(PathBuf),
@@ -296,6 +305,14 @@ pub fn write_atomic(
         let mode = fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
         builder.permissions(fs::Permissions::from_mode(mode));
     }
+    if let Err(e) = fs::metadata(dir)
+        && e.kind() == io::ErrorKind::NotFound
+    {
+        return Err(FsError::MissingDirectory {
+            path: path.to_owned(),
+            dir: dir.to_owned(),
+        });
+    }
     let mut tmp = builder.tempfile_in(dir).map_err(fail)?;
     write(&mut tmp).map_err(fail)?;
     if sync {
@@ -447,6 +464,12 @@ mod tests {
         symlink("b", &a).unwrap();
         symlink("a", dir.path().join("b")).unwrap();
         assert!(write_atomic(&a, true, &mut text("x")).is_err());
+        // A missing directory is named, and not created.
+        let missing = dir.path().join("nope/x.json");
+        let e = write_atomic(&missing, true, &mut text("x")).unwrap_err();
+        assert!(matches!(&e, FsError::MissingDirectory { dir: d, .. } if d.ends_with("nope")));
+        assert!(e.to_string().contains("does not exist"), "{e}");
+        assert!(!dir.path().join("nope").exists());
         // A directory is refused.
         assert!(matches!(
             write_atomic(dir.path(), true, &mut text("x")),

@@ -79,18 +79,32 @@ impl Default for GoTest {
 /// How many lines of the prefix detection looks at.
 const DETECT_LINES: usize = 400;
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
+/// Whether `line` holds the key `"key"` followed by a string value, with or without spaces
+/// around the colon (`"Action":"run"` as go writes it, `"Action": "run"` as a stream re-encoded
+/// by Python's `json.dumps` or PowerShell reads).
+fn has_string_key(line: &[u8], key: &[u8]) -> bool {
+    let mut rest = line;
+    while let Some(at) = rest.windows(key.len()).position(|w| w == key) {
+        let after = rest[at + key.len()..].trim_ascii_start();
+        if let Some(value) = after.strip_prefix(b":")
+            && value.trim_ascii_start().starts_with(b"\"")
+        {
+            return true;
+        }
+        rest = &rest[at + 1..];
+    }
+    false
 }
 
 /// A test2json event line: a JSON object with an `Action` and a `Package`, `Test` or
-/// `ImportPath` key, as go's encoding/json writes them (no spaces).
+/// `ImportPath` key, as go's encoding/json writes them (no spaces) or with spaces after the
+/// colons.
 fn is_event_line(line: &[u8]) -> bool {
     line.trim_ascii_start().starts_with(b"{")
-        && contains(line, b"\"Action\":\"")
-        && (contains(line, b"\"Package\":\"")
-            || contains(line, b"\"Test\":\"")
-            || contains(line, b"\"ImportPath\":\""))
+        && has_string_key(line, b"\"Action\"")
+        && (has_string_key(line, b"\"Package\"")
+            || has_string_key(line, b"\"Test\"")
+            || has_string_key(line, b"\"ImportPath\""))
 }
 
 /// Which format the prefix shows: JSON on a test2json event line; text on `=== RUN`/`--- PASS:`

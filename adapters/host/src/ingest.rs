@@ -392,6 +392,12 @@ where
                 reason: "no adapter recognises it".to_owned(),
             };
         }
+        Err(DetectError::NotResults { reason }) if !input.explicit => {
+            return Outcome::Skipped {
+                path: shown,
+                reason,
+            };
+        }
         Err(error) => return Outcome::Failed(IngestError::Detect { path: shown, error }),
     };
     let info = entry.adapter.info();

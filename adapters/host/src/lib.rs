@@ -28,6 +28,7 @@
 mod ingest;
 pub mod loader;
 mod registry;
+mod unread;
 
 pub use ingest::{
     IngestError, IngestOptions, Input, Outcome, Parsed, STDIN_NAME, SURE, expand_inputs, ingest,

@@ -69,6 +69,13 @@ pub enum DetectError {
         /// Their confidence.
         confidence: u8,
     },
+    /// No adapter claims the file, and gapscore can say what it is: empty, whitespace only,
+    /// binary, or a known format it does not read (NUnit, xUnit.net, TRX, CSV), with what to do.
+    #[error("{reason}")]
+    NotResults {
+        /// What the file is, and how to get results gapscore reads.
+        reason: String,
+    },
     /// A forced format id is unknown.
     #[error("unknown format `{id}` (known formats: {})", .known.join(", "))]
     UnknownFormat {
@@ -197,6 +204,8 @@ impl Registry {
 
     /// Picks the adapter most confident it reads a file. No claim, or a tie at the top, is an
     /// error listing the candidates: guessing between two readers could read a file wrongly.
+    /// A file no adapter claims is named when gapscore can tell what it is
+    /// ([`DetectError::NotResults`]).
     pub fn detect(
         &self,
         prefix: &[u8],
@@ -218,6 +227,9 @@ impl Registry {
             .collect();
         let best = scored.iter().map(|(c, _)| *c).max().unwrap_or(0);
         if best == 0 {
+            if let Some(reason) = crate::unread::describe(prefix, file_name) {
+                return Err(DetectError::NotResults { reason });
+            }
             return Err(DetectError::NoMatch {
                 known: self.format_ids(),
             });

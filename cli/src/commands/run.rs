@@ -112,6 +112,9 @@ fn describe(e: &RunEvidence) -> String {
 
 /// Runs `gapscore run`.
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
+    if let Some(code) = crate::commands::score::usage_error(&args.opts) {
+        return Ok(code);
+    }
     let mut owned = args.opts.clone();
     let opts = &mut owned;
     if opts.allow_truncated {

@@ -2,7 +2,7 @@
 //! write the report and print the diagnostics.
 
 use anyhow::Result;
-use gapscore_core::{StatusPolicy, render_to};
+use gapscore_core::{OutputFormat, RenderOptions, StatusPolicy, render_to_with};
 use gapscore_engine::{ExitCode, Refusal, ScoreRequest, SealInput, score};
 
 use crate::args::{ScoreArgs, ScoreOptions};
@@ -42,9 +42,27 @@ pub(crate) fn request(
     req
 }
 
+/// Refuses options that cannot go together before anything is read or run: `--max-failures`
+/// with the JSON report, whose `failures` must list every failed sealed test (§5.2; `gapscore
+/// check` fails a report whose list is shorter than `sealed_tests.failed`).
+pub(crate) fn usage_error(args: &ScoreOptions) -> Option<ExitCode> {
+    if let Some(n) = args.max_failures
+        && OutputFormat::from(args.format) == OutputFormat::Json
+    {
+        io::error(&format!(
+            "--max-failures {n} cuts only the Markdown and summary formats: the JSON report lists every failed sealed test, as §5.2 requires (gapscore check fails a report whose `failures` is shorter than `sealed_tests.failed`); add --format markdown or --format summary"
+        ));
+        return Some(ExitCode::Error);
+    }
+    None
+}
+
 /// Runs `gapscore score`.
 pub fn run(score_args: &ScoreArgs) -> Result<ExitCode> {
     let args = &score_args.opts;
+    if let Some(code) = usage_error(args) {
+        return Ok(code);
+    }
     if args.allow_truncated {
         io::warn(
             "--allow-truncated is retired: a cut input is a counted problem that makes the report advisory, and exits as any advisory report does (with --threshold, --allow-advisory lets it pass on its score)",
@@ -92,8 +110,9 @@ pub(crate) fn finish(
         return Ok(outcome.exit);
     };
     let format = args.format.into();
+    let render = RenderOptions::with_max_failures(args.max_failures);
     io::write_output_with(args.output.as_deref(), &mut |w| {
-        render_to(report, format, w)
+        render_to_with(report, format, &render, w)
     })?;
     io::diagnostics_grouped(&outcome.after, args.verbose);
     Ok(outcome.exit)

@@ -48,7 +48,7 @@ fn the_page_has_level_bars_the_threshold_links_and_a_footer() {
     fs::write(root.join("broken/sealed/x.log"), "not a result").unwrap();
     let o = run_in(
         tmp.path(),
-        &["batch", "runs", "--out", "out", "--threshold", "15"],
+        &["batch", "runs", "-o", "out", "--threshold", "15"],
     );
     assert_eq!(code(&o), 3, "{}", stderr(&o));
     let html = fs::read_to_string(tmp.path().join("out/report.html")).unwrap();
@@ -81,7 +81,7 @@ fn the_page_has_level_bars_the_threshold_links_and_a_footer() {
     assert!(html.contains(&footer), "{html}");
 
     // A merged run shows the same footer: the time comes from the reports.
-    let o = run_in(tmp.path(), &["batch", "merge", "out", "--out", "merged"]);
+    let o = run_in(tmp.path(), &["batch", "merge", "out", "-o", "merged"]);
     assert_eq!(code(&o), 3, "{}", stderr(&o));
     let merged = fs::read_to_string(tmp.path().join("merged/report.html")).unwrap();
     assert!(merged.contains(&footer), "{merged}");
@@ -93,7 +93,7 @@ fn summary_md_escapes_markdown_and_html_in_names() {
     let root = tmp.path().join("runs");
     let name = "a_b*c [x](javascript:y) <img src=z> |p`q";
     repo(&root, name, 2, 1);
-    let o = run_in(tmp.path(), &["batch", "runs", "--out", "out"]);
+    let o = run_in(tmp.path(), &["batch", "runs", "-o", "out"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let md = fs::read_to_string(tmp.path().join("out/summary.md")).unwrap();
     let escaped = r"a\_b\*c \[x\](javascript:y) &lt;img src=z&gt; \|p\`q";
@@ -112,7 +112,7 @@ fn problems_carry_the_suite_and_the_role() {
         r#"<testsuites><testsuite name="pkg.calc" tests="3"><testcase classname="pkg.calc" name="adds"/></testsuite></testsuites>"#,
     )
     .unwrap();
-    let o = run_in(tmp.path(), &["batch", "runs", "--out", "out"]);
+    let o = run_in(tmp.path(), &["batch", "runs", "-o", "out"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let row = &rows(&tmp.path().join("out"))[0];
     let p = &row["problems"][0];
@@ -126,7 +126,7 @@ fn an_out_directory_inside_root_is_not_a_repository() {
     let root = tmp.path().join("runs");
     repo(&root, "alpha", 2, 0);
     for _ in 0..2 {
-        let o = run_in(tmp.path(), &["batch", "runs", "--out", "runs/out"]);
+        let o = run_in(tmp.path(), &["batch", "runs", "-o", "runs/out"]);
         assert_eq!(code(&o), 0, "{}", stderr(&o));
         let rows = rows(&root.join("out"));
         assert_eq!(rows.len(), 1, "{rows:?}");
@@ -144,7 +144,7 @@ fn a_bad_gapscore_toml_names_its_line_and_column() {
         "xfail = \"fail\"\nskipped = \"sometimes\"\n",
     )
     .unwrap();
-    let o = run_in(tmp.path(), &["batch", "runs", "--out", "out"]);
+    let o = run_in(tmp.path(), &["batch", "runs", "-o", "out"]);
     assert_eq!(code(&o), 3, "{}", stderr(&o));
     let row = &rows(&tmp.path().join("out"))[0];
     let error = row["error"].as_str().unwrap();
@@ -155,7 +155,7 @@ fn a_bad_gapscore_toml_names_its_line_and_column() {
 fn a_root_named_merge_is_scored_and_counts_are_singular() {
     let tmp = tempfile::tempdir().unwrap();
     repo(&tmp.path().join("merge"), "alpha", 2, 1);
-    let o = run_in(tmp.path(), &["batch", "merge", "--out", "out"]);
+    let o = run_in(tmp.path(), &["batch", "merge", "-o", "out"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.starts_with("1 repository: 1 scored"), "{err}");
@@ -168,7 +168,7 @@ fn a_root_named_merge_is_scored_and_counts_are_singular() {
         "{html}"
     );
     // `batch merge DIR...` is still the subcommand.
-    let o = run_in(tmp.path(), &["batch", "merge", "out", "--out", "merged"]);
+    let o = run_in(tmp.path(), &["batch", "merge", "out", "-o", "merged"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(rows(&tmp.path().join("merged"))[0]["name"], "alpha");
 }

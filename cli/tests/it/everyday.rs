@@ -125,7 +125,7 @@ fn batch_records_the_gate_per_repository() {
     }
     let o = run_in(
         dir.path(),
-        &["batch", "repos", "--out", "out", "--threshold", "10"],
+        &["batch", "repos", "-o", "out", "--threshold", "10"],
     );
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let rows = fs::read_to_string(dir.path().join("out/results.ndjson")).unwrap();

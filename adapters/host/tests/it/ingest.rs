@@ -157,10 +157,17 @@ fn detection_refuses_ties_and_unknowns_and_a_forced_format_wins() {
     let reg = registry();
     assert_eq!(reg.detect(b"ALPHA\n", None).unwrap().name(), "alpha");
     assert_eq!(reg.detect(b"BETA\n", None).unwrap().name(), "beta");
-    let err = reg.detect(b"<xml/>", Some("x.xml")).unwrap_err();
+    let err = reg.detect(b"QUUX\n", Some("x.txt")).unwrap_err();
     assert_eq!(
         err.to_string(),
         "no adapter recognises this file (known formats: alpha, beta, gamma); name one with --input-format ID"
+    );
+    // What gapscore can name, it names (issue 20): here an XML root no adapter claims.
+    let err = reg.detect(b"<xml/>", Some("x.xml")).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("an XML file whose root element is `<xml>`, not JUnit XML's"),
+        "{err}"
     );
     let mut tied = registry();
     tied.add(Lines::new("delta", b"BETA", 80), Origin::BuiltIn)
