@@ -37,6 +37,9 @@ struct Example {
     /// The ```` ```text ```` block after it: the line range of its body (0-based, end
     /// exclusive) and its text.
     shown: Option<(usize, usize, String)>,
+    /// The fence's indentation (a block in a list item), taken off every line and put back on
+    /// rewritten output.
+    indent: String,
 }
 
 fn repo_root() -> PathBuf {
@@ -58,9 +61,13 @@ fn doc_files() -> Vec<PathBuf> {
 
 /// The end (0-based, exclusive) of the fenced block opening at `start`.
 fn fence_end(lines: &[&str], start: usize) -> usize {
-    let fence: String = lines[start].chars().take_while(|c| *c == '`').collect();
+    let fence: String = lines[start]
+        .trim_start()
+        .chars()
+        .take_while(|c| *c == '`')
+        .collect();
     (start + 1..lines.len())
-        .find(|&i| lines[i].trim_end() == fence)
+        .find(|&i| lines[i].trim() == fence)
         .unwrap_or(lines.len())
 }
 
@@ -69,11 +76,17 @@ fn examples(text: &str) -> Vec<Example> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        let l = lines[i];
+        let l = lines[i].trim_start();
         if !l.starts_with("```") {
             i += 1;
             continue;
         }
+        let indent = lines[i][..lines[i].len() - l.len()].to_owned();
+        let unindent = |s: &str| {
+            s.strip_prefix(indent.as_str())
+                .unwrap_or(s.trim_start())
+                .to_owned()
+        };
         let end = fence_end(&lines, i);
         let info = l.trim_start_matches('`').trim();
         if info == "sh" || info.starts_with("sh ") {
@@ -85,7 +98,9 @@ fn examples(text: &str) -> Vec<Example> {
             let mut cwd = None;
             // Directives: HTML comments in the lines right above (blank lines allowed).
             let mut j = i;
-            while j > 0 && (lines[j - 1].trim().is_empty() || lines[j - 1].starts_with("<!--")) {
+            while j > 0
+                && (lines[j - 1].trim().is_empty() || lines[j - 1].trim_start().starts_with("<!--"))
+            {
                 j -= 1;
                 let d = lines[j].trim();
                 if let Some(rest) = d
@@ -104,16 +119,18 @@ fn examples(text: &str) -> Vec<Example> {
             while k < lines.len() && lines[k].trim().is_empty() {
                 k += 1;
             }
-            let shown = (k < lines.len() && lines[k].trim_end() == "```text").then(|| {
+            let shown = (k < lines.len() && lines[k].trim() == "```text").then(|| {
                 let e = fence_end(&lines, k);
-                (k + 1, e, lines[k + 1..e].join("\n"))
+                let text: Vec<String> = lines[k + 1..e].iter().map(|s| unindent(s)).collect();
+                (k + 1, e, text.join("\n"))
             });
             out.push(Example {
                 line: i + 1,
-                body: lines[i + 1..end].iter().map(|s| (*s).to_owned()).collect(),
+                body: lines[i + 1..end].iter().map(|s| unindent(s)).collect(),
                 skip,
                 cwd,
                 shown,
+                indent,
             });
         }
         i = end + 1;
@@ -250,6 +267,8 @@ fn every_command_example_in_the_docs_runs_and_prints_what_is_shown() {
     let root = repo_root();
     let mut failures = Vec::new();
     let mut ran = 0;
+    let (mut blocks, mut compared) = (0, 0);
+    let mut skipped: std::collections::BTreeMap<String, usize> = Default::default();
     for file in doc_files() {
         let rel = file
             .strip_prefix(&root)
@@ -265,6 +284,7 @@ fn every_command_example_in_the_docs_runs_and_prints_what_is_shown() {
                     "{rel}:{}: a skipped block must say why",
                     ex.line
                 );
+                *skipped.entry(reason.clone()).or_default() += 1;
                 continue;
             }
             let cmds = match commands(&ex.body) {
@@ -274,6 +294,7 @@ fn every_command_example_in_the_docs_runs_and_prints_what_is_shown() {
                     continue;
                 }
             };
+            blocks += 1;
             let tmp = tempfile::tempdir().unwrap();
             let cwd = match &ex.cwd {
                 Some(d) => {
@@ -307,10 +328,22 @@ fn every_command_example_in_the_docs_runs_and_prints_what_is_shown() {
                 }
             }
             if let (Some((from, to, shown)), Some((offset, words, _))) = (&ex.shown, cmds.last()) {
+                compared += 1;
                 let (want, got) = (normalise(shown), normalise(&last));
                 if want != got {
                     if update {
-                        rewrites.push((*from, *to, last.trim_end().to_owned()));
+                        let new: Vec<String> = last
+                            .trim_end()
+                            .lines()
+                            .map(|l| {
+                                if l.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!("{}{l}", ex.indent)
+                                }
+                            })
+                            .collect();
+                        rewrites.push((*from, *to, new.join("\n")));
                     } else {
                         failures.push(format!(
                             "{rel}:{} (output shown at {rel}:{}): `gapscore {}` printed something else (- shown, + printed; GAPSCORE_UPDATE_DOCS=1 rewrites it):\n{}",
@@ -332,6 +365,10 @@ fn every_command_example_in_the_docs_runs_and_prints_what_is_shown() {
             new.push('\n');
             fs::write(&file, new).unwrap();
         }
+    }
+    eprintln!("docs: {blocks} blocks run ({ran} commands), {compared} outputs compared");
+    for (reason, n) in &skipped {
+        eprintln!("docs: {n} skipped: {reason}");
     }
     assert!(ran > 0, "no command examples found");
     assert!(

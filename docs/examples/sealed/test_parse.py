@@ -1,0 +1,2 @@
+def test_parses_empty_file():
+    assert parse("") == []
