@@ -212,7 +212,7 @@ fn summary_into(report: &GapReport, opts: &RenderOptions, out: &mut Sink<'_>) {
         let _ = writeln!(out, "\nAdvisory: {reason}");
     }
     if let Some(g) = report.gapscore.as_ref().and_then(|e| e.gate.as_ref()) {
-        let _ = writeln!(out, "\nGate: {} ({})", g.verdict, g.reason);
+        let _ = writeln!(out, "\nGate: {}: {}", g.verdict, g.reason);
     }
 }
 

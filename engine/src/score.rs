@@ -544,7 +544,7 @@ fn verdict(
     (
         Verdict::Advisory,
         format!(
-            "the report is advisory ({why}), so it fails --threshold whatever its score; pass --allow-advisory to gate on the score alone"
+            "the report is advisory, so it fails --threshold whatever its score: {why}; pass --allow-advisory to gate on the score alone"
         ),
     )
 }

@@ -272,9 +272,16 @@ fn copies_warning(role: &str, per_file: &[(String, HashSet<String>)], out: &mut 
                 return;
             }
             said += 1;
-            out.push(Diagnostic::Warning(format!(
-                "{role} results: `{a}` and `{b}` hold {shared} of the same test ids: two copies of one run? Every entry is counted; pass one of them"
-            )));
+            let msg = if a == b {
+                format!(
+                    "{role} results: `{a}` is given twice ({shared} test ids read twice); every entry is counted: pass it once"
+                )
+            } else {
+                format!(
+                    "{role} results: `{a}` and `{b}` hold {shared} of the same test ids: two copies of one run? Every entry is counted; pass one of them"
+                )
+            };
+            out.push(Diagnostic::Warning(msg));
         }
     }
 }

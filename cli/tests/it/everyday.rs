@@ -82,7 +82,7 @@ fn the_gate_says_its_verdict_on_stderr_in_the_report_and_in_every_format() {
     assert_eq!(code(&o), 0);
     assert_eq!(stderr(&o), "");
     assert!(
-        stdout(&o).ends_with("\nGate: passed (score 47.1% is within the threshold 50%)\n"),
+        stdout(&o).ends_with("\nGate: passed: score 47.1% is within the threshold 50%\n"),
         "{}",
         stdout(&o)
     );
