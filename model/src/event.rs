@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::run::{Problem, ProblemKind, Producer, TestCase, TestRun};
+use crate::text::{TEXT_CAP, is_cut};
 
 /// Where adapters send what they read. Every method takes owned data so a sink may keep it or
 /// drop it; a scoring sink keeps counts and failures only, which keeps memory flat on huge inputs.
@@ -48,13 +49,20 @@ impl<S: EventSink + ?Sized> EventSink for &mut S {
 
 /// Sits between an adapter and a consumer for one input file: remembers which tests started and
 /// have not finished, and on [`Normalizer::finish`] reports each as a `missing-results` problem,
-/// so a killed run can never look complete.
+/// so a killed run can never look complete. It also counts the texts the adapter cut at
+/// [`TEXT_CAP`] (a test's message, expected, actual, output or an attempt's message, a
+/// problem's detail, ending with [`CUT_NOTE`](crate::text::CUT_NOTE)) and on
+/// [`Normalizer::finish`] says so in one warning for the whole input.
 #[derive(Debug)]
 pub struct Normalizer<S> {
     inner: S,
     // id -> (start sequence, suite); the sequence keeps the problems in start order.
     open: HashMap<String, (u64, Option<String>)>,
     seq: u64,
+    // Texts seen cut, and what the first of them was.
+    cut: u64,
+    first_cut: Option<String>,
+    warn_cuts: bool,
 }
 
 impl<S: EventSink> Normalizer<S> {
@@ -64,7 +72,61 @@ impl<S: EventSink> Normalizer<S> {
             inner,
             open: HashMap::new(),
             seq: 0,
+            cut: 0,
+            first_cut: None,
+            warn_cuts: true,
         }
+    }
+
+    /// A normalizer that does not warn about cut texts: for the plugin side of the C ABI, whose
+    /// events the host passes through its own normalizer (which warns once).
+    #[must_use]
+    pub fn without_cut_warning(mut self) -> Self {
+        self.warn_cuts = false;
+        self
+    }
+
+    /// Counts one text as cut, naming it when it is the first.
+    fn saw_cut(&mut self, what: impl FnOnce() -> String) {
+        if self.cut == 0 {
+            self.first_cut = Some(what());
+        }
+        self.cut += 1;
+    }
+
+    /// Counts the cut texts of a finished test.
+    fn count_cuts(&mut self, test: &TestCase) {
+        let fields = [
+            ("message", &test.message),
+            ("expected value", &test.expected),
+            ("actual value", &test.actual),
+            ("output", &test.output),
+        ];
+        for (field, text) in fields {
+            if text.as_deref().is_some_and(is_cut) {
+                self.saw_cut(|| format!("test `{}` {field}", test.id));
+            }
+        }
+        for a in &test.attempts {
+            if a.message.as_deref().is_some_and(is_cut) {
+                self.saw_cut(|| format!("test `{}` earlier attempt's message", test.id));
+            }
+        }
+    }
+
+    /// The one warning for the texts cut in this input, if any.
+    fn cut_warning(&mut self) -> Option<String> {
+        if !self.warn_cuts || self.cut == 0 {
+            return None;
+        }
+        let first = self.first_cut.take().unwrap_or_default();
+        let cap = TEXT_CAP / 1024;
+        Some(match self.cut {
+            1 => format!("1 text was longer than {cap} KiB and was cut ({first})"),
+            n => format!(
+                "{n} texts were longer than {cap} KiB and were cut (the first: {first})"
+            ),
+        })
     }
 
     /// Ends the input: reports unfinished tests and hands back the consumer. The tests of one
@@ -113,6 +175,9 @@ impl<S: EventSink> Normalizer<S> {
             p.suite = suite;
             self.inner.problem(p);
         }
+        if let Some(w) = self.cut_warning() {
+            self.inner.warning(w);
+        }
         self.inner
     }
 }
@@ -135,9 +200,15 @@ impl<S: EventSink> EventSink for Normalizer<S> {
         if !self.open.is_empty() {
             self.open.remove(&test.id);
         }
+        if self.warn_cuts {
+            self.count_cuts(&test);
+        }
         self.inner.test_finished(test);
     }
     fn problem(&mut self, problem: Problem) {
+        if self.warn_cuts && is_cut(&problem.detail) {
+            self.saw_cut(|| format!("the detail of a `{}` problem", problem.kind));
+        }
         self.inner.problem(problem);
     }
     fn warning(&mut self, message: String) {
@@ -466,6 +537,48 @@ mod tests {
         );
         assert_eq!(run.problems[1].count, None);
         assert_eq!(run.problems[1].weight(), 1);
+    }
+
+    #[test]
+    fn cut_texts_are_one_warning_per_input() {
+        use crate::run::{Attempt, ProblemKind};
+        use crate::text::CUT_NOTE;
+        let cut = || format!("{}{CUT_NOTE}", "x".repeat(10));
+        let mut n = Normalizer::new(RunCollector::new("x", None));
+        let mut short = TestCase::new(Some("pkg".into()), "TestShort", Status::Failed);
+        short.message = Some("short".into());
+        n.test_finished(short);
+        let mut a = TestCase::new(Some("pkg".into()), "TestA", Status::Failed);
+        a.output = Some(cut());
+        a.message = Some(cut());
+        n.test_finished(a);
+        let mut b = TestCase::new(Some("pkg".into()), "TestB", Status::Passed);
+        let mut earlier = Attempt::new(Status::Failed);
+        earlier.message = Some(cut());
+        b.attempts.push(earlier);
+        n.test_finished(b);
+        n.problem(Problem::new(ProblemKind::BuildFailure, cut()));
+        n.problem(Problem::new(ProblemKind::BuildFailure, "short"));
+        let run = n.finish().into_run();
+        assert_eq!(
+            run.warnings,
+            ["4 texts were longer than 64 KiB and were cut (the first: test `pkg::TestA` message)"]
+        );
+
+        let mut n = Normalizer::new(RunCollector::new("x", None));
+        n.problem(Problem::new(ProblemKind::BuildFailure, cut()));
+        let run = n.finish().into_run();
+        assert_eq!(
+            run.warnings,
+            ["1 text was longer than 64 KiB and was cut (the detail of a `build-failure` problem)"]
+        );
+
+        let mut n = Normalizer::new(RunCollector::new("x", None)).without_cut_warning();
+        n.problem(Problem::new(ProblemKind::BuildFailure, cut()));
+        assert!(n.finish().into_run().warnings.is_empty());
+        let mut n = Normalizer::new(RunCollector::new("x", None));
+        n.test_finished(TestCase::new(None, "t", Status::Passed));
+        assert!(n.finish().into_run().warnings.is_empty());
     }
 
     #[test]
