@@ -49,18 +49,19 @@ impl<S: EventSink + ?Sized> EventSink for &mut S {
 
 /// Sits between an adapter and a consumer for one input file: remembers which tests started and
 /// have not finished, and on [`Normalizer::finish`] reports each as a `missing-results` problem,
-/// so a killed run can never look complete. It also counts the texts the adapter cut at
-/// [`TEXT_CAP`] (a test's message, expected, actual, output or an attempt's message, a
-/// problem's detail, ending with [`CUT_NOTE`](crate::text::CUT_NOTE)) and on
-/// [`Normalizer::finish`] says so in one warning for the whole input.
+/// so a killed run can never look complete. It also counts the tests and problems with a text
+/// the adapter cut at [`TEXT_CAP`] (a test's message, expected, actual, output or an earlier
+/// attempt's message, a problem's detail, ending with [`CUT_NOTE`](crate::text::CUT_NOTE)) and
+/// on [`Normalizer::finish`] says so in one warning for the whole input.
 #[derive(Debug)]
 pub struct Normalizer<S> {
     inner: S,
     // id -> (start sequence, suite); the sequence keeps the problems in start order.
     open: HashMap<String, (u64, Option<String>)>,
     seq: u64,
-    // Texts seen cut, and what the first of them was.
-    cut: u64,
+    // Tests and problems seen with a cut text, and which was the first.
+    cut_tests: u64,
+    cut_problems: u64,
     first_cut: Option<String>,
     warn_cuts: bool,
 }
@@ -72,61 +73,11 @@ impl<S: EventSink> Normalizer<S> {
             inner,
             open: HashMap::new(),
             seq: 0,
-            cut: 0,
+            cut_tests: 0,
+            cut_problems: 0,
             first_cut: None,
             warn_cuts: true,
         }
-    }
-
-    /// A normalizer that does not warn about cut texts: for the plugin side of the C ABI, whose
-    /// events the host passes through its own normalizer (which warns once).
-    #[must_use]
-    pub fn without_cut_warning(mut self) -> Self {
-        self.warn_cuts = false;
-        self
-    }
-
-    /// Counts one text as cut, naming it when it is the first.
-    fn saw_cut(&mut self, what: impl FnOnce() -> String) {
-        if self.cut == 0 {
-            self.first_cut = Some(what());
-        }
-        self.cut += 1;
-    }
-
-    /// Counts the cut texts of a finished test.
-    fn count_cuts(&mut self, test: &TestCase) {
-        let fields = [
-            ("message", &test.message),
-            ("expected value", &test.expected),
-            ("actual value", &test.actual),
-            ("output", &test.output),
-        ];
-        for (field, text) in fields {
-            if text.as_deref().is_some_and(is_cut) {
-                self.saw_cut(|| format!("test `{}` {field}", test.id));
-            }
-        }
-        for a in &test.attempts {
-            if a.message.as_deref().is_some_and(is_cut) {
-                self.saw_cut(|| format!("test `{}` earlier attempt's message", test.id));
-            }
-        }
-    }
-
-    /// The one warning for the texts cut in this input, if any.
-    fn cut_warning(&mut self) -> Option<String> {
-        if !self.warn_cuts || self.cut == 0 {
-            return None;
-        }
-        let first = self.first_cut.take().unwrap_or_default();
-        let cap = TEXT_CAP / 1024;
-        Some(match self.cut {
-            1 => format!("1 text was longer than {cap} KiB and was cut ({first})"),
-            n => format!(
-                "{n} texts were longer than {cap} KiB and were cut (the first: {first})"
-            ),
-        })
     }
 
     /// Ends the input: reports unfinished tests and hands back the consumer. The tests of one
@@ -180,6 +131,72 @@ impl<S: EventSink> Normalizer<S> {
         }
         self.inner
     }
+
+    /// A normalizer that does not warn about cut texts: for the plugin side of the C ABI, whose
+    /// events the host passes through its own normalizer (which warns once).
+    #[must_use]
+    pub fn without_cut_warning(mut self) -> Self {
+        self.warn_cuts = false;
+        self
+    }
+
+    /// Counts the cut texts of a finished test: the test counts once, whatever number of its
+    /// texts were cut (a go test's output and the message drawn from it are cut together).
+    fn count_cuts(&mut self, test: &TestCase) {
+        let fields = [
+            ("message", &test.message),
+            ("expected value", &test.expected),
+            ("actual value", &test.actual),
+            ("output", &test.output),
+        ];
+        let mut cut: Vec<&str> = fields
+            .iter()
+            .filter(|(_, text)| text.as_deref().is_some_and(is_cut))
+            .map(|(field, _)| *field)
+            .collect();
+        if test
+            .attempts
+            .iter()
+            .any(|a| a.message.as_deref().is_some_and(is_cut))
+        {
+            cut.push("earlier attempt's message");
+        }
+        if cut.is_empty() {
+            return;
+        }
+        if self.cut_tests + self.cut_problems == 0 {
+            self.first_cut = Some(format!("test `{}` {}", test.id, cut.join(" and ")));
+        }
+        self.cut_tests += 1;
+    }
+
+    /// The one warning for the texts cut in this input, if any.
+    fn cut_warning(&mut self) -> Option<String> {
+        let (tests, problems) = (self.cut_tests, self.cut_problems);
+        if !self.warn_cuts || tests + problems == 0 {
+            return None;
+        }
+        let count = |n: u64, what: &str| match n {
+            0 => None,
+            1 => Some(format!("1 {what}")),
+            n => Some(format!("{n} {what}s")),
+        };
+        let who: Vec<String> = [count(tests, "test"), count(problems, "problem")]
+            .into_iter()
+            .flatten()
+            .collect();
+        let first = self.first_cut.take().unwrap_or_default();
+        let first = if tests + problems > 1 {
+            format!("the first: {first}")
+        } else {
+            first
+        };
+        Some(format!(
+            "{} had text longer than {} KiB, which was cut ({first})",
+            who.join(" and "),
+            TEXT_CAP / 1024
+        ))
+    }
 }
 
 /// How many unfinished tests a `missing-results` problem names (the count holds them all).
@@ -207,7 +224,10 @@ impl<S: EventSink> EventSink for Normalizer<S> {
     }
     fn problem(&mut self, problem: Problem) {
         if self.warn_cuts && is_cut(&problem.detail) {
-            self.saw_cut(|| format!("the detail of a `{}` problem", problem.kind));
+            if self.cut_tests + self.cut_problems == 0 {
+                self.first_cut = Some(format!("the detail of a `{}` problem", problem.kind));
+            }
+            self.cut_problems += 1;
         }
         self.inner.problem(problem);
     }
@@ -562,7 +582,10 @@ mod tests {
         let run = n.finish().into_run();
         assert_eq!(
             run.warnings,
-            ["4 texts were longer than 64 KiB and were cut (the first: test `pkg::TestA` message)"]
+            [
+                "2 tests and 1 problem had text longer than 64 KiB, which was cut \
+                 (the first: test `pkg::TestA` message and output)"
+            ]
         );
 
         let mut n = Normalizer::new(RunCollector::new("x", None));
@@ -570,7 +593,10 @@ mod tests {
         let run = n.finish().into_run();
         assert_eq!(
             run.warnings,
-            ["1 text was longer than 64 KiB and was cut (the detail of a `build-failure` problem)"]
+            [
+                "1 problem had text longer than 64 KiB, which was cut \
+                 (the detail of a `build-failure` problem)"
+            ]
         );
 
         let mut n = Normalizer::new(RunCollector::new("x", None)).without_cut_warning();
