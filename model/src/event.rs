@@ -593,10 +593,8 @@ mod tests {
         let run = n.finish().into_run();
         assert_eq!(
             run.warnings,
-            [
-                "1 problem had text longer than 64 KiB, which was cut \
-                 (the detail of a `build-failure` problem)"
-            ]
+            ["1 problem had text longer than 64 KiB, which was cut \
+                 (the detail of a `build-failure` problem)"]
         );
 
         let mut n = Normalizer::new(RunCollector::new("x", None)).without_cut_warning();

@@ -36,7 +36,8 @@ fn cut_warnings(dir: &Path, file: &str) -> (Vec<String>, Vec<String>) {
 fn go_test_json_with_a_huge_output_line_warns_once() {
     let dir = tempfile::tempdir().unwrap();
     let event = |action: &str, test: &str, output: Option<&str>| {
-        let mut e = serde_json::json!({"Action": action, "Package": "example.com/pkg", "Test": test});
+        let mut e =
+            serde_json::json!({"Action": action, "Package": "example.com/pkg", "Test": test});
         if let Some(o) = output {
             e["Output"] = Value::from(o);
         }
