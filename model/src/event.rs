@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::run::{Problem, ProblemKind, Producer, TestCase, TestRun};
+use crate::text::{TEXT_CAP, is_cut};
 
 /// Where adapters send what they read. Every method takes owned data so a sink may keep it or
 /// drop it; a scoring sink keeps counts and failures only, which keeps memory flat on huge inputs.
@@ -48,13 +49,21 @@ impl<S: EventSink + ?Sized> EventSink for &mut S {
 
 /// Sits between an adapter and a consumer for one input file: remembers which tests started and
 /// have not finished, and on [`Normalizer::finish`] reports each as a `missing-results` problem,
-/// so a killed run can never look complete.
+/// so a killed run can never look complete. It also counts the tests and problems with a text
+/// the adapter cut at [`TEXT_CAP`] (a test's message, expected, actual, output or an earlier
+/// attempt's message, a problem's detail, ending with [`CUT_NOTE`](crate::text::CUT_NOTE)) and
+/// on [`Normalizer::finish`] says so in one warning for the whole input.
 #[derive(Debug)]
 pub struct Normalizer<S> {
     inner: S,
     // id -> (start sequence, suite); the sequence keeps the problems in start order.
     open: HashMap<String, (u64, Option<String>)>,
     seq: u64,
+    // Tests and problems seen with a cut text, and which was the first.
+    cut_tests: u64,
+    cut_problems: u64,
+    first_cut: Option<String>,
+    warn_cuts: bool,
 }
 
 impl<S: EventSink> Normalizer<S> {
@@ -64,6 +73,10 @@ impl<S: EventSink> Normalizer<S> {
             inner,
             open: HashMap::new(),
             seq: 0,
+            cut_tests: 0,
+            cut_problems: 0,
+            first_cut: None,
+            warn_cuts: true,
         }
     }
 
@@ -113,7 +126,76 @@ impl<S: EventSink> Normalizer<S> {
             p.suite = suite;
             self.inner.problem(p);
         }
+        if let Some(w) = self.cut_warning() {
+            self.inner.warning(w);
+        }
         self.inner
+    }
+
+    /// A normalizer that does not warn about cut texts: for the plugin side of the C ABI, whose
+    /// events the host passes through its own normalizer (which warns once).
+    #[must_use]
+    pub fn without_cut_warning(mut self) -> Self {
+        self.warn_cuts = false;
+        self
+    }
+
+    /// Counts the cut texts of a finished test: the test counts once, whatever number of its
+    /// texts were cut (a go test's output and the message drawn from it are cut together).
+    fn count_cuts(&mut self, test: &TestCase) {
+        let fields = [
+            ("message", &test.message),
+            ("expected value", &test.expected),
+            ("actual value", &test.actual),
+            ("output", &test.output),
+        ];
+        let mut cut: Vec<&str> = fields
+            .iter()
+            .filter(|(_, text)| text.as_deref().is_some_and(is_cut))
+            .map(|(field, _)| *field)
+            .collect();
+        if test
+            .attempts
+            .iter()
+            .any(|a| a.message.as_deref().is_some_and(is_cut))
+        {
+            cut.push("earlier attempt's message");
+        }
+        if cut.is_empty() {
+            return;
+        }
+        if self.cut_tests + self.cut_problems == 0 {
+            self.first_cut = Some(format!("test `{}` {}", test.id, cut.join(" and ")));
+        }
+        self.cut_tests += 1;
+    }
+
+    /// The one warning for the texts cut in this input, if any.
+    fn cut_warning(&mut self) -> Option<String> {
+        let (tests, problems) = (self.cut_tests, self.cut_problems);
+        if !self.warn_cuts || tests + problems == 0 {
+            return None;
+        }
+        let count = |n: u64, what: &str| match n {
+            0 => None,
+            1 => Some(format!("1 {what}")),
+            n => Some(format!("{n} {what}s")),
+        };
+        let who: Vec<String> = [count(tests, "test"), count(problems, "problem")]
+            .into_iter()
+            .flatten()
+            .collect();
+        let first = self.first_cut.take().unwrap_or_default();
+        let first = if tests + problems > 1 {
+            format!("the first: {first}")
+        } else {
+            first
+        };
+        Some(format!(
+            "{} had text longer than {} KiB, which was cut ({first})",
+            who.join(" and "),
+            TEXT_CAP / 1024
+        ))
     }
 }
 
@@ -135,9 +217,18 @@ impl<S: EventSink> EventSink for Normalizer<S> {
         if !self.open.is_empty() {
             self.open.remove(&test.id);
         }
+        if self.warn_cuts {
+            self.count_cuts(&test);
+        }
         self.inner.test_finished(test);
     }
     fn problem(&mut self, problem: Problem) {
+        if self.warn_cuts && is_cut(&problem.detail) {
+            if self.cut_tests + self.cut_problems == 0 {
+                self.first_cut = Some(format!("the detail of a `{}` problem", problem.kind));
+            }
+            self.cut_problems += 1;
+        }
         self.inner.problem(problem);
     }
     fn warning(&mut self, message: String) {
@@ -466,6 +557,52 @@ mod tests {
         );
         assert_eq!(run.problems[1].count, None);
         assert_eq!(run.problems[1].weight(), 1);
+    }
+
+    #[test]
+    fn cut_texts_are_one_warning_per_input() {
+        use crate::run::{Attempt, ProblemKind};
+        use crate::text::CUT_NOTE;
+        let cut = || format!("{}{CUT_NOTE}", "x".repeat(10));
+        let mut n = Normalizer::new(RunCollector::new("x", None));
+        let mut short = TestCase::new(Some("pkg".into()), "TestShort", Status::Failed);
+        short.message = Some("short".into());
+        n.test_finished(short);
+        let mut a = TestCase::new(Some("pkg".into()), "TestA", Status::Failed);
+        a.output = Some(cut());
+        a.message = Some(cut());
+        n.test_finished(a);
+        let mut b = TestCase::new(Some("pkg".into()), "TestB", Status::Passed);
+        let mut earlier = Attempt::new(Status::Failed);
+        earlier.message = Some(cut());
+        b.attempts.push(earlier);
+        n.test_finished(b);
+        n.problem(Problem::new(ProblemKind::BuildFailure, cut()));
+        n.problem(Problem::new(ProblemKind::BuildFailure, "short"));
+        let run = n.finish().into_run();
+        assert_eq!(
+            run.warnings,
+            [
+                "2 tests and 1 problem had text longer than 64 KiB, which was cut \
+                 (the first: test `pkg::TestA` message and output)"
+            ]
+        );
+
+        let mut n = Normalizer::new(RunCollector::new("x", None));
+        n.problem(Problem::new(ProblemKind::BuildFailure, cut()));
+        let run = n.finish().into_run();
+        assert_eq!(
+            run.warnings,
+            ["1 problem had text longer than 64 KiB, which was cut \
+                 (the detail of a `build-failure` problem)"]
+        );
+
+        let mut n = Normalizer::new(RunCollector::new("x", None)).without_cut_warning();
+        n.problem(Problem::new(ProblemKind::BuildFailure, cut()));
+        assert!(n.finish().into_run().warnings.is_empty());
+        let mut n = Normalizer::new(RunCollector::new("x", None));
+        n.test_finished(TestCase::new(None, "t", Status::Passed));
+        assert!(n.finish().into_run().warnings.is_empty());
     }
 
     #[test]

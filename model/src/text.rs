@@ -1,6 +1,19 @@
-//! Text helpers shared by readers and the core: ANSI escape sequences out of runner output.
+//! Text helpers shared by readers and the core: ANSI escape sequences out of runner output, and
+//! the cap on kept text ([`TEXT_CAP`], [`CUT_NOTE`]) that the adapter SDK's `push_capped` applies
+//! and the [`Normalizer`](crate::Normalizer) counts ([`is_cut`]) to warn once per input.
 
 use std::borrow::Cow;
+
+/// Kept text per field (message, output) stops at this many bytes; the note comes after.
+pub const TEXT_CAP: usize = 64 * 1024;
+
+/// The note that ends a text cut at [`TEXT_CAP`].
+pub const CUT_NOTE: &str = "\n[gapscore: cut at 64 KiB]";
+
+/// True when `text` was cut at [`TEXT_CAP`]: it ends with [`CUT_NOTE`] (a trim at the end keeps it).
+pub fn is_cut(text: &str) -> bool {
+    text.ends_with(CUT_NOTE)
+}
 
 /// Removes ANSI escape sequences (colours, cursor movement, OSC titles); borrowed when the text
 /// has none (the common case).

@@ -200,7 +200,7 @@ pub fn parse_to_run(
     input: &[u8],
     opts: &ParseOptions,
 ) -> Result<TestRun, AdapterError> {
-    collect(adapter, input, opts, RunCollector::new)
+    collect(adapter, input, opts, RunCollector::new, true)
 }
 
 /// Like [`parse_to_run`], with a collector that adds nothing of its own: what crosses the ABI.
@@ -209,7 +209,8 @@ pub(crate) fn parse_to_raw_run(
     input: &[u8],
     opts: &ParseOptions,
 ) -> Result<TestRun, AdapterError> {
-    collect(adapter, input, opts, RunCollector::raw)
+    // No cut-text warning here: the host's own normalizer counts the cut texts and warns once.
+    collect(adapter, input, opts, RunCollector::raw, false)
 }
 
 fn collect(
@@ -217,6 +218,7 @@ fn collect(
     input: &[u8],
     opts: &ParseOptions,
     make: fn(String, Option<String>) -> RunCollector,
+    warn_cuts: bool,
 ) -> Result<TestRun, AdapterError> {
     let format = opts
         .format_id
@@ -224,6 +226,9 @@ fn collect(
         .or_else(|| adapter.info().formats.first().cloned())
         .unwrap_or_default();
     let mut sink = Normalizer::new(make(format, opts.source_name.clone()));
+    if !warn_cuts {
+        sink = sink.without_cut_warning();
+    }
     adapter.parse(input, opts, &mut sink)?;
     Ok(sink.finish().into_run())
 }

@@ -5,15 +5,11 @@
 //! [`push_capped`] is the one way to build such a text piece by piece: it keeps up to the cap on
 //! a char boundary and adds the note once, the first time anything is lost, including when an
 //! earlier piece filled the text exactly to the cap. [`strip_ansi`] takes colour codes out of
-//! runner output (the model crate's, shared with the core's feedback scrubber).
+//! runner output (the model crate's, shared with the core's feedback scrubber). The cap and the
+//! note live in the model crate, whose `Normalizer` counts the texts cut in one input and warns
+//! once for them all.
 
-pub use gapscore_model::text::strip_ansi;
-
-/// Kept text per field (message, output) stops at this many bytes; the note comes after.
-pub const TEXT_CAP: usize = 64 * 1024;
-
-/// The note that ends a text cut at [`TEXT_CAP`].
-pub const CUT_NOTE: &str = "\n[gapscore: cut at 64 KiB]";
+pub use gapscore_model::text::{CUT_NOTE, TEXT_CAP, is_cut, strip_ansi};
 
 /// Appends `text` to `dst`, keeping `dst` within [`TEXT_CAP`] bytes (plus the note).
 ///
