@@ -137,6 +137,31 @@ fn verify(args: &SealArgs, against: &str) -> Result<ExitCode> {
     opts.excludes.clone_from(&args.excludes);
     let c = verify_dir(&args.dir, &expected, &opts)?;
     if c.intact() {
+        // The seal does not cover excluded paths, so what sits there is not vouched for: say so
+        // (`score` makes such a report advisory).
+        if !c.excluded_present.is_empty() {
+            io::warn(&format!(
+                "{} file{} under paths the seal excludes {} present in `{}` ({}): not covered by the seal; planted bytecode or packages can change what the sealed tests do",
+                c.excluded_present.len(),
+                if c.excluded_present.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                if c.excluded_present.len() == 1 {
+                    "is"
+                } else {
+                    "are"
+                },
+                args.dir.display(),
+                c.excluded_present
+                    .iter()
+                    .take(3)
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         let line = format!("ok: `{}` {c}\n", args.dir.display());
         io::write_output(args.output.as_deref(), &line)?;
         return Ok(ExitCode::Ok);

@@ -106,6 +106,14 @@ fn files_under_excluded_paths_are_listed_and_make_the_report_advisory() {
     );
     let reason = r["report"]["advisory_reason"].as_str().unwrap();
     assert!(reason.contains("under paths the seal excludes"), "{reason}");
+    // `seal --verify` passes (the seal does not cover the path) but says what sits there.
+    let o = run_in(root, &["seal", "--verify", "rec.json", "sealed"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("under paths the seal excludes is present in `sealed` (__pycache__)"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
