@@ -378,3 +378,44 @@ fn every_command_example_in_the_docs_runs_and_prints_what_is_shown() {
         failures.join("\n\n")
     );
 }
+
+/// docs/score.md shows the Markdown coverage section of the 02-minor-gaps example (a ```markdown
+/// block, not a command): it must be what `score --format markdown` prints for that example.
+#[test]
+fn the_coverage_section_shown_in_score_md_is_what_gapscore_prints() {
+    let root = repo_root();
+    let doc = fs::read_to_string(root.join("docs/score.md")).unwrap();
+    let intro = "the coverage section of the 02-minor-gaps example reads:";
+    let at = doc
+        .find(intro)
+        .expect("the coverage example is in docs/score.md");
+    let rest = &doc[at..];
+    let start = rest.find("```markdown\n").unwrap() + "```markdown\n".len();
+    let shown = &rest[start..start + rest[start..].find("\n```").unwrap()];
+    let ex = "conformance-tests/upstream/examples/02-minor-gaps";
+    let o = Command::new(BIN)
+        .args([
+            "score",
+            "--sealed",
+            &format!("{ex}/sealed-results.json"),
+            "--open",
+            &format!("{ex}/open-results.json"),
+            "--format",
+            "markdown",
+        ])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let md = String::from_utf8(o.stdout).unwrap();
+    let from = md
+        .find("## Coverage by category")
+        .expect("a coverage section");
+    let section = &md[from..];
+    let end = section.find("Coverage delta").unwrap();
+    let section = &section[..end + section[end..].find('\n').unwrap()];
+    assert_eq!(
+        shown.trim_end(),
+        section.trim_end(),
+        "docs/score.md's coverage example"
+    );
+}
