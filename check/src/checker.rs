@@ -1,4 +1,4 @@
-//! The state of one report's check, shared by the reading and the three levels' rules: the
+//! The state of one report's check, shared by the reading and the levels' rules: the
 //! canonical document, the evidence, and what has been found so far; the helpers every rule
 //! uses (findings, requirements, pointers, counts); and [`Checker::finish`], which turns the
 //! requirements and findings into the level met.
@@ -90,6 +90,8 @@ pub(crate) struct Checker<'a> {
     pub(crate) hash: Option<String>,
     /// The tool that wrote the report (gapscore's extension object).
     pub(crate) tool: Option<String>,
+    /// Whether level 4 is judged (asked for with `--level 4`); otherwise levels 1-3 are.
+    pub(crate) judge4: bool,
 }
 
 impl<'a> Checker<'a> {
@@ -115,6 +117,7 @@ impl<'a> Checker<'a> {
             sealed: None,
             hash: None,
             tool: None,
+            judge4: false,
         }
     }
 
@@ -204,8 +207,9 @@ impl<'a> Checker<'a> {
                     .iter()
                     .any(|f| f.level == lvl && f.severity == Severity::Error)
         };
+        let top = if self.judge4 { 4 } else { 3 };
         let mut met = 0;
-        for l in 1..=3 {
+        for l in 1..=top {
             if failed_at(l, &self) {
                 break;
             }
@@ -213,14 +217,18 @@ impl<'a> Checker<'a> {
         }
         if let Some(claimed) = self.meta_get("conformance_level").and_then(Value::as_u64)
             && claimed > u64::from(met)
-            && (claimed <= 3 || met < 3)
+            && (self.judge4 || claimed <= 3 || met < 3)
         {
             self.warn(
                 &rules::CLAIMED_LEVEL,
                 "/report/conformance_level",
                 format!(
                     "the report claims conformance level {claimed}; the checker finds level {met}{}",
-                    if claimed > 3 { " (level 4 is not checked)" } else { "" }
+                    if claimed > 3 && !self.judge4 {
+                        " (level 4 is not checked)"
+                    } else {
+                        ""
+                    }
                 ),
             );
         }

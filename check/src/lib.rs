@@ -1,5 +1,5 @@
 //! The conformance checker behind `gapscore check`: judges any Gap Report (Shadow Report) —
-//! gapscore's or another tool's — against spec §5.2 and conformance levels 1–3.
+//! gapscore's or another tool's — against spec §5.2 and conformance levels 1–4.
 //!
 //! [`check_path`] / [`check_bytes`] / [`check_value`] read one document in any published shape
 //! (Gap dialect, Shadow v1, Shadow v2.0.0 with Level-4 fields, scores at the root, int or float
@@ -61,6 +61,7 @@ mod leak;
 mod level1;
 mod level2;
 mod level3;
+mod level4;
 mod locate;
 pub mod model;
 pub mod numbers;

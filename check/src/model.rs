@@ -36,7 +36,7 @@ impl Severity {
 pub struct Finding {
     /// The rule's id (see docs/conformance.md).
     pub rule: String,
-    /// The conformance level the rule belongs to (1-3).
+    /// The conformance level the rule belongs to (1-4).
     pub level: u8,
     /// Error, warning or note.
     pub severity: Severity,
@@ -103,7 +103,7 @@ impl Verdict {
 pub struct Requirement {
     /// Stable id (`L2.hash-recomputed`).
     pub id: String,
-    /// The level (1-3).
+    /// The level (1-4).
     pub level: u8,
     /// The spec section.
     pub spec: String,
@@ -173,11 +173,11 @@ pub struct FileResult {
     pub document: Document,
     /// The schemas applied.
     pub schemas: Vec<SchemaOutcome>,
-    /// Each requirement of levels 1-3.
+    /// Each requirement of the levels judged (1-3, or 1-4 with `--level 4`).
     pub requirements: Vec<Requirement>,
     /// Every finding, by level, then severity.
     pub findings: Vec<Finding>,
-    /// The highest level (0-3) whose requirements all hold.
+    /// The highest level (0-3, or 0-4 when level 4 is judged) whose requirements all hold.
     pub level_met: u8,
     /// Whether the requested level holds.
     pub holds: bool,

@@ -227,6 +227,7 @@ fn check_owned(path: &str, doc: Value, evidence: &Evidence, level: u8) -> FileRe
             for f in findings {
                 c.push(f);
             }
+            c.judge4 = level >= 4;
             c.run();
             c.finish(path, level)
         }
@@ -445,6 +446,9 @@ impl Checker<'_> {
         self.level1();
         self.level2();
         self.level3();
+        if self.judge4 {
+            self.level4();
+        }
     }
 
     fn read_version(&mut self) {
@@ -721,7 +725,14 @@ impl Checker<'_> {
             self.note(
                 &rules::LEVEL4,
                 "/report",
-                format!("level-4 provenance read, not checked: {}", shown.join(", ")),
+                if self.judge4 {
+                    format!(
+                        "level-4 provenance read (judged under Level 4): {}",
+                        shown.join(", ")
+                    )
+                } else {
+                    format!("level-4 provenance read, not checked: {}", shown.join(", "))
+                },
             );
         }
         if meta.get("advisory") == Some(&Value::Bool(true)) {

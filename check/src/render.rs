@@ -187,7 +187,7 @@ fn render_file(s: &mut String, f: &FileResult, requested: u8, verbose: bool) {
         .collect();
     let _ = writeln!(s, "  schemas: {}", schemas.join("; "));
     let mut hidden = (0usize, 0usize, 0usize);
-    for level in 1..=3u8 {
+    for level in 1..=4u8 {
         let mut lines = Vec::new();
         for r in f.requirements.iter().filter(|r| r.level == level) {
             if r.verdict == Verdict::Attested && error_on_fields(f, r) {

@@ -9,7 +9,7 @@ pub struct Rule {
     pub id: &'static str,
     /// The conformance level the rule belongs to: an error fails this level and the ones above.
     pub level: u8,
-    /// The spec section (v1.0.0 numbering unless it says v2).
+    /// The spec section (v1.0.0 numbering unless it says v2; level-4 rules are v2 throughout).
     pub spec: &'static str,
     /// What the rule checks.
     pub title: &'static str,
@@ -48,8 +48,8 @@ rules! {
         "each failure has a non-empty test_name and string expected, actual and message (null is read as empty)",
         "write every failure as {test_name, category, expected, actual, message}, with empty strings rather than null";
     LEVEL4 = "report.level4", 1, "§6 (v2)",
-        "Level-4 provenance fields (spec v2) are read and reported; this checker verifies levels 1-3 only",
-        "nothing to fix: Level 4 (independence, seal plurality) needs evidence outside the report";
+        "Level-4 provenance fields (spec v2) are read and reported; `--level 4` judges them",
+        "nothing to fix: `gapscore check --level 4` judges the provenance under the level-4 rules";
     ADVISORY = "report.advisory", 1, "§5.4 (v2)",
         "a report marked advisory is not authoritative: under v2 it holds no conformance level (an error), under v1 a warning",
         "resolve the advisory reason (a suite that did not run, a broken seal) and validate again";
@@ -131,6 +131,24 @@ rules! {
     FEEDBACK_LEAK = "feedback.leak", 3, "§4.4",
         "failure messages, expected and actual values hold no line of sealed test source",
         "scrub feedback before sharing it (`gapscore feedback --sealed-dir DIR`) and report the scrubbed text";
+    L4_VERSION = "level4.version", 4, "§6 (v2)",
+        "the report follows spec v2: Level 4 is defined by v2.0.0, and a v1 report has none of its fields",
+        "write a v2.0.0 Shadow Report (`shadow_score_spec_version: \"2.0.0\"`) with the §5.2 provenance fields";
+    PROVENANCE = "provenance.present", 4, "§5.2 (v2)",
+        "`report.independence`, `report.seal_author_families` and `report.implementer_family` are present at their full paths (at another depth they are absent)",
+        "write the three provenance fields under `report`: independence (strong or weak), seal_author_families (non-empty list), implementer_family";
+    INDEPENDENCE = "independence.strong", 4, "§3.6.1 (v2)",
+        "independence is `strong` and consistent: the implementer's family is none of the seal authors' families",
+        "dispatch the seal authors and the implementer to different model families (§4.2.1); a shared family is `weak` and advisory";
+    WORKSPACE = "workspace.isolation", 4, "§4.3 (v2)",
+        "validation used a disposable workspace: `workspace_isolation` is not `legacy` (a missing value is warned and taken on trust)",
+        "validate in a disposable verification workspace and report `workspace_isolation: \"strict\"`";
+    AMBIGUITY = "plurality.ambiguity", 4, "§4.6.2 (v2)",
+        "a report recording seal plurality (several seal author families or models) reports `report.spec_ambiguity`",
+        "compute spec_ambiguity = contradicting criteria / total criteria across the sealed suites and report it";
+    DISPATCH = "dispatch.attested", 4, "§4.2.1 (v2)",
+        "independence enforced before dispatch (and escalation, specifier and reviewer families) cannot be shown by a report: it is taken as attested",
+        "nothing to fix in the report; enforce the family rules before any agent is dispatched";
 }
 
 /// Looks a rule up by id.

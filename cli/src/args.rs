@@ -44,7 +44,7 @@ pub enum Command {
     /// Score many repositories in one go: per-repository reports, aggregate, CSV, Markdown
     /// and HTML summaries; shards and resume (docs/batch.md).
     Batch(BatchArgs),
-    /// Check Gap Reports (any tool's) against spec §5.2 and conformance levels 1-3.
+    /// Check Gap Reports (any tool's) against spec §5.2 and conformance levels 1-4.
     Check(CheckArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell).
     Completions(CompletionsArgs),
@@ -636,8 +636,9 @@ pub struct CheckArgs {
     #[arg(required = true, value_name = "REPORT")]
     pub reports: Vec<PathBuf>,
 
-    /// The conformance level that must hold.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+    /// The conformance level that must hold (4, spec v2's adversarial independence, is judged
+    /// only when asked for).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=4))]
     pub level: u8,
 
     /// The sealed test directory: recompute the report's sealed hash (Level 2) and scan the

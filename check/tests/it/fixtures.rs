@@ -1,5 +1,6 @@
 //! The checker's fixture suite: every file under `conformance-tests/fixtures/` is checked (at
-//! level 3) and the result compared with the `*.expect.json` beside it.
+//! level 3, or level 4 for the level-4 fixtures: `l4-*`, `<level-4 rule>--*` and Dark Factory's
+//! v2 reports in the corpus) and the result compared with the `*.expect.json` beside it.
 //!
 //! - `reports/valid/lN-*.json`: level N holds (findings may include warnings and notes);
 //! - `reports/invalid/<rule>--*.json`: breaks exactly one rule: `<rule>` is the only rule with
@@ -136,9 +137,28 @@ fn expect_path(p: &Path) -> PathBuf {
     p.with_file_name(format!("{stem}.expect.json"))
 }
 
+/// The level a fixture is checked at: 4 for `l4-*`, for `<rule>--*` of a level-4 rule and for
+/// the corpus's Dark Factory files (its reports are v2 and claim Level 4); 3 otherwise, which
+/// leaves level 4 unjudged.
+fn level_for(p: &Path) -> u8 {
+    let name = p.file_name().unwrap().to_string_lossy();
+    let rule_level = name
+        .split_once("--")
+        .and_then(|(rule, _)| rules::by_id(rule))
+        .map(|r| r.level);
+    if name.starts_with("l4-")
+        || rule_level == Some(4)
+        || rel(p).starts_with("corpus/reference-impls/dark-factory/")
+    {
+        4
+    } else {
+        3
+    }
+}
+
 fn check_file(p: &Path, evidence: &Evidence) -> Result<FileResult, String> {
     let bytes = fs::read(p).map_err(|e| format!("cannot read {}: {e}", rel(p)))?;
-    Ok(check_bytes(&rel(p), &bytes, evidence, 3))
+    Ok(check_bytes(&rel(p), &bytes, evidence, level_for(p)))
 }
 
 fn error_rules(r: &FileResult) -> BTreeSet<String> {

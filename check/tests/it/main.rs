@@ -1,10 +1,12 @@
 //! gapscore-check's integration tests, in one binary (`cargo test -p gapscore-check --test it`):
-//! the checker's fixture suite ([`fixtures`], over `conformance-tests/fixtures/`), the size
-//! limit ([`limits`]) and the committed output schema ([`output_schema`]).
+//! the checker's fixture suite ([`fixtures`], over `conformance-tests/fixtures/`), level 4's
+//! cases beyond the fixtures ([`level4`]), the size limit ([`limits`]) and the committed output
+//! schema ([`output_schema`]).
 
 #![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
 
 mod empty_seal;
 mod fixtures;
+mod level4;
 mod limits;
 mod output_schema;

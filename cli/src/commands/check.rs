@@ -1,4 +1,4 @@
-//! `gapscore check`: judge Gap Reports against spec §5.2 and conformance levels 1–3. The logic
+//! `gapscore check`: judge Gap Reports against spec §5.2 and conformance levels 1–4. The logic
 //! lives in `gapscore_check`; this reads the evidence, checks each file and
 //! prints.
 

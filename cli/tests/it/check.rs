@@ -378,8 +378,39 @@ fn bad_evidence_is_a_usage_error() {
     let o = run_in(root, &["check", "r.json", "--seal", "rec.json"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("rec.json:1:"), "{}", stderr(&o));
-    let o = run_in(root, &["check", "r.json", "--level", "4"]);
+    let o = run_in(root, &["check", "r.json", "--level", "5"]);
     assert_eq!(code(&o), 2);
+}
+
+/// `--level 4` judges spec v2's Level 4: a v2 report with strong, consistent provenance holds
+/// it; a report gapscore writes (spec v1) cannot, and says why; without `--level 4` the level met
+/// stays at most 3.
+#[test]
+fn level_4_is_judged_when_asked_for() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance-tests/fixtures");
+    let l4 = fixtures.join("reports/valid/l4-v2-strong-independence-plurality.json");
+    let l4 = l4.to_str().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let (c, v) = check_json(root, &[l4, "--level", "4"]);
+    assert_eq!(c, 0, "{v}");
+    assert_eq!(v["files"][0]["level_met"], 4);
+    let (c, v) = check_json(root, &[l4, "--level", "3"]);
+    assert_eq!(c, 0, "{v}");
+    assert_eq!(v["files"][0]["level_met"], 3);
+    assert!(
+        !verdicts(&v["files"][0])
+            .iter()
+            .any(|(id, _)| id.starts_with("L4.")),
+        "level 4 judged unasked"
+    );
+
+    results(root, "sealed.json", 0, "");
+    let o = run_in(root, &["score", "--sealed", "sealed.json", "-o", "r.json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run_in(root, &["check", "r.json", "--level", "4"]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(stdout(&o).contains("cannot hold level 4"), "{}", stdout(&o));
 }
 
 /// `gapscore score ... | gapscore check -`: the report on standard input, named `<stdin>`.
