@@ -88,7 +88,7 @@ pub struct Verification {
     /// them), but they are never trusted: a score made beside them is advisory.
     pub excluded_present: Vec<String>,
     /// The record's canary as found before the directory was read (§4.5).
-    pub canary: Option<crate::canary::CanaryCheck>,
+    pub canary: Option<Box<crate::canary::CanaryCheck>>,
 }
 
 impl Verification {
@@ -215,7 +215,10 @@ pub fn verify_dir(
             let mut globs = r.excludes.clone();
             globs.extend(opts.excludes.iter().cloned());
             // The canary's atime is read before the scan reads it, and set back after.
-            let canary = r.canary.as_ref().map(|c| crate::canary::check(dir, c));
+            let canary = r
+                .canary
+                .as_ref()
+                .map(|c| Box::new(crate::canary::check(dir, c)));
             let scan = fs::scan(dir, &Excludes::new(&globs)?)?;
             // A read found stays visible: only gapscore's own read is undone.
             if let Some(c) = &r.canary
