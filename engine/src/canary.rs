@@ -139,6 +139,31 @@ pub fn plant(dir: &Path, existing: Option<&str>) -> Result<String, Error> {
     Ok(rel)
 }
 
+/// Removes a canary gapscore wrote when sealing fails after it was written, unless
+/// [`Planted::keep`] is called.
+#[derive(Debug)]
+pub struct Planted(Option<std::path::PathBuf>);
+
+impl Planted {
+    /// Guards `dir/rel` when gapscore wrote it (`created`); an adopted file is never removed.
+    pub fn new(dir: &Path, rel: &str, created: bool) -> Self {
+        Planted(created.then(|| dir.join(rel)))
+    }
+
+    /// The seal succeeded: the canary stays.
+    pub fn keep(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Planted {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
 fn times(path: &Path) -> Result<(SystemTime, SystemTime), Error> {
     let m =
         std::fs::metadata(path).map_err(|e| Error::Input(format!("`{}`: {e}", path.display())))?;

@@ -346,7 +346,11 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
     };
     // The canary is in place before hashing, so the seal covers it.
     let canary = match &req.canary {
-        Some(existing) => Some(crate::canary::plant(&req.dir, existing.as_deref())?),
+        Some(existing) => {
+            let rel = crate::canary::plant(&req.dir, existing.as_deref())?;
+            let guard = crate::canary::Planted::new(&req.dir, &rel, existing.is_none());
+            Some((rel, guard))
+        }
         None => None,
     };
     let scan = fs::scan(&req.dir, &excludes)?;
@@ -384,7 +388,7 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
         .map(str::trim)
         .filter(|f| !f.is_empty())
         .map(str::to_owned);
-    if let Some(rel) = canary {
+    if let Some((rel, guard)) = canary {
         if !record.files.iter().any(|f| f.path == rel) {
             return Err(Error::Usage(format!(
                 "the canary `{rel}` is not among the sealed files (excluded, or outside the directory)"
@@ -392,6 +396,7 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
         }
         // After hashing (which read it): its atime goes back to its mtime and is recorded.
         record.canary = Some(crate::canary::settle(&req.dir, &rel)?);
+        guard.keep();
         let (policy, mount) = crate::canary::atime_policy(&req.dir);
         warnings.extend(policy.warning(&mount));
     }
