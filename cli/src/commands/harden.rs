@@ -21,7 +21,14 @@ fn record(args: &HardenRecordArgs) -> Result<ExitCode> {
     let mut history = load_history(&args.history)?;
     history.add_seal_author_families(&args.seal_author_families);
     if let Some(path) = &args.seal {
-        history.add_seal_author_families(&author_families(path)?);
+        let families = author_families(path)?;
+        if families.is_empty() {
+            io::warn(&format!(
+                "{}: the seal record names no author family (seal with --author-family): §4.4.2 cannot be checked from it",
+                path.display()
+            ));
+        }
+        history.add_seal_author_families(&families);
     }
     let v = host::validation(&args.inputs, args.input_format.clone(), &args.host)?;
     let hash = match &args.sealed_hash {

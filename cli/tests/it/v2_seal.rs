@@ -278,6 +278,16 @@ fn a_read_canary_is_reported_by_verify_and_score() {
         "{r}"
     );
 
+    // A seal that fails after writing its canary takes the canary back.
+    fs::create_dir(root.join("s3")).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/etc/hostname", root.join("s3/link")).unwrap();
+        let o = run_in(root, &["seal", "s3", "--canary"]);
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        assert_eq!(fs::read_dir(root.join("s3")).unwrap().count(), 1);
+    }
+
     // An existing file can be the canary.
     fs::create_dir(root.join("s2")).unwrap();
     fs::write(root.join("s2/README.txt"), "tests\n").unwrap();
@@ -372,6 +382,23 @@ fn combined_seals_hash_family_and_hash_lines_and_compute_spec_ambiguity() {
     );
     let o = run_in(root, &["seal", "a", "-o", "plain.json"]);
     assert_eq!(code(&o), 0);
+    let o = run_in(
+        root,
+        &[
+            "harden",
+            "record",
+            "h2.json",
+            "c0.json",
+            "--seal",
+            "plain.json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("names no author family"),
+        "{}",
+        stderr(&o)
+    );
     let o = run_in(root, &["seal", "--combine", "a.json", "plain.json"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("--author-family"), "{}", stderr(&o));
