@@ -6,8 +6,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use gapscore_batch::Shard;
 use gapscore_core::{Dialect, FlakyPolicy, OutputFormat, SkippedPolicy, Threshold, XfailPolicy};
 
+mod envelope;
 mod tools;
 
+pub use envelope::{
+    EmitArg, FeedbackArgs, FeedbackFormat, HardenCommand, HardenRecordArgs, RevealArg, SealArgs,
+    SealModeArg,
+};
 pub use tools::{CompletionsArgs, ManArgs, Shell};
 
 /// Turn test-runner output into an honest Gap Score (Shadow Score).
@@ -302,100 +307,6 @@ pub struct RunArgs {
     pub command: Vec<std::ffi::OsString>,
 }
 
-/// `gapscore seal`.
-#[derive(Debug, Args)]
-#[command(
-    after_help = tools::SEAL_HELP,
-    mut_arg("jobs", |a| a.help("Threads reading the --expect files (default: one per core); the record never depends on it."))
-)]
-pub struct SealArgs {
-    /// The directory of sealed tests.
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
-
-    /// Check DIR against a seal record file, a `.seal-hash` file or a hash (`sha256:<hex>`,
-    /// bare hex, `<hex>  -`) instead of sealing it.
-    #[arg(long, value_name = "RECORD|HASH")]
-    pub verify: Option<String>,
-
-    /// How to hash: `strict` (relative paths, byte order, every file: the same from anywhere),
-    /// `spec` (the spec's `find | sort | xargs shasum | shasum` pipeline, byte for byte) or
-    /// `stampede` (Terminal Stampede's `*.sh` variant). Default: strict, or the record's.
-    #[arg(long, value_enum, value_name = "MODE")]
-    pub mode: Option<SealModeArg>,
-
-    /// Hash as if the directory had been given as this path string (spec and stampede
-    /// hashes contain it: `sealed`, `./sealed` and `/abs/sealed` differ).
-    #[arg(long = "as", value_name = "PATH")]
-    pub hash_as: Option<String>,
-
-    /// Sort as glibc's `en_US.UTF-8` locale does (the pipeline run on a developer machine)
-    /// instead of byte order (`LC_ALL=C`, most CI runners).
-    #[arg(long)]
-    pub locale_order: bool,
-
-    /// Leave out files matching this glob (matched against the relative path and each of its
-    /// components: `__pycache__`, `*.pyc`); repeatable; stored in the record.
-    #[arg(long = "exclude", value_name = "GLOB")]
-    pub excludes: Vec<String>,
-
-    /// Record the ids of the expected sealed tests, read from these result files (any
-    /// format: a collect-only run, a run against a stub).
-    #[arg(long, num_args = 1.., value_name = "RESULTS")]
-    pub expect: Vec<PathBuf>,
-
-    /// Read the `--expect` files as this format instead of detecting it.
-    #[arg(long, value_name = "ID")]
-    pub input_format: Option<String>,
-
-    /// What to print: the seal record (JSON), or only the hash as `hex`, `sha256` (`sha256:<hex>`)
-    /// or `seal-hash` (`<hex>  -`, the `.seal-hash` file form).
-    #[arg(long, value_enum, default_value = "record", value_name = "FORM")]
-    pub emit: EmitArg,
-
-    /// Write to this file (atomically) instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// Plugins for `--expect` files.
-    #[command(flatten)]
-    pub host: HostArgs,
-}
-
-/// Hash modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SealModeArg {
-    /// Relative paths, byte order, every file.
-    Strict,
-    /// The spec's shell pipeline.
-    Spec,
-    /// Terminal Stampede's `*.sh` variant.
-    Stampede,
-}
-
-impl From<SealModeArg> for gapscore_core::seal::HashMode {
-    fn from(m: SealModeArg) -> Self {
-        match m {
-            SealModeArg::Strict => Self::Strict,
-            SealModeArg::Spec => Self::Spec,
-            SealModeArg::Stampede => Self::Stampede,
-        }
-    }
-}
-
-/// What `gapscore seal` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EmitArg {
-    /// The seal record, JSON.
-    Record,
-    /// The bare lowercase hex digest.
-    Hex,
-    /// `sha256:<hex>`.
-    Sha256,
-    /// `<hex>  -`, as `shasum` prints it and `.seal-hash` holds it.
-    SealHash,
-}
-
 /// `gapscore schema`.
 #[derive(Debug, Args)]
 #[command(after_help = tools::SCHEMA_HELP)]
@@ -512,119 +423,6 @@ impl From<PassFailArg> for FlakyPolicy {
             PassFailArg::Fail => FlakyPolicy::Fail,
         }
     }
-}
-
-/// How much of each failed sealed test the implementer sees.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RevealArg {
-    /// Only how many sealed tests failed.
-    Count,
-    /// Plus each failed test's name.
-    Name,
-    /// Plus its category.
-    Category,
-    /// Plus its failure message.
-    Message,
-    /// Plus what it expected and what it got.
-    Assertion,
-}
-
-impl From<RevealArg> for gapscore_core::feedback::Reveal {
-    fn from(r: RevealArg) -> Self {
-        match r {
-            RevealArg::Count => Self::Count,
-            RevealArg::Name => Self::Name,
-            RevealArg::Category => Self::Category,
-            RevealArg::Message => Self::Message,
-            RevealArg::Assertion => Self::Assertion,
-        }
-    }
-}
-
-/// `gapscore feedback`.
-#[derive(Debug, Args)]
-#[command(after_help = tools::FEEDBACK_HELP)]
-pub struct FeedbackArgs {
-    /// A Gap Report (any tool's) or the sealed result files (any format).
-    #[arg(required = true, value_name = "REPORT|RESULTS")]
-    pub inputs: Vec<PathBuf>,
-
-    /// The sealed test directory: every line of its files is redacted from the feedback, and
-    /// stack frames and locations in its files are removed. Without it nothing can be checked.
-    #[arg(long, value_name = "DIR")]
-    pub sealed_dir: Option<PathBuf>,
-
-    /// What to reveal; each level adds to the one before.
-    #[arg(long, value_enum, default_value = "assertion", value_name = "LEVEL")]
-    pub reveal: RevealArg,
-
-    /// Output: `text` (`SEALED TEST FAILURES:` ...) or `json`.
-    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
-    pub format: FeedbackFormat,
-
-    /// Sealed source lines shorter than this (after trimming) are not redacted: they are too
-    /// common (`pass`, `}`) to identify the source.
-    #[arg(long, default_value_t = gapscore_core::feedback::DEFAULT_MIN_LINE_LEN, value_name = "N")]
-    pub min_line_len: usize,
-
-    /// Read result files as this format instead of detecting it.
-    #[arg(long, value_name = "ID")]
-    pub input_format: Option<String>,
-
-    /// Write to this file (atomically) instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// Plugins for result files.
-    #[command(flatten)]
-    pub host: HostArgs,
-}
-
-/// Feedback output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FeedbackFormat {
-    /// `SEALED TEST FAILURES:` then one `- name: expected X, got Y` line per failure.
-    Text,
-    /// The feedback object, JSON.
-    Json,
-}
-
-/// `gapscore harden`.
-#[derive(Debug, Subcommand)]
-pub enum HardenCommand {
-    /// Append a validation to a hardening history file (cycle 0 is the one before the first
-    /// fix).
-    #[command(after_help = tools::HARDEN_HELP)]
-    Record(HardenRecordArgs),
-}
-
-/// `gapscore harden record`.
-#[derive(Debug, Args)]
-pub struct HardenRecordArgs {
-    /// The history file (created when missing; written atomically).
-    #[arg(value_name = "HISTORY")]
-    pub history: PathBuf,
-
-    /// A Gap Report or the sealed result files of this validation.
-    #[arg(required = true, value_name = "REPORT|RESULTS")]
-    pub inputs: Vec<PathBuf>,
-
-    /// The reveal level of the feedback handed out after this validation.
-    #[arg(long, value_enum, value_name = "LEVEL")]
-    pub reveal: Option<RevealArg>,
-
-    /// The sealed hash this validation ran under (any spelling); a report's own is used
-    /// otherwise. A history refuses a cycle under another hash.
-    #[arg(long, value_name = "HASH")]
-    pub sealed_hash: Option<String>,
-
-    /// Read result files as this format instead of detecting it.
-    #[arg(long, value_name = "ID")]
-    pub input_format: Option<String>,
-
-    /// Plugins for result files.
-    #[command(flatten)]
-    pub host: HostArgs,
 }
 
 /// `gapscore check`.

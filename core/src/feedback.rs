@@ -44,9 +44,41 @@ pub enum Reveal {
     Category,
     /// Plus its failure message (scrubbed).
     Message,
-    /// Plus what it expected and what it got (scrubbed): the spec's full feedback.
+    /// Plus what it expected and what it got (scrubbed): spec v2 §4.4.1 `failure_messages`, the
+    /// default.
     #[default]
     Assertion,
+    /// Plus the assertion lines of its failure output (pytest's `E ...` lines, Jest's
+    /// `expect(...)`/`Expected`/`Received` lines, Go's `got`/`want` lines), scrubbed: spec v2
+    /// §4.4.1 `assertions`, for the final cycle.
+    Assertions,
+}
+
+/// The disclosure levels of spec v2 §4.4.1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Disclosure {
+    /// Test name, expected, actual, message (the default; v1.0.0's behaviour).
+    FailureMessages,
+    /// The above plus the text of the failing assertion.
+    Assertions,
+}
+
+impl Disclosure {
+    /// The §4.4.1 name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Disclosure::FailureMessages => "failure_messages",
+            Disclosure::Assertions => "assertions",
+        }
+    }
+
+    /// The gapscore level that discloses exactly this.
+    pub fn reveal(self) -> Reveal {
+        match self {
+            Disclosure::FailureMessages => Reveal::Assertion,
+            Disclosure::Assertions => Reveal::Assertions,
+        }
+    }
 }
 
 impl Reveal {
@@ -58,7 +90,51 @@ impl Reveal {
             Reveal::Category => "category",
             Reveal::Message => "message",
             Reveal::Assertion => "assertion",
+            Reveal::Assertions => "assertions",
         }
+    }
+
+    /// The §4.4.1 level this one amounts to: `count` to `assertion` disclose at most
+    /// `failure_messages` (the lower ones a part of it), `assertions` is `assertions`.
+    pub fn disclosure(self) -> Disclosure {
+        if self == Reveal::Assertions {
+            Disclosure::Assertions
+        } else {
+            Disclosure::FailureMessages
+        }
+    }
+
+    /// The value of the v2 report schema's `hardening.max_reveal` (enum `count`, `name`,
+    /// `category`, `message`, `assertion`): the schema's `message` is §4.4.1's
+    /// `failure_messages` (name, expected, actual, message), so gapscore's `assertion` is
+    /// `message` there, and the schema's `assertion` is §4.4.1's `assertions`.
+    pub fn v2_max_reveal(self) -> &'static str {
+        match self {
+            Reveal::Count => "count",
+            Reveal::Name => "name",
+            Reveal::Category => "category",
+            Reveal::Message | Reveal::Assertion => "message",
+            Reveal::Assertions => "assertion",
+        }
+    }
+
+    /// Reads a v2 schema `max_reveal` value or a §4.4.1 level name. A v2 `message` may have
+    /// included expected and actual values, so it reads as the level that does (`assertion`).
+    pub fn from_v2(name: &str) -> Option<Reveal> {
+        Some(match name {
+            "count" => Reveal::Count,
+            "name" => Reveal::Name,
+            "category" => Reveal::Category,
+            "message" | "failure_messages" => Reveal::Assertion,
+            "assertion" | "assertions" => Reveal::Assertions,
+            _ => return None,
+        })
+    }
+
+    /// The level written to a v1.0.0 report's `max_reveal`, whose values are gapscore's first
+    /// five levels: `assertions` is written as the highest of them, `assertion`.
+    pub fn v1_max_reveal(self) -> Reveal {
+        self.min(Reveal::Assertion)
     }
 }
 
@@ -291,6 +367,53 @@ pub struct FeedbackItem {
     /// What it got, scrubbed (at `assertion`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actual: Option<String>,
+    /// The assertion lines of its failure output, scrubbed (at `assertions`; see
+    /// [`assertion_lines`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assertion: Option<String>,
+}
+
+/// The assertion lines of a failure output, in order: pytest's `E   ...` lines, Jest's
+/// `expect(...)`, `Expected:`/`Received:` and `- Expected`/`+ Received` diff lines, Go's
+/// `got`/`want` lines, Rust's `assertion ... failed` with its `left:`/`right:` lines, and any
+/// line reading `AssertionError`, `assert ...`, `expected ...` or `actual ...`. Everything else
+/// (tracebacks, source excerpts, logs) is left out.
+pub fn assertion_lines(text: &str) -> Vec<&str> {
+    static RULES: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    let re = RULES.get_or_init(|| {
+        Regex::new(concat!(
+            r"^(?:",
+            r"E(?:\s|$)",                             // pytest
+            r"|(?:\w*Error:\s+)?expect[(.]",          // Jest matcher line
+            r"|(?:Expected|Received)(?:\s+\w+)*\s*:", // Jest values
+            r"|[-+]\s+(?:Expected|Received)\b",       // Jest diff header
+            r"|(?:Difference|Number of calls)\b",
+            r"|assertion\b.*\bfailed", // Rust
+            r"|(?:left|right)\s*:",
+            r"|(?:\w+Error|AssertionError|assert)\b",
+            r"|(?:expected|actual|got|want)\b",
+            r")|\b(?:got|want|wanted)\b\s*[:=]?\s*\S", // Go's `...; want 3`
+        ))
+        .expect("the assertion-line pattern compiles")
+    });
+    let mut out = Vec::new();
+    let mut in_diff = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        // Jest prints the two sides of a diff after `- Expected` / `+ Received`.
+        if in_diff && (t.starts_with("- ") || t.starts_with("+ ") || t.starts_with("  ")) {
+            out.push(line);
+            continue;
+        }
+        in_diff = false;
+        if re.is_match(t) {
+            if t.starts_with("+ Received") || t.starts_with("- Expected") {
+                in_diff = true;
+            }
+            out.push(line);
+        }
+    }
+    out
 }
 
 /// The feedback payload.
@@ -352,6 +475,14 @@ pub fn build_feedback(
             item.expected = clean(&f.expected);
             item.actual = clean(&f.actual);
         }
+        if reveal >= Reveal::Assertions {
+            let lines = f
+                .message
+                .as_deref()
+                .map(assertion_lines)
+                .unwrap_or_default();
+            item.assertion = clean(&(!lines.is_empty()).then(|| lines.join("\n")));
+        }
         fb.failures.push(item);
     }
     fb
@@ -390,6 +521,12 @@ pub fn render_feedback_text(fb: &Feedback) -> String {
         if let Some(m) = &f.message {
             for line in m.lines() {
                 let _ = writeln!(out, "    {line}");
+            }
+        }
+        if let Some(a) = &f.assertion {
+            let _ = writeln!(out, "    assertion:");
+            for line in a.lines() {
+                let _ = writeln!(out, "      {line}");
             }
         }
     }
@@ -502,6 +639,52 @@ mod tests {
         let text = render_feedback_text(&all);
         assert!(text.starts_with("SEALED TEST FAILURES: 1 of 10 sealed tests failed\n- test_greet [happy_path]: expected Hello, World!, got hello, world\n"), "{text}");
         assert!(text.contains("1 line of sealed source redacted"), "{text}");
+    }
+
+    #[test]
+    fn assertion_lines_are_those_of_the_runners() {
+        let pytest = "def test_greet():\n>       assert greet(\"World\") == \"Hello, World!\"\nE       AssertionError: assert 'hello, world' == 'Hello, World!'\nE         - Hello, World!\n\ntests/test_greet.py:5: AssertionError";
+        assert_eq!(
+            assertion_lines(pytest),
+            [
+                "E       AssertionError: assert 'hello, world' == 'Hello, World!'",
+                "E         - Hello, World!"
+            ]
+        );
+        let jest = "Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: \"Hello, World!\"\nReceived: \"hello\"\n    at Object.<anonymous> (greet.test.js:3:27)";
+        assert_eq!(
+            assertion_lines(jest),
+            [
+                "Error: expect(received).toBe(expected) // Object.is equality",
+                "Expected: \"Hello, World!\"",
+                "Received: \"hello\""
+            ]
+        );
+        let go = "=== RUN   TestAdd\n    add_test.go:12: Add(1, 2) = 4; want 3\n--- FAIL: TestAdd (0.00s)";
+        assert_eq!(
+            assertion_lines(go),
+            ["    add_test.go:12: Add(1, 2) = 4; want 3"]
+        );
+        // At `assertions` the lines come scrubbed, with the level's other fields.
+        let failures = [FailureInput {
+            name: "test_greet".into(),
+            message: Some(pytest.into()),
+            ..FailureInput::default()
+        }];
+        let mut src = source();
+        let fb = build_feedback(&failures, 3, Reveal::Assertions, Some(&mut src));
+        assert_eq!(
+            fb.failures[0].assertion.as_deref(),
+            Some(
+                "E       AssertionError: assert 'hello, world' == 'Hello, World!'\nE         - Hello, World!"
+            )
+        );
+        assert_eq!(Reveal::Assertions.v2_max_reveal(), "assertion");
+        assert_eq!(Reveal::Assertion.v2_max_reveal(), "message");
+        assert_eq!(Reveal::from_v2("message"), Some(Reveal::Assertion));
+        assert_eq!(Reveal::from_v2("assertions"), Some(Reveal::Assertions));
+        assert_eq!(Reveal::Name.disclosure(), Disclosure::FailureMessages);
+        assert_eq!(Disclosure::Assertions.reveal(), Reveal::Assertions);
     }
 
     #[test]

@@ -33,6 +33,10 @@ pub struct Cycle {
     /// The sealed hash the validation was made under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed_hash: Option<String>,
+    /// The model family of the implementer whose code this validation scored (§4.4.2: an
+    /// escalation must never move into a seal author's family).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementer_family: Option<String>,
 }
 
 /// The cycles of one hardening loop, as `gapscore harden record` keeps them in a file.
@@ -41,8 +45,13 @@ pub struct Cycle {
 pub struct History {
     /// The history format's version (1).
     pub gapscore_history: u32,
-    /// Every validation, in order.
+    /// Every validation, in order. Cycle 0 is the validation before the first fix: its score
+    /// is the report's `initial_shadow_score`.
     pub cycles: Vec<Cycle>,
+    /// The model families of the seal authors (§4.6: one per sealed suite), as far as known;
+    /// no cycle's implementer may belong to one of them (§4.4.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seal_author_families: Vec<String>,
 }
 
 impl Default for History {
@@ -50,6 +59,7 @@ impl Default for History {
         History {
             gapscore_history: History::VERSION,
             cycles: Vec::new(),
+            seal_author_families: Vec::new(),
         }
     }
 }
@@ -70,20 +80,60 @@ pub enum HistoryError {
         /// This validation's hash.
         now: String,
     },
+    /// The implementer of this cycle is of a seal author's family (§4.4.2).
+    #[error(
+        "the implementer family `{family}` is a seal author's family: §4.4.2 forbids hardening (or escalating) with a model of the family that wrote the sealed tests, since it reproduces teach-to-test through model correlation"
+    )]
+    SealAuthorFamily {
+        /// The family, as given.
+        family: String,
+    },
+}
+
+/// Compares model families: trimmed, case-insensitive (`Claude` and `claude ` are one family).
+pub fn same_family(a: &str, b: &str) -> bool {
+    a.trim().eq_ignore_ascii_case(b.trim())
 }
 
 impl History {
     /// The current history format version.
     pub const VERSION: u32 = 1;
 
-    /// Appends a validation as the next cycle and returns it.
+    /// Adds seal author families (kept once each, as first given).
+    pub fn add_seal_author_families<S: AsRef<str>>(&mut self, families: &[S]) {
+        for f in families {
+            let f = f.as_ref().trim();
+            if !f.is_empty()
+                && !self
+                    .seal_author_families
+                    .iter()
+                    .any(|known| same_family(known, f))
+            {
+                self.seal_author_families.push(f.to_owned());
+            }
+        }
+    }
+
+    /// Appends a validation as the next cycle and returns it. Refused when the sealed hash
+    /// changed, or when `implementer_family` is a known seal author's family (§4.4.2).
     pub fn record(
         &mut self,
         score: &Score,
         timestamp: impl Into<String>,
         reveal: Option<Reveal>,
         sealed_hash: Option<String>,
+        implementer_family: Option<&str>,
     ) -> Result<&Cycle, HistoryError> {
+        if let Some(f) = implementer_family
+            && self
+                .seal_author_families
+                .iter()
+                .any(|author| same_family(author, f))
+        {
+            return Err(HistoryError::SealAuthorFamily {
+                family: f.trim().to_owned(),
+            });
+        }
         if let (Some(now), Some(prev)) = (
             &sealed_hash,
             self.cycles.iter().rev().find(|c| c.sealed_hash.is_some()),
@@ -105,6 +155,9 @@ impl History {
             level: score.level(),
             reveal,
             sealed_hash,
+            implementer_family: implementer_family
+                .map(|f| f.trim().to_owned())
+                .filter(|f| !f.is_empty()),
         });
         Ok(&self.cycles[self.cycles.len() - 1])
     }
@@ -324,6 +377,7 @@ mod tests {
                     format!("2026-11-22T0{i}:00:00Z"),
                     Some(Reveal::Message),
                     Some("sha256:ab".into()),
+                    Some("gpt"),
                 )
                 .unwrap();
             assert_eq!(c.cycle, i as u64);
@@ -341,9 +395,23 @@ mod tests {
         assert!(f.mismatch.is_some());
         // A changed seal breaks the chain.
         let e = h
-            .record(&Score::new(0, 20), "t", None, Some("sha256:cd".into()))
+            .record(
+                &Score::new(0, 20),
+                "t",
+                None,
+                Some("sha256:cd".into()),
+                None,
+            )
             .unwrap_err();
         assert!(matches!(e, HistoryError::SealChanged { cycle: 3, .. }));
+        // An implementer of a seal author's family is refused, whatever the spelling.
+        h.add_seal_author_families(&["Claude", "claude "]);
+        assert_eq!(h.seal_author_families, ["Claude"]);
+        let e = h
+            .record(&Score::new(0, 20), "t", None, None, Some(" CLAUDE"))
+            .unwrap_err();
+        assert!(matches!(e, HistoryError::SealAuthorFamily { .. }));
+        assert_eq!(h.cycles[0].implementer_family.as_deref(), Some("gpt"));
     }
 
     #[test]

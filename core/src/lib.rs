@@ -58,6 +58,7 @@
 #![deny(missing_docs)]
 
 pub mod categories;
+pub mod envelope;
 pub mod failures;
 pub mod feedback;
 pub mod fold;

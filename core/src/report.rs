@@ -429,6 +429,8 @@ pub struct ReportOptions {
     pub seal: SealCheck,
     /// Files found under the seal's excluded paths when the directory was checked.
     pub excluded_present: Vec<String>,
+    /// Other findings of the seal check that make the report advisory (a read canary, §4.5).
+    pub seal_advisories: Vec<String>,
     /// The hardening loop's figures (`--history`).
     pub hardening: Option<HardeningFigures>,
     /// The §3.5 overlap ratio (`--overlap`).
@@ -494,6 +496,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
             if n > 3 { ", …" } else { "" }
         ));
     }
+    reasons.extend(opts.seal_advisories.iter().cloned());
     if let SealCheck::Broken(what) = &opts.seal {
         reasons.push(format!(
             "the sealed tests no longer match their seal ({what}): the score may measure tests other than the sealed ones"
@@ -593,7 +596,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
             initial_gap_score: dialect.gap().then_some(h.initial),
             final_gap_score: dialect.gap().then_some(h.final_score),
             hardening_velocity: h.velocity,
-            max_reveal: h.max_reveal,
+            max_reveal: h.max_reveal.map(Reveal::v1_max_reveal),
             escalation: h.escalation.clone(),
             history: h.history.clone(),
         }),

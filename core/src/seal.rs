@@ -290,6 +290,12 @@ pub struct SealRecord {
     pub created: String,
     /// The tool and version that made it (`gapscore 0.1.0`).
     pub tool: String,
+    /// The model family of the suite's seal author (`--author-family`; spec v2 §4.6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author_family: Option<String>,
+    /// The canary file placed in the directory (`--canary`; spec v2 §4.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary: Option<crate::envelope::Canary>,
 }
 
 /// Why the text of a seal record cannot be used.
@@ -368,6 +374,8 @@ impl SealRecord {
             expected_tests: None,
             created: created.into(),
             tool: format!("gapscore {}", env!("CARGO_PKG_VERSION")),
+            author_family: None,
+            canary: None,
         }
     }
 

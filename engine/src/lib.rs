@@ -39,9 +39,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod canary;
 pub mod error;
 pub mod exit;
 pub mod fs;
+pub mod plurality;
 pub mod run;
 pub mod score;
 pub mod seal;

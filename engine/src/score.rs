@@ -259,6 +259,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     let mut broken_seal = None;
     let mut manifest = None;
     let mut excluded_present = Vec::new();
+    let mut seal_advisories = Vec::new();
     if let Some(seal) = &req.seal {
         let record = match fs::read_record(&seal.record) {
             Ok(r) => r,
@@ -272,6 +273,10 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
             Err(e) => return ScoreOutcome::refused(Refusal::SealUnreadable(e), diagnostics),
         };
         excluded_present.clone_from(&verification.excluded_present);
+        if let Some(c) = &verification.canary {
+            diagnostics.extend(c.policy.warning(&c.mount).map(Diagnostic::Warning));
+            seal_advisories.extend(c.problem());
+        }
         if verification.intact() {
             seal_check = SealCheck::Intact;
         } else if seal.allow_broken {
@@ -401,6 +406,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     opts.inputs = inputs;
     opts.seal = seal_check;
     opts.excluded_present = excluded_present;
+    opts.seal_advisories = seal_advisories;
     if let Some((path, max)) = &req.history {
         let history = match load_history(path) {
             Ok(h) => h,

@@ -87,6 +87,8 @@ pub struct Verification {
     /// Files present under the paths the seal excludes. They do not break the seal (tools make
     /// them), but they are never trusted: a score made beside them is advisory.
     pub excluded_present: Vec<String>,
+    /// The record's canary as found before the directory was read (§4.5).
+    pub canary: Option<Box<crate::canary::CanaryCheck>>,
 }
 
 impl Verification {
@@ -181,6 +183,7 @@ pub fn verify(record: &SealRecord, files: &[SealedFile]) -> Verification {
         diff: Some(diff_files(&record.files, &kept)),
         links: Vec::new(),
         excluded_present: Vec::new(),
+        canary: None,
     }
 }
 
@@ -211,7 +214,18 @@ pub fn verify_dir(
             }
             let mut globs = r.excludes.clone();
             globs.extend(opts.excludes.iter().cloned());
+            // The canary's atime is read before the scan reads it, and set back after.
+            let canary = r
+                .canary
+                .as_ref()
+                .map(|c| Box::new(crate::canary::check(dir, c)));
             let scan = fs::scan(dir, &Excludes::new(&globs)?)?;
+            // A read found stays visible: only gapscore's own read is undone.
+            if let Some(c) = &r.canary
+                && !canary.as_ref().is_some_and(|k| k.read)
+            {
+                crate::canary::settle_again(dir, c);
+            }
             let mut record = r.clone();
             if let Some(a) = &opts.hash_as {
                 record.hashed_as = Some(a.clone());
@@ -219,6 +233,7 @@ pub fn verify_dir(
             let mut v = verify(&record, &scan.files);
             v.links = scan.links;
             v.excluded_present = scan.excluded;
+            v.canary = canary;
             Ok(v)
         }
         Expected::Hash(h) => {
@@ -241,6 +256,7 @@ pub fn verify_dir(
                 diff: None,
                 links: scan.links,
                 excluded_present: scan.excluded,
+                canary: None,
             })
         }
     }
@@ -266,6 +282,10 @@ pub struct SealRequest {
     pub expected_tests: Option<Vec<String>>,
     /// The record's `created` time, RFC 3339.
     pub created: String,
+    /// A canary (§4.5): `Some(None)` writes a new one, `Some(Some(path))` adopts that file.
+    pub canary: Option<Option<String>>,
+    /// The seal author's model family (§4.6).
+    pub author_family: Option<String>,
 }
 
 impl SealRequest {
@@ -280,6 +300,8 @@ impl SealRequest {
             output: None,
             expected_tests: None,
             created: created.into(),
+            canary: None,
+            author_family: None,
         }
     }
 }
@@ -322,6 +344,15 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
         },
         hash_as: req.hash_as.clone().unwrap_or_else(|| directory.clone()),
     };
+    // The canary is in place before hashing, so the seal covers it.
+    let canary = match &req.canary {
+        Some(existing) => {
+            let rel = crate::canary::plant(&req.dir, existing.as_deref())?;
+            let guard = crate::canary::Planted::new(&req.dir, &rel, existing.is_none());
+            Some((rel, guard))
+        }
+        None => None,
+    };
     let scan = fs::scan(&req.dir, &excludes)?;
     if let Some((path, target)) = scan.links.first() {
         return Err(Error::Usage(format!(
@@ -351,6 +382,24 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
     let mut record = SealRecord::new(&sealed, &opts, directory, scan.files, req.created.clone());
     record.excludes = excludes.globs();
     record.expected_tests.clone_from(&req.expected_tests);
+    record.author_family = req
+        .author_family
+        .as_deref()
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .map(str::to_owned);
+    if let Some((rel, guard)) = canary {
+        if !record.files.iter().any(|f| f.path == rel) {
+            return Err(Error::Usage(format!(
+                "the canary `{rel}` is not among the sealed files (excluded, or outside the directory)"
+            )));
+        }
+        // After hashing (which read it): its atime goes back to its mtime and is recorded.
+        record.canary = Some(crate::canary::settle(&req.dir, &rel)?);
+        guard.keep();
+        let (policy, mount) = crate::canary::atime_policy(&req.dir);
+        warnings.extend(policy.warning(&mount));
+    }
     Ok(Sealed {
         hashed: sealed.hashed,
         record,

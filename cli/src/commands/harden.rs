@@ -1,11 +1,13 @@
 //! `gapscore harden record`: append a validation (read by the engine) to a hardening history.
 
 use anyhow::Result;
+use gapscore_core::hardening::HistoryError;
 use gapscore_core::hash::canonical_sha256;
 use gapscore_engine::ExitCode;
 use gapscore_engine::validation::{load_history, save_history};
 
 use crate::args::{HardenCommand, HardenRecordArgs};
+use crate::commands::seal::author_families;
 use crate::{host, io};
 
 /// Runs `gapscore harden ...`.
@@ -17,24 +19,58 @@ pub fn run(cmd: &HardenCommand) -> Result<ExitCode> {
 
 fn record(args: &HardenRecordArgs) -> Result<ExitCode> {
     let mut history = load_history(&args.history)?;
+    history.add_seal_author_families(&args.seal_author_families);
+    if let Some(path) = &args.seal {
+        let families = author_families(path)?;
+        if families.is_empty() {
+            io::warn(&format!(
+                "{}: the seal record names no author family (seal with --author-family): §4.4.2 cannot be checked from it",
+                path.display()
+            ));
+        }
+        history.add_seal_author_families(&families);
+    }
     let v = host::validation(&args.inputs, args.input_format.clone(), &args.host)?;
     let hash = match &args.sealed_hash {
         Some(h) => Some(canonical_sha256(h)?),
         None => v.sealed_hash.clone(),
     };
     let stamp = humantime::format_rfc3339_seconds(io::report_time()).to_string();
-    let cycle = history
-        .record(&v.score, stamp, args.reveal.map(Into::into), hash)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.history.display()))?
-        .clone();
+    let cycle = match history.record(
+        &v.score,
+        stamp,
+        args.reveal.map(Into::into),
+        hash,
+        args.implementer_family.as_deref(),
+    ) {
+        Ok(c) => c.clone(),
+        Err(e @ HistoryError::SealAuthorFamily { .. }) => {
+            io::error(&format!(
+                "{}: {e}; cycle not recorded",
+                args.history.display()
+            ));
+            return Ok(ExitCode::Error);
+        }
+        Err(e) => anyhow::bail!("{}: {e}", args.history.display()),
+    };
     save_history(&args.history, &history)?;
     io::info(&format!(
-        "{}: cycle {} recorded: {}/{} sealed tests failed ({:.1})",
+        "{}: cycle {} recorded: {}/{} sealed tests failed ({:.1}){}{}",
         args.history.display(),
         cycle.cycle,
         cycle.sealed_failed,
         cycle.sealed_total,
-        cycle.score
+        cycle.score,
+        if cycle.cycle == 0 {
+            ", the initial_shadow_score"
+        } else {
+            ""
+        },
+        cycle
+            .implementer_family
+            .as_deref()
+            .map(|f| format!(", implementer family {f}"))
+            .unwrap_or_default()
     ));
     Ok(ExitCode::Ok)
 }

@@ -17,15 +17,72 @@ use crate::{host, io};
 
 /// Runs `gapscore seal`.
 pub fn run(args: &SealArgs) -> Result<ExitCode> {
+    if !args.combine.is_empty() {
+        return combine(args);
+    }
+    let Some(dir) = &args.dir else {
+        bail!("a sealed directory (DIR) is needed");
+    };
     match &args.verify {
-        Some(against) => verify(args, against),
-        None => seal(args),
+        Some(against) => verify(args, dir, against),
+        None => seal(args, dir),
     }
 }
 
-fn seal(args: &SealArgs) -> Result<ExitCode> {
+/// The seal author families a seal record (single or combined) names.
+pub fn author_families(path: &Path) -> Result<Vec<String>> {
+    Ok(gapscore_engine::plurality::author_families(path)?)
+}
+
+fn combine(args: &SealArgs) -> Result<ExitCode> {
     let stamp = humantime::format_rfc3339_seconds(io::report_time()).to_string();
-    let mut req = SealRequest::new(&args.dir, stamp);
+    let c =
+        gapscore_engine::plurality::combine(&args.combine, args.contradictions.as_deref(), stamp)?;
+    let mut text = serde_json::to_string_pretty(&c)?;
+    text.push('\n');
+    io::write_output(args.output.as_deref(), &text)?;
+    let families: Vec<&str> = c.suites.iter().map(|s| s.author_family.as_str()).collect();
+    io::info(&format!(
+        "combined {} sealed suites ({}): {}",
+        c.suites.len(),
+        families.join(", "),
+        c.hash
+    ));
+    if let Some(a) = &c.spec_ambiguity {
+        io::info(&format!(
+            "spec ambiguity: {} of {} acceptance criteria contradict ({:.3})",
+            a.contradicting_acceptance_criteria, a.total_acceptance_criteria, a.value
+        ));
+    }
+    Ok(ExitCode::Ok)
+}
+
+/// Reports the canary of a verification: the mount's atime caveat as a warning, a read as an
+/// error line. True when the canary was read.
+pub fn report_canary(c: &Verification) -> bool {
+    let Some(check) = &c.canary else {
+        return false;
+    };
+    if let Some(w) = check.policy.warning(&check.mount) {
+        io::warn(&w);
+    }
+    match check.problem() {
+        Some(p) => {
+            io::error(&p);
+            true
+        }
+        None => false,
+    }
+}
+
+fn seal(args: &SealArgs, dir: &Path) -> Result<ExitCode> {
+    let stamp = humantime::format_rfc3339_seconds(io::report_time()).to_string();
+    let mut req = SealRequest::new(dir, stamp);
+    req.canary = args
+        .canary
+        .as_ref()
+        .map(|c| (!c.is_empty()).then(|| c.clone()));
+    req.author_family.clone_from(&args.author_family);
     req.excludes.clone_from(&args.excludes);
     req.mode = args.mode.map_or(HashMode::Strict, Into::into);
     req.locale_order = args.locale_order;
@@ -76,6 +133,12 @@ fn seal(args: &SealArgs) -> Result<ExitCode> {
         if sealed.hashed == 1 { "" } else { "s" },
         record.mode
     ));
+    if let Some(c) = &record.canary {
+        io::info(&format!(
+            "canary `{}` recorded, accessed {}",
+            c.path, c.atime
+        ));
+    }
     Ok(ExitCode::Ok)
 }
 
@@ -125,7 +188,7 @@ pub fn print_mismatch(dir: &Path, c: &Verification) {
     }
 }
 
-fn verify(args: &SealArgs, against: &str) -> Result<ExitCode> {
+fn verify(args: &SealArgs, dir: &Path, against: &str) -> Result<ExitCode> {
     let expected = load_expected(against)?;
     if !args.expect.is_empty() {
         bail!("--expect is for sealing, not for --verify");
@@ -135,7 +198,12 @@ fn verify(args: &SealArgs, against: &str) -> Result<ExitCode> {
     opts.hash_as.clone_from(&args.hash_as);
     opts.locale_order = args.locale_order;
     opts.excludes.clone_from(&args.excludes);
-    let c = verify_dir(&args.dir, &expected, &opts)?;
+    let c = verify_dir(dir, &expected, &opts)?;
+    let canary_read = report_canary(&c);
+    if c.intact() && canary_read {
+        // The files are as sealed, but they were read: the envelope is open.
+        return Ok(ExitCode::Failed);
+    }
     if c.intact() {
         // The seal does not cover excluded paths, so what sits there is not vouched for: say so
         // (`score` makes such a report advisory).
@@ -153,7 +221,7 @@ fn verify(args: &SealArgs, against: &str) -> Result<ExitCode> {
                 } else {
                     "are"
                 },
-                args.dir.display(),
+                dir.display(),
                 c.excluded_present
                     .iter()
                     .take(3)
@@ -162,11 +230,11 @@ fn verify(args: &SealArgs, against: &str) -> Result<ExitCode> {
                     .join(", ")
             ));
         }
-        let line = format!("ok: `{}` {c}\n", args.dir.display());
+        let line = format!("ok: `{}` {c}\n", dir.display());
         io::write_output(args.output.as_deref(), &line)?;
         return Ok(ExitCode::Ok);
     }
-    print_mismatch(&args.dir, &c);
+    print_mismatch(dir, &c);
     // Exit 1, as a check that fails; an unreadable input is an error (exit 2).
     Ok(ExitCode::Failed)
 }

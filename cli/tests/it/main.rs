@@ -40,3 +40,4 @@ mod score_batch;
 mod seal;
 mod stdin;
 mod upstream_conformance;
+mod v2_seal;
