@@ -183,6 +183,7 @@ pub(crate) fn score(
         req.seal = Some(SealInput::new(record, dir));
     }
     req.dialect = opts.dialect;
+    req.spec_version = opts.spec_version;
     req.threshold = opts.threshold;
     req.allow_advisory = opts.allow_advisory;
     req.id = Some(name.clone());

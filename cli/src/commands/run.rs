@@ -35,6 +35,7 @@ fn absolutise(opts: &mut ScoreOptions) -> Result<()> {
         &mut opts.categories,
         &mut opts.output,
         &mut opts.history,
+        &mut opts.v2.provenance,
     ]
     .into_iter()
     .flatten()
