@@ -292,7 +292,7 @@ fn run_reports_its_own_workspace_isolation() {
 }
 
 #[test]
-fn batch_writes_v2_reports() {
+fn batch_writes_v2_reports_and_resume_rescores_for_them() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     fs::create_dir_all(p.join("tree/alpha/sealed")).unwrap();
@@ -301,6 +301,9 @@ fn batch_writes_v2_reports() {
         json!({"tests": [{"name": "a", "status": "passed"}]}).to_string(),
     )
     .unwrap();
+    let o = run_in(p, &["batch", "tree", "-o", "out", "--quiet"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // `--resume` does not keep the v1 report once v2 is asked for.
     let o = run_in(
         p,
         &[
@@ -309,6 +312,7 @@ fn batch_writes_v2_reports() {
             "-o",
             "out",
             "--quiet",
+            "--resume",
             "--spec-version",
             "2",
         ],
