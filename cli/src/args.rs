@@ -9,7 +9,7 @@ use gapscore_core::{FlakyPolicy, OutputFormat, SkippedPolicy, Threshold, XfailPo
 mod report;
 mod tools;
 
-pub use report::{DialectArg, ProvenanceArgs, SpecVersionArg};
+pub use report::{DialectArg, IsolationArg, ProvenanceArgs, SpecVersionArg};
 pub use tools::{CompletionsArgs, ManArgs, Shell};
 
 /// Turn test-runner output into an honest Gap Score (Shadow Score).

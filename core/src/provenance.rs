@@ -164,7 +164,9 @@ impl Provenance {
         if self.conformance_level == Some(4) {
             let mut missing = Vec::new();
             if implementer_family.is_none() {
-                missing.push("the implementer's family (--implementer-family)");
+                missing.push(
+                    "the implementer's family (--implementer-family, or its model in [families])",
+                );
             }
             if seal_author_families.is_empty() {
                 missing.push("the seal authors' families (--seal-author-family)");

@@ -261,7 +261,8 @@ fn scrub_sealed_source(sealed: &mut Tally, source: &mut SealedSource) {
 /// Checks the spec v2 options before anything is read: v2 is written in the Shadow dialect
 /// only, provenance and `--spec-truncated` need v2, and the provenance must resolve (level 4
 /// needs both sides' families). `gapscore run` fills `workspace_isolation` from its workspace.
-fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
+/// [`score`] calls it first; a caller may too, to refuse before doing anything costly.
+pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
     let usage = |m: String| Err(Error::Usage(m));
     if req.spec_version == SpecVersion::V1 {
         if !req.provenance.is_empty() || req.provenance_file.is_some() || req.spec_truncated {

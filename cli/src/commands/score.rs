@@ -113,6 +113,11 @@ pub(crate) fn finish(
         }
         return Ok(outcome.exit);
     };
+    if report.is_v2() && report.report.independence.is_none() {
+        io::warn(
+            "the spec v2 report does not say whether the implementer and the seal authors are independent: give --implementer-family and --seal-author-family (or --provenance FILE); without them the score cannot be interpreted (§5.2)",
+        );
+    }
     let format = args.format.into();
     let render = RenderOptions::with_max_failures(args.max_failures);
     io::write_output_with(args.output.as_deref(), &mut |w| {

@@ -288,7 +288,54 @@ fn run_reports_its_own_workspace_isolation() {
         let r = json_of(&o);
         assert_v2(&r);
         assert_eq!(r["report"]["workspace_isolation"], isolation);
+        // No provenance declared: said on standard error, not guessed.
+        assert!(
+            stderr(&o).contains("cannot be interpreted"),
+            "{}",
+            stderr(&o)
+        );
     }
+    // A declared isolation that is not the workspace the command ran in is refused.
+    let o = run_in(
+        p,
+        &[
+            "run",
+            "--spec-version",
+            "2",
+            "--workspace-isolation",
+            "strict",
+            "--workspace",
+            "inplace",
+            "--results",
+            "r.json",
+            "--",
+            "sh",
+            "run.sh",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("contradicts"), "{}", stderr(&o));
+    // Refused before the command ran: it left no result file behind.
+    fs::remove_file(p.join("r.json")).unwrap();
+    let o = run_in(
+        p,
+        &[
+            "run",
+            "--conformance-level",
+            "4",
+            "--spec-version",
+            "2",
+            "--workspace",
+            "inplace",
+            "--results",
+            "r.json",
+            "--",
+            "sh",
+            "run.sh",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(!p.join("r.json").exists(), "the command ran");
 }
 
 #[test]
