@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use gapscore_core::{Dialect, StatusPolicy, Threshold};
+use gapscore_core::{Dialect, SpecVersion, StatusPolicy, Threshold};
 
 use crate::Shard;
 
@@ -31,6 +31,8 @@ pub struct BatchOptions {
     pub policy: StatusPolicy,
     /// The reports' key names.
     pub dialect: Dialect,
+    /// The reports' spec version (v2 needs the Shadow dialect).
+    pub spec_version: SpecVersion,
 }
 
 impl BatchOptions {
@@ -47,6 +49,7 @@ impl BatchOptions {
             input_format: None,
             policy: StatusPolicy::default(),
             dialect: Dialect::default(),
+            spec_version: SpecVersion::default(),
         }
     }
 }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_core::seal::FileHasher;
-use gapscore_core::{FlakyPolicy, SkippedPolicy, StatusPolicy, XfailPolicy, render::render_json};
+use gapscore_core::{
+    FlakyPolicy, SkippedPolicy, SpecVersion, StatusPolicy, XfailPolicy, render::render_json,
+};
 use gapscore_engine::fs::{self as efs, FsError, write_atomic};
 use gapscore_engine::{Diagnostic, Refusal, ScoreRequest, SealInput};
 use serde::Deserialize;
@@ -74,6 +76,11 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
     // The gate's verdict is in the report: a new threshold scores the repository again.
     if let Some(t) = opts.threshold {
         h.update(format!("gate {} {}\n", t.value(), opts.allow_advisory).as_bytes());
+    }
+    // So is the spec version: `--resume --spec-version 2` must not keep v1 reports. Hashed only
+    // when not the default, so v1 hashes stay what they were.
+    if opts.spec_version != SpecVersion::V1 {
+        h.update(format!("spec {}\n", opts.spec_version.as_str()).as_bytes());
     }
     let mut policy = opts.policy;
     let mut rules = None;
@@ -183,6 +190,7 @@ pub(crate) fn score(
         req.seal = Some(SealInput::new(record, dir));
     }
     req.dialect = opts.dialect;
+    req.spec_version = opts.spec_version;
     req.threshold = opts.threshold;
     req.allow_advisory = opts.allow_advisory;
     req.id = Some(name.clone());

@@ -4,15 +4,17 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use gapscore_batch::Shard;
-use gapscore_core::{Dialect, FlakyPolicy, OutputFormat, SkippedPolicy, Threshold, XfailPolicy};
+use gapscore_core::{FlakyPolicy, OutputFormat, SkippedPolicy, Threshold, XfailPolicy};
 
 mod envelope;
+mod report;
 mod tools;
 
 pub use envelope::{
     EmitArg, FeedbackArgs, FeedbackFormat, HardenCommand, HardenRecordArgs, RevealArg, SealArgs,
     SealModeArg,
 };
+pub use report::{DialectArg, IsolationArg, ProvenanceArgs, SpecVersionArg};
 pub use tools::{CompletionsArgs, ManArgs, Shell};
 
 /// Turn test-runner output into an honest Gap Score (Shadow Score).
@@ -191,6 +193,10 @@ pub struct ScoreOptions {
     #[arg(long, value_enum, default_value_t = DialectArg::Shadow)]
     pub dialect: DialectArg,
 
+    /// Spec version and v2 provenance.
+    #[command(flatten)]
+    pub v2: ProvenanceArgs,
+
     /// Write the report to this file (atomically) instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
@@ -352,27 +358,6 @@ impl From<FormatArg> for OutputFormat {
             FormatArg::Json => OutputFormat::Json,
             FormatArg::Markdown => OutputFormat::Markdown,
             FormatArg::Summary => OutputFormat::Summary,
-        }
-    }
-}
-
-/// `--dialect`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum DialectArg {
-    /// `shadow_score_*` keys.
-    Shadow,
-    /// `gap_score_*` keys.
-    Gap,
-    /// Both key sets.
-    Both,
-}
-
-impl From<DialectArg> for Dialect {
-    fn from(d: DialectArg) -> Self {
-        match d {
-            DialectArg::Shadow => Dialect::Shadow,
-            DialectArg::Gap => Dialect::Gap,
-            DialectArg::Both => Dialect::Both,
         }
     }
 }
@@ -553,6 +538,10 @@ pub struct BatchArgs {
     /// JSON key names of the per-repository reports.
     #[arg(long, value_enum, default_value_t = DialectArg::Shadow)]
     pub dialect: DialectArg,
+
+    /// The spec version of the per-repository reports (2 needs the Shadow dialect).
+    #[arg(long, value_enum, default_value_t = SpecVersionArg::V1, value_name = "N")]
+    pub spec_version: SpecVersionArg,
 
     #[command(flatten)]
     pub host: HostArgs,

@@ -2,7 +2,8 @@
 //! Gap Score spec repository): [`Suite`] loads a `fixtures.json`, [`Fixture::args`] builds the
 //! validator command line, [`Fixture::check`] judges the validator's exit code and output.
 //!
-//! The upstream runner checks the presence of the four required top-level keys, the exact
+//! The upstream runner checks the presence of the four required top-level keys (this one also
+//! compares the spec version's value; [`Suite::version_args`] selects it), the exact
 //! score and level, the sealed counts, the number of failures, the presence of the four
 //! `coverage_comparison` keys and the exit code. [`Strictness::Strict`] additionally compares
 //! every failure entry, `open_tests` and every coverage number.
@@ -84,6 +85,32 @@ impl Suite {
     }
 }
 
+impl Suite {
+    /// The spec major version the suite's expected outputs claim (`1` for 1.x, `2` for 2.x),
+    /// as gapscore's `--spec-version` takes it.
+    pub fn spec_major(&self) -> &'static str {
+        let v2 = self
+            .fixtures
+            .iter()
+            .filter_map(|f| f.expected_output.as_ref())
+            .filter_map(|o| {
+                o.get("shadow_score_spec_version")
+                    .or_else(|| o.get("gap_score_spec_version"))
+            })
+            .any(|v| v.as_str().is_some_and(|v| v.starts_with("2.")));
+        if v2 { "2" } else { "1" }
+    }
+
+    /// The validator arguments that select the suite's spec version (`--spec-version 2` for a
+    /// 2.x suite; nothing for 1.x, gapscore's default).
+    pub fn version_args(&self) -> Vec<String> {
+        match self.spec_major() {
+            "1" => Vec::new(),
+            n => vec!["--spec-version".to_owned(), n.to_owned()],
+        }
+    }
+}
+
 impl Fixture {
     /// The validator arguments for this fixture: `--sealed` (absolute; an inline suite is written
     /// to `tmp`), `--open`, `--threshold` formatted as Python's `str()` would.
@@ -142,6 +169,13 @@ impl Fixture {
             if out.get(key).is_none() {
                 problems.push(format!("missing top-level key `{key}`"));
             }
+        }
+        // The upstream runner only checks the key is there; a report claiming another spec
+        // version than the suite's is not a pass.
+        if let (Some(got), Some(want)) = (out.get(&version_key), expected.get(&version_key))
+            && got != want
+        {
+            problems.push(format!("{version_key}: got {got}, expected {want}"));
         }
         let score_key = format!("{prefix}_score");
         let mut same = |what: &str, got: &Value, want: &Value| {
@@ -263,5 +297,22 @@ mod tests {
         let out = r#"{"report":{"gap_score":11.2,"level":"minor"},"sealed_tests":{"total":18,"passed":16,"failed":2},"failures":[]}"#;
         let p = f.check(1, out, "gap", Strictness::Upstream);
         assert_eq!(p.len(), 4, "{p:?}");
+    }
+
+    #[test]
+    fn the_version_value_is_compared() {
+        let suite = Suite::parse(
+            r#"{"conformance_suite_version":"2.0.0","fixtures":[{"id":"x","input":{"sealed":"s.json"},
+            "expected_output":{"shadow_score_spec_version":"2.0.0","report":{"shadow_score":0.0,"level":"perfect"},
+            "sealed_tests":{"total":1,"passed":1,"failed":0},"failures":[]},"expected_exit_code":0}]}"#,
+        )
+        .unwrap();
+        assert_eq!(suite.version_args(), ["--spec-version", "2"]);
+        let out = r#"{"shadow_score_spec_version":"1.0.0","report":{"shadow_score":0.0,"level":"perfect"},"sealed_tests":{"total":1,"passed":1,"failed":0},"failures":[]}"#;
+        let p = suite.fixtures[0].check(0, out, "shadow", Strictness::Upstream);
+        assert_eq!(
+            p,
+            ["shadow_score_spec_version: got \"1.0.0\", expected \"2.0.0\""]
+        );
     }
 }

@@ -131,6 +131,17 @@ impl Reveal {
         })
     }
 
+    /// The level written to a v2.0.0 report's `max_reveal`, whose serialised name is the v2
+    /// schema's value ([`Reveal::v2_max_reveal`]): gapscore's `assertion` is written as `message`,
+    /// `assertions` as `assertion`.
+    pub fn v2_report_level(self) -> Reveal {
+        match self {
+            Reveal::Assertion => Reveal::Message,
+            Reveal::Assertions => Reveal::Assertion,
+            other => other,
+        }
+    }
+
     /// The level written to a v1.0.0 report's `max_reveal`, whose values are gapscore's first
     /// five levels: `assertions` is written as the highest of them, `assertion`.
     pub fn v1_max_reveal(self) -> Reveal {
@@ -681,6 +692,16 @@ mod tests {
         );
         assert_eq!(Reveal::Assertions.v2_max_reveal(), "assertion");
         assert_eq!(Reveal::Assertion.v2_max_reveal(), "message");
+        for r in [
+            Reveal::Count,
+            Reveal::Name,
+            Reveal::Category,
+            Reveal::Message,
+            Reveal::Assertion,
+            Reveal::Assertions,
+        ] {
+            assert_eq!(r.v2_report_level().as_str(), r.v2_max_reveal(), "{r:?}");
+        }
         assert_eq!(Reveal::from_v2("message"), Some(Reveal::Assertion));
         assert_eq!(Reveal::from_v2("assertions"), Some(Reveal::Assertions));
         assert_eq!(Reveal::Name.disclosure(), Disclosure::FailureMessages);

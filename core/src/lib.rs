@@ -67,6 +67,7 @@ pub mod hash;
 pub mod level;
 pub mod manifest;
 pub mod policy;
+pub mod provenance;
 pub mod render;
 pub mod report;
 pub mod runner;
@@ -85,6 +86,7 @@ pub use gapscore_model::{
 pub use level::{Level, Score, Threshold};
 pub use manifest::Manifest;
 pub use policy::{FlakyPolicy, Outcome, SkippedPolicy, StatusPolicy, XfailPolicy};
+pub use provenance::{Independence, Provenance, SpecVersion, WorkspaceIsolation};
 pub use render::{MARKDOWN_LIMIT, OutputFormat, RenderOptions, render, render_to, render_to_with};
 pub use report::{
     Dialect, GapReport, Gate, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, Verdict,

@@ -157,6 +157,46 @@ pub fn render_json(report: &GapReport) -> String {
     s
 }
 
+/// What a v2 advisory report says after its score: never shown as a conformant score (§5.4).
+/// Empty for v1 reports, whose output stays as it was.
+fn not_conformant(report: &GapReport) -> &'static str {
+    if report.is_v2() && report.is_advisory() {
+        " — advisory: not a conformant Shadow Score (§5.4)"
+    } else {
+        ""
+    }
+}
+
+/// v2: `Independence: strong (implementer: a; seal authors: b, c)`, when declared.
+fn provenance_line(report: &GapReport) -> Option<String> {
+    let r = &report.report;
+    if !report.is_v2() || (r.independence.is_none() && r.implementer_family.is_none()) {
+        return None;
+    }
+    let independence = match r.independence {
+        Some(crate::provenance::Independence::Strong) => "strong",
+        Some(crate::provenance::Independence::Weak) => "weak",
+        None => "unknown",
+    };
+    let mut parts = Vec::new();
+    if let Some(f) = &r.implementer_family {
+        parts.push(format!("implementer: {f}"));
+    }
+    if !r.seal_author_families.is_empty() {
+        parts.push(format!(
+            "seal authors: {}",
+            r.seal_author_families.join(", ")
+        ));
+    }
+    if let Some(l) = r.conformance_level {
+        parts.push(format!("level {l} claimed"));
+    }
+    Some(format!(
+        "Independence: {independence} ({})",
+        parts.join("; ")
+    ))
+}
+
 fn score_text(report: &GapReport) -> String {
     format!("{:.1}", report.score_value().unwrap_or(0.0))
 }
@@ -172,12 +212,16 @@ fn summary_into(report: &GapReport, opts: &RenderOptions, out: &mut Sink<'_>) {
     let level = report.report.level;
     let _ = writeln!(
         out,
-        "{}: {}% {} ({})",
+        "{}: {}% {} ({}){}",
         dialect.score_name(),
         score_text(report),
         level.indicator(),
-        level
+        level,
+        not_conformant(report)
     );
+    if let Some(p) = provenance_line(report) {
+        let _ = writeln!(out, "{p}");
+    }
     let s = &report.sealed_tests;
     let _ = writeln!(out, "Sealed: {}/{} passed", s.passed, s.total);
     if let Some(o) = &report.open_tests {
@@ -302,11 +346,15 @@ fn markdown_head(report: &GapReport, out: &mut Sink<'_>) {
     let _ = writeln!(out, "# {report_name}\n");
     let _ = writeln!(
         out,
-        "**{name}: {}%** {} {}\n",
+        "**{name}: {}%** {} {}{}\n",
         score_text(report),
         level.indicator(),
-        level.title()
+        level.title(),
+        not_conformant(report)
     );
+    if let Some(p) = provenance_line(report) {
+        let _ = writeln!(out, "{}\n", cell(&p));
+    }
     if let Some(reason) = &report.report.advisory_reason {
         let _ = writeln!(
             out,

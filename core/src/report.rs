@@ -13,12 +13,13 @@ use crate::feedback::Reveal;
 use crate::hardening::{Cycle, HardeningFigures, Overlap};
 use crate::level::Level;
 use crate::policy::{FlakyPolicy, StatusPolicy};
+use crate::provenance::{Independence, Resolved, SpecVersion, WorkspaceIsolation};
 use crate::runner::RunnerReport;
 use crate::tally::{SuiteCounts, Tally};
 pub use crate::warnings::WarningCount;
 use gapscore_model::{Category, Problem, Producer, Status};
 
-/// The spec version gapscore reports conform to.
+/// The spec version gapscore reports conform to by default.
 pub const SPEC_VERSION: &str = "1.0.0";
 
 /// Which key names a report uses. The spec was published under two names with the same rules.
@@ -143,6 +144,27 @@ pub struct ReportMeta {
     /// True when the seal could not be verified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seal_broken: Option<bool>,
+    /// v2: the highest conformance level claimed (1–4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conformance_level: Option<u8>,
+    /// v2: authorship independence (§3.6.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub independence: Option<Independence>,
+    /// v2: the implementer's model family.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementer_family: Option<String>,
+    /// v2: the implementer's model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementer_model: Option<String>,
+    /// v2: the seal authors' model families.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seal_author_families: Vec<String>,
+    /// v2: the seal authors' models.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seal_author_models: Vec<String>,
+    /// v2: `strict` (disposable verification workspace) or `legacy` (§4.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace_isolation: Option<WorkspaceIsolation>,
     /// True when the score is not authoritative (a suite did not run, flaky passes, no tests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advisory: Option<bool>,
@@ -437,6 +459,12 @@ pub struct ReportOptions {
     pub overlap: Option<Overlap>,
     /// What `gapscore run` saw of the command (`gapscore.runner`).
     pub runner: Option<RunnerReport>,
+    /// The spec version written (v2 adds the provenance below).
+    pub spec_version: SpecVersion,
+    /// v2 provenance; weak independence makes the report advisory.
+    pub provenance: Resolved,
+    /// v2: the specification was truncated or summarised on its way to an author (§5.4).
+    pub spec_truncated: bool,
 }
 
 /// The outcome of checking the sealed directory against its seal before scoring.
@@ -502,6 +530,24 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
             "the sealed tests no longer match their seal ({what}): the score may measure tests other than the sealed ones"
         ));
     }
+    let v2 = opts.spec_version == SpecVersion::V2;
+    let prov = if v2 {
+        opts.provenance.clone()
+    } else {
+        Resolved::default()
+    };
+    if prov.independence == Some(Independence::Weak) {
+        reasons.push(format!(
+            "weak authorship independence: the implementer's family ({}) is among the seal authors' ({}), and correlated blind spots bias the score toward 0% (§3.6)",
+            prov.implementer_family.as_deref().unwrap_or("?"),
+            prov.seal_author_families.join(", ")
+        ));
+    }
+    if v2 && opts.spec_truncated {
+        reasons.push(
+            "the specification was truncated or summarised before reaching the seal author or the implementer: the score measures the summariser (§5.4)".into(),
+        );
+    }
     let advisory = !reasons.is_empty();
 
     let report = ReportMeta {
@@ -517,6 +563,13 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
             SealCheck::Intact => Some(false),
             SealCheck::Broken(_) => Some(true),
         },
+        conformance_level: prov.conformance_level,
+        independence: prov.independence,
+        implementer_family: prov.implementer_family,
+        implementer_model: prov.implementer_model,
+        seal_author_families: prov.seal_author_families,
+        seal_author_models: prov.seal_author_models,
+        workspace_isolation: prov.workspace_isolation,
         advisory: advisory.then_some(true),
         advisory_reason: advisory.then(|| reasons.join("; ")),
     };
@@ -581,8 +634,10 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
     };
 
     GapReport {
-        shadow_score_spec_version: dialect.shadow().then(|| SPEC_VERSION.to_owned()),
-        gap_score_spec_version: dialect.gap().then(|| SPEC_VERSION.to_owned()),
+        shadow_score_spec_version: dialect
+            .shadow()
+            .then(|| opts.spec_version.as_str().to_owned()),
+        gap_score_spec_version: dialect.gap().then(|| opts.spec_version.as_str().to_owned()),
         report,
         sealed_tests: sealed.counts,
         failures,
@@ -596,7 +651,11 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
             initial_gap_score: dialect.gap().then_some(h.initial),
             final_gap_score: dialect.gap().then_some(h.final_score),
             hardening_velocity: h.velocity,
-            max_reveal: h.max_reveal.map(Reveal::v1_max_reveal),
+            max_reveal: h.max_reveal.map(if v2 {
+                Reveal::v2_report_level
+            } else {
+                Reveal::v1_max_reveal
+            }),
             escalation: h.escalation.clone(),
             history: h.history.clone(),
         }),
@@ -675,6 +734,13 @@ impl GapReport {
             (false, true) => Dialect::Gap,
             _ => Dialect::Shadow,
         }
+    }
+
+    /// True when the report is written to spec 2.x.
+    pub fn is_v2(&self) -> bool {
+        self.shadow_score_spec_version
+            .as_deref()
+            .is_some_and(|v| v.starts_with("2."))
     }
 
     /// True when the report is marked advisory.

@@ -12,9 +12,10 @@ use gapscore_core::failures::DEFAULT_BUDGET;
 use gapscore_core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource, scrub};
 use gapscore_core::hardening::{DEFAULT_OVERLAP_THRESHOLD, hardening_from, overlap};
 use gapscore_core::hash::canonical_sha256;
+use gapscore_core::provenance::Resolved;
 use gapscore_core::{
-    Dialect, GapReport, Gate, Manifest, ReportOptions, SealCheck, Spill, StatusPolicy, Tally,
-    Threshold, Verdict, build_report,
+    Dialect, GapReport, Gate, Manifest, Provenance, ReportOptions, SealCheck, SpecVersion, Spill,
+    StatusPolicy, Tally, Threshold, Verdict, WorkspaceIsolation, build_report,
 };
 
 use crate::error::Error;
@@ -74,6 +75,14 @@ pub struct ScoreRequest {
     pub overlap: Option<Option<f64>>,
     /// The report's dialect.
     pub dialect: Dialect,
+    /// The spec version of the report; v2 needs the Shadow dialect.
+    pub spec_version: SpecVersion,
+    /// v2: who wrote the implementation and the sealed tests (§3.6, §5.2).
+    pub provenance: Provenance,
+    /// v2: a provenance file (TOML) to read instead of `provenance`.
+    pub provenance_file: Option<PathBuf>,
+    /// v2: the specification was truncated or summarised (§5.4): the report is advisory.
+    pub spec_truncated: bool,
     /// The report id; default `run-YYYYMMDD-HHMMSS` from the timestamp.
     pub id: Option<String>,
     /// The report time, RFC 3339.
@@ -111,6 +120,10 @@ impl ScoreRequest {
             history: None,
             overlap: None,
             dialect: Dialect::default(),
+            spec_version: SpecVersion::default(),
+            provenance: Provenance::default(),
+            provenance_file: None,
+            spec_truncated: false,
             id: None,
             timestamp: None,
             specification: None,
@@ -245,10 +258,61 @@ fn scrub_sealed_source(sealed: &mut Tally, source: &mut SealedSource) {
     });
 }
 
+/// Checks the spec v2 options before anything is read: v2 is written in the Shadow dialect
+/// only, provenance and `--spec-truncated` need v2, and the provenance must resolve (level 4
+/// needs both sides' families). `gapscore run` fills `workspace_isolation` from its workspace.
+/// [`score`] calls it first; a caller may too, to refuse before doing anything costly.
+pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
+    let usage = |m: String| Err(Error::Usage(m));
+    if req.spec_version == SpecVersion::V1 {
+        if !req.provenance.is_empty() || req.provenance_file.is_some() || req.spec_truncated {
+            return usage(
+                "provenance and --spec-truncated are spec v2 fields (§5.2, §5.4): add --spec-version 2".into(),
+            );
+        }
+        return Ok(Resolved::default());
+    }
+    if req.dialect != Dialect::Shadow {
+        return usage(
+            "spec v2 is written in the Shadow dialect only (shadow_score_spec_version, report.shadow_score): drop --dialect or use --spec-version 1".into(),
+        );
+    }
+    let from_file;
+    let declared = match &req.provenance_file {
+        Some(path) => {
+            let at = |e: String| Error::Usage(format!("{}: {e}", path.display()));
+            let text = std::fs::read_to_string(path).map_err(|e| at(e.to_string()))?;
+            from_file = Provenance::from_toml(&text).map_err(at)?;
+            &from_file
+        }
+        None => &req.provenance,
+    };
+    let mut resolved = declared.resolve().map_err(Error::Usage)?;
+    if let Some(r) = &req.runner {
+        let used = if r.isolation == "copy" {
+            WorkspaceIsolation::Strict
+        } else {
+            WorkspaceIsolation::Legacy
+        };
+        if resolved.workspace_isolation.is_some_and(|w| w != used) {
+            return usage(format!(
+                "--workspace-isolation contradicts the workspace the command ran in ({}): gapscore run reports it itself",
+                r.isolation
+            ));
+        }
+        resolved.workspace_isolation = Some(used);
+    }
+    Ok(resolved)
+}
+
 /// Scores one run: checks the seal, reads both suites through `registry`, and builds the Gap
 /// Report. Never prints; every note is in the outcome.
 pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     let mut diagnostics = Vec::new();
+    let provenance = match spec_v2(req) {
+        Ok(p) => p,
+        Err(e) => return ScoreOutcome::refused(Refusal::Usage(e), diagnostics),
+    };
     let mut sealed_hash = match req.sealed_hash.as_deref().map(canonical_sha256).transpose() {
         Ok(h) => h,
         Err(e) => return ScoreOutcome::refused(Refusal::Usage(e.into()), diagnostics),
@@ -396,6 +460,9 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
 
     let mut opts = ReportOptions::default();
     opts.dialect = req.dialect;
+    opts.spec_version = req.spec_version;
+    opts.provenance = provenance;
+    opts.spec_truncated = req.spec_truncated;
     opts.id = req
         .id
         .clone()

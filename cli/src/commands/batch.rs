@@ -15,7 +15,7 @@ use gapscore_batch::{
 use gapscore_core::{StatusPolicy, Threshold};
 use gapscore_engine::ExitCode;
 
-use crate::args::{BatchArgs, BatchCommand};
+use crate::args::{BatchArgs, BatchCommand, DialectArg, SpecVersionArg};
 use crate::{host, io};
 
 /// The output directory: `-o/--output DIR`, or `--out DIR` (the old spelling, with a warning),
@@ -43,6 +43,11 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
     let Some(input) = &args.input else {
         anyhow::bail!("give a ROOT directory or a MANIFEST");
     };
+    if args.spec_version == SpecVersionArg::V2 && !matches!(args.dialect, DialectArg::Shadow) {
+        anyhow::bail!(
+            "spec v2 is written in the Shadow dialect only (shadow_score_spec_version, report.shadow_score): drop --dialect or use --spec-version 1"
+        );
+    }
     let out = out_dir(args.output.as_ref(), args.out.as_ref());
     let repos = if input.is_dir() {
         discover::from_root_except(input, args.allow_outside, Some(&out))?
@@ -66,6 +71,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
     opts.input_format.clone_from(&args.input_format);
     opts.policy = StatusPolicy::new(args.skipped.into(), args.xfail.into(), args.flaky.into());
     opts.dialect = args.dialect.into();
+    opts.spec_version = args.spec_version.into();
     let started = Instant::now();
     let run = if args.quiet {
         gapscore_batch::run_batch(&repos, &registry, &opts, &NoProgress)?

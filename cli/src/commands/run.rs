@@ -14,7 +14,7 @@ use gapscore_runner::exec::{ExecOptions, RunEvidence, execute, install_interrupt
 use gapscore_runner::recognise::recognise;
 use gapscore_runner::workspace::{Isolation, prepare};
 
-use crate::args::{RunArgs, ScoreOptions, WorkspaceArg};
+use crate::args::{IsolationArg, RunArgs, ScoreOptions, WorkspaceArg};
 use crate::commands::score::{finish, request};
 use crate::commands::seal::print_mismatch;
 use crate::{host, io};
@@ -35,6 +35,7 @@ fn absolutise(opts: &mut ScoreOptions) -> Result<()> {
         &mut opts.categories,
         &mut opts.output,
         &mut opts.history,
+        &mut opts.v2.provenance,
     ]
     .into_iter()
     .flatten()
@@ -110,10 +111,33 @@ fn describe(e: &RunEvidence) -> String {
     )
 }
 
+/// Why the spec v2 options cannot be honoured, if they cannot: as `score` would refuse them,
+/// or a `--workspace-isolation` other than the workspace the command is to run in.
+fn v2_usage_error(args: &RunArgs) -> Option<String> {
+    if let Err(e) = score::spec_v2(&request(Vec::new(), &args.opts, 0)) {
+        return Some(gapscore_engine::fs::chain(&e));
+    }
+    let declared = args.opts.v2.workspace_isolation?;
+    let (used, name) = match args.workspace {
+        WorkspaceArg::Copy => (IsolationArg::Strict, "copy"),
+        WorkspaceArg::Inplace => (IsolationArg::Legacy, "inplace"),
+    };
+    (declared != used).then(|| {
+        format!(
+            "--workspace-isolation contradicts the workspace the command runs in (--workspace {name}): gapscore run reports it itself"
+        )
+    })
+}
+
 /// Runs `gapscore run`.
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
     if let Some(code) = crate::commands::score::usage_error(&args.opts) {
         return Ok(code);
+    }
+    // The spec v2 options are checked before the command runs, not after.
+    if let Some(message) = v2_usage_error(args) {
+        io::error(&message);
+        return Ok(ExitCode::Error);
     }
     let mut owned = args.opts.clone();
     let opts = &mut owned;

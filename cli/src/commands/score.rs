@@ -30,6 +30,10 @@ pub(crate) fn request(
     req.history = args.history.clone().zip(args.max_cycles);
     req.overlap = args.overlap.then_some(args.overlap_threshold);
     req.dialect = args.dialect.into();
+    req.spec_version = args.v2.spec_version.into();
+    req.provenance = args.v2.provenance();
+    req.provenance_file.clone_from(&args.v2.provenance);
+    req.spec_truncated = args.v2.spec_truncated;
     req.id.clone_from(&args.id);
     req.timestamp = Some(humantime::format_rfc3339_seconds(io::report_time()).to_string());
     req.specification.clone_from(&args.specification);
@@ -109,6 +113,11 @@ pub(crate) fn finish(
         }
         return Ok(outcome.exit);
     };
+    if report.is_v2() && report.report.independence.is_none() {
+        io::warn(
+            "the spec v2 report does not say whether the implementer and the seal authors are independent: give --implementer-family and --seal-author-family (or --provenance FILE); without them the score cannot be interpreted (§5.2)",
+        );
+    }
     let format = args.format.into();
     let render = RenderOptions::with_max_failures(args.max_failures);
     io::write_output_with(args.output.as_deref(), &mut |w| {

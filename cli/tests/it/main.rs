@@ -38,6 +38,7 @@ mod run;
 mod rust_plugin;
 mod score_batch;
 mod seal;
+mod spec_v2;
 mod stdin;
 mod upstream_conformance;
 mod v2_seal;

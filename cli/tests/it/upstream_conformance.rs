@@ -1,5 +1,5 @@
 //! Runs the built `gapscore` binary on all 36 upstream conformance fixtures: v1 (Gap dialect) with
-//! `--dialect gap`, v2 (Shadow dialect) with the default, checking what the upstream runner checks
+//! `--dialect gap`, v2 (Shadow dialect) with `--spec-version 2`, checking what the upstream runner checks
 //! and, strictly, every failure entry and coverage number. Every JSON output must also validate
 //! against gapscore's schema and the upstream schema of its dialect.
 
@@ -21,6 +21,7 @@ fn run_suite(file: &str, dialect_args: &[&str], schemas: &[SchemaId]) -> usize {
         let out = Command::new(env!("CARGO_BIN_EXE_gapscore"))
             .current_dir(&base)
             .arg("score")
+            .args(suite.version_args())
             .args(dialect_args)
             .args(&args)
             .output()
@@ -67,7 +68,7 @@ fn all_upstream_fixtures_pass() {
 }
 
 #[test]
-fn both_dialects_at_once_pass_both_suites_and_all_schemas() {
+fn both_dialects_at_once_pass_the_v1_suite_and_all_schemas() {
     let all = [
         SchemaId::Report,
         SchemaId::GapPreRename,
@@ -75,5 +76,30 @@ fn both_dialects_at_once_pass_both_suites_and_all_schemas() {
         SchemaId::ShadowV2,
     ];
     run_suite("v1/fixtures.json", &["--dialect", "both"], &all);
-    run_suite("v2/fixtures.json", &["--dialect", "both"], &all);
+}
+
+/// Spec v2 is written in the Shadow dialect only: `--dialect both` (or `gap`) with
+/// `--spec-version 2` is refused rather than claiming a Gap Score spec 2.0.0 that never existed.
+#[test]
+fn v2_in_another_dialect_is_refused() {
+    let base = upstream_dir();
+    for dialect in ["both", "gap"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_gapscore"))
+            .current_dir(&base)
+            .args([
+                "score",
+                "--spec-version",
+                "2",
+                "--dialect",
+                dialect,
+                "--sealed",
+            ])
+            .arg("examples/02-minor-gaps/sealed-results.json")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--dialect {dialect}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("Shadow dialect only"), "{err}");
+    }
 }

@@ -1,0 +1,254 @@
+//! Spec v2 provenance (§3.6, §4.2.1, §5.2): who wrote the implementation and the sealed
+//! tests, the [`Independence`] class worked out from their model families, and the report's
+//! [`SpecVersion`].
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The spec version a report is written to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum SpecVersion {
+    /// Spec 1.0.0: no provenance fields.
+    #[default]
+    #[serde(rename = "1.0.0")]
+    V1,
+    /// Spec 2.0.0: provenance, independence and the §5.4 advisory conditions.
+    #[serde(rename = "2.0.0")]
+    V2,
+}
+
+impl SpecVersion {
+    /// `1.0.0` or `2.0.0`, as written in `shadow_score_spec_version`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpecVersion::V1 => "1.0.0",
+            SpecVersion::V2 => "2.0.0",
+        }
+    }
+}
+
+/// §3.6.1 authorship independence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Independence {
+    /// The implementer's family is not among the seal authors' families.
+    Strong,
+    /// The implementer shares a family (or a model) with a seal author: the report is advisory.
+    Weak,
+}
+
+/// §4.3 `report.workspace_isolation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkspaceIsolation {
+    /// A disposable verification workspace.
+    Strict,
+    /// The v1.0.0 copy-in procedure (sealed tests placed in the implementer's own workspace).
+    Legacy,
+}
+
+impl std::str::FromStr for WorkspaceIsolation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "strict" => Ok(WorkspaceIsolation::Strict),
+            "legacy" => Ok(WorkspaceIsolation::Legacy),
+            other => Err(format!(
+                "invalid workspace isolation `{other}` (expected strict or legacy)"
+            )),
+        }
+    }
+}
+
+/// Who authored what, as declared by the caller (flags or a provenance file).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Provenance {
+    /// Model family of the implementer.
+    #[serde(default)]
+    pub implementer_family: Option<String>,
+    /// The implementer's model.
+    #[serde(default)]
+    pub implementer_model: Option<String>,
+    /// Model families of the seal authors.
+    #[serde(default)]
+    pub seal_author_families: Vec<String>,
+    /// The seal authors' models.
+    #[serde(default)]
+    pub seal_author_models: Vec<String>,
+    /// How the sealed tests were kept out of the implementer's workspace.
+    #[serde(default)]
+    pub workspace_isolation: Option<WorkspaceIsolation>,
+    /// The conformance level claimed (1–4).
+    #[serde(default)]
+    pub conformance_level: Option<u8>,
+    /// Model name → family: how families are worked out from models (§4.2.1 "family
+    /// assignment MUST be declared").
+    #[serde(default)]
+    pub families: BTreeMap<String, String>,
+}
+
+impl Provenance {
+    /// Parses a provenance file (TOML: the fields of [`Provenance`] and a `[families]` table).
+    pub fn from_toml(text: &str) -> Result<Provenance, String> {
+        toml::from_str(text).map_err(|e| e.message().to_owned())
+    }
+
+    /// True when nothing was declared.
+    pub fn is_empty(&self) -> bool {
+        *self == Provenance::default()
+    }
+
+    /// Works out the families the `[families]` table gives the models, checks them against
+    /// the declared ones and the conformance level, and returns the provenance to report.
+    pub fn resolve(&self) -> Result<Resolved, String> {
+        let family_of = |model: &str| self.families.get(model).cloned();
+        let implementer_family = match (&self.implementer_family, &self.implementer_model) {
+            (Some(f), Some(m)) => {
+                if let Some(mapped) = family_of(m)
+                    && !same_family(&mapped, f)
+                {
+                    return Err(format!(
+                        "the implementer's family is `{f}`, but [families] puts its model `{m}` in `{mapped}`"
+                    ));
+                }
+                Some(f.clone())
+            }
+            (Some(f), None) => Some(f.clone()),
+            (None, Some(m)) => family_of(m),
+            (None, None) => None,
+        };
+        let mut seal_author_families: Vec<String> = Vec::new();
+        let mut add = |f: &str| {
+            if !seal_author_families.iter().any(|g| same_family(g, f)) {
+                seal_author_families.push(f.to_owned());
+            }
+        };
+        for f in &self.seal_author_families {
+            add(f);
+        }
+        for m in &self.seal_author_models {
+            match family_of(m) {
+                Some(f) => add(&f),
+                None if self.seal_author_families.is_empty() => {
+                    return Err(format!(
+                        "no family for the seal author model `{m}`: declare it in [families] or give the seal authors' families"
+                    ));
+                }
+                None => {}
+            }
+        }
+        if let Some(l) = self.conformance_level
+            && !(1..=4).contains(&l)
+        {
+            return Err(format!("conformance level {l} is not one of 1, 2, 3, 4"));
+        }
+        let independence = implementer_family.as_deref().and_then(|imp| {
+            if seal_author_families.is_empty() {
+                return None;
+            }
+            let shared_family = seal_author_families.iter().any(|f| same_family(f, imp));
+            let same_model = self
+                .implementer_model
+                .as_ref()
+                .is_some_and(|m| self.seal_author_models.contains(m));
+            Some(if shared_family || same_model {
+                Independence::Weak
+            } else {
+                Independence::Strong
+            })
+        });
+        if self.conformance_level == Some(4) {
+            let mut missing = Vec::new();
+            if implementer_family.is_none() {
+                missing.push(
+                    "the implementer's family (--implementer-family, or its model in [families])",
+                );
+            }
+            if seal_author_families.is_empty() {
+                missing.push("the seal authors' families (--seal-author-family)");
+            }
+            if !missing.is_empty() {
+                return Err(format!(
+                    "conformance level 4 needs report.independence, report.implementer_family and report.seal_author_families (§5.2, §6), but {} {} not given",
+                    missing.join(" and "),
+                    if missing.len() == 1 { "was" } else { "were" }
+                ));
+            }
+        }
+        Ok(Resolved {
+            implementer_family,
+            implementer_model: self.implementer_model.clone(),
+            seal_author_families,
+            seal_author_models: self.seal_author_models.clone(),
+            workspace_isolation: self.workspace_isolation,
+            conformance_level: self.conformance_level,
+            independence,
+        })
+    }
+}
+
+/// Families compare without regard to case or surrounding space.
+fn same_family(a: &str, b: &str) -> bool {
+    a.trim().eq_ignore_ascii_case(b.trim())
+}
+
+/// Provenance checked and worked out, as written under `report`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Resolved {
+    /// `report.implementer_family`.
+    pub implementer_family: Option<String>,
+    /// `report.implementer_model`.
+    pub implementer_model: Option<String>,
+    /// `report.seal_author_families` (no duplicates).
+    pub seal_author_families: Vec<String>,
+    /// `report.seal_author_models`.
+    pub seal_author_models: Vec<String>,
+    /// `report.workspace_isolation`.
+    pub workspace_isolation: Option<WorkspaceIsolation>,
+    /// `report.conformance_level`.
+    pub conformance_level: Option<u8>,
+    /// `report.independence`, when both sides' families are known.
+    pub independence: Option<Independence>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shared_family_is_weak_and_a_table_works_it_out() {
+        let p = Provenance::from_toml(
+            "implementer_model = \"claude-x\"\nseal_author_models = [\"gpt-y\", \"claude-z\"]\n[families]\n\"claude-x\" = \"anthropic\"\n\"claude-z\" = \"anthropic\"\n\"gpt-y\" = \"openai\"\n",
+        )
+        .unwrap();
+        let r = p.resolve().unwrap();
+        assert_eq!(r.implementer_family.as_deref(), Some("anthropic"));
+        assert_eq!(r.seal_author_families, ["openai", "anthropic"]);
+        assert_eq!(r.independence, Some(Independence::Weak));
+    }
+
+    #[test]
+    fn different_families_are_strong_and_level_4_needs_them() {
+        let mut p = Provenance {
+            implementer_family: Some("anthropic".into()),
+            seal_author_families: vec!["openai".into(), "OpenAI".into()],
+            conformance_level: Some(4),
+            ..Provenance::default()
+        };
+        let r = p.resolve().unwrap();
+        assert_eq!(r.independence, Some(Independence::Strong));
+        assert_eq!(r.seal_author_families, ["openai"]);
+        p.implementer_family = None;
+        assert!(p.resolve().unwrap_err().contains("conformance level 4"));
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        assert!(Provenance::from_toml("seal_families = [\"x\"]").is_err());
+    }
+}
