@@ -384,3 +384,45 @@ fn batch_writes_v2_reports_and_resume_rescores_for_them() {
     );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
 }
+
+/// A v2 report's `hardening.max_reveal` uses the v2 schema's names: gapscore's `assertion` level
+/// (§4.4.1 `failure_messages`) is the schema's `message`, `assertions` its `assertion`.
+#[test]
+fn a_v2_hardening_object_names_the_reveal_level_as_the_v2_schema_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    for (i, status) in ["failed", "passed"].iter().enumerate() {
+        fs::write(
+            p.join(format!("c{i}.json")),
+            json!({"tests": [{"name": "a", "status": status}, {"name": "b", "status": "passed"}]})
+                .to_string(),
+        )
+        .unwrap();
+    }
+    for (reveal, v2) in [("assertion", "message"), ("assertions", "assertion")] {
+        let _ = fs::remove_file(p.join("h.json"));
+        for i in 0..2 {
+            let c = format!("c{i}.json");
+            let o = run_in(p, &["harden", "record", "h.json", &c, "--reveal", reveal]);
+            assert_eq!(code(&o), 0, "{}", stderr(&o));
+        }
+        let o = run_in(
+            p,
+            &[
+                "score",
+                "--sealed",
+                "c1.json",
+                "--history",
+                "h.json",
+                "--max-cycles",
+                "3",
+                "--spec-version",
+                "2",
+            ],
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let r: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(r["hardening"]["max_reveal"], v2, "{r}");
+        assert_eq!(validate(SchemaId::ShadowV2, &r).unwrap(), vec![], "{r}");
+    }
+}
