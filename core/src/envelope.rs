@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::seal::sha256_hex;
+use crate::hash::sha256_hex;
 
 /// A canary file inside the sealed directory (§4.5): its access time after sealing is kept, so
 /// a later read of the sealed tests shows as a later access time.

@@ -96,10 +96,7 @@ pub struct SealHash {
     pub unhashed: Vec<String>,
 }
 
-/// Lowercase hex SHA-256 of some bytes.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
+pub use crate::hash::sha256_hex;
 
 /// A streaming SHA-256, for hashing files without reading them whole.
 #[derive(Debug, Clone, Default)]
