@@ -187,6 +187,7 @@ impl Provenance {
             workspace_isolation: self.workspace_isolation,
             conformance_level: self.conformance_level,
             independence,
+            spec_ambiguity: None,
         })
     }
 }
@@ -197,7 +198,7 @@ fn same_family(a: &str, b: &str) -> bool {
 }
 
 /// Provenance checked and worked out, as written under `report`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct Resolved {
     /// `report.implementer_family`.
@@ -214,6 +215,9 @@ pub struct Resolved {
     pub conformance_level: Option<u8>,
     /// `report.independence`, when both sides' families are known.
     pub independence: Option<Independence>,
+    /// `report.spec_ambiguity` (§4.6.2), from the contradictions found between the sealed
+    /// suites of a plural seal.
+    pub spec_ambiguity: Option<f64>,
 }
 
 #[cfg(test)]

@@ -165,6 +165,10 @@ pub struct ReportMeta {
     /// v2: `strict` (disposable verification workspace) or `legacy` (§4.3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace_isolation: Option<WorkspaceIsolation>,
+    /// v2: the contradiction ratio across independently authored sealed suites (§4.6.2),
+    /// reported when seal plurality is used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_ambiguity: Option<f64>,
     /// True when the score is not authoritative (a suite did not run, flaky passes, no tests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advisory: Option<bool>,
@@ -570,6 +574,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
         seal_author_families: prov.seal_author_families,
         seal_author_models: prov.seal_author_models,
         workspace_isolation: prov.workspace_isolation,
+        spec_ambiguity: prov.spec_ambiguity,
         advisory: advisory.then_some(true),
         advisory_reason: advisory.then(|| reasons.join("; ")),
     };

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_core::categories::{CategoryRules, RulesError};
+use gapscore_core::envelope::Contradictions;
 use gapscore_core::failures::DEFAULT_BUDGET;
 use gapscore_core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource, scrub};
 use gapscore_core::hardening::{DEFAULT_OVERLAP_THRESHOLD, hardening_from, overlap};
@@ -81,6 +82,9 @@ pub struct ScoreRequest {
     pub provenance: Provenance,
     /// v2: a provenance file (TOML) to read instead of `provenance`.
     pub provenance_file: Option<PathBuf>,
+    /// v2: the contradictions found between the sealed suites of a plural seal (the JSON file
+    /// `seal --contradictions` reads): `report.spec_ambiguity` is computed from it (§4.6.2).
+    pub contradictions: Option<PathBuf>,
     /// v2: the specification was truncated or summarised (§5.4): the report is advisory.
     pub spec_truncated: bool,
     /// The report id; default `run-YYYYMMDD-HHMMSS` from the timestamp.
@@ -123,6 +127,7 @@ impl ScoreRequest {
             spec_version: SpecVersion::default(),
             provenance: Provenance::default(),
             provenance_file: None,
+            contradictions: None,
             spec_truncated: false,
             id: None,
             timestamp: None,
@@ -265,9 +270,13 @@ fn scrub_sealed_source(sealed: &mut Tally, source: &mut SealedSource) {
 pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
     let usage = |m: String| Err(Error::Usage(m));
     if req.spec_version == SpecVersion::V1 {
-        if !req.provenance.is_empty() || req.provenance_file.is_some() || req.spec_truncated {
+        if !req.provenance.is_empty()
+            || req.provenance_file.is_some()
+            || req.spec_truncated
+            || req.contradictions.is_some()
+        {
             return usage(
-                "provenance and --spec-truncated are spec v2 fields (§5.2, §5.4): add --spec-version 2".into(),
+                "provenance, --spec-truncated and --contradictions are spec v2 fields (§4.6.2, §5.2, §5.4): add --spec-version 2".into(),
             );
         }
         return Ok(Resolved::default());
@@ -301,6 +310,13 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
             ));
         }
         resolved.workspace_isolation = Some(used);
+    }
+    if let Some(path) = &req.contradictions {
+        let at = |e: String| Error::Usage(format!("{}: {e}", path.display()));
+        let text = std::fs::read_to_string(path).map_err(|e| at(e.to_string()))?;
+        let c: Contradictions = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
+        let a = c.ambiguity().map_err(|e| at(e.to_string()))?;
+        resolved.spec_ambiguity = Some(a.value);
     }
     Ok(resolved)
 }

@@ -109,6 +109,11 @@ pub struct ProvenanceArgs {
     /// the implementer: the report is advisory (§5.4).
     #[arg(long)]
     pub spec_truncated: bool,
+
+    /// v2: the contradictions found between the sealed suites of a plural seal (the JSON file
+    /// `seal --contradictions` reads): writes `report.spec_ambiguity` (§4.6.2).
+    #[arg(long, value_name = "FILE")]
+    pub contradictions: Option<PathBuf>,
 }
 
 impl ProvenanceArgs {

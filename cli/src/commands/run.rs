@@ -36,6 +36,7 @@ fn absolutise(opts: &mut ScoreOptions) -> Result<()> {
         &mut opts.output,
         &mut opts.history,
         &mut opts.v2.provenance,
+        &mut opts.v2.contradictions,
     ]
     .into_iter()
     .flatten()

@@ -34,6 +34,7 @@ pub(crate) fn request(
     req.provenance = args.v2.provenance();
     req.provenance_file.clone_from(&args.v2.provenance);
     req.spec_truncated = args.v2.spec_truncated;
+    req.contradictions.clone_from(&args.v2.contradictions);
     req.id.clone_from(&args.id);
     req.timestamp = Some(humantime::format_rfc3339_seconds(io::report_time()).to_string());
     req.specification.clone_from(&args.specification);

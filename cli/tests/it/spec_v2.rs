@@ -426,3 +426,46 @@ fn a_v2_hardening_object_names_the_reveal_level_as_the_v2_schema_does() {
         assert_eq!(validate(SchemaId::ShadowV2, &r).unwrap(), vec![], "{r}");
     }
 }
+
+/// Seal plurality (§4.6.2): with the contradictions found between the suites, the report carries
+/// `report.spec_ambiguity` (1 contradicting criterion of 6 → 0.167); v1 refuses the option.
+#[test]
+fn contradictions_write_the_spec_ambiguity() {
+    let dir = results();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/v2");
+    let file = examples.join("contradictions.json");
+    let file = file.to_str().unwrap();
+    let o = score_v2(
+        dir.path(),
+        &[
+            "--implementer-family",
+            "mistral",
+            "--seal-author-family",
+            "anthropic",
+            "--seal-author-family",
+            "openai",
+            "--contradictions",
+            file,
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = json_of(&o);
+    assert_v2(&r);
+    assert_eq!(r["report"]["spec_ambiguity"], 0.167, "{r}");
+    let o = run_in(
+        dir.path(),
+        &[
+            "score",
+            "--sealed",
+            "results.json",
+            "--contradictions",
+            file,
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("add --spec-version 2"),
+        "{}",
+        stderr(&o)
+    );
+}
