@@ -189,6 +189,9 @@ pub fn print_mismatch(dir: &Path, c: &Verification) {
 }
 
 fn verify(args: &SealArgs, dir: &Path, against: &str) -> Result<ExitCode> {
+    if gapscore_engine::plurality::is_combined(Path::new(against)).unwrap_or(false) {
+        return verify_combined(args, dir, Path::new(against));
+    }
     let expected = load_expected(against)?;
     if !args.expect.is_empty() {
         bail!("--expect is for sealing, not for --verify");
@@ -237,4 +240,55 @@ fn verify(args: &SealArgs, dir: &Path, against: &str) -> Result<ExitCode> {
     print_mismatch(dir, &c);
     // Exit 1, as a check that fails; an unreadable input is an error (exit 2).
     Ok(ExitCode::Failed)
+}
+
+/// `seal --verify COMBINED DIR` (spec v2 §4.6 seal plurality): the combined hash must be the
+/// hash of its suites' hashes, each suite's record must carry the hash the combined record
+/// lists, and each suite's directory (its record's `directory`, relative to DIR) must match its
+/// record. Exit 1 when any of them does not.
+fn verify_combined(args: &SealArgs, base: &Path, path: &Path) -> Result<ExitCode> {
+    use gapscore_core::envelope::combined_hash;
+    use gapscore_engine::seal::Expected;
+
+    let combined = gapscore_engine::plurality::read_combined(path)?;
+    let pairs: Vec<(String, String)> = combined
+        .suites
+        .iter()
+        .map(|s| (s.author_family.clone(), s.hash.clone()))
+        .collect();
+    let recomputed = combined_hash(&pairs);
+    if recomputed != combined.hash {
+        io::error(&format!(
+            "`{}`: the combined hash {} is not the hash of its suites' hashes ({recomputed})",
+            path.display(),
+            combined.hash
+        ));
+        return Ok(ExitCode::Failed);
+    }
+    let mut code = ExitCode::Ok;
+    for suite in &combined.suites {
+        // A record named as given when combining, or beside the combined record.
+        let mut record = Path::new(&suite.record).to_path_buf();
+        if !record.is_file()
+            && let Some(parent) = path.parent()
+        {
+            record = parent.join(&suite.record);
+        }
+        let record_arg = record.to_string_lossy().into_owned();
+        if let Expected::Record(r) = load_expected(&record_arg)?
+            && r.hash != suite.hash
+        {
+            io::error(&format!(
+                "`{record_arg}` ({}): its hash {} is not the one the combined record lists ({})",
+                suite.author_family, r.hash, suite.hash
+            ));
+            code = ExitCode::Failed;
+            continue;
+        }
+        let dir = base.join(&suite.directory);
+        if verify(args, &dir, &record_arg)? != ExitCode::Ok {
+            code = ExitCode::Failed;
+        }
+    }
+    Ok(code)
 }

@@ -355,6 +355,30 @@ fn combined_seals_hash_family_and_hash_lines_and_compute_spec_ambiguity() {
     assert_eq!(c["spec_ambiguity"]["contradicting_acceptance_criteria"], 1);
     assert_eq!(c["spec_ambiguity"]["divergences"], 1);
 
+    // `seal --verify COMBINED .` checks every suite against its record, and the combined hash.
+    let o = run_in(root, &["seal", "--verify", "combined.json", "."]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o).matches("ok: ").count(), 2, "{}", stdout(&o));
+    fs::write(root.join("b/test_x.py"), "# b, changed\n").unwrap();
+    let o = run_in(root, &["seal", "--verify", "combined.json", "."]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 file changed (test_x.py)"),
+        "{}",
+        stderr(&o)
+    );
+    fs::write(root.join("b/test_x.py"), "# b\n").unwrap();
+    let mut forged = c.clone();
+    forged["hash"] = json!(format!("sha256:{}", "0".repeat(64)));
+    fs::write(root.join("forged.json"), forged.to_string()).unwrap();
+    let o = run_in(root, &["seal", "--verify", "forged.json", "."]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is not the hash of its suites' hashes"),
+        "{}",
+        stderr(&o)
+    );
+
     // A hardening cycle by either author's family is refused.
     results(root, "c0.json", 1);
     let o = run_in(
