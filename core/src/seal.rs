@@ -96,6 +96,7 @@ pub struct SealHash {
     pub unhashed: Vec<String>,
 }
 
+use crate::hash::hex;
 pub use crate::hash::sha256_hex;
 
 /// A streaming SHA-256, for hashing files without reading them whole.
@@ -117,16 +118,6 @@ impl FileHasher {
     pub fn finish(self) -> String {
         hex(&self.0.finalize())
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    s
 }
 
 /// The SHA-256 of empty input: what `shasum` prints for an empty stdin.

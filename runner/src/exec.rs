@@ -247,27 +247,40 @@ fn signal_group(pid: Pid, sig: Signal) {
     let _ = kill_process_group(pid, sig);
 }
 
-/// Waits until the leader is reaped and the group is empty, or `grace` passes; then `SIGKILL`s
-/// whatever is left and waits for the leader. Returns the leader's status.
-fn end_group(
+/// Waits up to `within` for the leader to be reaped and its group to empty. Returns the leader's
+/// status if it was reaped, and whether the whole group ended.
+fn wait_group(
     child: &mut Child,
     pid: Pid,
     mut status: Option<ExitStatus>,
-    grace: Duration,
-) -> io::Result<ExitStatus> {
-    let deadline = Instant::now() + grace;
+    within: Duration,
+) -> io::Result<(Option<ExitStatus>, bool)> {
+    let deadline = Instant::now() + within;
     loop {
         if status.is_none() {
             status = child.try_wait()?;
         }
         if status.is_some() && !group_alive(pid) {
-            break;
+            return Ok((status, true));
         }
         if Instant::now() >= deadline {
-            signal_group(pid, Signal::KILL);
-            break;
+            return Ok((status, false));
         }
         thread::sleep(POLL);
+    }
+}
+
+/// Waits until the leader is reaped and the group is empty, or `grace` passes; then `SIGKILL`s
+/// whatever is left and waits for the leader. Returns the leader's status.
+fn end_group(
+    child: &mut Child,
+    pid: Pid,
+    status: Option<ExitStatus>,
+    grace: Duration,
+) -> io::Result<ExitStatus> {
+    let (status, ended) = wait_group(child, pid, status, grace)?;
+    if !ended {
+        signal_group(pid, Signal::KILL);
     }
     match status {
         Some(s) => Ok(s),
@@ -325,16 +338,8 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
             // ignored: if the group is still there after a moment, it gets SIGTERM before the
             // grace period ends in SIGKILL.
             if sig == Signal::INT {
-                let deadline = Instant::now() + INT_GRACE;
-                let mut status = None;
-                while Instant::now() < deadline {
-                    status = child.try_wait()?;
-                    if status.is_some() && !group_alive(pid) {
-                        break;
-                    }
-                    thread::sleep(POLL);
-                }
-                if status.is_none() || group_alive(pid) {
+                let (status, ended) = wait_group(&mut child, pid, None, INT_GRACE)?;
+                if !ended {
                     signal_group(pid, Signal::TERM);
                 }
                 if status.is_some() {
