@@ -316,6 +316,19 @@ pub struct Sealed {
     pub hashed: usize,
     /// Warnings, in order.
     pub warnings: Vec<String>,
+    /// The canary gapscore wrote for this seal, removed again on drop unless
+    /// [`Sealed::keep_canary`] is called once the record is safely written: a seal that fails
+    /// after sealing (its record cannot be written) leaves the directory as it found it.
+    canary: Option<crate::canary::Planted>,
+}
+
+impl Sealed {
+    /// The record is written: the canary it names stays in the sealed directory.
+    pub fn keep_canary(mut self) {
+        if let Some(g) = self.canary.take() {
+            g.keep();
+        }
+    }
 }
 
 /// Hashes a directory into a seal record.
@@ -388,6 +401,7 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
         .map(str::trim)
         .filter(|f| !f.is_empty())
         .map(str::to_owned);
+    let mut planted = None;
     if let Some((rel, guard)) = canary {
         if !record.files.iter().any(|f| f.path == rel) {
             return Err(Error::Usage(format!(
@@ -396,7 +410,7 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
         }
         // After hashing (which read it): its atime goes back to its mtime and is recorded.
         record.canary = Some(crate::canary::settle(&req.dir, &rel)?);
-        guard.keep();
+        planted = Some(guard);
         let (policy, mount) = crate::canary::atime_policy(&req.dir);
         warnings.extend(policy.warning(&mount));
     }
@@ -404,6 +418,7 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
         hashed: sealed.hashed,
         record,
         warnings,
+        canary: planted,
     })
 }
 

@@ -88,10 +88,8 @@ fn seal(args: &SealArgs, dir: &Path) -> Result<ExitCode> {
     req.locale_order = args.locale_order;
     req.hash_as.clone_from(&args.hash_as);
     req.output.clone_from(&args.output);
-    let mut sealed = seal_dir(&req)?;
-    for w in &sealed.warnings {
-        io::warn(w);
-    }
+    // The expected tests are listed before the directory is touched: a stub run that cannot be
+    // used refuses the seal before a canary is written into the sealed directory.
     if !args.expect.is_empty() {
         let (registry, plugin_failures) = host::registry(&args.host);
         if plugin_failures > 0 {
@@ -111,7 +109,11 @@ fn seal(args: &SealArgs, dir: &Path) -> Result<ExitCode> {
             ids.len(),
             if ids.len() == 1 { "" } else { "s" }
         ));
-        sealed.record.expected_tests = Some(ids);
+        req.expected_tests = Some(ids);
+    }
+    let sealed = seal_dir(&req)?;
+    for w in &sealed.warnings {
+        io::warn(w);
     }
     let record = &sealed.record;
     let text = match args.emit {
@@ -124,13 +126,17 @@ fn seal(args: &SealArgs, dir: &Path) -> Result<ExitCode> {
         EmitArg::Sha256 => format!("{}\n", record.hash),
         EmitArg::SealHash => format!("{}  -\n", hex_of(&record.hash)),
     };
+    // Should the record not be written, dropping `sealed` takes the new canary back out.
     io::write_output(args.output.as_deref(), &text)?;
+    let record = record.clone();
+    let hashed = sealed.hashed;
+    sealed.keep_canary();
     io::info(&format!(
         "sealed `{}`: {} ({} file{}, {} mode)",
         record.directory,
         record.hash,
-        sealed.hashed,
-        if sealed.hashed == 1 { "" } else { "s" },
+        hashed,
+        if hashed == 1 { "" } else { "s" },
         record.mode
     ));
     if let Some(c) = &record.canary {

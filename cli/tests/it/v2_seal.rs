@@ -427,3 +427,90 @@ fn combined_seals_hash_family_and_hash_lines_and_compute_spec_ambiguity() {
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("--author-family"), "{}", stderr(&o));
 }
+
+/// Every file under `dir` with its bytes, sorted: what "byte-identical" compares.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(snapshot(&p));
+        } else {
+            out.push((p.display().to_string(), fs::read(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_seal_that_fails_after_its_canary_leaves_the_directory_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::create_dir(root.join("sealed")).unwrap();
+    fs::write(root.join("sealed/test_a.py"), "def test_a():\n    pass\n").unwrap();
+    let before = snapshot(&root.join("sealed"));
+    // A stub run that cannot be used (a collection error) refuses the seal.
+    fs::write(
+        root.join("stub.json"),
+        json!({"tests": [{"name": "test_a", "status": "passed"}],
+               "problems": [{"kind": "collection-error", "detail": "import failed"}]})
+        .to_string(),
+    )
+    .unwrap();
+    let o = run_in(
+        root,
+        &[
+            "seal",
+            "sealed",
+            "--canary",
+            "--expect",
+            "stub.json",
+            "-o",
+            "rec.json",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("no seal written"), "{}", stderr(&o));
+    assert_eq!(snapshot(&root.join("sealed")), before);
+    assert!(!root.join("rec.json").exists());
+    // A stub run with no tests, too.
+    fs::write(root.join("empty.json"), r#"{"tests": []}"#).unwrap();
+    let o = run_in(
+        root,
+        &["seal", "sealed", "--canary", "--expect", "empty.json"],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(snapshot(&root.join("sealed")), before);
+    // A record that cannot be written, after the directory was sealed with its canary.
+    let o = run_in(
+        root,
+        &["seal", "sealed", "--canary", "-o", "no-such-dir/rec.json"],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(snapshot(&root.join("sealed")), before);
+    // The same seal with a usable stub run keeps its canary and lists the test.
+    fs::write(
+        root.join("stub.json"),
+        json!({"tests": [{"name": "test_a", "status": "passed"}]}).to_string(),
+    )
+    .unwrap();
+    let o = run_in(
+        root,
+        &[
+            "seal",
+            "sealed",
+            "--canary",
+            "--expect",
+            "stub.json",
+            "-o",
+            "rec.json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let rec = read_json(&root.join("rec.json"));
+    assert_eq!(rec["expected_tests"], json!(["test_a"]));
+    let canary = rec["canary"]["path"].as_str().unwrap();
+    assert!(root.join("sealed").join(canary).is_file());
+    assert_eq!(snapshot(&root.join("sealed")).len(), before.len() + 1);
+}
