@@ -206,6 +206,23 @@ pub(crate) fn score(
                 "broken seal: `{}` does not match its seal: {verification}",
                 dir.display()
             ),
+            Some(Refusal::BrokenSeals { problems, broken }) => {
+                let dirs = broken.iter().map(|(dir, verification)| {
+                    format!(
+                        "`{}` does not match its seal: {verification}",
+                        dir.display()
+                    )
+                });
+                format!(
+                    "broken seal: {}",
+                    problems
+                        .iter()
+                        .cloned()
+                        .chain(dirs)
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )
+            }
             Some(Refusal::Rules(e) | Refusal::Usage(e)) => efs::chain(&e),
             _ => {
                 let mut errors: Vec<String> = outcome

@@ -146,21 +146,12 @@ impl Provenance {
         {
             return Err(format!("conformance level {l} is not one of 1, 2, 3, 4"));
         }
-        let independence = implementer_family.as_deref().and_then(|imp| {
-            if seal_author_families.is_empty() {
-                return None;
-            }
-            let shared_family = seal_author_families.iter().any(|f| same_family(f, imp));
-            let same_model = self
-                .implementer_model
-                .as_ref()
-                .is_some_and(|m| self.seal_author_models.contains(m));
-            Some(if shared_family || same_model {
-                Independence::Weak
-            } else {
-                Independence::Strong
-            })
-        });
+        let independence = independence(
+            implementer_family.as_deref(),
+            self.implementer_model.as_deref(),
+            &seal_author_families,
+            &self.seal_author_models,
+        );
         if self.conformance_level == Some(4) {
             let mut missing = Vec::new();
             if implementer_family.is_none() {
@@ -189,6 +180,59 @@ impl Provenance {
             independence,
             spec_ambiguity: None,
         })
+    }
+}
+
+/// §3.6.1: weak when the implementer shares a family or a model with a seal author, strong
+/// otherwise; unknown without both sides' families.
+fn independence(
+    implementer_family: Option<&str>,
+    implementer_model: Option<&str>,
+    seal_author_families: &[String],
+    seal_author_models: &[String],
+) -> Option<Independence> {
+    let imp = implementer_family?;
+    if seal_author_families.is_empty() {
+        return None;
+    }
+    let shared_family = seal_author_families.iter().any(|f| same_family(f, imp));
+    let same_model = implementer_model.is_some_and(|m| seal_author_models.iter().any(|s| s == m));
+    Some(if shared_family || same_model {
+        Independence::Weak
+    } else {
+        Independence::Strong
+    })
+}
+
+impl Resolved {
+    /// Takes the seal authors' families from a combined seal (§4.6 seal plurality), whose
+    /// record tags every suite with its author's family: they fill `seal_author_families` when
+    /// none were declared, and independence is worked out again. Declared families that are
+    /// not the record's (as a set, letter case aside) are contradictory evidence: refused.
+    pub fn adopt_seal_families(&mut self, families: &[String]) -> Result<(), String> {
+        let set = |list: &[String]| -> std::collections::BTreeSet<String> {
+            list.iter().map(|f| f.trim().to_lowercase()).collect()
+        };
+        if self.seal_author_families.is_empty() {
+            for f in families {
+                if !self.seal_author_families.iter().any(|g| same_family(g, f)) {
+                    self.seal_author_families.push(f.trim().to_owned());
+                }
+            }
+        } else if set(&self.seal_author_families) != set(families) {
+            return Err(format!(
+                "the seal authors' families declared ({}) are not the combined seal's ({}): the combined record tags each sealed suite with its author's family; declare those, or none",
+                self.seal_author_families.join(", "),
+                families.join(", ")
+            ));
+        }
+        self.independence = independence(
+            self.implementer_family.as_deref(),
+            self.implementer_model.as_deref(),
+            &self.seal_author_families,
+            &self.seal_author_models,
+        );
+        Ok(())
     }
 }
 
@@ -249,6 +293,36 @@ mod tests {
         assert_eq!(r.seal_author_families, ["openai"]);
         p.implementer_family = None;
         assert!(p.resolve().unwrap_err().contains("conformance level 4"));
+    }
+
+    #[test]
+    fn a_combined_seals_families_fill_or_must_match_the_declared_ones() {
+        let p = Provenance {
+            implementer_family: Some("anthropic".into()),
+            ..Provenance::default()
+        };
+        let mut r = p.resolve().unwrap();
+        assert_eq!(r.independence, None);
+        let combined = vec!["anthropic".to_owned(), "openai".to_owned()];
+        r.adopt_seal_families(&combined).unwrap();
+        assert_eq!(r.seal_author_families, combined);
+        assert_eq!(r.independence, Some(Independence::Weak));
+        let mut declared = Provenance {
+            implementer_family: Some("google".into()),
+            seal_author_families: vec!["OpenAI".into(), "anthropic".into()],
+            ..Provenance::default()
+        }
+        .resolve()
+        .unwrap();
+        declared.adopt_seal_families(&combined).unwrap();
+        assert_eq!(declared.independence, Some(Independence::Strong));
+        declared.seal_author_families = vec!["openai".into()];
+        assert!(
+            declared
+                .adopt_seal_families(&combined)
+                .unwrap_err()
+                .contains("not the combined seal's")
+        );
     }
 
     #[test]

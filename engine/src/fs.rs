@@ -176,10 +176,17 @@ pub fn scan_contents(
 /// The sealed tests' source, for scrubbing feedback and scanning for leaks: every regular file
 /// under `dir`.
 pub fn sealed_source(dir: &Path, min_len: usize) -> Result<SealedSource, FsError> {
+    sealed_source_of(&[dir], min_len)
+}
+
+/// [`sealed_source`] of several sealed directories at once (the suites of a plural seal).
+pub fn sealed_source_of(dirs: &[&Path], min_len: usize) -> Result<SealedSource, FsError> {
     let mut source = SealedSource::new(min_len);
-    scan_contents(dir, &Excludes::default(), &mut |rel, bytes| {
-        source.add_file(rel, bytes);
-    })?;
+    for dir in dirs {
+        scan_contents(dir, &Excludes::default(), &mut |rel, bytes| {
+            source.add_file(rel, bytes);
+        })?;
+    }
     Ok(source)
 }
 

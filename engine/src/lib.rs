@@ -11,7 +11,8 @@
 //! - [`ScoreRequest`], [`ScoreOutcome`], [`Refusal`], [`score()`]: the pipeline ([`score`]).
 //! - [`suite::tally_suite`], [`Diagnostic`]: one suite read and counted.
 //! - [`seal::verify`], [`seal::Verification`], [`seal::seal_dir`]: the one seal verification
-//!   and sealing ([`seal`]).
+//!   and sealing ([`seal`]); [`plurality::verify_combined`]: the one check of a combined
+//!   seal (§4.6); [`seal_check::check`]: either kind, as a score sees it ([`seal_check`]).
 //! - [`run::RunnerInput`], [`run::check_results`]: what `gapscore run` adds (the runner's
 //!   evidence as problems, result files checked for this run's writing), through the same
 //!   [`score()`] ([`run`]).
@@ -47,6 +48,7 @@ pub mod plurality;
 pub mod run;
 pub mod score;
 pub mod seal;
+pub mod seal_check;
 pub mod suite;
 pub mod validation;
 

@@ -1,12 +1,16 @@
 //! Seal plurality (spec v2 §4.6): reading single and combined seal records, combining several
-//! suites' records into one, and the spec ambiguity metric from a contradictions file.
+//! suites' records into one, the spec ambiguity metric from a contradictions file, and
+//! [`verify_combined`], the one check of a combined seal against its directories (`seal
+//! --verify COMBINED DIR`, `score --seal COMBINED --sealed-dir DIR`, `run`).
 
 use std::path::{Path, PathBuf};
 
-use gapscore_core::envelope::{CombinedSeal, Contradictions, SuiteSeal};
+use gapscore_core::envelope::{CombinedSeal, Contradictions, SuiteSeal, combined_hash};
+use gapscore_core::seal::SealRecord;
 
 use crate::error::Error;
 use crate::fs;
+use crate::seal::{Expected, Verification, VerifyOptions, verify_dir};
 
 fn read_text(path: &Path) -> Result<String, Error> {
     std::fs::read_to_string(path).map_err(|e| Error::Input(format!("`{}`: {e}", path.display())))
@@ -88,4 +92,206 @@ pub fn combine(
         );
     }
     Ok(combined)
+}
+
+/// One suite of a combined seal, checked against its directory.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SuiteCheck {
+    /// The suite as the combined record lists it.
+    pub suite: SuiteSeal,
+    /// Its record file, as found (as given when combining, or beside the combined record).
+    pub record_path: PathBuf,
+    /// Its record.
+    pub record: SealRecord,
+    /// Its directory: the record's `directory`, relative to the base directory.
+    pub dir: PathBuf,
+    /// The directory checked against the record.
+    pub verification: Verification,
+}
+
+impl SuiteCheck {
+    /// The record's hash is the one the combined record lists for the suite, and so is its
+    /// author's family (a family changed in the combined record alone is caught here).
+    pub fn listed(&self) -> bool {
+        self.record.hash == self.suite.hash
+            && self.record.author_family.as_deref().is_some_and(|f| {
+                f.trim()
+                    .eq_ignore_ascii_case(self.suite.author_family.trim())
+            })
+    }
+
+    /// Listed and its directory matches.
+    pub fn intact(&self) -> bool {
+        self.listed() && self.verification.intact()
+    }
+}
+
+/// A combined seal checked as a whole: its own hash and each of its suites.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct CombinedCheck {
+    /// The combined record.
+    pub combined: CombinedSeal,
+    /// The combined hash recomputed from the suites the record lists.
+    pub recomputed: String,
+    /// Each suite, in the record's order.
+    pub suites: Vec<SuiteCheck>,
+}
+
+impl CombinedCheck {
+    /// The combined hash is the hash of its suites' hashes.
+    pub fn hash_holds(&self) -> bool {
+        self.recomputed == self.combined.hash
+    }
+
+    /// The hash holds and every suite is listed and intact.
+    pub fn intact(&self) -> bool {
+        self.hash_holds() && self.suites.iter().all(SuiteCheck::intact)
+    }
+
+    /// What is wrong, one sentence each: [`Self::record_problems`], then each suite directory
+    /// that does not match its record.
+    pub fn problems(&self, record: &Path) -> Vec<String> {
+        let mut out = self.record_problems(record);
+        for s in self.suites.iter().filter(|s| !s.verification.intact()) {
+            out.push(format!(
+                "`{}` ({}) does not match its seal: {}",
+                s.dir.display(),
+                s.suite.author_family,
+                s.verification
+            ));
+        }
+        out
+    }
+
+    /// What is wrong with the records themselves, one sentence each: a forged combined hash, a
+    /// suite record whose hash or family is not the one the combined record lists.
+    pub fn record_problems(&self, record: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.hash_holds() {
+            out.push(format!(
+                "`{}`: the combined hash {} is not the hash of its suites' hashes ({})",
+                record.display(),
+                self.combined.hash,
+                self.recomputed
+            ));
+        }
+        for s in &self.suites {
+            if s.record.hash != s.suite.hash {
+                out.push(format!(
+                    "`{}` ({}): its hash {} is not the one the combined record lists ({})",
+                    s.record_path.display(),
+                    s.suite.author_family,
+                    s.record.hash,
+                    s.suite.hash
+                ));
+            } else if !s.listed() {
+                out.push(format!(
+                    "`{}`: its author family is {}, not {} as the combined record lists",
+                    s.record_path.display(),
+                    s.record.author_family.as_deref().unwrap_or("not named"),
+                    s.suite.author_family
+                ));
+            }
+        }
+        out
+    }
+
+    /// The suites' author families, in the record's order.
+    pub fn families(&self) -> Vec<String> {
+        self.suites
+            .iter()
+            .map(|s| s.suite.author_family.clone())
+            .collect()
+    }
+
+    /// The suites' expected sealed tests, merged, when every suite's record lists them; `None`
+    /// when none does. Some but not all is refused: the results of a suite without a list
+    /// would be read as tests no record expects (not counted), and the tests of a listed suite
+    /// that did not run would go unnoticed only in part.
+    pub fn expected_tests(&self) -> Result<Option<Vec<String>>, Error> {
+        let (listed, unlisted): (Vec<&SuiteCheck>, Vec<&SuiteCheck>) = self
+            .suites
+            .iter()
+            .partition(|s| s.record.expected_tests.is_some());
+        if listed.is_empty() {
+            return Ok(None);
+        }
+        if let Some(u) = unlisted.first() {
+            return Err(Error::Usage(format!(
+                "`{}` ({}) records no expected tests but `{}` ({}) does: the missing sealed tests of a combined seal are counted across all its suites, so seal every suite with --expect, or none",
+                u.record_path.display(),
+                u.suite.author_family,
+                listed[0].record_path.display(),
+                listed[0].suite.author_family
+            )));
+        }
+        let mut ids: Vec<String> = listed
+            .iter()
+            .flat_map(|s| s.record.expected_tests.iter().flatten().cloned())
+            .collect();
+        ids.sort();
+        Ok(Some(ids))
+    }
+}
+
+/// Checks a combined record (`seal --combine`) against the directories under `base`: the
+/// combined hash recomputed from the suites it lists, each suite's record (as given when
+/// combining, or beside the combined record) against the hash listed for it, and each suite's
+/// directory (its record's `directory`, relative to `base`) against its record. The record
+/// must hold at least two suites by different families (§4.6), as `seal --combine` made it.
+pub fn verify_combined(
+    path: &Path,
+    base: &Path,
+    opts: &VerifyOptions,
+) -> Result<CombinedCheck, Error> {
+    let combined = read_combined(path)?;
+    CombinedSeal::new(combined.suites.clone(), "")
+        .map_err(|e| Error::Input(format!("{}: not a plural seal: {e}", path.display())))?;
+    let pairs: Vec<(String, String)> = combined
+        .suites
+        .iter()
+        .map(|s| (s.author_family.clone(), s.hash.clone()))
+        .collect();
+    let recomputed = combined_hash(&pairs);
+    let mut suites = Vec::new();
+    for suite in &combined.suites {
+        let mut record_path = PathBuf::from(&suite.record);
+        if !record_path.is_file()
+            && let Some(parent) = path.parent()
+        {
+            record_path = parent.join(&suite.record);
+        }
+        let record = fs::read_record(&record_path).map_err(|e| {
+            Error::Input(format!(
+                "the sealed suite by {} ({}): {}",
+                suite.author_family,
+                path.display(),
+                fs::chain(&e)
+            ))
+        })?;
+        let dir = base.join(&suite.directory);
+        let verification = verify_dir(&dir, &Expected::Record(Box::new(record.clone())), opts)
+            .map_err(|e| {
+                Error::Input(format!(
+                    "the sealed suite by {} ({}): {}",
+                    suite.author_family,
+                    path.display(),
+                    fs::chain(&e)
+                ))
+            })?;
+        suites.push(SuiteCheck {
+            suite: suite.clone(),
+            record_path,
+            record,
+            dir,
+            verification,
+        });
+    }
+    Ok(CombinedCheck {
+        combined,
+        recomputed,
+        suites,
+    })
 }

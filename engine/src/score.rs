@@ -23,7 +23,8 @@ use crate::error::Error;
 use crate::exit::ExitCode;
 use crate::fs::{self, FsError};
 use crate::run::{self, RunnerInput};
-use crate::seal::{Expected, Verification, VerifyOptions, verify_dir};
+use crate::seal::{Verification, VerifyOptions};
+use crate::seal_check;
 use crate::suite::{Diagnostic, SuiteOptions, tally_suite};
 use crate::validation::load_history;
 
@@ -156,6 +157,15 @@ pub enum Refusal {
         /// What differs.
         verification: Verification,
     },
+    /// A combined seal (§4.6) does not hold: its hash is not its suites', a suite's record is
+    /// not the one it lists, or a suite's directory does not match (and `allow_broken` was not
+    /// given). One broken suite breaks the whole seal.
+    BrokenSeals {
+        /// What is wrong with the records, one sentence each.
+        problems: Vec<String>,
+        /// The suite directories that do not match their records.
+        broken: Vec<(PathBuf, Verification)>,
+    },
     /// The category rules could not be read.
     Rules(Error),
     /// Options that cannot be honoured (a `--sealed-hash` that is not the record's, an overlap
@@ -185,8 +195,9 @@ pub struct ScoreOutcome {
     pub report: Option<GapReport>,
     /// Why there is no report.
     pub refusal: Option<Refusal>,
-    /// A seal that does not match but was allowed (`allow_broken`): the report is advisory.
-    pub broken_seal: Option<(PathBuf, Verification)>,
+    /// Sealed directories that do not match but were allowed (`allow_broken`): the report is
+    /// advisory.
+    pub broken_seal: Vec<(PathBuf, Verification)>,
     /// Notes to show before the report is written, in the order they arose.
     pub diagnostics: Vec<Diagnostic>,
     /// Notes to show once it is written (advisory, escalation, cut inputs).
@@ -201,7 +212,7 @@ impl ScoreOutcome {
             report: None,
             exit: refusal.exit_code(),
             refusal: Some(refusal),
-            broken_seal: None,
+            broken_seal: Vec::new(),
             diagnostics,
             after: Vec::new(),
         }
@@ -279,6 +290,14 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
                 "provenance, --spec-truncated and --contradictions are spec v2 fields (§4.6.2, §5.2, §5.4): add --spec-version 2".into(),
             );
         }
+        if let Some(seal) = &req.seal
+            && crate::plurality::is_combined(&seal.record).unwrap_or(false)
+        {
+            return usage(format!(
+                "{}: a combined seal (seal plurality, spec v2 §4.6) is scored in a spec v2 report only, which records its suites' author families and spec ambiguity; a v1 report's sealed_hash is one directory's: add --spec-version 2, or score each suite under its own record",
+                seal.record.display()
+            ));
+        }
         return Ok(Resolved::default());
     }
     if req.dialect != Dialect::Shadow {
@@ -286,17 +305,35 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
             "spec v2 is written in the Shadow dialect only (shadow_score_spec_version, report.shadow_score): drop --dialect or use --spec-version 1".into(),
         );
     }
-    let from_file;
-    let declared = match &req.provenance_file {
+    let mut declared = match &req.provenance_file {
         Some(path) => {
             let at = |e: String| Error::Usage(format!("{}: {e}", path.display()));
             let text = std::fs::read_to_string(path).map_err(|e| at(e.to_string()))?;
-            from_file = Provenance::from_toml(&text).map_err(at)?;
-            &from_file
+            Provenance::from_toml(&text).map_err(at)?
         }
-        None => &req.provenance,
+        None => req.provenance.clone(),
     };
+    // A combined seal tags each suite with its author's family: those are the seal authors'
+    // families (declared ones must be the same), and its spec ambiguity is the report's.
+    let combined = match &req.seal {
+        Some(seal) if crate::plurality::is_combined(&seal.record).unwrap_or(false) => {
+            Some(crate::plurality::read_combined(&seal.record)?)
+        }
+        _ => None,
+    };
+    let families: Vec<String> = combined
+        .iter()
+        .flat_map(|c| c.suites.iter().map(|s| s.author_family.clone()))
+        .collect();
+    if combined.is_some() && declared.seal_author_families.is_empty() {
+        declared.seal_author_families.clone_from(&families);
+    }
     let mut resolved = declared.resolve().map_err(Error::Usage)?;
+    if combined.is_some() {
+        resolved
+            .adopt_seal_families(&families)
+            .map_err(Error::Usage)?;
+    }
     if let Some(r) = &req.runner {
         let used = if r.isolation == "copy" {
             WorkspaceIsolation::Strict
@@ -318,6 +355,17 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
         let a = c.ambiguity().map_err(|e| at(e.to_string()))?;
         resolved.spec_ambiguity = Some(a.value);
     }
+    if let Some(a) = combined.as_ref().and_then(|c| c.spec_ambiguity.as_ref()) {
+        match resolved.spec_ambiguity {
+            Some(v) if v != a.value => {
+                return usage(format!(
+                    "--contradictions gives a spec ambiguity of {v}, but the combined seal records {}: give the contradictions once",
+                    a.value
+                ));
+            }
+            _ => resolved.spec_ambiguity = Some(a.value),
+        }
+    }
     Ok(resolved)
 }
 
@@ -336,42 +384,51 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     // The seal is checked before anything is read: a broken seal means the results may be
     // those of other tests than the sealed ones.
     let mut seal_check = SealCheck::NotChecked;
-    let mut broken_seal = None;
+    let mut broken_seal = Vec::new();
     let mut manifest = None;
     let mut excluded_present = Vec::new();
     let mut seal_advisories = Vec::new();
+    let mut sealed_dirs = Vec::new();
     if let Some(seal) = &req.seal {
-        let record = match fs::read_record(&seal.record) {
-            Ok(r) => r,
-            Err(e) => return ScoreOutcome::refused(Refusal::SealUnreadable(e.into()), diagnostics),
-        };
         let mut opts = VerifyOptions::default();
         opts.excludes.clone_from(&seal.excludes);
-        let expected = Expected::Record(Box::new(record.clone()));
-        let verification = match verify_dir(&seal.sealed_dir, &expected, &opts) {
-            Ok(v) => v,
+        let checked = match seal_check::check(&seal.record, &seal.sealed_dir, &opts) {
+            Ok(c) => c,
             Err(e) => return ScoreOutcome::refused(Refusal::SealUnreadable(e), diagnostics),
         };
-        excluded_present.clone_from(&verification.excluded_present);
-        if let Some(c) = &verification.canary {
-            diagnostics.extend(c.policy.warning(&c.mount).map(Diagnostic::Warning));
-            seal_advisories.extend(c.problem());
+        excluded_present = checked.excluded_present();
+        for (_, v) in &checked.dirs {
+            if let Some(c) = &v.canary {
+                diagnostics.extend(c.policy.warning(&c.mount).map(Diagnostic::Warning));
+                seal_advisories.extend(c.problem());
+            }
         }
-        if verification.intact() {
+        if checked.intact() {
             seal_check = SealCheck::Intact;
         } else if seal.allow_broken {
-            seal_check = SealCheck::Broken(verification.to_string());
-            broken_seal = Some((seal.sealed_dir.clone(), verification));
-        } else {
-            return ScoreOutcome::refused(
-                Refusal::BrokenSeal {
-                    dir: seal.sealed_dir.clone(),
-                    verification,
-                },
-                diagnostics,
+            seal_check = SealCheck::Broken(checked.summary());
+            broken_seal = checked.broken_dirs();
+            diagnostics.extend(
+                checked
+                    .record_problems
+                    .iter()
+                    .cloned()
+                    .map(Diagnostic::Error),
             );
+        } else {
+            let refusal = match (checked.plural.is_some(), checked.dirs.first()) {
+                (false, Some((dir, verification))) => Refusal::BrokenSeal {
+                    dir: dir.clone(),
+                    verification: verification.clone(),
+                },
+                _ => Refusal::BrokenSeals {
+                    problems: checked.record_problems.clone(),
+                    broken: checked.broken_dirs(),
+                },
+            };
+            return ScoreOutcome::refused(refusal, diagnostics);
         }
-        if sealed_hash.as_ref().is_some_and(|h| *h != record.hash) {
+        if sealed_hash.as_ref().is_some_and(|h| *h != checked.hash) {
             return ScoreOutcome::refused(
                 Refusal::Usage(Error::Usage(
                     "--sealed-hash differs from the --seal record's hash; give one of them"
@@ -380,10 +437,11 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
                 diagnostics,
             );
         }
-        sealed_hash = Some(record.hash.clone());
-        manifest = record
+        sealed_hash = Some(checked.hash.clone());
+        manifest = checked
             .expected_tests
             .map(|ids| Arc::new(Manifest::new(ids)));
+        sealed_dirs = checked.dirs.into_iter().map(|(d, _)| d).collect();
     }
     let rules = match &req.categories {
         None => None,
@@ -418,9 +476,10 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         .as_ref()
         .map(|r| run::apply(r, &mut sealed, &mut excluded_present));
     sealed.apply_manifest();
-    if let Some(seal) = &req.seal {
+    if !sealed_dirs.is_empty() {
         // Unreadable sealed files already refused the run when the seal was verified.
-        if let Ok(mut source) = fs::sealed_source(&seal.sealed_dir, DEFAULT_MIN_LINE_LEN) {
+        let dirs: Vec<&std::path::Path> = sealed_dirs.iter().map(PathBuf::as_path).collect();
+        if let Ok(mut source) = fs::sealed_source_of(&dirs, DEFAULT_MIN_LINE_LEN) {
             scrub_sealed_source(&mut sealed, &mut source);
         }
     }

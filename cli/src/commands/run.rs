@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use gapscore_engine::run::{RunnerInput, check_results};
-use gapscore_engine::seal::{Expected, VerifyOptions, verify_dir};
+use gapscore_engine::seal::VerifyOptions;
 use gapscore_engine::{ExitCode, Refusal, score};
 use gapscore_runner::exec::{ExecOptions, RunEvidence, execute, install_interrupt_handlers};
 use gapscore_runner::recognise::recognise;
@@ -62,21 +62,26 @@ fn check_seal_before(opts: &ScoreOptions, dir: &Path) -> Result<bool> {
     let Some(record_path) = &opts.seal else {
         return Ok(true);
     };
-    let record = gapscore_engine::fs::read_record(record_path)?;
     let mut vo = VerifyOptions::default();
     vo.excludes.clone_from(&opts.excludes);
-    let v = verify_dir(dir, &Expected::Record(Box::new(record)), &vo)?;
+    // A single suite's record or a combined one (§4.6), checked as `score` checks it.
+    let v = gapscore_engine::seal_check::check(record_path, dir, &vo)?;
     if !v.intact() && !opts.allow_broken_seal {
-        print_mismatch(dir, &v);
+        for (d, broken) in v.broken_dirs() {
+            print_mismatch(&d, &broken);
+        }
+        for p in &v.record_problems {
+            io::error(p);
+        }
         io::error(
             "refusing to run against a broken seal (pass --allow-broken-seal for an advisory report)",
         );
         return Ok(false);
     }
-    if !v.excluded_present.is_empty() {
-        let n = v.excluded_present.len();
-        let shown: Vec<&str> = v
-            .excluded_present
+    let excluded_present = v.excluded_present();
+    if !excluded_present.is_empty() {
+        let n = excluded_present.len();
+        let shown: Vec<&str> = excluded_present
             .iter()
             .take(5)
             .map(String::as_str)
@@ -218,7 +223,10 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let mut req = request(input.results.scored.clone(), opts, plugin_failures);
     req.runner = Some(input);
     let outcome = score(&req, &registry);
-    if matches!(outcome.refusal, Some(Refusal::BrokenSeal { .. })) {
+    if matches!(
+        outcome.refusal,
+        Some(Refusal::BrokenSeal { .. } | Refusal::BrokenSeals { .. })
+    ) {
         io::error("the sealed tests changed during the run");
     }
     let code = finish(opts, &outcome);

@@ -87,7 +87,7 @@ pub(crate) fn finish(
     args: &ScoreOptions,
     outcome: &gapscore_engine::ScoreOutcome,
 ) -> Result<ExitCode> {
-    if let Some((dir, v)) = &outcome.broken_seal {
+    for (dir, v) in &outcome.broken_seal {
         print_mismatch(dir, v);
     }
     io::diagnostics_grouped(&outcome.diagnostics, args.verbose);
@@ -97,6 +97,17 @@ pub(crate) fn finish(
                 print_mismatch(dir, verification);
                 io::error(
                     "refusing to score against a broken seal (pass --allow-broken-seal for an advisory report)",
+                );
+            }
+            Some(Refusal::BrokenSeals { problems, broken }) => {
+                for (dir, v) in broken {
+                    print_mismatch(dir, v);
+                }
+                for p in problems {
+                    io::error(p);
+                }
+                io::error(
+                    "refusing to score against a broken combined seal: one suite that does not hold breaks the whole seal (pass --allow-broken-seal for an advisory report)",
                 );
             }
             Some(Refusal::SealUnreadable(e) | Refusal::Rules(e) | Refusal::Usage(e)) => {

@@ -194,6 +194,15 @@ pub fn print_mismatch(dir: &Path, c: &Verification) {
     }
 }
 
+fn verify_options(args: &SealArgs) -> VerifyOptions {
+    let mut opts = VerifyOptions::default();
+    opts.mode = args.mode.map(Into::into);
+    opts.hash_as.clone_from(&args.hash_as);
+    opts.locale_order = args.locale_order;
+    opts.excludes.clone_from(&args.excludes);
+    opts
+}
+
 fn verify(args: &SealArgs, dir: &Path, against: &str) -> Result<ExitCode> {
     if gapscore_engine::plurality::is_combined(Path::new(against)).unwrap_or(false) {
         return verify_combined(args, dir, Path::new(against));
@@ -202,13 +211,14 @@ fn verify(args: &SealArgs, dir: &Path, against: &str) -> Result<ExitCode> {
     if !args.expect.is_empty() {
         bail!("--expect is for sealing, not for --verify");
     }
-    let mut opts = VerifyOptions::default();
-    opts.mode = args.mode.map(Into::into);
-    opts.hash_as.clone_from(&args.hash_as);
-    opts.locale_order = args.locale_order;
-    opts.excludes.clone_from(&args.excludes);
-    let c = verify_dir(dir, &expected, &opts)?;
-    let canary_read = report_canary(&c);
+    let c = verify_dir(dir, &expected, &verify_options(args))?;
+    print_verification(args, dir, &c)
+}
+
+/// Prints one directory's verification as `seal --verify` does: `ok: …` on the output, or what
+/// differs; the canary and the files under excluded paths on standard error.
+fn print_verification(args: &SealArgs, dir: &Path, c: &Verification) -> Result<ExitCode> {
+    let canary_read = report_canary(c);
     if c.intact() && canary_read {
         // The files are as sealed, but they were read: the envelope is open.
         return Ok(ExitCode::Failed);
@@ -243,56 +253,28 @@ fn verify(args: &SealArgs, dir: &Path, against: &str) -> Result<ExitCode> {
         io::write_output(args.output.as_deref(), &line)?;
         return Ok(ExitCode::Ok);
     }
-    print_mismatch(dir, &c);
+    print_mismatch(dir, c);
     // Exit 1, as a check that fails; an unreadable input is an error (exit 2).
     Ok(ExitCode::Failed)
 }
 
-/// `seal --verify COMBINED DIR` (spec v2 §4.6 seal plurality): the combined hash must be the
-/// hash of its suites' hashes, each suite's record must carry the hash the combined record
+/// `seal --verify COMBINED DIR` (spec v2 §4.6 seal plurality), through the engine's one check of
+/// a combined seal (the one `score --seal COMBINED` makes): the combined hash must be the hash
+/// of its suites' hashes, each suite's record must carry the hash and family the combined record
 /// lists, and each suite's directory (its record's `directory`, relative to DIR) must match its
 /// record. Exit 1 when any of them does not.
 fn verify_combined(args: &SealArgs, base: &Path, path: &Path) -> Result<ExitCode> {
-    use gapscore_core::envelope::combined_hash;
-    use gapscore_engine::seal::Expected;
-
-    let combined = gapscore_engine::plurality::read_combined(path)?;
-    let pairs: Vec<(String, String)> = combined
-        .suites
-        .iter()
-        .map(|s| (s.author_family.clone(), s.hash.clone()))
-        .collect();
-    let recomputed = combined_hash(&pairs);
-    if recomputed != combined.hash {
-        io::error(&format!(
-            "`{}`: the combined hash {} is not the hash of its suites' hashes ({recomputed})",
-            path.display(),
-            combined.hash
-        ));
-        return Ok(ExitCode::Failed);
+    if !args.expect.is_empty() {
+        bail!("--expect is for sealing, not for --verify");
     }
+    let check = gapscore_engine::plurality::verify_combined(path, base, &verify_options(args))?;
     let mut code = ExitCode::Ok;
-    for suite in &combined.suites {
-        // A record named as given when combining, or beside the combined record.
-        let mut record = Path::new(&suite.record).to_path_buf();
-        if !record.is_file()
-            && let Some(parent) = path.parent()
-        {
-            record = parent.join(&suite.record);
-        }
-        let record_arg = record.to_string_lossy().into_owned();
-        if let Expected::Record(r) = load_expected(&record_arg)?
-            && r.hash != suite.hash
-        {
-            io::error(&format!(
-                "`{record_arg}` ({}): its hash {} is not the one the combined record lists ({})",
-                suite.author_family, r.hash, suite.hash
-            ));
-            code = ExitCode::Failed;
-            continue;
-        }
-        let dir = base.join(&suite.directory);
-        if verify(args, &dir, &record_arg)? != ExitCode::Ok {
+    for p in &check.record_problems(path) {
+        io::error(p);
+        code = ExitCode::Failed;
+    }
+    for s in &check.suites {
+        if print_verification(args, &s.dir, &s.verification)? != ExitCode::Ok {
             code = ExitCode::Failed;
         }
     }

@@ -41,4 +41,5 @@ mod seal;
 mod spec_v2;
 mod stdin;
 mod upstream_conformance;
+mod v2_plural;
 mod v2_seal;

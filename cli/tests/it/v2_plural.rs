@@ -1,0 +1,434 @@
+//! `score --seal COMBINED --sealed-dir DIR` (spec v2 §4.6 seal plurality): every suite of a
+//! combined record is verified against its directory by the check `seal --verify COMBINED DIR`
+//! makes, the combined hash is the report's `sealed_hash`, the suites' expected tests are merged
+//! (a missing test of any suite counts), the author families and spec ambiguity come from the
+//! record, and one broken suite breaks the whole seal. A v1 report refuses a combined seal.
+
+use std::fs;
+use std::path::Path;
+
+use gapscore_schema::{SchemaId, validate};
+use serde_json::{Value, json};
+
+use crate::common::{code, json_of, run_in, stderr};
+
+fn write(path: &Path, v: &Value) {
+    fs::write(path, v.to_string()).unwrap();
+}
+
+fn tests(list: &[(&str, &str)]) -> Value {
+    let t: Vec<Value> = list
+        .iter()
+        .map(|(n, s)| json!({"name": n, "status": s}))
+        .collect();
+    json!({ "tests": t })
+}
+
+/// Two sealed suites (`a` by openai: `tx1`, `tx2`; `b` by google: `ty1`), each sealed with its
+/// expected tests, combined with 1 contradicting criterion of 6 into `combined.json`; the
+/// results `res.json` (one failure) and a two-cycle hardening history `h.json` ending on them.
+fn plural() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    for (dir, file, family, ids) in [
+        ("a", "test_x.py", "openai", &["tx1", "tx2"][..]),
+        ("b", "test_y.py", "google", &["ty1"][..]),
+    ] {
+        fs::create_dir(root.join(dir)).unwrap();
+        fs::write(root.join(dir).join(file), format!("# suite {dir}\n")).unwrap();
+        let stub: Vec<(&str, &str)> = ids.iter().map(|i| (*i, "passed")).collect();
+        write(&root.join(format!("stub_{dir}.json")), &tests(&stub));
+        let stub = format!("stub_{dir}.json");
+        let rec = format!("{dir}.seal.json");
+        let o = run_in(
+            root,
+            &[
+                "seal",
+                dir,
+                "--author-family",
+                family,
+                "--expect",
+                &stub,
+                "-o",
+                &rec,
+            ],
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    write(
+        &root.join("contra.json"),
+        &json!({"total_acceptance_criteria": 6, "findings": [{"criterion": "AC-1"}]}),
+    );
+    let o = run_in(
+        root,
+        &[
+            "seal",
+            "--combine",
+            "a.seal.json",
+            "b.seal.json",
+            "--contradictions",
+            "contra.json",
+            "-o",
+            "combined.json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    write(
+        &root.join("c0.json"),
+        &tests(&[("tx1", "failed"), ("tx2", "failed"), ("ty1", "passed")]),
+    );
+    write(
+        &root.join("res.json"),
+        &tests(&[("tx1", "passed"), ("tx2", "failed"), ("ty1", "passed")]),
+    );
+    let hash = combined_hash(root);
+    let hash = hash.as_str().unwrap();
+    for c in ["c0.json", "res.json"] {
+        let o = run_in(
+            root,
+            &[
+                "harden",
+                "record",
+                "h.json",
+                c,
+                "--implementer-family",
+                "anthropic",
+                "--seal",
+                "combined.json",
+                "--sealed-hash",
+                hash,
+            ],
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    tmp
+}
+
+/// `score --sealed res.json --seal combined.json --sealed-dir . --spec-version 2 EXTRA`.
+fn score(root: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "score",
+        "--sealed",
+        "res.json",
+        "--seal",
+        "combined.json",
+        "--sealed-dir",
+        ".",
+        "--spec-version",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    run_in(root, &args)
+}
+
+const LEVEL_4: [&str; 10] = [
+    "--implementer-family",
+    "anthropic",
+    "--conformance-level",
+    "4",
+    "--workspace-isolation",
+    "strict",
+    "--history",
+    "h.json",
+    "--max-cycles",
+    "3",
+];
+
+fn combined_hash(root: &Path) -> Value {
+    let c: Value =
+        serde_json::from_str(&fs::read_to_string(root.join("combined.json")).unwrap()).unwrap();
+    c["hash"].clone()
+}
+
+fn assert_schemas(r: &Value) {
+    for id in [SchemaId::ShadowV2, SchemaId::Report] {
+        let errors = validate(id, r).unwrap();
+        assert!(errors.is_empty(), "{}: {errors:?}\n{r:#}", id.name());
+    }
+}
+
+#[test]
+fn an_intact_plural_seal_scores_with_the_combined_hash_and_passes_level_4() {
+    let tmp = plural();
+    let root = tmp.path();
+    let o = score(root, &[&LEVEL_4[..], &["-o", "r.json"]].concat());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r: Value = serde_json::from_str(&fs::read_to_string(root.join("r.json")).unwrap()).unwrap();
+    assert_schemas(&r);
+    let m = &r["report"];
+    assert_eq!(m["sealed_hash"], combined_hash(root));
+    assert_eq!(m["seal_broken"], false);
+    assert_eq!(m["seal_author_families"], json!(["google", "openai"]));
+    assert_eq!(m["independence"], "strong");
+    assert_eq!(m["spec_ambiguity"], 0.167);
+    assert!(m.get("advisory").is_none(), "{r:#}");
+    assert_eq!(
+        r["sealed_tests"],
+        json!({"total": 3, "passed": 2, "failed": 1})
+    );
+    assert_eq!(r["gapscore"]["manifest"]["expected"], 3);
+    let o = run_in(root, &["check", "r.json", "--level", "4"]);
+    assert_eq!(code(&o), 0, "{}", crate::common::stdout(&o));
+
+    // The same contradictions given again agree; other ones contradict the record.
+    let o = score(root, &["--contradictions", "contra.json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    write(
+        &root.join("other.json"),
+        &json!({"total_acceptance_criteria": 6, "findings": []}),
+    );
+    let o = score(root, &["--contradictions", "other.json"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the combined seal records 0.167"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Declared seal author families must be the record's; an implementer of a suite's family
+    // is weak independence, which the report says.
+    let o = score(
+        root,
+        &[
+            "--implementer-family",
+            "anthropic",
+            "--seal-author-family",
+            "openai",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not the combined seal's"),
+        "{}",
+        stderr(&o)
+    );
+    let o = score(
+        root,
+        &[
+            "--implementer-family",
+            "anthropic",
+            "--seal-author-family",
+            "OpenAI",
+            "--seal-author-family",
+            "google",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = score(root, &["--implementer-family", "Google"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = json_of(&o);
+    assert_schemas(&r);
+    assert_eq!(r["report"]["independence"], "weak");
+    assert_eq!(r["report"]["advisory"], true);
+}
+
+#[test]
+fn one_changed_suite_breaks_the_whole_seal() {
+    let tmp = plural();
+    let root = tmp.path();
+    fs::write(root.join("b/test_y.py"), "# suite b, weakened\n").unwrap();
+    let o = score(root, &LEVEL_4);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("changed: test_y.py"), "{err}");
+    assert!(err.contains("broken combined seal"), "{err}");
+    assert!(o.stdout.is_empty());
+
+    // Allowed, the report is advisory with seal_broken, and fails any threshold.
+    let o = score(
+        root,
+        &[&LEVEL_4[..], &["--allow-broken-seal", "--threshold", "100"]].concat(),
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let r = json_of(&o);
+    assert_schemas(&r);
+    assert_eq!(r["report"]["seal_broken"], true);
+    assert_eq!(r["report"]["sealed_hash"], combined_hash(root));
+    let why = r["report"]["advisory_reason"].as_str().unwrap();
+    assert!(why.contains("(google) does not match its seal"), "{why}");
+    let o = run_in(root, &["seal", "--verify", "combined.json", "."]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+}
+
+#[test]
+fn a_missing_suite_counts_or_refuses() {
+    let tmp = plural();
+    let root = tmp.path();
+    // Results without suite b's test: its expected test is counted as failed.
+    write(
+        &root.join("part.json"),
+        &tests(&[("tx1", "passed"), ("tx2", "passed")]),
+    );
+    let o = run_in(
+        root,
+        &[
+            "score",
+            "--sealed",
+            "part.json",
+            "--seal",
+            "combined.json",
+            "--sealed-dir",
+            ".",
+            "--spec-version",
+            "2",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 expected sealed test did not run"),
+        "{}",
+        stderr(&o)
+    );
+    let r = json_of(&o);
+    assert_eq!(
+        r["sealed_tests"],
+        json!({"total": 3, "passed": 2, "failed": 1})
+    );
+    assert_eq!(r["gapscore"]["manifest"]["missing"], json!(["ty1"]));
+
+    // A suite's directory that is gone cannot be verified: no report.
+    fs::rename(root.join("b"), root.join("b-gone")).unwrap();
+    let o = score(root, &[]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the sealed suite by google"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty());
+    fs::rename(root.join("b-gone"), root.join("b")).unwrap();
+
+    // So is a suite's record.
+    fs::rename(root.join("a.seal.json"), root.join("a.moved")).unwrap();
+    let o = score(root, &[]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the sealed suite by openai"),
+        "{}",
+        stderr(&o)
+    );
+    fs::rename(root.join("a.moved"), root.join("a.seal.json")).unwrap();
+
+    // A suite sealed without its expected tests beside one with them is refused.
+    let o = run_in(
+        root,
+        &[
+            "seal",
+            "b",
+            "--author-family",
+            "google",
+            "-o",
+            "b.seal.json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run_in(
+        root,
+        &[
+            "seal",
+            "--combine",
+            "a.seal.json",
+            "b.seal.json",
+            "-o",
+            "combined.json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = score(root, &[]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("records no expected tests"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_forged_combined_record_is_a_broken_seal() {
+    let tmp = plural();
+    let root = tmp.path();
+    let mut c: Value =
+        serde_json::from_str(&fs::read_to_string(root.join("combined.json")).unwrap()).unwrap();
+    let original = c.clone();
+    c["hash"] = json!(format!("sha256:{}", "0".repeat(64)));
+    write(&root.join("combined.json"), &c);
+    let o = score(root, &LEVEL_4);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is not the hash of its suites' hashes"),
+        "{}",
+        stderr(&o)
+    );
+    let o = score(root, &[&LEVEL_4[..], &["--allow-broken-seal"]].concat());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = json_of(&o);
+    assert_schemas(&r);
+    assert_eq!(r["report"]["seal_broken"], true);
+    assert_eq!(r["report"]["advisory"], true);
+
+    // A suite's family swapped in the combined record, with the hash recomputed to match: the
+    // suite's own record names another family.
+    let mut c = original.clone();
+    c["suites"][0]["author_family"] = json!("anthropic");
+    let lines = {
+        let mut l = [
+            format!("anthropic {}\n", c["suites"][0]["hash"].as_str().unwrap()),
+            format!("openai {}\n", c["suites"][1]["hash"].as_str().unwrap()),
+        ];
+        l.sort();
+        l.concat()
+    };
+    c["hash"] = json!(format!(
+        "sha256:{}",
+        gapscore_core::seal::sha256_hex(lines.as_bytes())
+    ));
+    write(&root.join("combined.json"), &c);
+    let o = score(root, &["--implementer-family", "mistral"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("its author family is google, not anthropic"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_in(root, &["seal", "--verify", "combined.json", "."]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+}
+
+#[test]
+fn a_v1_report_refuses_a_combined_seal() {
+    let tmp = plural();
+    let root = tmp.path();
+    let o = run_in(
+        root,
+        &[
+            "score",
+            "--sealed",
+            "res.json",
+            "--seal",
+            "combined.json",
+            "--sealed-dir",
+            ".",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("add --spec-version 2"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty());
+    // Each suite under its own record still scores in v1.
+    let o = run_in(
+        root,
+        &[
+            "score",
+            "--sealed",
+            "res.json",
+            "--seal",
+            "a.seal.json",
+            "--sealed-dir",
+            "a",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
