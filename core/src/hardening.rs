@@ -185,6 +185,37 @@ pub struct HardeningFigures {
     pub escalation: Option<String>,
     /// Set when this report's score differs from the last recorded cycle's.
     pub mismatch: Option<String>,
+    /// Set when the `assertions` disclosure level was handed out for a cycle that was not the
+    /// final one (§4.4.1: it "MAY be used at the final cycle only").
+    pub early_assertions: Option<String>,
+}
+
+/// §4.4.1: the `assertions` level "MAY be used at the final cycle only". Feedback handed out
+/// after validation `k` is what the implementer works from in cycle `k + 1`; that cycle is the
+/// final one only when the budget allows no further cycle and none was recorded after it.
+fn early_assertions(history: &History, max_cycles: u64) -> Option<String> {
+    let last = history.cycles.last()?.cycle;
+    let early: Vec<u64> = history
+        .cycles
+        .iter()
+        .filter(|c| c.reveal == Some(Reveal::Assertions))
+        .map(|c| c.cycle + 1)
+        .filter(|&used_in| used_in < max_cycles || used_in < last)
+        .collect();
+    let first = *early.first()?;
+    Some(format!(
+        "the `assertions` disclosure level (the text of the failing assertion) was revealed before the final cycle: handed out for cycle{} {} of {max_cycles}, but §4.4.1 allows it at the final cycle only; an implementer that sees assertions with cycles left can pattern-match against them",
+        if early.len() == 1 { "" } else { "s" },
+        if early.len() == 1 {
+            first.to_string()
+        } else {
+            early
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    ))
 }
 
 /// Builds the `hardening` figures for a report scoring `current`; `None` for an empty history.
@@ -223,6 +254,7 @@ pub fn hardening_from(
         history: history.cycles.clone(),
         escalation,
         mismatch,
+        early_assertions: early_assertions(history, max_cycles),
     })
 }
 
@@ -412,6 +444,34 @@ mod tests {
             .unwrap_err();
         assert!(matches!(e, HistoryError::SealAuthorFamily { .. }));
         assert_eq!(h.cycles[0].implementer_family.as_deref(), Some("gpt"));
+    }
+
+    #[test]
+    fn assertions_before_the_final_cycle_are_noted() {
+        let history = |reveals: &[Option<Reveal>]| {
+            let mut h = History::default();
+            for (i, r) in reveals.iter().enumerate() {
+                h.record(&Score::new(1, 4), format!("t{i}"), *r, None, None)
+                    .unwrap();
+            }
+            h
+        };
+        let m = Some(Reveal::Assertion);
+        let a = Some(Reveal::Assertions);
+        // After validation 2 of a 3-cycle budget: for cycle 3, the final one.
+        let f = hardening_from(&history(&[m, m, a]), &Score::new(1, 4), 3).unwrap();
+        assert_eq!(f.early_assertions, None);
+        // After validation 0: for cycle 1 of 3.
+        let f = hardening_from(&history(&[a, m, m]), &Score::new(1, 4), 3).unwrap();
+        let note = f.early_assertions.unwrap();
+        assert!(note.contains("for cycle 1 of 3"), "{note}");
+        assert!(note.contains("final cycle only"), "{note}");
+        // The budget spent, but a later cycle was recorded after the one it was for.
+        let f = hardening_from(&history(&[a, m, m]), &Score::new(1, 4), 1).unwrap();
+        assert!(f.early_assertions.is_some());
+        // Handed out after the last validation: no cycle used it.
+        let f = hardening_from(&history(&[m, a]), &Score::new(1, 4), 1).unwrap();
+        assert_eq!(f.early_assertions, None);
     }
 
     #[test]

@@ -275,6 +275,10 @@ pub struct Hardening {
     /// (§4.4 step 6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalation: Option<String>,
+    /// v2: set when the `assertions` disclosure level was revealed before the final cycle,
+    /// which §4.4.1 allows at the final cycle only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disclosure_warning: Option<String>,
     /// Every validation of the loop, cycle 0 first: Level 3's "score recomputed after each
     /// cycle", provable from the report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -662,6 +666,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
                 Reveal::v1_max_reveal
             }),
             escalation: h.escalation.clone(),
+            disclosure_warning: h.early_assertions.clone().filter(|_| v2),
             history: h.history.clone(),
         }),
         gapscore: Some(extension),

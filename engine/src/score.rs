@@ -564,6 +564,9 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
                         diagnostics,
                     );
                 }
+                if let Some(w) = &h.early_assertions {
+                    diagnostics.push(Diagnostic::Warning(format!("{}: {w}", path.display())));
+                }
                 opts.hardening = Some(h);
             }
             None => diagnostics.push(Diagnostic::Warning(format!(

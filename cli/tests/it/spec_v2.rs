@@ -469,3 +469,63 @@ fn contradictions_write_the_spec_ambiguity() {
         stderr(&o)
     );
 }
+
+/// §4.4.1: the `assertions` disclosure level may be used at the final cycle only. Revealed
+/// earlier, `score --history` warns, and a v2 report records the note in its `hardening` object
+/// (the v2 schema allows further keys there); at the final cycle nothing is said.
+#[test]
+fn assertions_revealed_before_the_final_cycle_are_warned_about_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    for (i, status) in ["failed", "failed", "passed"].iter().enumerate() {
+        fs::write(
+            p.join(format!("c{i}.json")),
+            json!({"tests": [{"name": "a", "status": status}, {"name": "b", "status": "passed"}]})
+                .to_string(),
+        )
+        .unwrap();
+    }
+    for (history, reveals, early) in [
+        ("early.json", ["assertions", "assertion", "assertion"], true),
+        (
+            "final.json",
+            ["assertion", "assertions", "assertion"],
+            false,
+        ),
+    ] {
+        for (i, reveal) in reveals.iter().enumerate() {
+            let c = format!("c{i}.json");
+            let o = run_in(p, &["harden", "record", history, &c, "--reveal", reveal]);
+            assert_eq!(code(&o), 0, "{}", stderr(&o));
+        }
+        for version in ["2", "1"] {
+            let o = run_in(
+                p,
+                &[
+                    "score",
+                    "--sealed",
+                    "c2.json",
+                    "--history",
+                    history,
+                    "--max-cycles",
+                    "2",
+                    "--spec-version",
+                    version,
+                ],
+            );
+            assert_eq!(code(&o), 0, "{}", stderr(&o));
+            let warned = stderr(&o).contains(
+                "the `assertions` disclosure level (the text of the failing assertion) was revealed before the final cycle: handed out for cycle 1 of 2",
+            );
+            assert_eq!(warned, early, "{history}: {}", stderr(&o));
+            let r = json_of(&o);
+            let note = r["hardening"].get("disclosure_warning");
+            // Recorded in v2 reports only: v1 output is unchanged.
+            assert_eq!(note.is_some(), early && version == "2", "{r:#}");
+            if version == "2" {
+                assert_v2(&r);
+                assert_eq!(validate(SchemaId::Report, &r).unwrap(), vec![], "{r:#}");
+            }
+        }
+    }
+}
