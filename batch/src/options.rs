@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use gapscore_core::{Dialect, SpecVersion, StatusPolicy, Threshold};
+use gapscore_core::{Dialect, Provenance, SpecVersion, StatusPolicy, Threshold};
 
 use crate::Shard;
 
@@ -33,6 +33,8 @@ pub struct BatchOptions {
     pub dialect: Dialect,
     /// The reports' spec version (v2 needs the Shadow dialect).
     pub spec_version: SpecVersion,
+    /// v2: the provenance of every repository whose `gapscore.toml` declares none.
+    pub provenance: Provenance,
 }
 
 impl BatchOptions {
@@ -50,6 +52,7 @@ impl BatchOptions {
             policy: StatusPolicy::default(),
             dialect: Dialect::default(),
             spec_version: SpecVersion::default(),
+            provenance: Provenance::default(),
         }
     }
 }

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_core::seal::FileHasher;
 use gapscore_core::{
-    FlakyPolicy, SkippedPolicy, SpecVersion, StatusPolicy, XfailPolicy, render::render_json,
+    FlakyPolicy, Provenance, SkippedPolicy, SpecVersion, StatusPolicy, XfailPolicy,
+    render::render_json,
 };
 use gapscore_engine::fs::{self as efs, FsError, write_atomic};
 use gapscore_engine::{Diagnostic, Refusal, ScoreRequest, SealInput};
@@ -29,6 +30,38 @@ struct RepoConfig {
     categories: Option<String>,
     /// The sealed test directory for `seal.json`, relative to the config file.
     sealed_dir: Option<String>,
+    /// v2: who wrote the implementation and the sealed tests: a provenance file (the TOML of
+    /// `score --provenance`, relative to the config file) or an inline `[provenance]` table of
+    /// the same keys. It replaces the batch's provenance for this repository.
+    provenance: Option<toml::Value>,
+}
+
+/// A repository's declared provenance: from the file `provenance` names, or the inline table.
+fn repo_provenance(
+    value: toml::Value,
+    base: &Path,
+    config: &Path,
+    root: Option<&Path>,
+    h: &mut FileHasher,
+) -> Result<Provenance, String> {
+    match value {
+        toml::Value::String(file) => {
+            let p = base.join(file);
+            inside(root, &p)?;
+            let bytes = read(&p)?;
+            h.update(b"provenance\0");
+            h.update(&bytes);
+            Provenance::from_toml(&String::from_utf8_lossy(&bytes))
+                .map_err(|e| format!("{}: {}", p.display(), e.trim()))
+        }
+        toml::Value::Table(t) => Provenance::deserialize(toml::Value::Table(t))
+            .map_err(|e| format!("{}: [provenance]: {}", config.display(), e.message().trim())),
+        other => Err(format!(
+            "{}: `provenance` must be a file name or a [provenance] table, not a {}",
+            config.display(),
+            other.type_str()
+        )),
+    }
 }
 
 /// A repository ready to score: its options read and its inputs resolved and hashed.
@@ -38,6 +71,8 @@ pub(crate) struct Prepared<'a> {
     policy: StatusPolicy,
     rules: Option<PathBuf>,
     sealed_dir: Option<PathBuf>,
+    /// The repository's own provenance (`gapscore.toml`), when it declares one.
+    provenance: Option<Provenance>,
     sealed: Resolved,
     open: Resolved,
     /// `sha256:<hex>` over everything the score depends on.
@@ -85,6 +120,12 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
     let mut policy = opts.policy;
     let mut rules = None;
     let mut sealed_dir = spec.sealed_dir.clone();
+    let mut provenance = None;
+    // The batch's provenance is in every v2 report it writes: hashed when declared, so
+    // `--resume` scores again under another one and hashes without it stay what they were.
+    if !opts.provenance.is_empty() {
+        h.update(format!("provenance {:?}\n", opts.provenance).as_bytes());
+    }
     if let Some(path) = &spec.config {
         inside(root, path)?;
         let bytes = read(path)?;
@@ -116,6 +157,9 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
         if let Some(d) = config.sealed_dir {
             sealed_dir = Some(base.join(d));
         }
+        if let Some(v) = config.provenance {
+            provenance = Some(repo_provenance(v, base, path, root, &mut h)?);
+        }
     }
     if let Some(seal) = &spec.seal {
         inside(root, seal)?;
@@ -144,6 +188,7 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
         policy,
         rules,
         sealed_dir,
+        provenance,
         sealed,
         open,
         sha: format!("sha256:{}", h.finish()),
@@ -191,6 +236,10 @@ pub(crate) fn score(
     }
     req.dialect = opts.dialect;
     req.spec_version = opts.spec_version;
+    req.provenance = p
+        .provenance
+        .clone()
+        .unwrap_or_else(|| opts.provenance.clone());
     req.threshold = opts.threshold;
     req.allow_advisory = opts.allow_advisory;
     req.id = Some(name.clone());

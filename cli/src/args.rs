@@ -14,7 +14,7 @@ pub use envelope::{
     EmitArg, FeedbackArgs, FeedbackFormat, HardenCommand, HardenRecordArgs, RevealArg, SealArgs,
     SealModeArg,
 };
-pub use report::{DialectArg, IsolationArg, ProvenanceArgs, SpecVersionArg};
+pub use report::{DeclaredProvenance, DialectArg, IsolationArg, ProvenanceArgs, SpecVersionArg};
 pub use tools::{CompletionsArgs, ManArgs, Shell};
 
 /// Turn test-runner output into an honest Gap Score (Shadow Score).
@@ -542,6 +542,11 @@ pub struct BatchArgs {
     /// The spec version of the per-repository reports (2 needs the Shadow dialect).
     #[arg(long, value_enum, default_value_t = SpecVersionArg::V1, value_name = "N")]
     pub spec_version: SpecVersionArg,
+
+    /// v2: the provenance of every repository that does not declare its own (`provenance` in
+    /// its `gapscore.toml`).
+    #[command(flatten)]
+    pub provenance: DeclaredProvenance,
 
     #[command(flatten)]
     pub host: HostArgs,

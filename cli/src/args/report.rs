@@ -1,4 +1,5 @@
-//! The report's key set and spec version, and the spec v2 provenance options (`score`, `run`).
+//! The report's key set and spec version, and the spec v2 provenance options (`score`, `run`,
+//! and the provenance flags in `batch`).
 
 use std::path::PathBuf;
 
@@ -65,7 +66,8 @@ const FLAGS: [&str; 6] = [
     "conformance_level",
 ];
 
-/// `--spec-version` and the spec v2 provenance (§3.6, §5.2, §5.4), shared by `score` and `run`.
+/// `--spec-version` and the spec v2 options (§3.6, §4.6.2, §5.2, §5.4), shared by `score` and
+/// `run`.
 #[derive(Debug, Clone, Args)]
 pub struct ProvenanceArgs {
     /// The spec version of the report: 1 (1.0.0) or 2 (2.0.0, Shadow dialect only: adds the
@@ -73,6 +75,24 @@ pub struct ProvenanceArgs {
     #[arg(long, value_enum, default_value_t = SpecVersionArg::V1, value_name = "N")]
     pub spec_version: SpecVersionArg,
 
+    #[command(flatten)]
+    pub declared: DeclaredProvenance,
+
+    /// v2: the specification was truncated or summarised before it reached the seal author or
+    /// the implementer: the report is advisory (§5.4).
+    #[arg(long)]
+    pub spec_truncated: bool,
+
+    /// v2: the contradictions found between the sealed suites of a plural seal (the JSON file
+    /// `seal --contradictions` reads): writes `report.spec_ambiguity` (§4.6.2).
+    #[arg(long, value_name = "FILE")]
+    pub contradictions: Option<PathBuf>,
+}
+
+/// Who wrote what (spec v2 §3.6, §5.2): the flags, or a provenance file. `score` and `run` take
+/// them with [`ProvenanceArgs`]; `batch` takes them as every repository's default.
+#[derive(Debug, Clone, Args)]
+pub struct DeclaredProvenance {
     /// v2: the implementer's model family (`report.implementer_family`).
     #[arg(long, value_name = "FAMILY")]
     pub implementer_family: Option<String>,
@@ -104,19 +124,16 @@ pub struct ProvenanceArgs {
     /// table of model = family) instead of the flags.
     #[arg(long, value_name = "FILE", conflicts_with_all = FLAGS)]
     pub provenance: Option<PathBuf>,
-
-    /// v2: the specification was truncated or summarised before it reached the seal author or
-    /// the implementer: the report is advisory (§5.4).
-    #[arg(long)]
-    pub spec_truncated: bool,
-
-    /// v2: the contradictions found between the sealed suites of a plural seal (the JSON file
-    /// `seal --contradictions` reads): writes `report.spec_ambiguity` (§4.6.2).
-    #[arg(long, value_name = "FILE")]
-    pub contradictions: Option<PathBuf>,
 }
 
 impl ProvenanceArgs {
+    /// The provenance the flags declare.
+    pub fn provenance(&self) -> Provenance {
+        self.declared.provenance()
+    }
+}
+
+impl DeclaredProvenance {
     /// The provenance the flags declare.
     pub fn provenance(&self) -> Provenance {
         let mut p = Provenance::default();

@@ -48,6 +48,22 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
             "spec v2 is written in the Shadow dialect only (shadow_score_spec_version, report.shadow_score): drop --dialect or use --spec-version 1"
         );
     }
+    let provenance = match &args.provenance.provenance {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            gapscore_core::Provenance::from_toml(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.trim()))?
+        }
+        None => args.provenance.provenance(),
+    };
+    if !provenance.is_empty() {
+        if args.spec_version != SpecVersionArg::V2 {
+            anyhow::bail!("provenance is a spec v2 field (§5.2): add --spec-version 2");
+        }
+        // Checked once here, as `score` checks it, rather than once per repository.
+        provenance.resolve().map_err(|e| anyhow::anyhow!(e))?;
+    }
     let out = out_dir(args.output.as_ref(), args.out.as_ref());
     let repos = if input.is_dir() {
         discover::from_root_except(input, args.allow_outside, Some(&out))?
@@ -72,6 +88,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
     opts.policy = StatusPolicy::new(args.skipped.into(), args.xfail.into(), args.flaky.into());
     opts.dialect = args.dialect.into();
     opts.spec_version = args.spec_version.into();
+    opts.provenance = provenance;
     let started = Instant::now();
     let run = if args.quiet {
         gapscore_batch::run_batch(&repos, &registry, &opts, &NoProgress)?

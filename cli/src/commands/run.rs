@@ -35,7 +35,7 @@ fn absolutise(opts: &mut ScoreOptions) -> Result<()> {
         &mut opts.categories,
         &mut opts.output,
         &mut opts.history,
-        &mut opts.v2.provenance,
+        &mut opts.v2.declared.provenance,
         &mut opts.v2.contradictions,
     ]
     .into_iter()
@@ -123,7 +123,7 @@ fn v2_usage_error(args: &RunArgs) -> Option<String> {
     if let Err(e) = score::spec_v2(&request(Vec::new(), &args.opts, 0)) {
         return Some(gapscore_engine::fs::chain(&e));
     }
-    let declared = args.opts.v2.workspace_isolation?;
+    let declared = args.opts.v2.declared.workspace_isolation?;
     let (used, name) = match args.workspace {
         WorkspaceArg::Copy => (IsolationArg::Strict, "copy"),
         WorkspaceArg::Inplace => (IsolationArg::Legacy, "inplace"),

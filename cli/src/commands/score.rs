@@ -32,7 +32,7 @@ pub(crate) fn request(
     req.dialect = args.dialect.into();
     req.spec_version = args.v2.spec_version.into();
     req.provenance = args.v2.provenance();
-    req.provenance_file.clone_from(&args.v2.provenance);
+    req.provenance_file.clone_from(&args.v2.declared.provenance);
     req.spec_truncated = args.v2.spec_truncated;
     req.contradictions.clone_from(&args.v2.contradictions);
     req.id.clone_from(&args.id);

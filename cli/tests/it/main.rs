@@ -41,5 +41,6 @@ mod seal;
 mod spec_v2;
 mod stdin;
 mod upstream_conformance;
+mod v2_batch;
 mod v2_plural;
 mod v2_seal;

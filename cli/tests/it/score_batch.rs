@@ -109,3 +109,70 @@ fn score_and_batch_give_identical_reports_for_one_repository() {
     assert!(report["report"]["sealed_hash"].is_string(), "{report}");
     assert_eq!(from_score, from_batch);
 }
+
+/// Spec v2: a repository's provenance (a file named in its `gapscore.toml`) gives the same
+/// report through `batch` as through `score --provenance`.
+#[test]
+fn score_and_batch_give_identical_v2_reports_with_a_repositorys_provenance() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    repository(root);
+    fs::write(
+        root.join("tree/acme/provenance.toml"),
+        "implementer_model = \"m-impl\"\nseal_author_families = [\"openai\"]\nworkspace_isolation = \"strict\"\n[families]\n\"m-impl\" = \"anthropic\"\n",
+    )
+    .unwrap();
+    let config = root.join("tree/acme/gapscore.toml");
+    let text = fs::read_to_string(&config).unwrap();
+    fs::write(&config, format!("{text}provenance = \"provenance.toml\"\n")).unwrap();
+
+    let batch = run_in(
+        root,
+        &["batch", "tree", "-o", "out", "-q", "--spec-version", "2"],
+    );
+    assert!(
+        code(&batch) <= 1,
+        "{}",
+        String::from_utf8_lossy(&batch.stderr)
+    );
+    let from_batch = fs::read_to_string(root.join("out/reports/acme.json")).unwrap();
+    let score = run_in(
+        root,
+        &[
+            "score",
+            "--sealed",
+            "tree/acme/sealed/junit.xml",
+            "--sealed",
+            "tree/acme/sealed/pytest.json",
+            "--open",
+            "tree/acme/open/open.json",
+            "--skipped",
+            "exclude",
+            "--categories",
+            "tree/acme/rules.toml",
+            "--seal",
+            "tree/acme/seal.json",
+            "--sealed-dir",
+            "tree/acme/sealed-tests",
+            "--id",
+            "acme",
+            "--spec-version",
+            "2",
+            "--provenance",
+            "tree/acme/provenance.toml",
+        ],
+    );
+    assert!(
+        code(&score) <= 1,
+        "{}",
+        String::from_utf8_lossy(&score.stderr)
+    );
+    let from_score = stdout(&score);
+    let report: serde_json::Value = serde_json::from_str(&from_score).unwrap();
+    assert_eq!(report["report"]["independence"], "strong", "{report}");
+    assert_eq!(
+        report["report"]["implementer_family"], "anthropic",
+        "{report}"
+    );
+    assert_eq!(from_score, from_batch);
+}
