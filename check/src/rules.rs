@@ -64,7 +64,7 @@ rules! {
         "fix the field at the pointer so that it matches the upstream schema";
     SCHEMA_GAPSCORE = "schema.gapscore", 1, "§5.2",
         "the report validates against gapscore's own schema (an error for reports gapscore wrote, a note otherwise)",
-        "gapscore's schema is stricter than the published one: it wants category, expected and actual on every failure";
+        "gapscore's schema is stricter than the published one: it wants category, expected and actual on every failure, and holds the spec v2 rules on advisory, independence, a broken seal and level 4 provenance";
     COUNTS_SUM = "counts.sum", 1, "§5.2",
         "passed + failed = total, for the sealed and the open suite",
         "recount: every counted test is either passed or failed";

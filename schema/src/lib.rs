@@ -1,11 +1,12 @@
 //! JSON Schemas for gapscore: generated ones for the [`GapReport`](gapscore_core::GapReport) and
 //! the canonical [`TestRun`](gapscore_core::TestRun), and the upstream Shadow/Gap schemas, bundled.
 //!
-//! [`generate`] produces a schema from the Rust types (draft 2020-12); the committed copies in
-//! this crate's folder are checked against it by a test. [`validate`] checks a JSON value against
+//! [`generate`] produces a schema from the Rust types (draft 2020-12), with the spec v2
+//! conditionals of [`rules`] added to the report schema; the committed copies in this crate's
+//! folder are checked against it by a test. [`validate`] checks a JSON value against
 //! any [`SchemaId`] and returns every error with its JSON pointer, offline (no `$ref` is fetched).
 //!
-//! Principal items: [`SchemaId`], [`SchemaError`], [`generate`], [`validate`].
+//! Principal items: [`SchemaId`], [`SchemaError`], [`generate`], [`validate`], [`rules`].
 //!
 //! ```
 //! use gapscore_schema::{generate, validate, SchemaId};
@@ -27,6 +28,7 @@
 #![deny(missing_docs)]
 
 mod limited;
+pub mod rules;
 
 use std::sync::OnceLock;
 
@@ -125,6 +127,10 @@ pub fn generate(id: SchemaId) -> Option<String> {
     };
     schema.insert("$id".into(), Value::String(sid.into()));
     schema.insert("title".into(), Value::String(title.into()));
+    // The spec v2 conditionals the types cannot express ([`rules`]).
+    if id == SchemaId::Report && !rules::add(schema.as_object_mut()?) {
+        return None;
+    }
     let mut text = serde_json::to_string_pretty(&schema).ok()?;
     text.push('\n');
     Some(text)

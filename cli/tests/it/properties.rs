@@ -212,6 +212,9 @@ proptest! {
         prop_assert!(value["report"].get("seal_families").is_none());
         let errors = validate(SchemaId::ShadowV2, &value).unwrap();
         prop_assert!(errors.is_empty(), "{errors:?}\n{text}");
+        // gapscore's own schema, with the v2 conditionals, accepts it too.
+        let errors = validate(SchemaId::Report, &value).unwrap();
+        prop_assert!(errors.is_empty(), "{errors:?}\n{text}");
         if value["report"]["independence"] == "weak" || truncated || broken {
             prop_assert_eq!(&value["report"]["advisory"], true);
         }

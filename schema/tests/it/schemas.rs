@@ -110,3 +110,91 @@ fn errors_carry_json_pointers() {
     });
     assert!(!validate(SchemaId::Report, &neither).unwrap().is_empty());
 }
+
+/// A v2 report that holds every rule: level 4, strong independence, not advisory.
+fn v2_report() -> Value {
+    serde_json::json!({
+        "shadow_score_spec_version": "2.0.0",
+        "report": {
+            "shadow_score": 0.0,
+            "level": "perfect",
+            "conformance_level": 4,
+            "independence": "strong",
+            "implementer_family": "anthropic",
+            "seal_author_families": ["openai"],
+            "seal_broken": false
+        },
+        "sealed_tests": {"total": 1, "passed": 1, "failed": 0},
+        "failures": []
+    })
+}
+
+/// gapscore's own schema carries the spec v2 conditionals (schema/src/rules.rs): a report
+/// breaking any one of them is rejected by ours, as by the upstream v2 schema.
+#[test]
+fn our_schema_rejects_a_report_breaking_any_v2_rule() {
+    let good = v2_report();
+    assert_eq!(validate(SchemaId::Report, &good).unwrap(), vec![]);
+    assert_eq!(validate(SchemaId::ShadowV2, &good).unwrap(), vec![]);
+    type Break = fn(&mut Value);
+    let cases: [(&str, Break); 7] = [
+        ("advisory without advisory_reason", |r| {
+            r["report"]["advisory"] = true.into()
+        }),
+        ("weak independence, not advisory", |r| {
+            r["report"]["independence"] = "weak".into()
+        }),
+        ("a broken seal, not advisory", |r| {
+            r["report"]["seal_broken"] = true.into()
+        }),
+        ("level 4 without independence", |r| {
+            r["report"].as_object_mut().unwrap().remove("independence");
+        }),
+        ("level 4 without seal_author_families", |r| {
+            r["report"]
+                .as_object_mut()
+                .unwrap()
+                .remove("seal_author_families");
+        }),
+        ("report.seal_families", |r| {
+            r["report"]["seal_families"] = serde_json::json!(["openai"])
+        }),
+        ("provenance at the root", |r| {
+            let family = r["report"]
+                .as_object_mut()
+                .unwrap()
+                .remove("implementer_family")
+                .unwrap();
+            r["report"]["conformance_level"] = 3.into();
+            r["implementer_family"] = family;
+        }),
+    ];
+    for (what, break_it) in cases {
+        let mut bad = good.clone();
+        break_it(&mut bad);
+        let ours = validate(SchemaId::Report, &bad).unwrap();
+        assert!(!ours.is_empty(), "{what}: accepted by our schema\n{bad:#}");
+        let at_report = ours.iter().any(|e| e.instance_path.starts_with("/report"));
+        let at_root = ours.iter().any(|e| e.instance_path.is_empty());
+        assert!(at_report || at_root, "{what}: {ours:?}");
+        let upstream = validate(SchemaId::ShadowV2, &bad).unwrap();
+        assert!(!upstream.is_empty(), "{what}: accepted upstream");
+    }
+    // Each rule is what rejects it: made advisory with a reason, the same reports pass.
+    let mut weak = good.clone();
+    weak["report"]["independence"] = "weak".into();
+    weak["report"]["advisory"] = true.into();
+    weak["report"]["advisory_reason"] = "weak authorship independence".into();
+    assert_eq!(validate(SchemaId::Report, &weak).unwrap(), vec![]);
+    let mut v1 = good.clone();
+    v1["shadow_score_spec_version"] = "1.0.0".into();
+    for f in [
+        "conformance_level",
+        "independence",
+        "implementer_family",
+        "seal_author_families",
+    ] {
+        v1["report"].as_object_mut().unwrap().remove(f);
+    }
+    assert_eq!(validate(SchemaId::Report, &v1).unwrap(), vec![]);
+}
