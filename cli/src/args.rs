@@ -257,6 +257,8 @@ pub struct ScoreOptions {
 
     /// A seal record (from `gapscore seal`): check `--sealed-dir` against it before scoring,
     /// and, when it lists expected tests, count each one missing from the results as failed.
+    /// A combined record (`seal --combine`, spec v2) checks every suite, its directory relative
+    /// to `--sealed-dir`.
     #[arg(long, value_name = "RECORD", requires = "sealed_dir")]
     pub seal: Option<PathBuf>,
 
