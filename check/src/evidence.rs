@@ -1,5 +1,7 @@
 //! Evidence beyond the report: the sealed directory (`--sealed-dir`: its files' hashes for
-//! recomputing the seal, its lines for the leak scan) and the seal record (`--seal`).
+//! recomputing the seal, its lines for the leak scan) and the seal record (`--seal`), or a
+//! combined record of several suites (spec v2 §4.6), checked through the engine's one combined
+//! verification ([`CombinedSeal`]).
 
 use std::fs;
 use std::path::Path;
@@ -76,27 +78,105 @@ pub fn read_seal_record(path: &Path) -> Result<SealRecord, EvidenceError> {
     sealdir::read_record(path)
 }
 
+/// A combined seal record (`gapscore seal --combine`, §4.6) verified against the suites'
+/// directories by the engine's one combined verification (`seal --verify COMBINED DIR`).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct CombinedSeal {
+    /// The record, as given.
+    pub record: String,
+    /// The combined hash it records.
+    pub hash: String,
+    /// Each suite: `family (directory)`.
+    pub suites: Vec<String>,
+    /// What does not hold (a forged combined hash, a suite record it does not list, a suite
+    /// directory that does not match); empty when the seal holds.
+    pub problems: Vec<String>,
+}
+
 /// What the checker may use besides the report.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Evidence {
-    /// The sealed directory (`--sealed-dir`).
+    /// The sealed directory (`--sealed-dir`); under a combined seal, every suite's files.
     pub sealed_dir: Option<SealedDir>,
     /// The seal record (`--seal`).
     pub seal: Option<SealRecord>,
+    /// A combined seal record (`--seal COMBINED --sealed-dir DIR`), verified.
+    pub combined: Option<CombinedSeal>,
+}
+
+/// An error about `path` with this reason, as the sealed-directory reader words one.
+fn unusable(path: &Path, reason: String) -> EvidenceError {
+    FsError::read(path, std::io::Error::other(reason))
 }
 
 impl Evidence {
     /// Evidence from a sealed directory and a seal record, either optional.
     pub fn new(sealed_dir: Option<SealedDir>, seal: Option<SealRecord>) -> Self {
-        Evidence { sealed_dir, seal }
+        Evidence {
+            sealed_dir,
+            seal,
+            combined: None,
+        }
     }
 
-    /// Reads the evidence from paths.
+    /// Reads the evidence from paths. A combined seal record needs the sealed directory its
+    /// suites' directories are relative to.
     pub fn load(sealed_dir: Option<&Path>, seal: Option<&Path>) -> Result<Self, EvidenceError> {
+        if let Some(record) = seal
+            && gapscore_engine::plurality::is_combined(record).unwrap_or(false)
+        {
+            let Some(base) = sealed_dir else {
+                return Err(unusable(
+                    record,
+                    "a combined seal record needs --sealed-dir, the directory its suites' directories are relative to".into(),
+                ));
+            };
+            return Self::load_combined(base, record);
+        }
         Ok(Evidence {
             sealed_dir: sealed_dir.map(SealedDir::read).transpose()?,
             seal: seal.map(read_seal_record).transpose()?,
+            combined: None,
+        })
+    }
+
+    fn load_combined(base: &Path, record: &Path) -> Result<Self, EvidenceError> {
+        let check = gapscore_engine::plurality::verify_combined(
+            record,
+            base,
+            &gapscore_engine::seal::VerifyOptions::default(),
+        )
+        .map_err(|e| unusable(record, sealdir::chain(&e)))?;
+        // The leak scan reads every suite's files, and nothing else under the base.
+        let mut source = SealedSource::new(DEFAULT_MIN_LINE_LEN);
+        for s in &check.suites {
+            sealdir::scan_contents(&s.dir, &Excludes::default(), &mut |rel, bytes| {
+                source.add_file(rel, bytes);
+            })?;
+        }
+        Ok(Evidence {
+            sealed_dir: Some(SealedDir {
+                given: base.to_string_lossy().into_owned(),
+                absolute: fs::canonicalize(base)
+                    .ok()
+                    .map(|p| p.to_string_lossy().into_owned()),
+                files: Vec::new(),
+                links: Vec::new(),
+                source,
+            }),
+            seal: None,
+            combined: Some(CombinedSeal {
+                record: record.display().to_string(),
+                hash: check.combined.hash.clone(),
+                suites: check
+                    .suites
+                    .iter()
+                    .map(|s| format!("{} ({})", s.suite.author_family, s.dir.display()))
+                    .collect(),
+                problems: check.problems(record),
+            }),
         })
     }
 }

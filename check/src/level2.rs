@@ -119,6 +119,9 @@ impl Checker<'_> {
             self.err(&rules::SEAL_BROKEN, "/report/seal_broken", msg.clone());
             return (Verdict::Failed, msg);
         }
+        if let Some(c) = self.evidence.combined.clone() {
+            return self.recompute_combined(&c, stored);
+        }
         let record = self.evidence.seal.as_ref();
         let dir = self.evidence.sealed_dir.as_ref();
         if record.is_none() && dir.is_none() {
@@ -218,6 +221,45 @@ impl Checker<'_> {
                 }
             },
         }
+    }
+
+    /// The hash under a combined seal (§4.6): the report's must be the combined record's, and
+    /// every suite must hold, as `seal --verify COMBINED DIR` checks them.
+    fn recompute_combined(
+        &mut self,
+        c: &crate::evidence::CombinedSeal,
+        stored: Option<&str>,
+    ) -> (Verdict, String) {
+        let Some(stored) = stored else {
+            return (
+                Verdict::Failed,
+                "no well-formed stored hash to compare with".into(),
+            );
+        };
+        let rec = canonical_sha256(&c.hash).unwrap_or_else(|_| c.hash.clone());
+        if rec != stored.to_ascii_lowercase() {
+            let msg = format!(
+                "the combined seal record's hash {rec} is not the report's {stored}: the report was not made under this seal"
+            );
+            self.err(&rules::SEAL_RECORD, "/report/sealed_hash", msg.clone());
+            return (Verdict::Failed, msg);
+        }
+        if !c.problems.is_empty() {
+            let msg = format!(
+                "the combined seal `{}` does not hold: {}",
+                c.record,
+                c.problems.join("; ")
+            );
+            self.err(&rules::HASH_RECOMPUTED, "/report/sealed_hash", msg.clone());
+            return (Verdict::Failed, msg);
+        }
+        (
+            Verdict::Verified,
+            format!(
+                "the combined hash {stored} holds: every suite recomputed against its record ({})",
+                c.suites.join(", ")
+            ),
+        )
     }
 
     /// A time the report gives at `pointer`: `None` when absent; a time that is not a string

@@ -432,7 +432,8 @@ pub struct CheckArgs {
     pub sealed_dir: Option<PathBuf>,
 
     /// A seal record (from `gapscore seal`): its hash must be the report's, and it says how to
-    /// recompute it and when the tests were sealed.
+    /// recompute it and when the tests were sealed. A combined record (`seal --combine`) needs
+    /// --sealed-dir: every suite is verified under it.
     #[arg(long, value_name = "RECORD")]
     pub seal: Option<PathBuf>,
 

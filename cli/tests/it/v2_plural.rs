@@ -169,6 +169,32 @@ fn an_intact_plural_seal_scores_with_the_combined_hash_and_passes_level_4() {
     assert_eq!(r["gapscore"]["manifest"]["expected"], 3);
     let o = run_in(root, &["check", "r.json", "--level", "4"]);
     assert_eq!(code(&o), 0, "{}", crate::common::stdout(&o));
+    // With the combined record and the directory as evidence, the checker verifies every suite
+    // through the same combined check; a changed suite fails level 2.
+    let with_seal = [
+        "check",
+        "r.json",
+        "--level",
+        "4",
+        "--seal",
+        "combined.json",
+        "--sealed-dir",
+        ".",
+    ];
+    let o = run_in(root, &with_seal);
+    assert_eq!(code(&o), 0, "{}", crate::common::stdout(&o));
+    fs::write(root.join("a/test_x.py"), "# suite a, changed\n").unwrap();
+    let o = run_in(root, &with_seal);
+    assert_eq!(code(&o), 1, "{}", crate::common::stdout(&o));
+    let out = crate::common::stdout(&o);
+    assert!(
+        out.contains("(openai) does not match its seal: 1 file changed (test_x.py)"),
+        "{out}"
+    );
+    fs::write(root.join("a/test_x.py"), "# suite a\n").unwrap();
+    let o = run_in(root, &["check", "r.json", "--seal", "combined.json"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("needs --sealed-dir"), "{}", stderr(&o));
 
     // The same contradictions given again agree; other ones contradict the record.
     let o = score(root, &["--contradictions", "contra.json"]);
