@@ -54,6 +54,15 @@ pub fn author_families(path: &Path) -> Result<Vec<String>, Error> {
     Ok(fs::read_record(path)?.author_family.into_iter().collect())
 }
 
+/// The seal hash a record stands for: a single record's hash, or a combined record's combined
+/// hash (what a report scored under it carries as `sealed_hash`).
+pub fn record_hash(path: &Path) -> Result<String, Error> {
+    if is_combined(path)? {
+        return Ok(read_combined(path)?.hash);
+    }
+    Ok(fs::read_record(path)?.hash)
+}
+
 /// Combines single-suite records into one; each must name its author family. With a
 /// contradictions file, the §4.6.2 spec ambiguity is computed and kept.
 pub fn combine(

@@ -242,7 +242,8 @@ pub struct HardenRecordArgs {
     pub seal_author_families: Vec<String>,
 
     /// A seal record (single or combined, from `gapscore seal`): its author families are the
-    /// seal authors'.
+    /// seal authors', and its hash (a combined record's combined hash) is the cycle's unless
+    /// --sealed-hash or the report gives one, which must then be the same (else exit 2).
     #[arg(long, value_name = "RECORD")]
     pub seal: Option<PathBuf>,
 

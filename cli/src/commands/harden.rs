@@ -31,10 +31,29 @@ fn record(args: &HardenRecordArgs) -> Result<ExitCode> {
         history.add_seal_author_families(&families);
     }
     let v = host::validation(&args.inputs, args.input_format.clone(), &args.host)?;
+    let record_hash = match &args.seal {
+        Some(path) => Some((path, gapscore_engine::plurality::record_hash(path)?)),
+        None => None,
+    };
     let hash = match &args.sealed_hash {
         Some(h) => Some(canonical_sha256(h)?),
-        None => v.sealed_hash.clone(),
+        None => v
+            .sealed_hash
+            .clone()
+            .or_else(|| record_hash.as_ref().map(|(_, h)| h.clone())),
     };
+    // A cycle recorded under one seal while its record names another would let a history
+    // mix validations of different sealed suites under one hash.
+    if let (Some((path, from_record)), Some(h)) = (&record_hash, &hash)
+        && from_record != h
+    {
+        io::error(&format!(
+            "{}: the cycle's seal hash {h} is not the record's {from_record} ({}); cycle not recorded",
+            args.history.display(),
+            path.display()
+        ));
+        return Ok(ExitCode::Error);
+    }
     let stamp = humantime::format_rfc3339_seconds(io::report_time()).to_string();
     let cycle = match history.record(
         &v.score,

@@ -83,25 +83,60 @@ fn plural() -> tempfile::TempDir {
     );
     let hash = combined_hash(root);
     let hash = hash.as_str().unwrap();
-    for c in ["c0.json", "res.json"] {
-        let o = run_in(
-            root,
-            &[
-                "harden",
-                "record",
-                "h.json",
-                c,
-                "--implementer-family",
-                "anthropic",
-                "--seal",
-                "combined.json",
-                "--sealed-hash",
-                hash,
-            ],
-        );
+    // Cycle 0 takes its hash from the combined record; cycle 1 names it, and must agree.
+    for (c, named) in [("c0.json", None), ("res.json", Some(hash))] {
+        let mut args = vec![
+            "harden",
+            "record",
+            "h.json",
+            c,
+            "--implementer-family",
+            "anthropic",
+            "--seal",
+            "combined.json",
+        ];
+        args.extend(named.iter().flat_map(|h| ["--sealed-hash", *h]));
+        let o = run_in(root, &args);
         assert_eq!(code(&o), 0, "{}", stderr(&o));
     }
     tmp
+}
+
+#[test]
+fn harden_record_keeps_the_combined_hash_and_refuses_another() {
+    let tmp = plural();
+    let root = tmp.path();
+    let h: Value = serde_json::from_str(&fs::read_to_string(root.join("h.json")).unwrap()).unwrap();
+    let text = h.to_string();
+    let hash = combined_hash(root);
+    assert!(
+        text.matches(hash.as_str().unwrap()).count() >= 2,
+        "every cycle carries the combined hash: {h:#}"
+    );
+    let other = format!("sha256:{}", "ab".repeat(32));
+    let o = run_in(
+        root,
+        &[
+            "harden",
+            "record",
+            "h.json",
+            "res.json",
+            "--implementer-family",
+            "anthropic",
+            "--seal",
+            "combined.json",
+            "--sealed-hash",
+            &other,
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is not the record's"), "{}", stderr(&o));
+    let after = fs::read_to_string(root.join("h.json")).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&after).unwrap(),
+        h,
+        "history unchanged"
+    );
 }
 
 /// `score --sealed res.json --seal combined.json --sealed-dir . --spec-version 2 EXTRA`.
