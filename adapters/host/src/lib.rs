@@ -1,5 +1,5 @@
 //! gapscore's adapter host: the [`Registry`] of built-in adapters and loaded plugins behind one
-//! [`Adapter`](gapscore_adapter_sdk::Adapter) trait, the plugin [`loader`] (C ABI v1 through
+//! [`Adapter`](gapscore_adapter_sdk::Adapter) trait, the plugin [`loader`] (C ABI v1 and v2 through
 //! libloading), format detection ([`Registry::detect`]) and parallel ingestion ([`ingest`]) of many
 //! files with results in input order.
 //!
@@ -22,9 +22,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![deny(unsafe_code)] // Allowed in `loader` only, where each block carries its SAFETY argument.
+#![deny(unsafe_code)] // Allowed in `loader` (and its submodules) only, where each block carries its SAFETY argument.
 #![deny(missing_docs)]
 
+mod debug;
 mod ingest;
 pub mod loader;
 mod registry;

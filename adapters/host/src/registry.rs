@@ -172,6 +172,7 @@ impl Registry {
         for path in files {
             match load_plugin(&path) {
                 Ok(p) => {
+                    let p = p.with_debug(search.debug);
                     if let Err(reason) = self.add(Arc::new(p), Origin::Plugin(path.clone())) {
                         errors.push(PluginError { path, reason });
                     }

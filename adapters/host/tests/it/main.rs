@@ -8,3 +8,4 @@ mod c_plugin;
 mod detection;
 mod ingest;
 mod plugins;
+mod plugins_v2;
