@@ -1,6 +1,6 @@
 //! gapscore's adapter host: the [`Registry`] of built-in adapters and loaded plugins behind one
 //! [`Adapter`](gapscore_adapter_sdk::Adapter) trait, the plugin [`loader`] (C ABI v1 and v2 through
-//! libloading), format detection ([`Registry::detect`]) and parallel ingestion ([`ingest`]) of many
+//! libloading), executable adapters ([`exec`], `--plugin-exec`), format detection ([`Registry::detect`]) and parallel ingestion ([`ingest`]) of many
 //! files with results in input order.
 //!
 //! Principal types: [`Registry`], [`Registered`], [`Origin`], [`PluginSearch`],
@@ -26,11 +26,13 @@
 #![deny(missing_docs)]
 
 mod debug;
+pub mod exec;
 mod ingest;
 pub mod loader;
 mod registry;
 mod unread;
 
+pub use exec::ExecAdapter;
 pub use ingest::{
     IngestError, IngestOptions, Input, Outcome, Parsed, STDIN_NAME, SURE, expand_inputs, ingest,
 };

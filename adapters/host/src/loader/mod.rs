@@ -57,6 +57,9 @@ pub struct PluginSearch {
     pub files: Vec<PathBuf>,
     /// Directories searched, not recursively (`--plugin-dir DIR`, then the environment).
     pub dirs: Vec<PathBuf>,
+    /// Executable adapters, as command lines (`--plugin-exec CMD`), loaded after the files
+    /// and directories.
+    pub execs: Vec<String>,
     /// Show what a plugin returned when the host rejects it (`--plugin-debug`).
     pub debug: bool,
 }
@@ -67,8 +70,16 @@ impl PluginSearch {
         PluginSearch {
             files,
             dirs,
+            execs: Vec::new(),
             debug: false,
         }
+    }
+
+    /// Adds executable adapters (`--plugin-exec CMD`).
+    #[must_use]
+    pub fn with_execs(mut self, execs: Vec<String>) -> Self {
+        self.execs = execs;
+        self
     }
 
     /// Shows what a plugin returned when the host rejects it (`--plugin-debug`).
