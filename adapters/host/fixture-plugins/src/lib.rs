@@ -285,3 +285,41 @@ pub fn compile_c_lines(dir: &std::path::Path) -> Option<std::path::PathBuf> {
     std::fs::rename(&tmp, &dest).unwrap();
     Some(dest)
 }
+
+/// The built-in JUnit adapter exported as a v2 plugin under the name `junit_plugin` (format id
+/// `junit-plugin`), so the CLI can load it next to the built-in `junit`: the benchmark of a
+/// plugin against the built-in (docs/abi.md, "Measured"). It never claims a file by detection
+/// (the two would tie); name its format with `--input-format junit-plugin`.
+#[derive(Debug)]
+pub struct JUnitPlugin(AdapterInfo, gapscore_adapter_junit::JUnit);
+
+impl Adapter for JUnitPlugin {
+    fn info(&self) -> &AdapterInfo {
+        &self.0
+    }
+    fn detect(&self, _: &[u8], _: Option<&str>) -> u8 {
+        0
+    }
+    fn parse(
+        &self,
+        input: &[u8],
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        self.1.parse(input, opts, sink)
+    }
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        self.1.parse_reader(reader, opts, sink)
+    }
+}
+
+gapscore_adapter_sdk::export_adapter!("junit_plugin" as gapscore_adapter_junit_plugin => JUnitPlugin,
+JUnitPlugin(
+    AdapterInfo::new("junit_plugin", "0.0.0", &["junit-plugin"]),
+    gapscore_adapter_junit::JUnit::new()
+));
