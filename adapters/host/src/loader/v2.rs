@@ -488,18 +488,21 @@ unsafe extern "C" fn host_error(
     // SAFETY: `ctx` is the call's, passed back by the plugin. The error is recorded even when
     // the parse was stopped: it only matters when the host has no reason of its own.
     let call = unsafe { &mut *ctx.cast::<Call<'_>>() };
-    let text = match view(&message, "message") {
-        Ok(m) => capped(Some(m.unwrap_or("no message"))).unwrap_or_default(),
-        Err((reason, bytes)) => {
-            let shown = bytes.map_or_else(String::new, |b| {
-                if call.debug {
-                    format!(": {}", crate::debug::excerpt(b, None))
-                } else {
-                    String::new()
-                }
-            });
-            format!("(the plugin's error message was unreadable: {reason}{shown})")
-        }
-    };
-    call.error = Some((text, line, column, offset));
+    // Caught like every callback: a panic must not unwind through the plugin's frames.
+    let recorded = catch_unwind(AssertUnwindSafe(|| {
+        let text = match view(&message, "message") {
+            Ok(m) => capped(Some(m.unwrap_or("no message"))).unwrap_or_default(),
+            Err((reason, bytes)) => {
+                let shown = match bytes {
+                    Some(b) if call.debug => format!(": {}", crate::debug::excerpt(b, None)),
+                    _ => String::new(),
+                };
+                format!("(the plugin's error message was unreadable: {reason}{shown})")
+            }
+        };
+        call.error = Some((text, line, column, offset));
+    }));
+    if let Err(p) = recorded {
+        call.panic = Some(p);
+    }
 }
