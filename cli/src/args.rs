@@ -70,6 +70,15 @@ pub struct HostArgs {
     #[arg(long = "plugin-dir", value_name = "DIR")]
     pub plugin_dirs: Vec<PathBuf>,
 
+    /// Use a program as an adapter: it reads a result file on stdin and writes NDJSON events
+    /// (docs/abi.md, "Executable adapters"); repeatable. No shell runs: quote with ' or ".
+    #[arg(long = "plugin-exec", value_name = "CMD")]
+    pub plugin_execs: Vec<String>,
+
+    /// When a plugin's output is rejected, show what it returned (escaped, bounded).
+    #[arg(long = "plugin-debug")]
+    pub plugin_debug: bool,
+
     /// Threads reading input files (default: one per core). Output order never depends on it.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,

@@ -8,13 +8,15 @@ use gapscore_engine::validation::{Validation, load_validation};
 use crate::args::HostArgs;
 use crate::io;
 
-/// The registry: built-ins, then `--plugin` files, `--plugin-dir` directories and the
-/// directories in `GAPSCORE_PLUGIN_PATH`. Each plugin that cannot be loaded is reported on stderr
+/// The registry: built-ins, then `--plugin` files, `--plugin-dir` directories, the
+/// directories in `GAPSCORE_PLUGIN_PATH` and `--plugin-exec` programs. Each plugin that cannot be loaded is reported on stderr
 /// naming its file and reason; the count of such failures is returned so commands can fail at
 /// the end without stopping the work of the good adapters.
 pub fn registry(args: &HostArgs) -> (Registry, usize) {
     let search = PluginSearch::new(args.plugins.clone(), args.plugin_dirs.clone())
-        .with_env_dirs(std::env::var_os(PLUGIN_PATH_ENV).as_deref());
+        .with_env_dirs(std::env::var_os(PLUGIN_PATH_ENV).as_deref())
+        .with_execs(args.plugin_execs.clone())
+        .with_debug(args.plugin_debug);
     let mut registry = Registry::builtin();
     let errors = registry.load_plugins(&search);
     for e in &errors {

@@ -124,4 +124,4 @@ fn key_then(text: &[u8], key: &[u8], value: &[u8]) -> bool {
     false
 }
 
-gapscore_adapter_sdk::export_adapter!(gapscore_adapter_ctrf => Ctrf, Ctrf::new());
+gapscore_adapter_sdk::export_adapter!("ctrf" as gapscore_adapter_ctrf => Ctrf, Ctrf::new());

@@ -1,5 +1,7 @@
-/* gapscore adapter plugin "c-lines", written in plain C11 against the adapter C ABI v1
- * (adapters/sdk/include/gapscore_adapter.h; the contract is docs/abi.md).
+/* gapscore adapter plugin "c-lines", written in plain C11 against the adapter C ABI v2
+ * (adapters/sdk/include/gapscore_adapter.h; the contract is docs/abi.md). It streams: the input
+ * is pulled through host->read in chunks and each test goes to host->test_finished as soon as
+ * its line is read, so memory does not grow with the file (only with its longest line).
  *
  * It reads the "lines" format, one test result per line:
  *
@@ -12,11 +14,11 @@
  *
  * For FAIL, ERROR and SKIP the name ends at the first ": " and the message is optional. Blank
  * lines (empty or only spaces and tabs) and lines starting with '#' are ignored; CRLF line ends
- * and a leading UTF-8 byte order mark are accepted. Anything else is a parse error reported as
- * {"message", "line", "column"}; lines and columns are 1-based, columns count bytes.
+ * and a leading UTF-8 byte order mark are accepted. Anything else is a parse error reported
+ * through host->error with its line and column (1-based; columns count bytes).
  *
  * Thread safety: there is no mutable global state; every call works on its arguments and on
- * heap memory it owns, so detect/parse/free_buf may run concurrently on any thread.
+ * heap memory it owns, so detect/parse_stream may run concurrently on any thread.
  *
  * Build (Linux; see README.md for macOS and Windows):
  *     cc -std=c11 -Wall -Wextra -Werror -pedantic -shared -fPIC -fvisibility=hidden \
@@ -45,16 +47,16 @@
 typedef struct Keyword {
     const char *text;
     size_t len;
-    const char *status;   /* canonical status */
+    uint32_t status;      /* GAPSCORE_STATUS_* */
     int takes_message;    /* 1: the name ends at the first ": " */
 } Keyword;
 
 static const Keyword KEYWORDS[] = {
-    {"PASS", 4, "passed", 0},
-    {"FAIL", 4, "failed", 1},
-    {"ERROR", 5, "errored", 1},
-    {"SKIP", 4, "skipped", 1},
-    {"TODO", 4, "todo", 0},
+    {"PASS", 4, GAPSCORE_STATUS_PASSED, 0},
+    {"FAIL", 4, GAPSCORE_STATUS_FAILED, 1},
+    {"ERROR", 5, GAPSCORE_STATUS_ERRORED, 1},
+    {"SKIP", 4, GAPSCORE_STATUS_SKIPPED, 1},
+    {"TODO", 4, GAPSCORE_STATUS_TODO, 0},
 };
 
 #define KEYWORD_COUNT (sizeof(KEYWORDS) / sizeof(KEYWORDS[0]))
@@ -177,106 +179,60 @@ static size_t utf8_invalid_at(const uint8_t *s, size_t len) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Output buffer and JSON
+ * The line buffer
  * ------------------------------------------------------------------------------------------- */
 
-/* A growable byte buffer owned by one call. After a failure (out of memory, or output beyond
- * GAPSCORE_MAX_OUTPUT_LEN) every further write is a no-op and `failed` stays set. */
-typedef struct Out {
+/* The longest line accepted, in bytes (the host refuses longer strings anyway). */
+#define MAX_LINE_LEN ((size_t)16 * 1024 * 1024)
+
+/* How many bytes each host->read asks for. */
+#define CHUNK_LEN 16384u
+
+/* A growable byte buffer owned by one call. */
+typedef struct Buf {
     uint8_t *ptr;
     size_t len;
     size_t cap;
-    int failed;
-} Out;
+} Buf;
 
-static void out_put(Out *o, const void *bytes, size_t n) {
-    if (o->failed || n == 0) {
-        return;
+/* Appends n bytes; returns 0 when out of memory or past MAX_LINE_LEN. */
+static int buf_put(Buf *b, const void *bytes, size_t n) {
+    if (n == 0) {
+        return 1;
     }
-    if (n > (size_t)GAPSCORE_MAX_OUTPUT_LEN - o->len) {
-        o->failed = 1;
-        return;
-    }
-    if (o->len + n > o->cap) {
-        size_t cap = o->cap ? o->cap : 256;
-        uint8_t *p;
-        while (cap < o->len + n) {
-            cap = cap > (size_t)GAPSCORE_MAX_OUTPUT_LEN / 2 ? (size_t)GAPSCORE_MAX_OUTPUT_LEN
-                                                             : cap * 2;
-        }
-        p = (uint8_t *)realloc(o->ptr, cap);
-        if (p == NULL) {
-            o->failed = 1;
-            return;
-        }
-        o->ptr = p;
-        o->cap = cap;
-    }
-    memcpy(o->ptr + o->len, bytes, n);
-    o->len += n;
-}
-
-static void out_str(Out *o, const char *s) { out_put(o, s, strlen(s)); }
-
-/* Writes v in decimal (by hand: no printf, so no locale and no %zu portability questions). */
-static void out_size(Out *o, size_t v) {
-    char digits[3 * sizeof(size_t) + 1];
-    size_t n = sizeof digits;
-    do {
-        digits[--n] = (char)('0' + (int)(v % 10));
-        v /= 10;
-    } while (v != 0);
-    out_put(o, digits + n, sizeof digits - n);
-}
-
-/* Writes s[0..len) (well-formed UTF-8) as a JSON string: quote and backslash escaped, control
- * characters as \u00XX, everything else (UTF-8 included) copied as is. */
-static void out_json_string(Out *o, const uint8_t *s, size_t len) {
-    static const char hex[] = "0123456789abcdef";
-    size_t run = 0; /* start of the bytes not yet copied */
-    size_t i;
-    out_put(o, "\"", 1);
-    for (i = 0; i < len; i++) {
-        uint8_t c = s[i];
-        if (c == '"' || c == '\\' || c < 0x20) {
-            out_put(o, s + run, i - run);
-            if (c == '"') {
-                out_put(o, "\\\"", 2);
-            } else if (c == '\\') {
-                out_put(o, "\\\\", 2);
-            } else {
-                char esc[] = "\\u00XX";
-                esc[4] = hex[c >> 4];
-                esc[5] = hex[c & 0x0F];
-                out_put(o, esc, 6);
-            }
-            run = i + 1;
-        }
-    }
-    out_put(o, s + run, len - run);
-    out_put(o, "\"", 1);
-}
-
-/* Hands the buffer to the host, or frees it and reports {NULL, 0} when it failed. */
-static int finish(Out *o, GapscoreBuf *out) {
-    if (o->failed) {
-        free(o->ptr);
-        out->ptr = NULL;
-        out->len = 0;
+    if (n > MAX_LINE_LEN - b->len) {
         return 0;
     }
-    out->ptr = o->ptr;
-    out->len = o->len;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        uint8_t *p;
+        while (cap < b->len + n) {
+            cap *= 2;
+        }
+        p = (uint8_t *)realloc(b->ptr, cap);
+        if (p == NULL) {
+            return 0;
+        }
+        b->ptr = p;
+        b->cap = cap;
+    }
+    memcpy(b->ptr + b->len, bytes, n);
+    b->len += n;
     return 1;
 }
 
-/* Writes {"message": msg} and returns `status`; {NULL, 0} when even that cannot be allocated. */
-static int32_t fail_with(GapscoreBuf *out, int32_t status, const char *msg) {
-    Out o = {NULL, 0, 0, 0};
-    out_str(&o, "{\"message\":");
-    out_json_string(&o, (const uint8_t *)msg, strlen(msg));
-    out_str(&o, "}");
-    finish(&o, out);
+static GapscoreStr view(const uint8_t *s, size_t len) {
+    GapscoreStr v;
+    v.ptr = s;
+    v.len = len;
+    return v;
+}
+
+static GapscoreStr absent(void) { return view(NULL, 0); }
+
+/* Reports a failure's message (a C string) to the host and returns `status`. */
+static int32_t fail_with(const GapscoreHost *host, int32_t status, const char *msg) {
+    host->error(host->ctx, view((const uint8_t *)msg, strlen(msg)), 0, 0, GAPSCORE_NO_OFFSET);
     return status;
 }
 
@@ -316,41 +272,38 @@ static size_t utf8_prefix_len(const uint8_t *s, size_t len, size_t max) {
     return max;
 }
 
-static int32_t write_parse_error(const ParseError *e, GapscoreBuf *out) {
-    Out o = {NULL, 0, 0, 0};
-    Out msg = {NULL, 0, 0, 0};
-    /* The message, built as raw UTF-8 first, then written as one JSON string. */
-    out_str(&msg, e->prefix);
+/* Hands a parse error to host->error and returns GAPSCORE_ERR_PARSE. The message is built in a
+ * fixed buffer: its parts are short static texts and a quote of at most MAX_QUOTED_KEYWORD
+ * bytes. */
+static int32_t report_parse_error(const GapscoreHost *host, const ParseError *e) {
+    uint8_t msg[512];
+    size_t n = 0;
+    size_t k;
+    k = strlen(e->prefix);
+    memcpy(msg + n, e->prefix, k);
+    n += k;
     if (e->quoted != NULL) {
-        size_t n = utf8_prefix_len(e->quoted, e->quoted_len, MAX_QUOTED_KEYWORD);
-        out_put(&msg, e->quoted, n);
-        if (n < e->quoted_len) {
-            out_str(&msg, "\xE2\x80\xA6"); /* U+2026 HORIZONTAL ELLIPSIS */
+        k = utf8_prefix_len(e->quoted, e->quoted_len, MAX_QUOTED_KEYWORD);
+        memcpy(msg + n, e->quoted, k);
+        n += k;
+        if (k < e->quoted_len) {
+            memcpy(msg + n, "\xE2\x80\xA6", 3); /* U+2026 HORIZONTAL ELLIPSIS */
+            n += 3;
         }
     }
-    out_str(&msg, e->suffix);
-    out_str(&o, "{\"message\":");
-    if (msg.failed) {
-        o.failed = 1;
-    } else {
-        out_json_string(&o, msg.ptr, msg.len);
-    }
-    free(msg.ptr);
-    out_str(&o, ",\"line\":");
-    out_size(&o, e->line);
-    out_str(&o, ",\"column\":");
-    out_size(&o, e->column);
-    out_str(&o, "}");
-    if (!finish(&o, out)) {
-        return fail_with(out, GAPSCORE_ERR_INTERNAL, "out of memory writing a parse error");
-    }
+    k = strlen(e->suffix);
+    memcpy(msg + n, e->suffix, k);
+    n += k;
+    host->error(host->ctx, view(msg, n), (uint64_t)e->line, (uint64_t)e->column,
+                GAPSCORE_NO_OFFSET);
     return GAPSCORE_ERR_PARSE;
 }
 
 /* Reads one result line (already known to be well-formed UTF-8, neither blank nor a comment)
- * and appends its test object to `o`. Returns 0 and fills `err` when the line is invalid. */
-static int parse_result_line(const uint8_t *s, size_t len, size_t line_no, int first_test,
-                             Out *o, ParseError *err) {
+ * and sends its test to the host. Returns GAPSCORE_OK, GAPSCORE_ERR_PARSE with `err` filled,
+ * or GAPSCORE_ERR_STOPPED when the host asked to stop. */
+static int32_t parse_result_line(const GapscoreHost *host, const uint8_t *s, size_t len,
+                                 size_t line_no, ParseError *err) {
     size_t tok = 0;
     const Keyword *kw;
     const uint8_t *name;
@@ -358,12 +311,13 @@ static int parse_result_line(const uint8_t *s, size_t len, size_t line_no, int f
     const uint8_t *msg = NULL;
     size_t msg_len = 0;
     size_t i;
+    GapscoreTest test;
 
     if (s[0] == ' ' || s[0] == '\t') {
         set_error(err, line_no, 1,
                   "unexpected whitespace at the start of the line " EXPECTED_KEYWORDS, NULL, 0,
                   "");
-        return 0;
+        return GAPSCORE_ERR_PARSE;
     }
     while (tok < len && s[tok] != ' ' && s[tok] != '\t') {
         tok++;
@@ -371,15 +325,15 @@ static int parse_result_line(const uint8_t *s, size_t len, size_t line_no, int f
     kw = find_keyword(s, tok);
     if (kw == NULL) {
         set_error(err, line_no, 1, "unknown keyword \"", s, tok, "\" " EXPECTED_KEYWORDS);
-        return 0;
+        return GAPSCORE_ERR_PARSE;
     }
     if (tok == len) {
         set_error(err, line_no, tok + 1, "missing test name after \"", s, tok, "\"");
-        return 0;
+        return GAPSCORE_ERR_PARSE;
     }
     if (s[tok] != ' ') {
         set_error(err, line_no, tok + 1, "expected a space after \"", s, tok, "\"");
-        return 0;
+        return GAPSCORE_ERR_PARSE;
     }
     name = s + tok + 1;
     name_len = len - tok - 1;
@@ -395,80 +349,122 @@ static int parse_result_line(const uint8_t *s, size_t len, size_t line_no, int f
     }
     if (is_blank(name, name_len)) {
         set_error(err, line_no, tok + 2, "empty test name", NULL, 0, "");
-        return 0;
+        return GAPSCORE_ERR_PARSE;
     }
-    out_str(o, first_test ? "{\"name\":" : ",{\"name\":");
-    out_json_string(o, name, name_len);
-    out_str(o, ",\"status\":\"");
-    out_str(o, kw->status);
-    out_str(o, "\"");
-    if (msg != NULL && msg_len > 0) {
-        out_str(o, ",\"message\":");
-        out_json_string(o, msg, msg_len);
+    /* Every member set: absent strings are {NULL, 0}, codes 0 where "none" is allowed. */
+    memset(&test, 0, sizeof test);
+    test.struct_size = (uint32_t)sizeof test;
+    test.status = kw->status;
+    test.id = absent(); /* derived by the host from the name */
+    test.suite = absent();
+    test.name = view(name, name_len);
+    test.message = (msg != NULL && msg_len > 0) ? view(msg, msg_len) : absent();
+    test.expected = absent();
+    test.actual = absent();
+    test.output = absent();
+    test.file = absent();
+    test.parent_id = absent();
+    test.attempts = NULL;
+    test.attempt_count = 0;
+    test.category = GAPSCORE_CATEGORY_NONE;
+    /* The views point into the line buffer, which stays put until the call returns. */
+    if (host->test_finished(host->ctx, &test) != 0) {
+        return GAPSCORE_ERR_STOPPED;
     }
-    out_str(o, "}");
-    return 1;
+    return GAPSCORE_OK;
 }
 
-static int32_t c_lines_parse(const uint8_t *input, size_t len, const uint8_t *options_json,
-                             size_t options_len, GapscoreBuf *out) {
-    Out o = {NULL, 0, 0, 0};
+/* Handles one line (without its '\n'). */
+static int32_t handle_line(const GapscoreHost *host, const uint8_t *line, size_t line_len,
+                           size_t line_no) {
     ParseError err;
-    size_t pos;
-    size_t line_no = 0;
-    int first_test = 1;
-    const uint8_t *line;
-    size_t line_len;
+    size_t bad;
+    int32_t status;
+    if (line_no == 1) {
+        size_t skip = bom_len(line, line_len);
+        line += skip;
+        line_len -= skip;
+    }
+    if (line_len > 0 && line[line_len - 1] == '\r') {
+        line_len--;
+    }
+    bad = utf8_invalid_at(line, line_len);
+    if (bad < line_len) {
+        static const char hex[] = "0123456789ABCDEF";
+        /* "00" becomes the byte in hex (the array ends with ')' and the NUL). */
+        char suffix[] = "invalid UTF-8 (byte 0x00)";
+        suffix[sizeof suffix - 4] = hex[line[bad] >> 4];
+        suffix[sizeof suffix - 3] = hex[line[bad] & 0x0F];
+        set_error(&err, line_no, bad + 1, "", NULL, 0, suffix);
+        return report_parse_error(host, &err);
+    }
+    if (is_ignored(line, line_len)) {
+        return GAPSCORE_OK;
+    }
+    status = parse_result_line(host, line, line_len, line_no, &err);
+    if (status == GAPSCORE_ERR_PARSE) {
+        return report_parse_error(host, &err);
+    }
+    return status;
+}
 
-    if (out == NULL) {
+static int32_t c_lines_parse_stream(const GapscoreHost *host, const uint8_t *options_json,
+                                    size_t options_len) {
+    uint8_t chunk[CHUNK_LEN];
+    Buf line = {NULL, 0, 0};
+    size_t line_no = 0;
+    int32_t status = GAPSCORE_OK;
+
+    if (host == NULL || host->struct_size < sizeof(GapscoreHost) || host->read == NULL ||
+        host->test_finished == NULL || host->error == NULL) {
         return GAPSCORE_ERR_INVALID_ARG;
     }
-    out->ptr = NULL;
-    out->len = 0;
-    if (input == NULL && len > 0) {
-        return fail_with(out, GAPSCORE_ERR_INVALID_ARG, "input is NULL with a non-zero length");
-    }
     if (options_json == NULL && options_len > 0) {
-        return fail_with(out, GAPSCORE_ERR_INVALID_ARG,
+        return fail_with(host, GAPSCORE_ERR_INVALID_ARG,
                          "options_json is NULL with a non-zero length");
     }
     /* The options ({"source_name", "format_id"}) change nothing for this one-format adapter;
      * the host records the source itself. */
 
-    pos = input == NULL ? 0 : bom_len(input, len);
-    out_str(&o, "{\"format\":\"" FORMAT_ID "\",\"tests\":[");
-    while (input != NULL && next_line(input, len, &pos, &line, &line_len)) {
-        size_t bad;
-        line_no++;
-        bad = utf8_invalid_at(line, line_len);
-        if (bad < line_len) {
-            static const char hex[] = "0123456789ABCDEF";
-            /* "00" becomes the byte in hex (the array ends with ')' and the NUL). */
-            char suffix[] = "invalid UTF-8 (byte 0x00)";
-            suffix[sizeof suffix - 4] = hex[line[bad] >> 4];
-            suffix[sizeof suffix - 3] = hex[line[bad] & 0x0F];
-            set_error(&err, line_no, bad + 1, "", NULL, 0, suffix);
-            free(o.ptr);
-            return write_parse_error(&err, out);
+    for (;;) {
+        intptr_t n = host->read(host->ctx, chunk, sizeof chunk);
+        size_t i = 0;
+        if (n < 0) {
+            status = GAPSCORE_ERR_STOPPED; /* the host knows why */
+            break;
         }
-        if (is_ignored(line, line_len)) {
-            continue;
+        if (n == 0) {
+            /* A last line without '\n'. */
+            if (line.len > 0) {
+                status = handle_line(host, line.ptr, line.len, ++line_no);
+            }
+            break;
         }
-        if (!parse_result_line(line, line_len, line_no, first_test, &o, &err)) {
-            free(o.ptr);
-            return write_parse_error(&err, out);
+        while (i < (size_t)n && status == GAPSCORE_OK) {
+            const uint8_t *nl = (const uint8_t *)memchr(chunk + i, '\n', (size_t)n - i);
+            size_t take = nl != NULL ? (size_t)(nl - (chunk + i)) : (size_t)n - i;
+            if (nl != NULL && line.len == 0) {
+                /* The whole line is in the chunk: no copy. */
+                status = handle_line(host, chunk + i, take, ++line_no);
+            } else {
+                if (!buf_put(&line, chunk + i, take)) {
+                    status = fail_with(host, GAPSCORE_ERR_INTERNAL,
+                                       "out of memory, or a line longer than 16 MiB");
+                    break;
+                }
+                if (nl != NULL) {
+                    status = handle_line(host, line.ptr, line.len, ++line_no);
+                    line.len = 0;
+                }
+            }
+            i += take + (nl != NULL ? 1u : 0u);
         }
-        first_test = 0;
-        if (o.failed) {
-            break; /* out of memory or over the output limit: reading on is pointless */
+        if (status != GAPSCORE_OK) {
+            break;
         }
     }
-    out_str(&o, "]}");
-    if (!finish(&o, out)) {
-        return fail_with(out, GAPSCORE_ERR_INTERNAL,
-                         "out of memory, or results larger than GAPSCORE_MAX_OUTPUT_LEN");
-    }
-    return GAPSCORE_OK;
+    free(line.ptr);
+    return status;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -509,28 +505,23 @@ static uint32_t c_lines_detect(const uint8_t *prefix, size_t len, const char *fi
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Memory and the descriptor
+ * The descriptor
  * ------------------------------------------------------------------------------------------- */
-
-static void c_lines_free_buf(GapscoreBuf buf) {
-    free(buf.ptr); /* free(NULL) is a no-op, so {NULL, 0} is fine */
-}
 
 static const char *const FORMAT_IDS[] = {FORMAT_ID};
 
-static const GapscoreAdapterV1 DESCRIPTOR = {
-    GAPSCORE_ABI_VERSION,
-    (uint32_t)sizeof(GapscoreAdapterV1),
+static const GapscoreAdapterV2 DESCRIPTOR = {
+    GAPSCORE_ABI_V2,
+    (uint32_t)sizeof(GapscoreAdapterV2),
     ADAPTER_NAME,
     ADAPTER_VERSION,
     FORMAT_IDS,
     sizeof(FORMAT_IDS) / sizeof(FORMAT_IDS[0]),
     c_lines_detect,
-    c_lines_parse,
-    c_lines_free_buf,
+    c_lines_parse_stream,
 };
 
 /* The entry point: "gapscore_adapter_" + the adapter name with '-' written '_'. */
-GAPSCORE_EXPORT const GapscoreAdapterV1 *gapscore_adapter_c_lines(void);
+GAPSCORE_EXPORT const GapscoreAdapterV2 *gapscore_adapter_c_lines(void);
 
-GAPSCORE_EXPORT const GapscoreAdapterV1 *gapscore_adapter_c_lines(void) { return &DESCRIPTOR; }
+GAPSCORE_EXPORT const GapscoreAdapterV2 *gapscore_adapter_c_lines(void) { return &DESCRIPTOR; }

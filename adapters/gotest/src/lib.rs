@@ -182,4 +182,4 @@ impl Adapter for GoTest {
     }
 }
 
-gapscore_adapter_sdk::export_adapter!(gapscore_adapter_gotest => GoTest, GoTest::new());
+gapscore_adapter_sdk::export_adapter!("gotest" as gapscore_adapter_gotest => GoTest, GoTest::new());

@@ -1,6 +1,6 @@
 //! gapscore's adapter host: the [`Registry`] of built-in adapters and loaded plugins behind one
-//! [`Adapter`](gapscore_adapter_sdk::Adapter) trait, the plugin [`loader`] (C ABI v1 through
-//! libloading), format detection ([`Registry::detect`]) and parallel ingestion ([`ingest`]) of many
+//! [`Adapter`](gapscore_adapter_sdk::Adapter) trait, the plugin [`loader`] (C ABI v1 and v2 through
+//! libloading), executable adapters ([`exec`], `--plugin-exec`), format detection ([`Registry::detect`]) and parallel ingestion ([`ingest`]) of many
 //! files with results in input order.
 //!
 //! Principal types: [`Registry`], [`Registered`], [`Origin`], [`PluginSearch`],
@@ -22,14 +22,17 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![deny(unsafe_code)] // Allowed in `loader` only, where each block carries its SAFETY argument.
+#![deny(unsafe_code)] // Allowed in `loader` (and its submodules) only, where each block carries its SAFETY argument.
 #![deny(missing_docs)]
 
+mod debug;
+pub mod exec;
 mod ingest;
 pub mod loader;
 mod registry;
 mod unread;
 
+pub use exec::ExecAdapter;
 pub use ingest::{
     IngestError, IngestOptions, Input, Outcome, Parsed, STDIN_NAME, SURE, expand_inputs, ingest,
 };

@@ -15,6 +15,8 @@ pub enum Origin {
     BuiltIn,
     /// Loaded from a plugin file.
     Plugin(PathBuf),
+    /// An executable adapter (`--plugin-exec`), by its command line.
+    Exec(String),
 }
 
 impl std::fmt::Display for Origin {
@@ -22,6 +24,7 @@ impl std::fmt::Display for Origin {
         match self {
             Origin::BuiltIn => f.write_str("built-in"),
             Origin::Plugin(p) => write!(f, "plugin {}", p.display()),
+            Origin::Exec(c) => write!(f, "plugin-exec {c}"),
         }
     }
 }
@@ -172,11 +175,24 @@ impl Registry {
         for path in files {
             match load_plugin(&path) {
                 Ok(p) => {
+                    let p = p.with_debug(search.debug);
                     if let Err(reason) = self.add(Arc::new(p), Origin::Plugin(path.clone())) {
                         errors.push(PluginError { path, reason });
                     }
                 }
                 Err(e) => errors.push(e),
+            }
+        }
+        for cmd in &search.execs {
+            let path = PathBuf::from(cmd);
+            match crate::exec::load_exec(cmd) {
+                Ok(a) => {
+                    let a = a.with_debug(search.debug);
+                    if let Err(reason) = self.add(Arc::new(a), Origin::Exec(cmd.clone())) {
+                        errors.push(PluginError { path, reason });
+                    }
+                }
+                Err(reason) => errors.push(PluginError { path, reason }),
             }
         }
         errors

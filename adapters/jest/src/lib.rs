@@ -99,7 +99,7 @@ impl Adapter for Jest {
 
 use gapscore_adapter_sdk::json_has_key as has_key;
 
-gapscore_adapter_sdk::export_adapter!(gapscore_adapter_jest => Jest, Jest::new());
+gapscore_adapter_sdk::export_adapter!("jest" as gapscore_adapter_jest => Jest, Jest::new());
 
 #[cfg(test)]
 mod tests {

@@ -142,4 +142,4 @@ impl Adapter for JUnit {
     }
 }
 
-gapscore_adapter_sdk::export_adapter!(gapscore_adapter_junit => JUnit, JUnit::new());
+gapscore_adapter_sdk::export_adapter!("junit" as gapscore_adapter_junit => JUnit, JUnit::new());

@@ -173,4 +173,4 @@ fn format_of(opts: &ParseOptions, prefix: &[u8]) -> &'static str {
     }
 }
 
-gapscore_adapter_sdk::export_adapter!(gapscore_adapter_pytest => Pytest, Pytest::new());
+gapscore_adapter_sdk::export_adapter!("pytest" as gapscore_adapter_pytest => Pytest, Pytest::new());

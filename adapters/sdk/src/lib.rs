@@ -3,8 +3,10 @@
 //! - [`Adapter`]: the trait every adapter implements — [`AdapterInfo`] (name, version, format
 //!   ids), [`Adapter::detect`] (a 0–100 confidence from a file's first bytes and name) and
 //!   [`Adapter::parse`] (bytes in, events out into an [`EventSink`]).
-//! - [`abi`]: the C ABI v1 ([`abi::GapscoreAdapterV1`], [`abi::GapscoreBuf`], status codes), the
-//!   [`export_adapter!`] macro that turns an [`Adapter`] into a loadable plugin, and
+//! - [`abi`]: the C ABI — v2, streaming ([`abi::GapscoreAdapterV2`], [`abi::GapscoreHost`]:
+//!   a read callback and an event-sink table), and v1, one JSON document
+//!   ([`abi::GapscoreAdapterV1`]), which hosts still load — the [`export_adapter!`] macro that
+//!   turns an [`Adapter`] into a loadable v2 plugin (its `parse_reader` streams), and
 //!   [`abi::c_header`], from which the committed `include/gapscore_adapter.h` is generated.
 //! - [`text`]: capped text ([`text::push_capped`], [`text::TEXT_CAP`], [`text::CUT_NOTE`]):
 //!   messages and output kept per test are cut at 64 KiB with a note.
@@ -144,7 +146,7 @@ pub trait Adapter: Send + Sync {
     /// For an adapter reading several formats: which of its format ids a file it detected is
     /// in, from the same prefix and name. The host passes it as [`ParseOptions::format_id`]
     /// and records it as the file's format. `None` (the default) means the first id.
-    /// Plugins cannot answer through C ABI v1: a plugin's parse receives its first id when
+    /// Plugins cannot answer through the C ABI: a plugin's parse receives its first id when
     /// its file was detected, and tells its formats apart itself.
     fn detect_format(&self, _prefix: &[u8], _file_name: Option<&str>) -> Option<String> {
         None
@@ -200,35 +202,12 @@ pub fn parse_to_run(
     input: &[u8],
     opts: &ParseOptions,
 ) -> Result<TestRun, AdapterError> {
-    collect(adapter, input, opts, RunCollector::new, true)
-}
-
-/// Like [`parse_to_run`], with a collector that adds nothing of its own: what crosses the ABI.
-pub(crate) fn parse_to_raw_run(
-    adapter: &dyn Adapter,
-    input: &[u8],
-    opts: &ParseOptions,
-) -> Result<TestRun, AdapterError> {
-    // No cut-text warning here: the host's own normalizer counts the cut texts and warns once.
-    collect(adapter, input, opts, RunCollector::raw, false)
-}
-
-fn collect(
-    adapter: &dyn Adapter,
-    input: &[u8],
-    opts: &ParseOptions,
-    make: fn(String, Option<String>) -> RunCollector,
-    warn_cuts: bool,
-) -> Result<TestRun, AdapterError> {
     let format = opts
         .format_id
         .clone()
         .or_else(|| adapter.info().formats.first().cloned())
         .unwrap_or_default();
-    let mut sink = Normalizer::new(make(format, opts.source_name.clone()));
-    if !warn_cuts {
-        sink = sink.without_cut_warning();
-    }
+    let mut sink = Normalizer::new(RunCollector::new(format, opts.source_name.clone()));
     adapter.parse(input, opts, &mut sink)?;
     Ok(sink.finish().into_run())
 }

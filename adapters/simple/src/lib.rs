@@ -140,7 +140,7 @@ fn top_level_keys(text: &[u8]) -> Vec<Vec<u8>> {
     keys
 }
 
-gapscore_adapter_sdk::export_adapter!(gapscore_adapter_simple => Simple, Simple::new());
+gapscore_adapter_sdk::export_adapter!("simple" as gapscore_adapter_simple => Simple, Simple::new());
 
 #[cfg(test)]
 mod tests {

@@ -158,4 +158,4 @@ impl Adapter for Tap {
     }
 }
 
-gapscore_adapter_sdk::export_adapter!(gapscore_adapter_tap => Tap, Tap::new());
+gapscore_adapter_sdk::export_adapter!("tap" as gapscore_adapter_tap => Tap, Tap::new());

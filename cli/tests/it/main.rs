@@ -18,6 +18,7 @@ mod cli;
 mod cut_text;
 mod docs;
 mod everyday;
+mod exec_plugin;
 mod flags;
 mod golden;
 mod hardening;

@@ -110,4 +110,4 @@ fn content(line: usize, column: usize, message: &str) -> AdapterError {
 }
 
 // The plugin entry point: `gapscore_adapter_` + the adapter name (`-` as `_`).
-gapscore_adapter_sdk::export_adapter!(gapscore_adapter_template => Template, Template::new());
+gapscore_adapter_sdk::export_adapter!("template" as gapscore_adapter_template => Template, Template::new());

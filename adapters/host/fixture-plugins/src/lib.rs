@@ -1,5 +1,5 @@
 //! Test support for plugin loading. Plugins that break the ABI contract on purpose, one entry
-//! symbol per fault, loaded by the host's fault-injection tests through `load_with_symbol`; one
+//! symbol per fault (ABI v1 here, ABI v2 in [`v2`]), loaded by the host's fault-injection tests through `load_with_symbol`; one
 //! well-behaved plugin written with `export_adapter!` whose `parse` panics, to prove the SDK's
 //! panic guard; and [`compile_c_lines`], which builds the C example plugin for the host's and
 //! the CLI's tests. Never ship this library.
@@ -9,9 +9,9 @@
 
 use std::ffi::c_char;
 
-use gapscore_adapter_sdk::abi::{
-    GAPSCORE_ABI_VERSION, GAPSCORE_OK, GapscoreAdapterV1, GapscoreBuf,
-};
+pub mod v2;
+
+use gapscore_adapter_sdk::abi::{GAPSCORE_OK, GapscoreAdapterV1, GapscoreBuf};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
 /// A `Sync` wrapper so descriptors with raw pointers can be statics.
@@ -26,9 +26,9 @@ const FORMATS: [Fmt; 1] = [Fmt(c"broken".as_ptr())];
 pub struct Fmt(*const c_char);
 // SAFETY: points at a static C string literal.
 unsafe impl Sync for Fmt {}
-static FORMAT_LIST: [Fmt; 1] = FORMATS;
+pub(crate) static FORMAT_LIST: [Fmt; 1] = FORMATS;
 
-unsafe extern "C" fn detect(_: *const u8, _: usize, _: *const c_char) -> u32 {
+pub(crate) unsafe extern "C" fn detect(_: *const u8, _: usize, _: *const c_char) -> u32 {
     0
 }
 
@@ -60,6 +60,8 @@ macro_rules! descriptor {
     };
 }
 
+/// The v1 fixtures speak ABI v1, whatever the newest version is.
+const V1_ABI: u32 = 1;
 const V1: u32 = size_of::<GapscoreAdapterV1>() as u32;
 
 /// A `parse` that ignores its input and returns fixed bytes with `GAPSCORE_OK`.
@@ -125,64 +127,53 @@ unsafe extern "C" fn parse_status_77(
 }
 
 static BAD_ABI: Desc = descriptor!(c"bad_abi", 999, V1, Some(parse_ok), Some(free_buf));
-static SHORT_STRUCT: Desc = descriptor!(
-    c"short_struct",
-    GAPSCORE_ABI_VERSION,
-    16,
-    Some(parse_ok),
-    Some(free_buf)
-);
-static NULL_FN: Desc = descriptor!(c"null_fn", GAPSCORE_ABI_VERSION, V1, None, Some(free_buf));
-static NULL_FREE: Desc = descriptor!(c"null_free", GAPSCORE_ABI_VERSION, V1, Some(parse_ok), None);
+static SHORT_STRUCT: Desc =
+    descriptor!(c"short_struct", V1_ABI, 16, Some(parse_ok), Some(free_buf));
+static NULL_FN: Desc = descriptor!(c"null_fn", V1_ABI, V1, None, Some(free_buf));
+static NULL_FREE: Desc = descriptor!(c"null_free", V1_ABI, V1, Some(parse_ok), None);
 static BAD_JSON: Desc = descriptor!(
     c"bad_json",
-    GAPSCORE_ABI_VERSION,
+    V1_ABI,
     V1,
     Some(parse_bad_json),
     Some(free_buf)
 );
 static BAD_UTF8: Desc = descriptor!(
     c"bad_utf8",
-    GAPSCORE_ABI_VERSION,
+    V1_ABI,
     V1,
     Some(parse_bad_utf8),
     Some(free_buf)
 );
 static UNKNOWN_STATUS: Desc = descriptor!(
     c"unknown_status",
-    GAPSCORE_ABI_VERSION,
+    V1_ABI,
     V1,
     Some(parse_unknown_status),
     Some(free_buf)
 );
 static HUGE_LEN: Desc = descriptor!(
     c"huge_len",
-    GAPSCORE_ABI_VERSION,
+    V1_ABI,
     V1,
     Some(parse_huge_len),
     Some(free_buf)
 );
 static STATUS_77: Desc = descriptor!(
     c"status_77",
-    GAPSCORE_ABI_VERSION,
+    V1_ABI,
     V1,
     Some(parse_status_77),
     Some(free_buf)
 );
 static MISNAMED: Desc = descriptor!(
     c"something_else",
-    GAPSCORE_ABI_VERSION,
+    V1_ABI,
     V1,
     Some(parse_ok),
     Some(free_buf)
 );
-static OK: Desc = descriptor!(
-    c"ok",
-    GAPSCORE_ABI_VERSION,
-    V1,
-    Some(parse_ok),
-    Some(free_buf)
-);
+static OK: Desc = descriptor!(c"ok", V1_ABI, V1, Some(parse_ok), Some(free_buf));
 
 macro_rules! entry {
     ($sym:ident, $desc:ident) => {
@@ -210,7 +201,7 @@ pub extern "C" fn gapscore_adapter_null_desc() -> *const GapscoreAdapterV1 {
     std::ptr::null()
 }
 
-/// A well-formed Rust adapter whose `parse` panics.
+/// A well-formed Rust adapter (ABI v2, through `export_adapter!`) whose `parse` panics.
 #[derive(Debug)]
 pub struct Panics(AdapterInfo);
 
@@ -226,7 +217,7 @@ impl Adapter for Panics {
     }
 }
 
-gapscore_adapter_sdk::export_adapter!(gapscore_adapter_panics => Panics, Panics(AdapterInfo::new("panics", "0.0.0", &["panics"])));
+gapscore_adapter_sdk::export_adapter!("panics" as gapscore_adapter_panics => Panics, Panics(AdapterInfo::new("panics", "0.0.0", &["panics"])));
 
 /// Compiles the C example plugin (`adapters/examples/c-lines`) with `$CC` (default `cc`; MSVC's
 /// `cl` understood) into `dir`, returning the library's path, or `None` (with a note on stderr)
@@ -294,3 +285,41 @@ pub fn compile_c_lines(dir: &std::path::Path) -> Option<std::path::PathBuf> {
     std::fs::rename(&tmp, &dest).unwrap();
     Some(dest)
 }
+
+/// The built-in JUnit adapter exported as a v2 plugin under the name `junit_plugin` (format id
+/// `junit-plugin`), so the CLI can load it next to the built-in `junit`: the benchmark of a
+/// plugin against the built-in (docs/abi.md, "Measured"). It never claims a file by detection
+/// (the two would tie); name its format with `--input-format junit-plugin`.
+#[derive(Debug)]
+pub struct JUnitPlugin(AdapterInfo, gapscore_adapter_junit::JUnit);
+
+impl Adapter for JUnitPlugin {
+    fn info(&self) -> &AdapterInfo {
+        &self.0
+    }
+    fn detect(&self, _: &[u8], _: Option<&str>) -> u8 {
+        0
+    }
+    fn parse(
+        &self,
+        input: &[u8],
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        self.1.parse(input, opts, sink)
+    }
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        self.1.parse_reader(reader, opts, sink)
+    }
+}
+
+gapscore_adapter_sdk::export_adapter!("junit_plugin" as gapscore_adapter_junit_plugin => JUnitPlugin,
+JUnitPlugin(
+    AdapterInfo::new("junit_plugin", "0.0.0", &["junit-plugin"]),
+    gapscore_adapter_junit::JUnit::new()
+));

@@ -6,5 +6,7 @@
 
 mod c_plugin;
 mod detection;
+mod exec;
 mod ingest;
 mod plugins;
+mod plugins_v2;

@@ -8,7 +8,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gapscore_adapter_sdk::{Adapter, AdapterError, ParseOptions, Status, parse_to_run};
+use gapscore_adapter_sdk::{
+    Adapter, AdapterError, InputError, Location, ParseOptions, Status, parse_to_run,
+};
 use gapscore_adapter_simple::Simple;
 use gapscore_adapter_testing::built_cdylib;
 use gapscore_adapters::loader::load_with_symbol;
@@ -42,7 +44,7 @@ fn broken_descriptors_are_rejected_with_their_reason() {
     assert_eq!(
         load_error("gapscore_adapter_bad_abi"),
         format!(
-            "adapter ABI v999 is not supported by gapscore {v} (supports v1..=v1); rebuild the plugin against gapscore-adapter-sdk {v}"
+            "adapter ABI v999 is not supported by gapscore {v} (supports v1..=v2); rebuild the plugin against gapscore-adapter-sdk {v}"
         )
     );
     assert_eq!(
@@ -104,25 +106,28 @@ fn misbehaving_parsers_are_rejected_and_the_host_survives() {
     assert_eq!(
         parse_error("gapscore_adapter_bad_json"),
         format!(
-            "{}returned invalid results JSON: EOF while parsing a list at line 1 column 58",
+            "{}returned invalid results JSON: EOF while parsing a list at line 1 column 58 (run with --plugin-debug to see what it returned)",
             at("bad_json")
         )
     );
     assert_eq!(
         parse_error("gapscore_adapter_bad_utf8"),
-        format!("{}returned non-UTF-8 output (at byte 37)", at("bad_utf8"))
+        format!(
+            "{}returned non-UTF-8 output (at byte 37) (run with --plugin-debug to see what it returned)",
+            at("bad_utf8")
+        )
     );
     assert_eq!(
         parse_error("gapscore_adapter_unknown_status"),
         format!(
-            "{}returned invalid results JSON: unknown variant `great`, expected one of `passed`, `failed`, `errored`, `skipped`, `xfailed`, `xpassed`, `todo` at line 1 column 56",
+            "{}returned invalid results JSON: unknown variant `great`, expected one of `passed`, `failed`, `errored`, `skipped`, `xfailed`, `xpassed`, `todo` at line 1 column 56 (run with --plugin-debug to see what it returned)",
             at("unknown_status")
         )
     );
     assert_eq!(
         parse_error("gapscore_adapter_huge_len"),
         format!(
-            "{}returned an output length of {} bytes (more than the 268435456-byte limit)",
+            "{}returned an output length of {} bytes (more than the 268435456-byte limit of adapter ABI v1; a v2 plugin streams its events with no limit)",
             at("huge_len"),
             usize::MAX / 2
         )
@@ -183,8 +188,10 @@ fn every_built_in_cdylib_gives_the_same_results_as_the_static_adapter() {
                 file.display()
             );
             let opts = ParseOptions::with_source(file.display().to_string());
-            let a = parse_to_run(builtin, &bytes, &opts).map_err(|e| e.to_string());
-            let b = parse_to_run(&plugin, &bytes, &opts).map_err(|e| e.to_string());
+            // A v2 plugin streams, so its errors may carry a byte offset where the built-in's
+            // whole-buffer parse has a line and column: compare both as line and column.
+            let a = parse_to_run(builtin, &bytes, &opts).map_err(|e| located(&bytes, e));
+            let b = parse_to_run(&plugin, &bytes, &opts).map_err(|e| located(&bytes, e));
             assert_eq!(a, b, "{name}: {}", file.display());
         }
     }
@@ -193,6 +200,25 @@ fn every_built_in_cdylib_gives_the_same_results_as_the_static_adapter() {
         builtins.by_format("simple").unwrap().adapter.info(),
         Simple::new().info()
     );
+}
+
+/// An error as text, a byte offset written as its line and column (columns count characters).
+fn located(input: &[u8], e: AdapterError) -> String {
+    let AdapterError::Input(InputError::Syntax {
+        location: Location::Offset(offset),
+        message,
+    }) = e
+    else {
+        return e.to_string();
+    };
+    let before = &input[..(offset as usize).min(input.len())];
+    let start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+    format!("{line}:{column}: {message}")
 }
 
 #[test]

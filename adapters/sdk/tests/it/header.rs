@@ -44,7 +44,7 @@ fn header_compiles_with_its_layout_assertions() {
     let src = dir.join("check.c");
     std::fs::write(
         &src,
-        "#include \"gapscore_adapter.h\"\nint main(void) { return GAPSCORE_ABI_VERSION == 1u ? 0 : 1; }\n",
+        "#include \"gapscore_adapter.h\"\nint main(void) { return GAPSCORE_ABI_V2 == 2u && GAPSCORE_MAX_ABI_VERSION == 2u && GAPSCORE_MIN_ABI_VERSION == 1u ? 0 : 1; }\n",
     )
     .unwrap();
     let out = Command::new(&cc)

@@ -1,6 +1,8 @@
-//! Loading adapter plugins through the C ABI v1: [`PluginSearch`] finds plugin files,
+//! Loading adapter plugins through the C ABI: [`PluginSearch`] finds plugin files,
 //! [`load_plugin`] validates and wraps one as a [`PluginAdapter`], which implements the same
-//! [`Adapter`] trait as the built-ins.
+//! [`Adapter`] trait as the built-ins. The descriptor's `abi_version` picks the protocol:
+//! [`v1`] (one JSON document, input and output capped) or [`v2`] (streaming through a read
+//! callback and an event-sink table).
 //!
 //! Libraries are never unloaded (unloading a library whose thread-locals other threads touched
 //! is unsound on several platforms), and the current directory is never searched implicitly:
@@ -12,14 +14,13 @@ use std::ffi::c_char;
 use std::path::{Path, PathBuf};
 
 use gapscore_adapter_sdk::abi::{
-    EntryFn, GAPSCORE_ABI_VERSION, GAPSCORE_ERR_INTERNAL, GAPSCORE_ERR_INVALID_ARG,
-    GAPSCORE_ERR_PANIC, GAPSCORE_ERR_PARSE, GAPSCORE_ERR_UNSUPPORTED, GAPSCORE_MAX_OUTPUT_LEN,
-    GAPSCORE_MIN_ABI_VERSION, GAPSCORE_OK, GapscoreAdapterV1, GapscoreBuf,
+    DetectFn, EntryFn, GAPSCORE_ABI_VERSION, GAPSCORE_MAX_OUTPUT_LEN, GAPSCORE_MIN_ABI_VERSION,
+    GapscoreAdapterV1, GapscoreAdapterV2,
 };
-use gapscore_adapter_sdk::{
-    Adapter, AdapterError, AdapterInfo, EventSink, InputError, Location, ParseOptions, TestCase,
-    TestRun, replay,
-};
+use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
+
+mod v1;
+mod v2;
 
 /// The environment variable holding extra plugin directories (`:`-separated on Unix).
 pub const PLUGIN_PATH_ENV: &str = "GAPSCORE_PLUGIN_PATH";
@@ -56,12 +57,36 @@ pub struct PluginSearch {
     pub files: Vec<PathBuf>,
     /// Directories searched, not recursively (`--plugin-dir DIR`, then the environment).
     pub dirs: Vec<PathBuf>,
+    /// Executable adapters, as command lines (`--plugin-exec CMD`), loaded after the files
+    /// and directories.
+    pub execs: Vec<String>,
+    /// Show what a plugin returned when the host rejects it (`--plugin-debug`).
+    pub debug: bool,
 }
 
 impl PluginSearch {
     /// Files first, then directories.
     pub fn new(files: Vec<PathBuf>, dirs: Vec<PathBuf>) -> Self {
-        PluginSearch { files, dirs }
+        PluginSearch {
+            files,
+            dirs,
+            execs: Vec::new(),
+            debug: false,
+        }
+    }
+
+    /// Adds executable adapters (`--plugin-exec CMD`).
+    #[must_use]
+    pub fn with_execs(mut self, execs: Vec<String>) -> Self {
+        self.execs = execs;
+        self
+    }
+
+    /// Shows what a plugin returned when the host rejects it (`--plugin-debug`).
+    #[must_use]
+    pub fn with_debug(mut self, debug: bool) -> Self {
+        self.debug = debug;
+        self
     }
 
     /// Adds the directories of an environment value such as [`PLUGIN_PATH_ENV`]'s.
@@ -129,17 +154,27 @@ pub fn symbol_for(path: &Path) -> Option<String> {
     valid.then(|| format!("{SYMBOL_PREFIX}{}", rest.replace('-', "_")))
 }
 
+/// Which ABI a plugin speaks, with its descriptor.
+#[derive(Debug, Clone, Copy)]
+enum Abi {
+    V1(&'static GapscoreAdapterV1),
+    V2(&'static GapscoreAdapterV2),
+}
+
 /// An adapter living in a plugin library.
 #[derive(Debug)]
 pub struct PluginAdapter {
     info: AdapterInfo,
     path: PathBuf,
-    desc: &'static GapscoreAdapterV1,
+    abi: Abi,
+    detect: DetectFn,
+    debug: bool,
+    v1_input_cap: usize,
 }
 
-// SAFETY: the ABI contract (docs/abi.md, "Threads") requires `detect`, `parse` and `free_buf` to
-// be callable concurrently from any thread, and the descriptor to be immutable and to live as
-// long as the library, which is never unloaded. The struct holds nothing else thread-bound.
+// SAFETY: the ABI contract (docs/abi.md, "Threads") requires `detect`, `parse`, `parse_stream`
+// and `free_buf` to be callable concurrently from any thread, and the descriptor to be immutable
+// and to live as long as the library, which is never unloaded. Nothing else is thread-bound.
 unsafe impl Send for PluginAdapter {}
 // SAFETY: as above.
 unsafe impl Sync for PluginAdapter {}
@@ -148,6 +183,52 @@ impl PluginAdapter {
     /// The library file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The ABI version the plugin speaks (1 or 2).
+    pub fn abi_version(&self) -> u32 {
+        match self.abi {
+            Abi::V1(_) => 1,
+            Abi::V2(_) => 2,
+        }
+    }
+
+    /// Shows what the plugin returned when the host rejects it.
+    #[must_use]
+    pub fn with_debug(mut self, debug: bool) -> Self {
+        self.debug = debug;
+        self
+    }
+
+    /// Lowers the input cap of a v1 plugin (for tests; the real cap is
+    /// [`GAPSCORE_MAX_OUTPUT_LEN`]).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_v1_input_cap(mut self, cap: usize) -> Self {
+        self.v1_input_cap = cap;
+        self
+    }
+
+    /// An error naming the plugin.
+    fn fail(&self, reason: impl std::fmt::Display) -> AdapterError {
+        AdapterError::Plugin(format!(
+            "plugin `{}` ({}): {reason}",
+            self.info.name,
+            self.path.display()
+        ))
+    }
+
+    /// An error naming the plugin, followed by what it returned when debugging (escaped and
+    /// bounded), or by how to see it.
+    fn rejected(
+        &self,
+        reason: impl std::fmt::Display,
+        returned: &[u8],
+        at: Option<usize>,
+    ) -> AdapterError {
+        self.fail(crate::debug::with_returned(
+            reason, self.debug, returned, at,
+        ))
     }
 }
 
@@ -206,26 +287,56 @@ pub fn load_with_symbol(path: &Path, symbol: &str) -> Result<PluginAdapter, Plug
             ),
         ));
     }
-    // SAFETY: the version is one whose descriptor starts with the v1 fields; `struct_size`
-    // (second u32) is read before anything beyond it.
+    // SAFETY: every supported version starts with `abi_version` and `struct_size`; the second
+    // u32 is read before anything beyond it.
     let size = unsafe { std::ptr::read(ptr.cast::<u32>().add(1)) } as usize;
-    if size < size_of::<GapscoreAdapterV1>() {
+    let need = if abi == 1 {
+        size_of::<GapscoreAdapterV1>()
+    } else {
+        size_of::<GapscoreAdapterV2>()
+    };
+    if size < need {
         return Err(PluginError::new(
             path,
-            format!(
-                "descriptor is {size} bytes, smaller than the {} bytes of ABI v1",
-                size_of::<GapscoreAdapterV1>()
-            ),
+            format!("descriptor is {size} bytes, smaller than the {need} bytes of ABI v{abi}"),
         ));
     }
-    // SAFETY: `struct_size` covers the whole v1 struct, and the contract says the descriptor is
-    // static and immutable for the life of the library, which is leaked below.
-    let desc: &'static GapscoreAdapterV1 = unsafe { &*ptr };
-    for (field, missing) in [
-        ("detect", desc.detect.is_none()),
-        ("parse", desc.parse.is_none()),
-        ("free_buf", desc.free_buf.is_none()),
-    ] {
+    // The members both versions share, at the same offsets, and the functions each requires.
+    let (abi, common, functions) = if abi == 1 {
+        // SAFETY: `struct_size` covers the whole v1 struct, and the contract says the
+        // descriptor is static and immutable for the life of the library, leaked below.
+        let d: &'static GapscoreAdapterV1 = unsafe { &*ptr.cast::<GapscoreAdapterV1>() };
+        let common = (
+            d.name,
+            d.adapter_version,
+            d.format_ids,
+            d.format_count,
+            d.detect,
+        );
+        let functions = [
+            ("detect", d.detect.is_none()),
+            ("parse", d.parse.is_none()),
+            ("free_buf", d.free_buf.is_none()),
+        ];
+        (Abi::V1(d), common, functions)
+    } else {
+        // SAFETY: as above, for the v2 struct, which `struct_size` covers.
+        let d: &'static GapscoreAdapterV2 = unsafe { &*ptr.cast::<GapscoreAdapterV2>() };
+        let common = (
+            d.name,
+            d.adapter_version,
+            d.format_ids,
+            d.format_count,
+            d.detect,
+        );
+        let functions = [
+            ("detect", d.detect.is_none()),
+            ("parse_stream", d.parse_stream.is_none()),
+            ("", false),
+        ];
+        (Abi::V2(d), common, functions)
+    };
+    for (field, missing) in functions {
         if missing {
             return Err(PluginError::new(
                 path,
@@ -233,15 +344,13 @@ pub fn load_with_symbol(path: &Path, symbol: &str) -> Result<PluginAdapter, Plug
             ));
         }
     }
-    let name = read_str(path, "name", desc.name)?;
-    let version = read_str(path, "adapter_version", desc.adapter_version)?;
-    let valid_name = !name.is_empty()
-        && name.len() <= 64
-        && name.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
-    if !valid_name {
+    let (name_ptr, version_ptr, format_ids, format_count, detect) = common;
+    let Some(detect) = detect else {
+        return Err(PluginError::new(path, "function `detect` is null"));
+    };
+    let name = read_str(path, "name", name_ptr)?;
+    let version = read_str(path, "adapter_version", version_ptr)?;
+    if !gapscore_adapter_sdk::abi::is_valid_name(&name) {
         return Err(PluginError::new(
             path,
             format!(
@@ -249,25 +358,22 @@ pub fn load_with_symbol(path: &Path, symbol: &str) -> Result<PluginAdapter, Plug
             ),
         ));
     }
-    if format!("{SYMBOL_PREFIX}{}", name.replace('-', "_")) != symbol {
+    if !gapscore_adapter_sdk::abi::symbol_matches_name(symbol, &name) {
         return Err(PluginError::new(
             path,
             format!("adapter name `{name}` does not match its entry symbol `{symbol}`"),
         ));
     }
-    if desc.format_count == 0 || desc.format_count > 64 || desc.format_ids.is_null() {
+    if format_count == 0 || format_count > 64 || format_ids.is_null() {
         return Err(PluginError::new(
             path,
-            format!(
-                "format_count is {} (expected 1 to 64 format ids)",
-                desc.format_count
-            ),
+            format!("format_count is {format_count} (expected 1 to 64 format ids)"),
         ));
     }
-    let mut formats: Vec<String> = Vec::with_capacity(desc.format_count);
-    for i in 0..desc.format_count {
+    let mut formats: Vec<String> = Vec::with_capacity(format_count);
+    for i in 0..format_count {
         // SAFETY: `format_ids` is non-null and, per contract, points to `format_count` pointers.
-        let p = unsafe { *desc.format_ids.add(i) };
+        let p = unsafe { *format_ids.add(i) };
         let id = read_str(path, &format!("format_ids[{i}]"), p)?;
         if id.is_empty() || id.len() > 64 || id.chars().any(char::is_whitespace) {
             return Err(PluginError::new(
@@ -289,7 +395,10 @@ pub fn load_with_symbol(path: &Path, symbol: &str) -> Result<PluginAdapter, Plug
     Ok(PluginAdapter {
         info: AdapterInfo::new(name, version, &format_refs),
         path: path.to_path_buf(),
-        desc,
+        abi,
+        detect,
+        debug: false,
+        v1_input_cap: GAPSCORE_MAX_OUTPUT_LEN,
     })
 }
 
@@ -332,46 +441,17 @@ fn read_str(path: &Path, field: &str, p: *const c_char) -> Result<String, Plugin
     ))
 }
 
-/// Hands the output buffer back to the plugin exactly once, however decoding ends.
-struct FreeGuard {
-    free: unsafe extern "C" fn(GapscoreBuf),
-    buf: Option<GapscoreBuf>,
-}
-
-impl Drop for FreeGuard {
-    fn drop(&mut self) {
-        if let Some(buf) = self.buf.take() {
-            // SAFETY: the buffer came from this plugin's `parse` and is released once, as the
-            // contract requires, with the plugin's own `free_buf`.
-            unsafe { (self.free)(buf) };
-        }
-    }
-}
-
-impl PluginAdapter {
-    fn fail(&self, reason: impl std::fmt::Display) -> AdapterError {
-        AdapterError::Plugin(format!(
-            "plugin `{}` ({}): {reason}",
-            self.info.name,
-            self.path.display()
-        ))
-    }
-}
-
 impl Adapter for PluginAdapter {
     fn info(&self) -> &AdapterInfo {
         &self.info
     }
 
     fn detect(&self, prefix: &[u8], file_name: Option<&str>) -> u8 {
-        let Some(detect) = self.desc.detect else {
-            return 0;
-        };
         let name = file_name.and_then(|n| std::ffi::CString::new(n).ok());
         let name_ptr = name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr());
         // SAFETY: `prefix` is valid for its length and `name_ptr` is null or a NUL-terminated
         // string, both for the duration of the call; the function pointer was checked at load.
-        let c = unsafe { detect(prefix.as_ptr(), prefix.len(), name_ptr) };
+        let c = unsafe { (self.detect)(prefix.as_ptr(), prefix.len(), name_ptr) };
         c.min(100) as u8
     }
 
@@ -381,102 +461,79 @@ impl Adapter for PluginAdapter {
         opts: &ParseOptions,
         sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
-        let (Some(parse), Some(free)) = (self.desc.parse, self.desc.free_buf) else {
-            return Err(self.fail("function pointers vanished"));
-        };
-        let opts_json = serde_json::to_vec(opts).map_err(|e| self.fail(e))?;
-        let mut out = GapscoreBuf::EMPTY;
-        // SAFETY: input and options are valid for their lengths during the call, `out` is a
-        // writable buffer struct; the plugin must not keep pointers into either after returning.
-        let status = unsafe {
-            parse(
-                input.as_ptr(),
-                input.len(),
-                opts_json.as_ptr(),
-                opts_json.len(),
-                &mut out,
-            )
-        };
-        let (ptr, len) = (out.ptr, out.len);
-        let _guard = FreeGuard {
-            free,
-            buf: Some(out),
-        };
-        if len > GAPSCORE_MAX_OUTPUT_LEN {
-            return Err(self.fail(format!(
-                "returned an output length of {len} bytes (more than the {GAPSCORE_MAX_OUTPUT_LEN}-byte limit)"
-            )));
-        }
-        if ptr.is_null() && len > 0 {
-            return Err(self.fail(format!("returned a null buffer of length {len}")));
-        }
-        let bytes: &[u8] = if len == 0 {
-            &[]
-        } else {
-            // SAFETY: non-null, `len` bytes owned by the plugin until `free_buf`, which the
-            // guard calls only after this borrow ends.
-            unsafe { std::slice::from_raw_parts(ptr, len) }
-        };
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            self.fail(format!(
-                "returned non-UTF-8 output (at byte {})",
-                e.valid_up_to()
-            ))
-        })?;
-        match status {
-            GAPSCORE_OK => {
-                let mut run: TestRun = serde_json::from_str(text)
-                    .map_err(|e| self.fail(format!("returned invalid results JSON: {e}")))?;
-                for t in &mut run.tests {
-                    if t.id.is_empty() {
-                        t.id = TestCase::make_id(t.suite.as_deref(), &t.name);
-                    }
+        match self.abi {
+            Abi::V1(d) => {
+                if input.len() > self.v1_input_cap {
+                    return Err(self.v1_too_big());
                 }
-                replay(&run, sink);
-                Ok(())
+                v1::parse(self, d, input, opts, sink)
             }
-            GAPSCORE_ERR_PARSE => Err(decode_parse_error(text)),
-            GAPSCORE_ERR_UNSUPPORTED => Err(AdapterError::Unsupported(error_message(text))),
-            GAPSCORE_ERR_PANIC => Err(self.fail(format!("panicked: {}", error_message(text)))),
-            GAPSCORE_ERR_INVALID_ARG | GAPSCORE_ERR_INTERNAL => {
-                Err(self.fail(format!("failed (status {status}): {}", error_message(text))))
+            Abi::V2(d) => v2::parse(self, d, &mut std::io::Cursor::new(input), opts, sink)
+                .map_err(|e| located_in(input, e)),
+        }
+    }
+
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        match self.abi {
+            Abi::V1(d) => {
+                // v1 hands the whole input over at once: read at most one byte past the cap.
+                let mut input = Vec::new();
+                let limit = u64::try_from(self.v1_input_cap).unwrap_or(u64::MAX);
+                std::io::Read::read_to_end(
+                    &mut std::io::Read::take(reader, limit.saturating_add(1)),
+                    &mut input,
+                )
+                .map_err(|e| AdapterError::Read(crate::io_reason(&e)))?;
+                if input.len() > self.v1_input_cap {
+                    return Err(self.v1_too_big());
+                }
+                v1::parse(self, d, &input, opts, sink)
             }
-            other => Err(self.fail(format!("returned unknown status {other}"))),
+            Abi::V2(d) => v2::parse(self, d, reader, opts, sink),
         }
     }
 }
 
-fn error_message(text: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(str::to_owned))
-        .unwrap_or_else(|| {
-            if text.is_empty() {
-                "no message".to_owned()
-            } else {
-                text.chars().take(500).collect()
-            }
-        })
+/// A byte offset of an input error turned into a line and column (columns count characters),
+/// as the host does for files: the streaming side of a v2 plugin may only know the offset.
+fn located_in(input: &[u8], e: AdapterError) -> AdapterError {
+    let AdapterError::Input(gapscore_adapter_sdk::InputError::Syntax {
+        location: gapscore_adapter_sdk::Location::Offset(offset),
+        message,
+    }) = e
+    else {
+        return e;
+    };
+    let before = &input[..usize::try_from(offset)
+        .unwrap_or(usize::MAX)
+        .min(input.len())];
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let column = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count()
+        + 1;
+    AdapterError::Input(gapscore_adapter_sdk::InputError::Syntax {
+        location: gapscore_adapter_sdk::Location::LineCol { line, column },
+        message,
+    })
 }
 
-fn decode_parse_error(text: &str) -> AdapterError {
-    let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
-    let message = error_message(text);
-    // Lines and columns are 1-based; a 0 from a careless plugin is read as 1.
-    let num = |k: &str| {
-        v.get(k)
-            .and_then(serde_json::Value::as_u64)
-            .map(|n| (n as usize).max(1))
-    };
-    match (num("line"), num("column")) {
-        (Some(line), column) => AdapterError::Input(InputError::Syntax {
-            location: Location::LineCol {
-                line,
-                column: column.unwrap_or(1),
-            },
-            message,
-        }),
-        _ => AdapterError::Input(InputError::Unlocated(message)),
+impl PluginAdapter {
+    fn v1_too_big(&self) -> AdapterError {
+        self.fail(format!(
+            "the input is larger than {} bytes, the most a plugin built for adapter ABI v1 can read (v1 hands it the whole input at once); rebuild the plugin for ABI v2 (gapscore-adapter-sdk {}, or `parse_stream` in C), which streams with no size limit",
+            self.v1_input_cap,
+            env!("CARGO_PKG_VERSION")
+        ))
     }
 }
 

@@ -1,0 +1,264 @@
+//! ABI v2 plugins that break the contract on purpose, one entry symbol per fault: bad
+//! descriptors, and `parse_stream`s that pass the host bad pointers, lengths, UTF-8, codes and
+//! sizes, ignore its request to stop, or lie about their status. Plus one well-behaved
+//! hand-written v2 plugin (`v2_lines`) that streams its input through `host->read`.
+
+use std::ffi::c_void;
+
+use gapscore_adapter_sdk::abi::v2::{GAPSCORE_NO_OFFSET, GAPSCORE_TEST_HAS_DURATION};
+use gapscore_adapter_sdk::abi::{
+    GAPSCORE_ERR_PARSE, GAPSCORE_ERR_STOPPED, GAPSCORE_OK, GapscoreAdapterV2, GapscoreHost,
+    GapscoreStr, GapscoreTest, ParseStreamFn,
+};
+
+use crate::{FORMAT_LIST, detect};
+
+/// A `Sync` wrapper so v2 descriptors with raw pointers can be statics.
+#[derive(Debug)]
+pub struct Desc2(GapscoreAdapterV2);
+// SAFETY: immutable statics pointing at static data only.
+unsafe impl Sync for Desc2 {}
+
+const V2: u32 = size_of::<GapscoreAdapterV2>() as u32;
+
+const fn desc(name: &'static std::ffi::CStr, size: u32, parse: Option<ParseStreamFn>) -> Desc2 {
+    Desc2(GapscoreAdapterV2 {
+        abi_version: 2,
+        struct_size: size,
+        name: name.as_ptr(),
+        adapter_version: c"0.0.0".as_ptr(),
+        format_ids: FORMAT_LIST.as_ptr().cast(),
+        format_count: 1,
+        detect: Some(detect),
+        parse_stream: parse,
+    })
+}
+
+fn s(bytes: &'static [u8]) -> GapscoreStr {
+    GapscoreStr {
+        ptr: bytes.as_ptr(),
+        len: bytes.len(),
+    }
+}
+
+/// A passing test named `name`, everything else absent.
+fn test(name: GapscoreStr) -> GapscoreTest {
+    GapscoreTest {
+        struct_size: size_of::<GapscoreTest>() as u32,
+        status: 1,
+        id: GapscoreStr::ABSENT,
+        suite: GapscoreStr::ABSENT,
+        name,
+        message: GapscoreStr::ABSENT,
+        expected: GapscoreStr::ABSENT,
+        actual: GapscoreStr::ABSENT,
+        output: GapscoreStr::ABSENT,
+        file: GapscoreStr::ABSENT,
+        parent_id: GapscoreStr::ABSENT,
+        attempts: std::ptr::null(),
+        attempt_count: 0,
+        duration: 0.0,
+        line: 0,
+        category: 0,
+        flags: 0,
+        reserved: 0,
+    }
+}
+
+/// Sends one good test, then `bad`, then another good test, and returns `GAPSCORE_OK` whatever
+/// the host answered: the host must still fail the parse, with the bad event's reason.
+unsafe fn good_bad_good(host: *const GapscoreHost, bad: &GapscoreTest) -> i32 {
+    // SAFETY: the host passes a valid table for the call.
+    let h = unsafe { &*host };
+    let finished = h.test_finished.expect("host table has test_finished");
+    let good = test(s(b"good"));
+    // SAFETY: valid table; the tests live across each call. Answers ignored on purpose.
+    unsafe {
+        finished(h.ctx, &good);
+        finished(h.ctx, bad);
+        finished(h.ctx, &good);
+    }
+    GAPSCORE_OK
+}
+
+macro_rules! bad_test {
+    ($fn:ident, $name:ident, |$t:ident| $edit:expr) => {
+        unsafe extern "C" fn $fn(host: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
+            let mut $t = test(s(b"t"));
+            $edit;
+            // SAFETY: as in `good_bad_good`.
+            unsafe { good_bad_good(host, &$t) }
+        }
+        static $name: Desc2 = desc(
+            {
+                // The adapter name is the symbol's tail (`gapscore_adapter_<name>`).
+                const N: &std::ffi::CStr = match std::ffi::CStr::from_bytes_with_nul(
+                    concat!(stringify!($fn), "\0").as_bytes(),
+                ) {
+                    Ok(c) => c,
+                    Err(_) => panic!("bad name"),
+                };
+                N
+            },
+            V2,
+            Some($fn),
+        );
+    };
+}
+
+bad_test!(v2_bad_utf8, BAD_UTF8, |t| t.name = s(b"ab\xffc"));
+bad_test!(v2_bad_status, BAD_STATUS, |t| t.status = 99);
+bad_test!(v2_zero_status, ZERO_STATUS, |t| t.status = 0);
+bad_test!(v2_null_with_len, NULL_WITH_LEN, |t| t.message =
+    GapscoreStr {
+        ptr: std::ptr::null(),
+        len: 5
+    });
+bad_test!(v2_huge_len, HUGE_LEN, |t| t.output = GapscoreStr {
+    ptr: std::ptr::NonNull::<u8>::dangling().as_ptr(),
+    len: usize::MAX / 2
+});
+bad_test!(v2_short_test, SHORT_TEST, |t| t.struct_size = 8);
+bad_test!(v2_no_name, NO_NAME, |t| t.name = GapscoreStr::ABSENT);
+bad_test!(v2_nan_duration, NAN_DURATION, |t| {
+    t.flags = GAPSCORE_TEST_HAS_DURATION;
+    t.duration = f64::NAN
+});
+bad_test!(v2_bad_flags, BAD_FLAGS, |t| t.flags = 0x80);
+bad_test!(v2_bad_category, BAD_CATEGORY, |t| t.category = 42);
+bad_test!(v2_null_attempts, NULL_ATTEMPTS, |t| t.attempt_count = 3);
+
+unsafe extern "C" fn v2_null_test(host: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
+    // SAFETY: valid table for the call.
+    let h = unsafe { &*host };
+    // SAFETY: a NULL test, on purpose; the host must refuse it before reading.
+    unsafe { (h.test_finished.expect("table"))(h.ctx, std::ptr::null()) };
+    GAPSCORE_OK
+}
+
+unsafe extern "C" fn v2_bad_problem(host: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
+    // SAFETY: valid table for the call.
+    let h = unsafe { &*host };
+    // SAFETY: valid arguments apart from the kind, which is the fault.
+    unsafe { (h.problem.expect("table"))(h.ctx, 0, s(b"x"), GapscoreStr::ABSENT, 1) };
+    GAPSCORE_OK
+}
+
+unsafe extern "C" fn v2_null_read(host: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
+    // SAFETY: valid table for the call.
+    let h = unsafe { &*host };
+    // SAFETY: a NULL buffer with a capacity, on purpose.
+    let n = unsafe { (h.read.expect("table"))(h.ctx, std::ptr::null_mut(), 10) };
+    if n < 0 {
+        GAPSCORE_ERR_STOPPED
+    } else {
+        GAPSCORE_OK
+    }
+}
+
+unsafe extern "C" fn v2_false_stop(_: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
+    GAPSCORE_ERR_STOPPED
+}
+
+unsafe extern "C" fn v2_status_77(_: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
+    77
+}
+
+unsafe extern "C" fn v2_parse_error(host: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
+    // SAFETY: valid table for the call.
+    let h = unsafe { &*host };
+    // SAFETY: valid arguments.
+    unsafe { (h.error.expect("table"))(h.ctx, s(b"bad thing"), 3, 5, GAPSCORE_NO_OFFSET) };
+    GAPSCORE_ERR_PARSE
+}
+
+/// A well-behaved streaming plugin: one passing test per input line, named by the line, read
+/// through `host->read` in small chunks; a started event before each result.
+unsafe extern "C" fn v2_lines(host: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
+    // SAFETY: valid table for the call.
+    let h = unsafe { &*host };
+    let (read, started, finished) = (
+        h.read.expect("table"),
+        h.test_started.expect("table"),
+        h.test_finished.expect("table"),
+    );
+    let mut line: Vec<u8> = Vec::new();
+    let mut buf = [0u8; 7];
+    let emit = |line: &[u8]| -> bool {
+        let name = GapscoreStr {
+            ptr: line.as_ptr(),
+            len: line.len(),
+        };
+        let t = test(name);
+        // SAFETY: valid table; `line` outlives both calls.
+        unsafe { started(h.ctx, GapscoreStr::ABSENT, name, name) == 0 && finished(h.ctx, &t) == 0 }
+    };
+    loop {
+        // SAFETY: `buf` is writable for its length.
+        let n = unsafe { read(h.ctx, buf.as_mut_ptr(), buf.len()) };
+        if n < 0 {
+            return GAPSCORE_ERR_STOPPED;
+        }
+        if n == 0 {
+            break;
+        }
+        for &b in &buf[..n as usize] {
+            if b == b'\n' {
+                if !line.is_empty() && !emit(&line) {
+                    return GAPSCORE_ERR_STOPPED;
+                }
+                line.clear();
+            } else {
+                line.push(b);
+            }
+        }
+    }
+    if !line.is_empty() && !emit(&line) {
+        return GAPSCORE_ERR_STOPPED;
+    }
+    GAPSCORE_OK
+}
+
+static SHORT_DESC: Desc2 = desc(c"v2_short_desc", 16, Some(v2_lines));
+static NULL_PARSE: Desc2 = desc(c"v2_null_parse", V2, None);
+static NULL_TEST: Desc2 = desc(c"v2_null_test", V2, Some(v2_null_test));
+static BAD_PROBLEM: Desc2 = desc(c"v2_bad_problem", V2, Some(v2_bad_problem));
+static NULL_READ: Desc2 = desc(c"v2_null_read", V2, Some(v2_null_read));
+static FALSE_STOP: Desc2 = desc(c"v2_false_stop", V2, Some(v2_false_stop));
+static STATUS_77: Desc2 = desc(c"v2_status_77", V2, Some(v2_status_77));
+static PARSE_ERROR: Desc2 = desc(c"v2_parse_error", V2, Some(v2_parse_error));
+static LINES: Desc2 = desc(c"v2_lines", V2, Some(v2_lines));
+
+macro_rules! entry2 {
+    ($($sym:ident => $desc:ident),* $(,)?) => {
+        $(
+            #[unsafe(no_mangle)]
+            pub extern "C" fn $sym() -> *const c_void {
+                (&raw const $desc.0).cast()
+            }
+        )*
+    };
+}
+
+entry2!(
+    gapscore_adapter_v2_short_desc => SHORT_DESC,
+    gapscore_adapter_v2_null_parse => NULL_PARSE,
+    gapscore_adapter_v2_bad_utf8 => BAD_UTF8,
+    gapscore_adapter_v2_bad_status => BAD_STATUS,
+    gapscore_adapter_v2_zero_status => ZERO_STATUS,
+    gapscore_adapter_v2_null_with_len => NULL_WITH_LEN,
+    gapscore_adapter_v2_huge_len => HUGE_LEN,
+    gapscore_adapter_v2_short_test => SHORT_TEST,
+    gapscore_adapter_v2_no_name => NO_NAME,
+    gapscore_adapter_v2_nan_duration => NAN_DURATION,
+    gapscore_adapter_v2_bad_flags => BAD_FLAGS,
+    gapscore_adapter_v2_bad_category => BAD_CATEGORY,
+    gapscore_adapter_v2_null_attempts => NULL_ATTEMPTS,
+    gapscore_adapter_v2_null_test => NULL_TEST,
+    gapscore_adapter_v2_bad_problem => BAD_PROBLEM,
+    gapscore_adapter_v2_null_read => NULL_READ,
+    gapscore_adapter_v2_false_stop => FALSE_STOP,
+    gapscore_adapter_v2_status_77 => STATUS_77,
+    gapscore_adapter_v2_parse_error => PARSE_ERROR,
+    gapscore_adapter_v2_lines => LINES,
+);

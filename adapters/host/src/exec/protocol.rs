@@ -1,0 +1,307 @@
+//! The executable adapter protocol's messages: the info document a program prints for
+//! `--gapscore-info`, and the NDJSON event lines it writes while parsing, each checked and turned
+//! into an [`EventSink`] call. docs/abi.md ("Executable adapters") is the contract.
+
+use gapscore_adapter_sdk::text::push_capped;
+use gapscore_adapter_sdk::{EventSink, Problem, Producer, TestCase};
+use serde::Deserialize;
+
+/// The protocol version this host speaks (`"gapscore_exec_adapter": 1` in the info document).
+pub const EXEC_PROTOCOL_VERSION: u64 = 1;
+
+/// What `CMD --gapscore-info` prints: one JSON object.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Info {
+    pub gapscore_exec_adapter: u64,
+    pub name: String,
+    pub version: String,
+    pub formats: Vec<String>,
+    #[serde(default)]
+    pub detect: Vec<DetectRule>,
+}
+
+/// A detection rule: it matches when every condition it names holds; the adapter's confidence
+/// for a file is the highest of its matching rules, 0 when none matches.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct DetectRule {
+    pub confidence: u8,
+    /// The file name ends with this.
+    #[serde(default)]
+    pub file_suffix: Option<String>,
+    /// The first 64 KiB of the file contain these bytes (as UTF-8).
+    #[serde(default)]
+    pub prefix_contains: Option<String>,
+}
+
+impl Info {
+    /// Checks what the host relies on; the error is the reason, for a message naming the command.
+    pub fn check(&self) -> Result<(), String> {
+        if self.gapscore_exec_adapter != EXEC_PROTOCOL_VERSION {
+            return Err(format!(
+                "speaks executable adapter protocol v{} (this gapscore speaks v{EXEC_PROTOCOL_VERSION})",
+                self.gapscore_exec_adapter
+            ));
+        }
+        if !gapscore_adapter_sdk::abi::is_valid_name(&self.name) {
+            return Err(format!(
+                "invalid adapter name `{}` (expected [a-z0-9][a-z0-9_-]*, at most 64 bytes)",
+                self.name
+            ));
+        }
+        if self.version.is_empty() || self.version.len() > 256 {
+            return Err("version must be 1 to 256 bytes".to_owned());
+        }
+        if self.formats.is_empty() || self.formats.len() > 64 {
+            return Err(format!(
+                "{} format ids (expected 1 to 64)",
+                self.formats.len()
+            ));
+        }
+        for (i, f) in self.formats.iter().enumerate() {
+            if f.is_empty() || f.len() > 64 || f.chars().any(char::is_whitespace) {
+                return Err(format!(
+                    "invalid format id `{f}` (1 to 64 bytes, no whitespace)"
+                ));
+            }
+            if self.formats[..i].contains(f) {
+                return Err(format!("format id `{f}` is listed twice"));
+            }
+        }
+        for (i, r) in self.detect.iter().enumerate() {
+            if r.confidence > 100 {
+                return Err(format!(
+                    "detect[{i}].confidence is {} (0 to 100)",
+                    r.confidence
+                ));
+            }
+            let empty = |s: &Option<String>| s.as_deref().is_none_or(str::is_empty);
+            if empty(&r.file_suffix) && empty(&r.prefix_contains) {
+                return Err(format!(
+                    "detect[{i}] names no condition (file_suffix or prefix_contains)"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl DetectRule {
+    pub fn matches(&self, prefix: &[u8], file_name: Option<&str>) -> bool {
+        let suffix_ok = self
+            .file_suffix
+            .as_deref()
+            .is_none_or(|s| file_name.is_some_and(|n| n.ends_with(s)));
+        let prefix_ok = self
+            .prefix_contains
+            .as_deref()
+            .is_none_or(|p| memchr::memmem::find(prefix, p.as_bytes()).is_some());
+        suffix_ok && prefix_ok
+    }
+}
+
+/// One event line.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+enum Event {
+    Producer {
+        name: String,
+        #[serde(default)]
+        version: Option<String>,
+    },
+    TestStarted {
+        #[serde(default)]
+        suite: Option<String>,
+        name: String,
+        #[serde(default)]
+        id: Option<String>,
+    },
+    TestFinished {
+        test: TestCase,
+    },
+    Problem {
+        problem: Problem,
+    },
+    Warning {
+        message: String,
+    },
+    Error {
+        message: String,
+        #[serde(default)]
+        line: Option<u64>,
+        #[serde(default)]
+        column: Option<u64>,
+        #[serde(default)]
+        offset: Option<u64>,
+    },
+    End {
+        tests: u64,
+    },
+}
+
+/// The input error an adapter reported with an `error` event.
+#[derive(Debug, Clone)]
+pub(super) struct ReportedError {
+    pub message: String,
+    pub line: Option<u64>,
+    pub column: Option<u64>,
+    pub offset: Option<u64>,
+}
+
+/// The state of one event stream.
+#[derive(Debug, Default)]
+pub(super) struct Stream {
+    /// Lines read so far (the number of the line being handled, once it is).
+    pub line: u64,
+    /// `test_finished` events so far.
+    pub tests: u64,
+    /// The `end` event's count, once seen.
+    pub ended: Option<u64>,
+    /// The `error` event, once seen.
+    pub error: Option<ReportedError>,
+}
+
+fn capped(s: Option<String>) -> Option<String> {
+    s.map(|s| {
+        if s.len() <= gapscore_adapter_sdk::text::TEXT_CAP {
+            s
+        } else {
+            let mut t = String::new();
+            push_capped(&mut t, &s);
+            t
+        }
+    })
+}
+
+impl Stream {
+    /// Handles one line (without its `\n`): `Err` is the reason it is rejected.
+    pub fn handle(&mut self, line: &[u8], sink: &mut dyn EventSink) -> Result<(), String> {
+        self.line += 1;
+        if self.ended.is_some() {
+            return Err("output after the `end` event".to_owned());
+        }
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let event: Event =
+            serde_json::from_slice(line).map_err(|e| format!("invalid event: {e}"))?;
+        match event {
+            Event::Producer { name, version } => {
+                let mut p = Producer::new(name);
+                p.version = version;
+                sink.producer(p);
+            }
+            Event::TestStarted { suite, name, id } => {
+                let id = id
+                    .filter(|i| !i.is_empty())
+                    .unwrap_or_else(|| TestCase::make_id(suite.as_deref(), &name));
+                sink.test_started(suite.as_deref(), &name, &id);
+            }
+            Event::TestFinished { mut test } => {
+                if test.id.is_empty() {
+                    test.id = TestCase::make_id(test.suite.as_deref(), &test.name);
+                }
+                if let Some(d) = test.duration
+                    && !(d.is_finite() && d >= 0.0)
+                {
+                    return Err(format!("duration {d} is not a number of seconds ≥ 0"));
+                }
+                test.message = capped(test.message.take());
+                test.expected = capped(test.expected.take());
+                test.actual = capped(test.actual.take());
+                test.output = capped(test.output.take());
+                self.tests += 1;
+                sink.test_finished(test);
+            }
+            Event::Problem { mut problem } => {
+                problem.detail =
+                    capped(Some(std::mem::take(&mut problem.detail))).unwrap_or_default();
+                if problem.count == Some(0) {
+                    problem.count = Some(1);
+                }
+                sink.problem(problem);
+            }
+            Event::Warning { message } => sink.warning(capped(Some(message)).unwrap_or_default()),
+            Event::Error {
+                message,
+                line,
+                column,
+                offset,
+            } => {
+                self.error = Some(ReportedError {
+                    message: capped(Some(message)).unwrap_or_default(),
+                    line,
+                    column,
+                    offset,
+                });
+            }
+            Event::End { tests } => {
+                if tests != self.tests {
+                    return Err(format!(
+                        "the `end` event counts {tests} tests, but {} `test_finished` events came before it",
+                        self.tests
+                    ));
+                }
+                self.ended = Some(tests);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gapscore_adapter_sdk::{Normalizer, RunCollector, Status};
+
+    #[test]
+    fn events_reach_the_sink_and_end_counts_them() {
+        let mut sink = Normalizer::new(RunCollector::new("x".to_owned(), None));
+        let mut s = Stream::default();
+        for line in [
+            r#"{"event":"producer","name":"tool"}"#,
+            r#"{"event":"test_started","name":"a"}"#,
+            r#"{"event":"test_finished","test":{"name":"a","status":"failed","message":"m"}}"#,
+            r#"{"event":"problem","problem":{"kind":"crash","detail":"d"}}"#,
+            r#"{"event":"warning","message":"w"}"#,
+            r#"{"event":"end","tests":1}"#,
+        ] {
+            s.handle(line.as_bytes(), &mut sink).unwrap();
+        }
+        let run = sink.finish().into_run();
+        assert_eq!(run.tests[0].status, Status::Failed);
+        assert_eq!(run.tests[0].id, "a");
+        assert_eq!(run.problems.len(), 1);
+        assert_eq!(s.ended, Some(1));
+        assert_eq!(
+            s.handle(b"{}", &mut RunCollector::new("x".to_owned(), None)),
+            Err("output after the `end` event".to_owned())
+        );
+    }
+
+    #[test]
+    fn bad_events_are_refused() {
+        let mut sink = RunCollector::new("x".to_owned(), None);
+        let mut s = Stream::default();
+        let err = |s: &mut Stream, l: &str, sink: &mut RunCollector| {
+            s.handle(l.as_bytes(), sink).unwrap_err()
+        };
+        assert!(
+            err(
+                &mut s,
+                r#"{"event":"test_finished","test":{"name":"a","status":"great"}}"#,
+                &mut sink
+            )
+            .starts_with("invalid event: unknown variant `great`")
+        );
+        assert!(
+            err(&mut s, r#"{"event":"tests_finished"}"#, &mut sink)
+                .starts_with("invalid event: unknown variant `tests_finished`")
+        );
+        assert!(err(&mut s, "not json", &mut sink).starts_with("invalid event:"));
+        assert_eq!(
+            err(&mut s, r#"{"event":"end","tests":2}"#, &mut sink),
+            "the `end` event counts 2 tests, but 0 `test_finished` events came before it"
+        );
+        assert_eq!(s.line, 4);
+    }
+}

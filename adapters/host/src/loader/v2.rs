@@ -1,0 +1,508 @@
+//! ABI v2 calls: the host's side of `parse_stream`. The plugin pulls the input through
+//! [`host_read`] and pushes events through the other callbacks, which check every pointer,
+//! length, UTF-8 string and code before copying the event into the [`EventSink`]. The first bad
+//! event stops the parse: every later callback returns non-zero and does nothing, and the error
+//! names the plugin, the event and the field. A panic inside a callback (a host bug) is caught
+//! there, so it never unwinds through the plugin's C frames, and resumed after the call.
+
+use std::ffi::c_void;
+use std::io::BufRead;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+
+use gapscore_adapter_sdk::abi::v2::{
+    GAPSCORE_NO_OFFSET, GAPSCORE_TEST_HAS_DURATION, GAPSCORE_TEST_PARENT, category_of, problem_of,
+    status_of,
+};
+use gapscore_adapter_sdk::abi::{
+    GAPSCORE_ERR_INTERNAL, GAPSCORE_ERR_INVALID_ARG, GAPSCORE_ERR_PANIC, GAPSCORE_ERR_PARSE,
+    GAPSCORE_ERR_STOPPED, GAPSCORE_ERR_UNSUPPORTED, GAPSCORE_OK, GapscoreAdapterV2,
+    GapscoreAttempt, GapscoreHost, GapscoreStr, GapscoreTest,
+};
+use gapscore_adapter_sdk::text::push_capped;
+use gapscore_adapter_sdk::{
+    AdapterError, Attempt, EventSink, InputError, Location, ParseOptions, Problem, Producer,
+    TestCase,
+};
+
+use super::PluginAdapter;
+
+/// The longest string a plugin may pass (16 MiB): a longer one is taken as a corrupt length.
+/// Texts (message, expected, actual, output) are cut at the SDK's text cap as they are copied.
+pub const MAX_STR_LEN: usize = 16 * 1024 * 1024;
+/// The most earlier attempts one test may carry.
+pub const MAX_ATTEMPTS: usize = 10_000;
+
+/// What one `parse_stream` call shares with the callbacks through `ctx`.
+struct Call<'a> {
+    reader: &'a mut dyn BufRead,
+    sink: &'a mut dyn EventSink,
+    debug: bool,
+    /// Why the host stopped the parse (a rejected event), with the debug excerpt.
+    rejected: Option<String>,
+    /// The input could not be read.
+    read_error: Option<std::io::Error>,
+    /// What the plugin reported through `error`.
+    error: Option<(String, u64, u64, u64)>,
+    /// A panic caught inside a callback, resumed after the call.
+    panic: Option<Box<dyn std::any::Any + Send>>,
+    /// Events accepted so far (for messages: "event 3").
+    events: u64,
+}
+
+impl Call<'_> {
+    fn stopped(&self) -> bool {
+        self.rejected.is_some() || self.read_error.is_some() || self.panic.is_some()
+    }
+
+    fn reject(&mut self, what: &str, reason: String, returned: Option<&[u8]>) {
+        let event = self.events + 1;
+        let reason = format!("event {event} (`{what}`) rejected: {reason}");
+        self.rejected = Some(match returned {
+            Some(bytes) => crate::debug::with_returned(reason, self.debug, bytes, None),
+            None => reason,
+        });
+    }
+}
+
+/// Runs a v2 `parse_stream` over `reader`, forwarding the plugin's events into `sink`.
+pub(super) fn parse(
+    plugin: &PluginAdapter,
+    desc: &GapscoreAdapterV2,
+    reader: &mut dyn BufRead,
+    opts: &ParseOptions,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
+    let Some(parse_stream) = desc.parse_stream else {
+        return Err(plugin.fail("function pointers vanished"));
+    };
+    let opts_json = serde_json::to_vec(opts).map_err(|e| plugin.fail(e))?;
+    let mut call = Call {
+        reader,
+        sink,
+        debug: plugin.debug,
+        rejected: None,
+        read_error: None,
+        error: None,
+        panic: None,
+        events: 0,
+    };
+    let table = GapscoreHost {
+        struct_size: size_of::<GapscoreHost>() as u32,
+        reserved: 0,
+        ctx: (&raw mut call).cast::<c_void>(),
+        read: Some(host_read),
+        producer: Some(host_producer),
+        test_started: Some(host_test_started),
+        test_finished: Some(host_test_finished),
+        problem: Some(host_problem),
+        warning: Some(host_warning),
+        error: Some(host_error),
+    };
+    // SAFETY: `table` and the `call` its ctx points to outlive the call; the callbacks match
+    // the declared signatures; the options are valid for their length during the call. The
+    // plugin must not keep any of these pointers after returning (docs/abi.md).
+    let status = unsafe { parse_stream(&table, opts_json.as_ptr(), opts_json.len()) };
+    if let Some(p) = call.panic.take() {
+        resume_unwind(p);
+    }
+    if let Some(e) = call.read_error.take() {
+        return Err(AdapterError::Read(crate::io_reason(&e)));
+    }
+    if let Some(reason) = call.rejected.take() {
+        return Err(plugin.fail(reason));
+    }
+    let message = |call: &Call<'_>| {
+        call.error
+            .as_ref()
+            .map_or_else(|| "no message".to_owned(), |e| e.0.clone())
+    };
+    match status {
+        GAPSCORE_OK => Ok(()),
+        GAPSCORE_ERR_PARSE => {
+            let message = message(&call);
+            let location = match call.error {
+                Some((_, line, column, _)) if line > 0 => Some(Location::LineCol {
+                    line: usize::try_from(line).unwrap_or(usize::MAX),
+                    column: usize::try_from(column.max(1)).unwrap_or(usize::MAX),
+                }),
+                Some((_, _, _, offset)) if offset != GAPSCORE_NO_OFFSET => {
+                    Some(Location::Offset(offset))
+                }
+                _ => None,
+            };
+            Err(AdapterError::Input(match location {
+                Some(location) => InputError::Syntax { location, message },
+                None => InputError::Unlocated(message),
+            }))
+        }
+        GAPSCORE_ERR_UNSUPPORTED => Err(AdapterError::Unsupported(message(&call))),
+        GAPSCORE_ERR_PANIC => Err(plugin.fail(format!("panicked: {}", message(&call)))),
+        GAPSCORE_ERR_STOPPED => {
+            Err(plugin
+                .fail("returned GAPSCORE_ERR_STOPPED although the host did not ask it to stop"))
+        }
+        GAPSCORE_ERR_INVALID_ARG | GAPSCORE_ERR_INTERNAL => {
+            Err(plugin.fail(format!("failed (status {status}): {}", message(&call))))
+        }
+        other => Err(plugin.fail(format!("returned unknown status {other}"))),
+    }
+}
+
+/// Runs a callback body on the call behind `ctx`: nothing once the parse is stopped, and a
+/// panic caught and kept. Returns 0 to go on, 1 to stop.
+///
+/// # Safety
+/// `ctx` must be the pointer to the [`Call`] of the running `parse_stream`, which the plugin
+/// passes back unchanged.
+unsafe fn with_call(ctx: *mut c_void, f: impl FnOnce(&mut Call<'_>)) -> i32 {
+    // SAFETY: per the function's contract `ctx` is the live `Call` of this parse_stream call;
+    // the plugin calls back on the calling thread, so no other reference is active.
+    let call = unsafe { &mut *ctx.cast::<Call<'_>>() };
+    if call.stopped() {
+        return 1;
+    }
+    if let Err(p) = catch_unwind(AssertUnwindSafe(|| f(&mut *call))) {
+        call.panic = Some(p);
+    }
+    i32::from(call.stopped())
+}
+
+/// Reads a borrowed string view: `Ok(None)` when absent, an error for a null pointer with a
+/// length, a corrupt length or bytes that are not UTF-8 (with the bytes, for the debug view).
+///
+/// The returned borrow is valid only during the callback that received the view.
+fn view<'v>(
+    s: &'v GapscoreStr,
+    field: &str,
+) -> Result<Option<&'v str>, (String, Option<&'v [u8]>)> {
+    if s.ptr.is_null() {
+        return if s.len == 0 {
+            Ok(None)
+        } else {
+            Err((format!("`{field}` is NULL with length {}", s.len), None))
+        };
+    }
+    if s.len > MAX_STR_LEN {
+        return Err((
+            format!(
+                "`{field}` has length {} (more than the {MAX_STR_LEN}-byte limit)",
+                s.len
+            ),
+            None,
+        ));
+    }
+    let bytes: &[u8] = if s.len == 0 {
+        &[]
+    } else {
+        // SAFETY: non-null, length bounded above; the contract says the plugin's view points
+        // to `len` readable bytes for the duration of the callback, which this borrow does not
+        // outlive (callers copy what they keep before returning).
+        unsafe { std::slice::from_raw_parts(s.ptr, s.len) }
+    };
+    std::str::from_utf8(bytes).map(Some).map_err(|e| {
+        (
+            format!("`{field}` is not UTF-8 (at byte {})", e.valid_up_to()),
+            Some(bytes),
+        )
+    })
+}
+
+/// A capped copy of a text field.
+fn capped(s: Option<&str>) -> Option<String> {
+    s.map(|s| {
+        let mut t = String::with_capacity(s.len().min(gapscore_adapter_sdk::text::TEXT_CAP));
+        push_capped(&mut t, s);
+        t
+    })
+}
+
+macro_rules! view_or_reject {
+    ($call:expr, $what:expr, $s:expr, $field:expr) => {
+        match view(&$s, $field) {
+            Ok(v) => v,
+            Err((reason, bytes)) => {
+                $call.reject($what, reason, bytes);
+                return;
+            }
+        }
+    };
+}
+
+unsafe extern "C" fn host_read(ctx: *mut c_void, buf: *mut u8, cap: usize) -> isize {
+    let mut n: isize = -1;
+    let body = |call: &mut Call<'_>| {
+        if buf.is_null() && cap > 0 {
+            call.reject("read", "buffer is NULL".to_owned(), None);
+            return;
+        }
+        let cap = cap.min(isize::MAX as usize).min(1 << 30);
+        if cap == 0 {
+            n = 0;
+            return;
+        }
+        // SAFETY: non-null, and the plugin promises `cap` writable bytes for the call.
+        let out = unsafe { std::slice::from_raw_parts_mut(buf, cap) };
+        loop {
+            match call.reader.read(out) {
+                Ok(k) => {
+                    n = k as isize;
+                    return;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    call.read_error = Some(e);
+                    return;
+                }
+            }
+        }
+    };
+    // SAFETY: `ctx` is the call's, passed back by the plugin.
+    unsafe { with_call(ctx, body) };
+    n
+}
+
+unsafe extern "C" fn host_producer(
+    ctx: *mut c_void,
+    name: GapscoreStr,
+    version: GapscoreStr,
+) -> i32 {
+    let body = |call: &mut Call<'_>| {
+        let what = "producer";
+        let Some(name) = view_or_reject!(call, what, name, "name") else {
+            call.reject(what, "`name` is absent".to_owned(), None);
+            return;
+        };
+        let version = view_or_reject!(call, what, version, "version");
+        let mut p = Producer::new(name);
+        p.version = version.map(str::to_owned);
+        call.events += 1;
+        call.sink.producer(p);
+    };
+    // SAFETY: `ctx` is the call's, passed back by the plugin.
+    unsafe { with_call(ctx, body) }
+}
+
+unsafe extern "C" fn host_test_started(
+    ctx: *mut c_void,
+    suite: GapscoreStr,
+    name: GapscoreStr,
+    id: GapscoreStr,
+) -> i32 {
+    let body = |call: &mut Call<'_>| {
+        let what = "test_started";
+        let suite = view_or_reject!(call, what, suite, "suite");
+        let Some(name) = view_or_reject!(call, what, name, "name") else {
+            call.reject(what, "`name` is absent".to_owned(), None);
+            return;
+        };
+        let id = view_or_reject!(call, what, id, "id");
+        let derived;
+        let id = match id {
+            Some(id) if !id.is_empty() => id,
+            _ => {
+                derived = TestCase::make_id(suite, name);
+                &derived
+            }
+        };
+        call.events += 1;
+        call.sink.test_started(suite, name, id);
+    };
+    // SAFETY: `ctx` is the call's, passed back by the plugin.
+    unsafe { with_call(ctx, body) }
+}
+
+unsafe extern "C" fn host_test_finished(ctx: *mut c_void, test: *const GapscoreTest) -> i32 {
+    let body = |call: &mut Call<'_>| {
+        let what = "test_finished";
+        if test.is_null() {
+            call.reject(what, "the test is NULL".to_owned(), None);
+            return;
+        }
+        // SAFETY: non-null; the first member is read alone before the size is known.
+        let size = unsafe { std::ptr::read_unaligned(test.cast::<u32>()) } as usize;
+        if size < size_of::<GapscoreTest>() {
+            call.reject(
+                what,
+                format!(
+                    "struct_size is {size}, smaller than the {} bytes of GapscoreTest",
+                    size_of::<GapscoreTest>()
+                ),
+                None,
+            );
+            return;
+        }
+        // SAFETY: `struct_size` covers the struct; borrowed for this callback only.
+        let t = unsafe { &*test };
+        match test_case(t) {
+            Ok(tc) => {
+                call.events += 1;
+                call.sink.test_finished(tc);
+            }
+            Err((reason, bytes)) => call.reject(what, reason, bytes),
+        }
+    };
+    // SAFETY: `ctx` is the call's, passed back by the plugin.
+    unsafe { with_call(ctx, body) }
+}
+
+type Rejection<'v> = (String, Option<&'v [u8]>);
+
+/// Copies a plugin's test into an owned [`TestCase`], checking every member.
+fn test_case<'v>(t: &'v GapscoreTest) -> Result<TestCase, Rejection<'v>> {
+    let status = status_of(t.status).ok_or_else(|| {
+        (
+            format!("status code {} is not a GAPSCORE_STATUS_* code", t.status),
+            None,
+        )
+    })?;
+    let name = view(&t.name, "name")?.ok_or_else(|| ("`name` is absent".to_owned(), None))?;
+    let suite = view(&t.suite, "suite")?;
+    let mut tc = TestCase::new(suite.map(str::to_owned), name, status);
+    if let Some(id) = view(&t.id, "id")?.filter(|id| !id.is_empty()) {
+        id.clone_into(&mut tc.id);
+    }
+    tc.message = capped(view(&t.message, "message")?);
+    tc.expected = capped(view(&t.expected, "expected")?);
+    tc.actual = capped(view(&t.actual, "actual")?);
+    tc.output = capped(view(&t.output, "output")?);
+    tc.file = view(&t.file, "file")?.map(str::to_owned);
+    tc.parent_id = view(&t.parent_id, "parent_id")?.map(str::to_owned);
+    tc.category = category_of(t.category).ok_or_else(|| {
+        (
+            format!(
+                "category code {} is not a GAPSCORE_CATEGORY_* code",
+                t.category
+            ),
+            None,
+        )
+    })?;
+    tc.line = (t.line > 0).then_some(t.line);
+    if t.flags & !(GAPSCORE_TEST_HAS_DURATION | GAPSCORE_TEST_PARENT) != 0 {
+        return Err((format!("flags {:#x} has unknown bits", t.flags), None));
+    }
+    tc.parent = t.flags & GAPSCORE_TEST_PARENT != 0;
+    if t.flags & GAPSCORE_TEST_HAS_DURATION != 0 {
+        tc.duration = Some(duration(t.duration, "duration")?);
+    }
+    if t.attempt_count > 0 {
+        if t.attempts.is_null() || t.attempt_count > MAX_ATTEMPTS {
+            return Err((
+                format!(
+                    "`attempts` is {} with attempt_count {} (at most {MAX_ATTEMPTS})",
+                    if t.attempts.is_null() { "NULL" } else { "set" },
+                    t.attempt_count
+                ),
+                None,
+            ));
+        }
+        // SAFETY: non-null, count bounded; the plugin promises `attempt_count` attempts for
+        // the duration of the callback.
+        let attempts: &[GapscoreAttempt] =
+            unsafe { std::slice::from_raw_parts(t.attempts, t.attempt_count) };
+        for (i, a) in attempts.iter().enumerate() {
+            let status = status_of(a.status).ok_or_else(|| {
+                (
+                    format!(
+                        "attempts[{i}].status {} is not a GAPSCORE_STATUS_* code",
+                        a.status
+                    ),
+                    None,
+                )
+            })?;
+            let mut at = Attempt::new(status);
+            at.message = capped(view(&a.message, "attempts[].message")?);
+            at.duration = match a.has_duration {
+                0 => None,
+                1 => Some(duration(a.duration, "attempts[].duration")?),
+                n => return Err((format!("attempts[{i}].has_duration is {n}"), None)),
+            };
+            tc.attempts.push(at);
+        }
+    }
+    Ok(tc)
+}
+
+fn duration<'v>(d: f64, field: &str) -> Result<f64, Rejection<'v>> {
+    if d.is_finite() && d >= 0.0 {
+        Ok(d)
+    } else {
+        Err((
+            format!("`{field}` is {d} (expected a finite number of seconds ≥ 0)"),
+            None,
+        ))
+    }
+}
+
+unsafe extern "C" fn host_problem(
+    ctx: *mut c_void,
+    kind: u32,
+    detail: GapscoreStr,
+    suite: GapscoreStr,
+    count: u64,
+) -> i32 {
+    let body = |call: &mut Call<'_>| {
+        let what = "problem";
+        let Some(kind) = problem_of(kind) else {
+            call.reject(
+                what,
+                format!("kind {kind} is not a GAPSCORE_PROBLEM_* code"),
+                None,
+            );
+            return;
+        };
+        let detail = view_or_reject!(call, what, detail, "detail");
+        let suite = view_or_reject!(call, what, suite, "suite");
+        let mut p = Problem::new(kind, capped(detail).unwrap_or_default());
+        p.suite = suite.map(str::to_owned);
+        if count > 0 {
+            p = p.with_count(count);
+        }
+        call.events += 1;
+        call.sink.problem(p);
+    };
+    // SAFETY: `ctx` is the call's, passed back by the plugin.
+    unsafe { with_call(ctx, body) }
+}
+
+unsafe extern "C" fn host_warning(ctx: *mut c_void, message: GapscoreStr) -> i32 {
+    let body = |call: &mut Call<'_>| {
+        let what = "warning";
+        let Some(message) = view_or_reject!(call, what, message, "message") else {
+            call.reject(what, "`message` is absent".to_owned(), None);
+            return;
+        };
+        call.events += 1;
+        call.sink.warning(capped(Some(message)).unwrap_or_default());
+    };
+    // SAFETY: `ctx` is the call's, passed back by the plugin.
+    unsafe { with_call(ctx, body) }
+}
+
+unsafe extern "C" fn host_error(
+    ctx: *mut c_void,
+    message: GapscoreStr,
+    line: u64,
+    column: u64,
+    offset: u64,
+) {
+    // SAFETY: `ctx` is the call's, passed back by the plugin. The error is recorded even when
+    // the parse was stopped: it only matters when the host has no reason of its own.
+    let call = unsafe { &mut *ctx.cast::<Call<'_>>() };
+    // Caught like every callback: a panic must not unwind through the plugin's frames.
+    let recorded = catch_unwind(AssertUnwindSafe(|| {
+        let text = match view(&message, "message") {
+            Ok(m) => capped(Some(m.unwrap_or("no message"))).unwrap_or_default(),
+            Err((reason, bytes)) => {
+                let shown = match bytes {
+                    Some(b) if call.debug => format!(": {}", crate::debug::excerpt(b, None)),
+                    _ => String::new(),
+                };
+                format!("(the plugin's error message was unreadable: {reason}{shown})")
+            }
+        };
+        call.error = Some((text, line, column, offset));
+    }));
+    if let Err(p) = recorded {
+        call.panic = Some(p);
+    }
+}

@@ -1,0 +1,210 @@
+//! ABI v2 fault injection: every broken v2 entry point of the fixture plugin library is rejected
+//! with its exact reason, naming the plugin, the event and the field, while the host keeps
+//! working; a rejected event fails the parse even when the plugin ignores the request to stop
+//! and returns success; `--plugin-debug` shows what the plugin passed, escaped; a well-behaved
+//! hand-written v2 plugin streams through `host->read`; the v1 input cap says so and suggests v2.
+
+use std::io::BufReader;
+
+use gapscore_adapter_sdk::{
+    Adapter, AdapterError, InputError, Location, Normalizer, ParseOptions, RunCollector, Status,
+    parse_to_run,
+};
+use gapscore_adapter_testing::built_cdylib;
+use gapscore_adapters::loader::load_with_symbol;
+
+fn lib() -> std::path::PathBuf {
+    built_cdylib("gapscore-fixture-plugins")
+}
+
+fn parse_error(symbol: &str, debug: bool) -> AdapterError {
+    let adapter = load_with_symbol(&lib(), symbol).unwrap().with_debug(debug);
+    assert_eq!(adapter.abi_version(), 2);
+    match parse_to_run(&adapter, b"input", &ParseOptions::default()) {
+        Err(e) => e,
+        Ok(run) => panic!("{symbol}: expected an error, got {run:?}"),
+    }
+}
+
+fn plugin_error(symbol: &str) -> String {
+    match parse_error(symbol, false) {
+        AdapterError::Plugin(m) => m,
+        other => panic!("{symbol}: expected a plugin error, got {other:?}"),
+    }
+}
+
+#[test]
+fn broken_v2_descriptors_are_rejected() {
+    let err = |s: &str| load_with_symbol(&lib(), s).unwrap_err().reason;
+    assert_eq!(
+        err("gapscore_adapter_v2_short_desc"),
+        "descriptor is 16 bytes, smaller than the 56 bytes of ABI v2"
+    );
+    assert_eq!(
+        err("gapscore_adapter_v2_null_parse"),
+        "function `parse_stream` is null"
+    );
+}
+
+#[test]
+fn bad_events_fail_the_parse_naming_plugin_event_and_field() {
+    let lib = lib();
+    let at = |name: &str| format!("plugin `{name}` ({}): ", lib.display());
+    let hint = " (run with --plugin-debug to see what it returned)";
+    for (symbol, reason) in [
+        (
+            "v2_bad_utf8",
+            format!("event 2 (`test_finished`) rejected: `name` is not UTF-8 (at byte 2){hint}"),
+        ),
+        (
+            "v2_bad_status",
+            "event 2 (`test_finished`) rejected: status code 99 is not a GAPSCORE_STATUS_* code"
+                .to_owned(),
+        ),
+        (
+            "v2_zero_status",
+            "event 2 (`test_finished`) rejected: status code 0 is not a GAPSCORE_STATUS_* code"
+                .to_owned(),
+        ),
+        (
+            "v2_null_with_len",
+            "event 2 (`test_finished`) rejected: `message` is NULL with length 5".to_owned(),
+        ),
+        (
+            "v2_huge_len",
+            format!(
+                "event 2 (`test_finished`) rejected: `output` has length {} (more than the 16777216-byte limit)",
+                usize::MAX / 2
+            ),
+        ),
+        (
+            "v2_short_test",
+            format!(
+                "event 2 (`test_finished`) rejected: struct_size is 8, smaller than the {} bytes of GapscoreTest",
+                size_of::<gapscore_adapter_sdk::abi::GapscoreTest>()
+            ),
+        ),
+        (
+            "v2_no_name",
+            "event 2 (`test_finished`) rejected: `name` is absent".to_owned(),
+        ),
+        (
+            "v2_nan_duration",
+            "event 2 (`test_finished`) rejected: `duration` is NaN (expected a finite number of seconds ≥ 0)".to_owned(),
+        ),
+        (
+            "v2_bad_flags",
+            "event 2 (`test_finished`) rejected: flags 0x80 has unknown bits".to_owned(),
+        ),
+        (
+            "v2_bad_category",
+            "event 2 (`test_finished`) rejected: category code 42 is not a GAPSCORE_CATEGORY_* code".to_owned(),
+        ),
+        (
+            "v2_null_attempts",
+            "event 2 (`test_finished`) rejected: `attempts` is NULL with attempt_count 3 (at most 10000)".to_owned(),
+        ),
+        (
+            "v2_null_test",
+            "event 1 (`test_finished`) rejected: the test is NULL".to_owned(),
+        ),
+        (
+            "v2_bad_problem",
+            "event 1 (`problem`) rejected: kind 0 is not a GAPSCORE_PROBLEM_* code".to_owned(),
+        ),
+        (
+            "v2_null_read",
+            "event 1 (`read`) rejected: buffer is NULL".to_owned(),
+        ),
+        (
+            "v2_false_stop",
+            "returned GAPSCORE_ERR_STOPPED although the host did not ask it to stop".to_owned(),
+        ),
+        ("v2_status_77", "returned unknown status 77".to_owned()),
+        ("panics", "panicked: boom from plugin".to_owned()),
+    ] {
+        assert_eq!(
+            plugin_error(&format!("gapscore_adapter_{symbol}")),
+            format!("{}{reason}", at(symbol)),
+            "{symbol}"
+        );
+    }
+}
+
+#[test]
+fn plugin_debug_shows_what_the_plugin_passed_escaped() {
+    let AdapterError::Plugin(m) = parse_error("gapscore_adapter_v2_bad_utf8", true) else {
+        panic!("expected a plugin error")
+    };
+    assert!(
+        m.ends_with("`name` is not UTF-8 (at byte 2)\n  it returned: \"ab\\xffc\" (4 bytes)"),
+        "{m}"
+    );
+    // v1: the invalid JSON is shown around the error.
+    let v1 = load_with_symbol(&lib(), "gapscore_adapter_bad_json")
+        .unwrap()
+        .with_debug(true);
+    let Err(AdapterError::Plugin(m)) = parse_to_run(&v1, b"", &ParseOptions::default()) else {
+        panic!("expected a plugin error")
+    };
+    assert!(
+        m.contains("\n  it returned: \"{\\\"format\\\":\\\"broken\\\""),
+        "{m}"
+    );
+}
+
+#[test]
+fn a_v2_parse_error_keeps_its_place() {
+    assert_eq!(
+        parse_error("gapscore_adapter_v2_parse_error", false),
+        AdapterError::Input(InputError::Syntax {
+            location: Location::LineCol { line: 3, column: 5 },
+            message: "bad thing".to_owned()
+        })
+    );
+}
+
+#[test]
+fn a_v2_plugin_streams_its_input_in_chunks() {
+    let adapter = load_with_symbol(&lib(), "gapscore_adapter_v2_lines").unwrap();
+    let input: String = (0..1000).map(|i| format!("test {i}\n")).collect();
+    // Through a reader with a tiny buffer, so the plugin's reads cross buffer boundaries.
+    let mut reader = BufReader::with_capacity(5, input.as_bytes());
+    let mut sink = Normalizer::new(RunCollector::new("broken".to_owned(), None));
+    adapter
+        .parse_reader(&mut reader, &ParseOptions::default(), &mut sink)
+        .unwrap();
+    let run = sink.finish().into_run();
+    assert_eq!(run.tests.len(), 1000);
+    assert!(run.problems.is_empty(), "{:?}", run.problems);
+    assert_eq!(run.tests[999].name, "test 999");
+    assert!(run.tests.iter().all(|t| t.status == Status::Passed));
+}
+
+#[test]
+fn a_v1_plugin_input_over_its_cap_says_so_and_suggests_v2() {
+    let lib = lib();
+    let v1 = load_with_symbol(&lib, "gapscore_adapter_ok")
+        .unwrap()
+        .with_v1_input_cap(8);
+    assert_eq!(v1.abi_version(), 1);
+    let mut sink = Normalizer::new(RunCollector::new("broken".to_owned(), None));
+    let mut reader: &[u8] = b"123456789";
+    let err = v1
+        .parse_reader(&mut reader, &ParseOptions::default(), &mut sink)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        AdapterError::Plugin(format!(
+            "plugin `ok` ({}): the input is larger than 8 bytes, the most a plugin built for adapter ABI v1 can read (v1 hands it the whole input at once); rebuild the plugin for ABI v2 (gapscore-adapter-sdk {}, or `parse_stream` in C), which streams with no size limit",
+            lib.display(),
+            env!("CARGO_PKG_VERSION")
+        ))
+    );
+    // At the cap it is read.
+    let mut reader: &[u8] = b"12345678";
+    let mut sink = Normalizer::new(RunCollector::new("broken".to_owned(), None));
+    v1.parse_reader(&mut reader, &ParseOptions::default(), &mut sink)
+        .unwrap();
+    assert_eq!(sink.finish().into_run().tests.len(), 1);
+}
