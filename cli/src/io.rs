@@ -50,11 +50,14 @@ pub fn write_output_if(
             let mut stdout = ClosedPipeEnds {
                 inner: io::stdout(),
                 closed: false,
+                failed: false,
             };
-            write(&mut stdout)
-                .and_then(|_| stdout.flush())
-                .context("cannot write to standard output")?;
-            Ok(true)
+            match write(&mut stdout).and_then(|_| stdout.flush()) {
+                Ok(()) => Ok(true),
+                Err(e) if stdout.failed => Err(e).context("cannot write to standard output"),
+                // An error of the writer's own (a spool it could not write), named by it.
+                Err(e) => Err(e.into()),
+            }
         }
         Some(path) => Ok(fs::write_atomic_if(path, true, write)?),
     }
@@ -65,6 +68,8 @@ pub fn write_output_if(
 struct ClosedPipeEnds {
     inner: io::Stdout,
     closed: bool,
+    // An error came from standard output itself.
+    failed: bool,
 }
 
 impl Write for ClosedPipeEnds {
@@ -76,6 +81,10 @@ impl Write for ClosedPipeEnds {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
                 self.closed = true;
                 Ok(buf.len())
+            }
+            Err(e) => {
+                self.failed = true;
+                Err(e)
             }
             r => r,
         }
@@ -89,6 +98,10 @@ impl Write for ClosedPipeEnds {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
                 self.closed = true;
                 Ok(())
+            }
+            Err(e) => {
+                self.failed = true;
+                Err(e)
             }
             r => r,
         }

@@ -217,3 +217,33 @@ fn with_o_a_file_that_breaks_half_way_means_no_output_file_in_either_layout() {
     assert_eq!(code(&o), 2);
     assert_eq!(reader.join().unwrap(), b"");
 }
+
+#[test]
+fn a_spool_that_cannot_be_written_is_an_error_naming_the_file_and_the_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    // More than the 4 MiB of tests a run holds in memory before it needs a temporary file.
+    let mut xml = String::from("<testsuite name=\"s\">\n");
+    for i in 0..40_000 {
+        xml.push_str(&format!(
+            "<testcase classname=\"pkg.module.Class\" name=\"test_{i}\" time=\"0.5\"/>\n"
+        ));
+    }
+    xml.push_str("</testsuite>\n");
+    let big = tmp.path().join("big.xml");
+    fs::write(&big, xml).unwrap();
+    let out = tmp.path().join("out.json");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_gapscore"))
+        .args(["parse", big.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .env("TMPDIR", tmp.path().join("missing"))
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("cannot hold the tests of `")
+            && err.contains("big.xml")
+            && err.contains("missing: no such file or directory"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

@@ -173,7 +173,19 @@ impl EventSink for RunSink<'_> {
             return;
         }
         let written = match (&mut self.held, &mut self.out) {
-            (Some(spool), _) => json::write_test(spool, &test, first, &mut self.scratch),
+            (Some(spool), _) => {
+                json::write_test(spool, &test, first, &mut self.scratch).map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!(
+                            "cannot hold the tests of `{}` in a temporary file in {}: {}",
+                            self.source,
+                            std::env::temp_dir().display(),
+                            gapscore_engine::fs::io_reason(&e)
+                        ),
+                    )
+                })
+            }
             (None, Some(out)) => Record::Test {
                 run: self.index,
                 test: &test,
