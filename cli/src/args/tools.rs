@@ -70,10 +70,9 @@ JSON and NDJSON are written as the files are read, one file at a time, in flat m
 
 Examples:
   gapscore parse conformance-tests/fixtures/reports/artifacts/junit-results.xml
-  gapscore parse --format ndjson conformance-tests/fixtures/reports/artifacts/junit-results.xml
   gapscore parse --format ctrf -o sealed.ctrf.json \\
     conformance-tests/upstream/examples/02-minor-gaps/sealed-results.json
-  gapscore parse tests/bad-input/junit/latin1-declared.xml --input-format junit-xml";
+  gapscore parse --format ndjson tests/bad-input/junit/latin1-declared.xml --input-format junit-xml";
 
 /// The closing help of `gapscore adapters`.
 pub(crate) const ADAPTERS_HELP: &str = "\

@@ -200,7 +200,7 @@ impl Reading {
                     if sink.truncated() {
                         self.cut.push(sink.source().to_owned());
                     }
-                    sink.finish(index == 0)?;
+                    sink.finish(runs == 0)?;
                     runs += 1;
                 }
                 Some(Outcome::Skipped { path, reason }) => {
