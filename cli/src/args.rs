@@ -101,8 +101,9 @@ pub struct ParseArgs {
     #[arg(long)]
     pub allow_truncated: bool,
 
-    /// Output format: `json` (the canonical runs as a JSON array, the default) or `ctrf` (one
-    /// CTRF document). Any other value is read as the input format, the old spelling of
+    /// Output format: `json` (the canonical runs as a JSON array, the default), `ndjson` (one
+    /// record per line: `run`, `test`, `problem`, `warning`, `end`) or `ctrf` (one CTRF
+    /// document). Any other value is read as the input format, the old spelling of
     /// `--input-format`, with a warning.
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
@@ -125,6 +126,9 @@ pub struct ParseArgs {
 pub enum ParseOutput {
     /// A JSON array of canonical runs (`schema/test-results.schema.json` each).
     Json,
+    /// One JSON object per line: a `run` line per file, then its tests, problems and warnings
+    /// as they are read, then `end` (or `error` when the file could not be read to its end).
+    Ndjson,
     /// One CTRF document with the tests of every file.
     Ctrf,
 }

@@ -35,6 +35,79 @@ pub fn write_output_with(
     }
 }
 
+/// Like [`write_output_with`], for an output written as its inputs are read, which `write`
+/// may find should not be kept (it answers whether to keep it): a file is then not written
+/// (nor replaced), see [`fs::write_atomic_if`]. Standard output cannot take back what it was
+/// given, so there `write` must write only what it keeps; it is given a writer on which a
+/// closed pipe ends the output quietly (the writes after it are dropped, and the command reads
+/// on to its own verdict). Returns whether the output was written.
+pub fn write_output_if(
+    out: Option<&Path>,
+    write: &mut dyn FnMut(&mut (dyn Write + Send)) -> io::Result<bool>,
+) -> Result<bool> {
+    match out {
+        None => {
+            let mut stdout = ClosedPipeEnds {
+                inner: io::stdout(),
+                closed: false,
+                failed: false,
+            };
+            match write(&mut stdout).and_then(|_| stdout.flush()) {
+                Ok(()) => Ok(true),
+                Err(e) if stdout.failed => Err(e).context("cannot write to standard output"),
+                // An error of the writer's own (a spool it could not write), named by it.
+                Err(e) => Err(e.into()),
+            }
+        }
+        Some(path) => Ok(fs::write_atomic_if(path, true, write)?),
+    }
+}
+
+/// Standard output on which a closed pipe (`gapscore parse FILE | head -1`) is the end of the
+/// output rather than an error.
+struct ClosedPipeEnds {
+    inner: io::Stdout,
+    closed: bool,
+    // An error came from standard output itself.
+    failed: bool,
+}
+
+impl Write for ClosedPipeEnds {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            Err(e) => {
+                self.failed = true;
+                Err(e)
+            }
+            r => r,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            Err(e) => {
+                self.failed = true;
+                Err(e)
+            }
+            r => r,
+        }
+    }
+}
+
 /// Prints a warning line on standard error.
 pub fn warn(message: &str) {
     let mut err = io::stderr().lock();

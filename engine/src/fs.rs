@@ -291,9 +291,31 @@ pub fn write_atomic(
     write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), FsError> {
     let target = resolve_links(path)?;
+    if let Ok(m) = fs::metadata(&target)
+        && !m.is_file()
+        && !m.is_dir()
+    {
+        // Always kept, so a device gets the output as it is written, not held first.
+        return write_through(&target, write);
+    }
+    write_atomic_if(path, sync, &mut |w| write(w).map(|()| true)).map(|_| ())
+}
+
+/// Like [`write_atomic`], for an output written as its inputs are read, which may turn out not
+/// to be wanted (`gapscore parse -o FILE` with an input that fails half-way): `write` answers
+/// whether to keep what it wrote. A regular file (or a new path) is then renamed into place or
+/// left alone, as if never started. A device, FIFO or socket cannot take back what it was given,
+/// so its content is held in a spool (in memory up to [`HELD_IN_MEMORY`], then in a temporary
+/// file) and written through only when kept. Returns whether the output was written.
+pub fn write_atomic_if(
+    path: &Path,
+    sync: bool,
+    write: &mut dyn FnMut(&mut (dyn Write + Send)) -> io::Result<bool>,
+) -> Result<bool, FsError> {
+    let target = resolve_links(path)?;
     match fs::metadata(&target) {
         Ok(m) if m.is_dir() => return Err(FsError::IsADirectory(path.to_owned())),
-        Ok(m) if !m.is_file() => return write_through(&target, write),
+        Ok(m) if !m.is_file() => return write_through_if(&target, write),
         _ => {}
     }
     let path = target.as_path();
@@ -321,13 +343,20 @@ pub fn write_atomic(
         });
     }
     let mut tmp = builder.tempfile_in(dir).map_err(fail)?;
-    write(&mut tmp).map_err(fail)?;
+    if !write(&mut tmp).map_err(fail)? {
+        // Dropping the temporary file removes it: the target is untouched.
+        return Ok(false);
+    }
     if sync {
         tmp.as_file().sync_all().map_err(fail)?;
     }
     tmp.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
+    Ok(true)
 }
+
+/// How much of an output for a device or FIFO [`write_atomic_if`] holds in memory before it
+/// moves the rest to a temporary file.
+pub const HELD_IN_MEMORY: usize = 8 << 20;
 
 /// How many symbolic links [`write_atomic`] follows before it gives up (as the kernel's limit).
 const MAX_LINKS: usize = 40;
@@ -365,6 +394,36 @@ fn write_through(
         .open(path)
         .map_err(fail)?;
     write(&mut f).and_then(|()| f.flush()).map_err(fail)
+}
+
+/// Writes to a device, FIFO or socket in place, once `write` has said to keep its output: until
+/// then the output is held in a spool, so a discarded output never reaches the device. The device
+/// is opened first, so that a device that cannot be written fails before any work is done.
+fn write_through_if(
+    path: &Path,
+    write: &mut dyn FnMut(&mut (dyn Write + Send)) -> io::Result<bool>,
+) -> Result<bool, FsError> {
+    use std::io::{Seek as _, SeekFrom};
+    let fail = |e: io::Error| FsError::write(path, e);
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(fail)?;
+    let mut held = tempfile::SpooledTempFile::new(HELD_IN_MEMORY);
+    let keep = {
+        let mut buffered = io::BufWriter::new(&mut held);
+        let keep = write(&mut buffered).map_err(fail)?;
+        buffered.flush().map_err(fail)?;
+        keep
+    };
+    if !keep {
+        return Ok(false);
+    }
+    held.seek(SeekFrom::Start(0)).map_err(fail)?;
+    io::copy(&mut held, &mut f)
+        .and_then(|_| f.flush())
+        .map_err(fail)?;
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -466,6 +525,44 @@ mod tests {
             fs::read_to_string(dir.path().join("made.json")).unwrap(),
             "made"
         );
+        // An output its writer does not keep: a new file is not made, an old one is untouched,
+        // and a device is given nothing.
+        let discard = |t: &'static str| {
+            move |w: &mut (dyn Write + Send)| w.write_all(t.as_bytes()).map(|()| false)
+        };
+        assert!(!write_atomic_if(&real, true, &mut discard("half")).unwrap());
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+        let never = dir.path().join("never.json");
+        assert!(!write_atomic_if(&never, true, &mut discard("half")).unwrap());
+        assert!(!never.exists());
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            4,
+            "no temporary file is left"
+        );
+        assert!(!write_atomic_if(Path::new("/dev/null"), true, &mut discard("x")).unwrap());
+        let keep = |w: &mut (dyn Write + Send)| w.write_all(b"kept").map(|()| true);
+        assert!(write_atomic_if(&never, true, &mut { keep }).unwrap());
+        assert_eq!(fs::read_to_string(&never).unwrap(), "kept");
+        // A FIFO gets a kept output whole, and nothing of a discarded one.
+        let fifo = dir.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        for kept in [true, false] {
+            let reader = {
+                let fifo = fifo.clone();
+                std::thread::spawn(move || fs::read(fifo).unwrap())
+            };
+            let mut w = |w: &mut (dyn Write + Send)| w.write_all(b"all of it").map(|()| kept);
+            assert_eq!(write_atomic_if(&fifo, true, &mut w).unwrap(), kept);
+            let got = reader.join().unwrap();
+            assert_eq!(got, if kept { &b"all of it"[..] } else { b"" });
+        }
         // A link loop is an error, not a hang.
         let a = dir.path().join("a");
         symlink("b", &a).unwrap();

@@ -66,11 +66,13 @@ Examples:
 pub(crate) const PARSE_HELP: &str = "\
 Exit codes: 0 every file read, 2 some file could not be read (the others are still printed to standard output; with -o no file is written).
 
+JSON and NDJSON are written as the files are read, one file at a time, in flat memory. NDJSON lines: `run` (source, format), then `test`, `problem`, `warning`, `producer` as read, then `end` (read to its end) or `error` (could not be; the lines before it are what was read). CTRF is built whole.
+
 Examples:
   gapscore parse conformance-tests/fixtures/reports/artifacts/junit-results.xml
   gapscore parse --format ctrf -o sealed.ctrf.json \\
     conformance-tests/upstream/examples/02-minor-gaps/sealed-results.json
-  gapscore parse tests/bad-input/junit/latin1-declared.xml --input-format junit-xml";
+  gapscore parse --format ndjson tests/bad-input/junit/latin1-declared.xml --input-format junit-xml";
 
 /// The closing help of `gapscore adapters`.
 pub(crate) const ADAPTERS_HELP: &str = "\

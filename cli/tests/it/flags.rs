@@ -67,7 +67,11 @@ fn parse_new_and_old_spellings_write_the_same_file() {
         ],
     );
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("`json` or `ctrf`"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`json`, `ndjson` or `ctrf`"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

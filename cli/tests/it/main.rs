@@ -32,6 +32,7 @@ mod integrity_pytest;
 mod integrity_tapgo;
 mod output_fits;
 mod parse;
+mod parse_stream;
 mod pipes;
 mod properties;
 mod real_runs;

@@ -1,0 +1,97 @@
+//! The NDJSON layout of `gapscore parse --format ndjson`: one JSON object per line, each with
+//! `type` and `run` (the run's number in the output, from 0), in the order the events were read:
+//!
+//! - `{"type":"run","run":0,"source":"a.xml","format":"junit-xml"}` opens a file's run;
+//! - `{"type":"producer","run":0,"producer":{…}}`, `{"type":"test","run":0,"test":{…}}`,
+//!   `{"type":"problem","run":0,"problem":{…}}`, `{"type":"warning","run":0,"warning":"…"}` as
+//!   the adapter reports them (a test, problem or producer in the canonical schema's shape);
+//! - `{"type":"end","run":0,"tests":N,"problems":N,"warnings":N}` closes a run read to its end;
+//! - `{"type":"error","run":0,"error":"…"}` closes a run whose file could not be read to its end:
+//!   the lines before it are what was read until then, not the whole file.
+//!
+//! A run with neither `end` nor `error` was cut off by the writer (gapscore was killed).
+
+use std::io::{self, Write};
+
+use gapscore_core::{Problem, Producer, TestCase};
+use serde::Serialize;
+
+/// One line of the NDJSON output.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(super) enum Record<'a> {
+    Run {
+        run: usize,
+        source: &'a str,
+        format: &'a str,
+    },
+    Producer {
+        run: usize,
+        producer: &'a Producer,
+    },
+    Test {
+        run: usize,
+        test: &'a TestCase,
+    },
+    Problem {
+        run: usize,
+        problem: &'a Problem,
+    },
+    Warning {
+        run: usize,
+        warning: &'a str,
+    },
+    End {
+        run: usize,
+        tests: u64,
+        problems: usize,
+        warnings: usize,
+    },
+    Error {
+        run: usize,
+        error: &'a str,
+    },
+}
+
+impl Record<'_> {
+    /// Writes the record as one line.
+    pub(super) fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        serde_json::to_writer(&mut *out, self).map_err(io::Error::other)?;
+        out.write_all(b"\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Test code.
+
+    use super::*;
+    use gapscore_core::Status;
+
+    #[test]
+    fn records_are_one_line_each_with_type_and_run() {
+        let mut out = Vec::new();
+        let mut t = TestCase::new(Some("s".into()), "a\nb", Status::Passed);
+        t.output = Some("line 1\nline 2".into());
+        Record::Run {
+            run: 3,
+            source: "x.xml",
+            format: "junit-xml",
+        }
+        .write(&mut out)
+        .unwrap();
+        Record::Test { run: 3, test: &t }.write(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            r#"{"type":"run","run":3,"source":"x.xml","format":"junit-xml"}"#
+        );
+        let test: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+        assert_eq!(test["type"], "test");
+        assert_eq!(test["run"], 3);
+        let back: TestCase = serde_json::from_value(test["test"].clone()).unwrap();
+        assert_eq!(back, t);
+        assert_eq!(lines.len(), 2);
+    }
+}
