@@ -3,12 +3,16 @@
 //! becomes a problem, so a run cut short or a binary that crashed never reads as complete:
 //!
 //! - a binary whose suite never ended: `crash` when another binary's suite follows (cargo went
-//!   on after it died: an abort, a segfault, a signal), `truncated` when the stream ends there;
+//!   on after it died: an abort, a segfault, a signal; `killed` when cargo's merged line names
+//!   SIGKILL), `truncated` when the stream ends there;
 //! - tests declared (`test_count`, or the summary's own counts when larger) and never started:
 //!   one `missing-tests` problem counting them (those started and never finished are the
 //!   Normalizer's `missing-results`);
 //! - failures the summary counts beyond those the stream shows: `missing-tests` counting them;
-//! - a suite that ended `failed` while none of its tests failed: `suite-error`.
+//! - a suite that ended `failed` while none of its tests failed: `suite-error`;
+//! - a libtest binary with more results than it declared: `suite-error` counting the extra
+//!   ones (one libtest process writes exactly its declared results; more were written by
+//!   something else, such as code under test printing event lines to the real stdout).
 
 use gapscore_adapter_sdk::{Problem, ProblemKind};
 
@@ -92,8 +96,17 @@ pub fn judge(
                     .exit
                     .as_ref()
                     .map_or(String::new(), |e| format!(": cargo says it exited {e}"));
+                // cargo names the signal: SIGKILL is the OOM killer or a watchdog.
+                let killed = b
+                    .exit
+                    .as_ref()
+                    .is_some_and(|e| e.contains("(signal: 9, SIGKILL"));
                 (
-                    ProblemKind::Crash,
+                    if killed {
+                        ProblemKind::Killed
+                    } else {
+                        ProblemKind::Crash
+                    },
                     format!("{who} stopped before its summary (it crashed or was killed){why}"),
                 )
             };
@@ -130,11 +143,32 @@ pub fn judge(
                 )
                 .with_count(missing),
             ));
-        } else if seen > declared {
+        } else if seen > declared && nextest {
+            // nextest may report a test again (retries): not evidence of forgery there.
             warnings.push(format!(
                 "{who} declares {} and the stream holds {} results",
                 plural(declared, "test"),
                 seen
+            ));
+        } else if seen > declared {
+            // One libtest process writes exactly its declared results: more are lines the
+            // binary did not write as results (code under test printing to the real stdout,
+            // two runs mixed). Which are the extra ones is unknown, so each counts as failed.
+            let extra = seen - declared;
+            problems.push(with_suite(
+                Problem::new(
+                    ProblemKind::SuiteError,
+                    format!(
+                        "{who} declares {} and the stream holds {seen} results: {} not the binary's own, each counted as failed",
+                        plural(declared, "test"),
+                        if extra == 1 {
+                            "1 result is".to_owned()
+                        } else {
+                            format!("{extra} results are")
+                        }
+                    ),
+                )
+                .with_count(extra),
             ));
         }
         let summary_failed = if nextest {

@@ -44,8 +44,9 @@ const CARGO_PREFIXES: &[&str] = &[
 pub fn classify(line: &str) -> Line<'_> {
     if let Some(rest) = line.strip_prefix("Running ") {
         // `Running unittests src/lib.rs (target/debug/deps/x-0123)`: the target, not the path.
-        let target = rest.rsplit_once(" (").map_or(rest, |(t, _)| t);
-        return Line::Binary(target.trim());
+        // `unittests src/lib.rs`: the source path alone names the binary.
+        let target = rest.rsplit_once(" (").map_or(rest, |(t, _)| t).trim();
+        return Line::Binary(target.strip_prefix("unittests ").unwrap_or(target));
     }
     if line.starts_with("Doc-tests ") {
         return Line::Binary(line);
@@ -77,7 +78,7 @@ mod tests {
     fn cargo_lines() {
         assert_eq!(
             classify("Running unittests src/lib.rs (target/debug/deps/ltdemo-11da)"),
-            Line::Binary("unittests src/lib.rs")
+            Line::Binary("src/lib.rs")
         );
         assert_eq!(
             classify("Running tests/aborts.rs (target/debug/deps/aborts-a179)"),

@@ -41,8 +41,9 @@ struct Reader<'s> {
 
 /// A test name split the nextest way (`crate::binary$path::to::test`), or not.
 fn split_nextest(name: &str) -> Option<(&str, &str)> {
+    // nextest's binary ids are `crate::binary`; a doc test's `src/a$b.rs - f (line 1)` is not.
     let (binary, test) = name.split_once('$')?;
-    (!binary.is_empty() && !test.is_empty() && !binary.contains(char::is_whitespace))
+    (binary.contains("::") && !test.is_empty() && !binary.contains(char::is_whitespace))
         .then_some((binary, test))
 }
 

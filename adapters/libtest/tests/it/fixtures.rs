@@ -103,3 +103,11 @@ fn nextest_plus_counts_per_binary() {
     assert_eq!(problems(&run), vec![(ProblemKind::MissingTests, 1)]);
     assert_eq!(run.problems[0].suite.as_deref(), Some("demo::api"));
 }
+
+#[test]
+fn results_beyond_the_declared_count_are_not_passes() {
+    // Two event lines written by something other than libtest (code under test printing to the
+    // real stdout): they cannot raise the score.
+    let run = valid("more-results-than-declared.jsonl");
+    assert_eq!(problems(&run), vec![(ProblemKind::SuiteError, 2)]);
+}
