@@ -21,9 +21,9 @@ use crate::message::find_panic;
 
 /// The reader's state.
 struct Reader<'s> {
-    pub sink: &'s mut dyn EventSink,
-    pub mode: Mode,
-    pub binaries: Vec<Binary>,
+    sink: &'s mut dyn EventSink,
+    mode: Mode,
+    binaries: Vec<Binary>,
     /// nextest binary id -> index in `binaries`.
     by_id: HashMap<String, usize>,
     /// Open tests: id -> index of their binary.
@@ -37,7 +37,12 @@ struct Reader<'s> {
     stray: u64,
     first_stray: Option<(u64, usize, String)>,
     unknown: Vec<(String, u64)>,
+    /// The lines that are not events since the last event: a build failure's compiler output.
+    compiler: Vec<String>,
 }
+
+/// How many compiler lines a build failure's detail keeps.
+const COMPILER_LINES: usize = 40;
 
 /// A test name split the nextest way (`crate::binary$path::to::test`), or not.
 fn split_nextest(name: &str) -> Option<(&str, &str)> {
@@ -65,6 +70,7 @@ pub(crate) fn parse_reader(
         stray: 0,
         first_stray: None,
         unknown: Vec::new(),
+        compiler: Vec::new(),
     };
     let mut buf = Vec::with_capacity(8 * 1024);
     let mut offset: u64 = 0;
@@ -98,8 +104,14 @@ pub(crate) fn parse_reader(
             if let Some(d) = gapscore_adapter_sdk::json::find_duplicate_key(line) {
                 return Err(d.to_input_error(line, line_no - 1).into());
             }
-            match serde_json::from_slice::<Event<'_>>(line) {
-                Ok(ev) => r.event(ev, line_no)?,
+            // libtest writes valid UTF-8; a stream re-encoded on the way (a Latin-1 byte in a
+            // test's output) keeps its results, the odd byte read as U+FFFD.
+            let text = String::from_utf8_lossy(line);
+            match serde_json::from_str::<Event<'_>>(&text) {
+                Ok(ev) => {
+                    r.compiler.clear();
+                    r.event(ev, line_no)?;
+                }
                 Err(_) if !complete => {
                     // The last line stops part way: the stream was cut (a killed run).
                     cut = Some(at);
@@ -121,10 +133,18 @@ pub(crate) fn parse_reader(
                 }
             }
             Line::BuildFailure(what) => {
-                r.problem(Problem::new(ProblemKind::BuildFailure, what.to_owned()));
+                // rustc's messages come just before cargo's verdict: they are the detail.
+                let mut detail = std::mem::take(&mut r.compiler);
+                detail.push(what.to_owned());
+                r.problem(Problem::new(ProblemKind::BuildFailure, detail.join("\n")));
             }
             Line::Cargo => {}
-            Line::Other => r.stray(at, line_no, line),
+            Line::Other => {
+                if r.compiler.len() < COMPILER_LINES {
+                    r.compiler.push(text.chars().take(300).collect());
+                }
+                r.stray(at, line_no, line);
+            }
         }
     }
     if !saw_content {
@@ -434,9 +454,12 @@ impl Reader<'_> {
                     format!(" (the first, line {n}: {l:?})")
                 });
             self.sink.warning(format!(
-                "{} line{} neither libtest events nor cargo status lines, ignored{first}",
-                self.stray,
-                if self.stray == 1 { " is" } else { "s are" }
+                "ignored {} neither a libtest event nor a cargo status line{first}",
+                if self.stray == 1 {
+                    "1 line:".to_owned()
+                } else {
+                    format!("{} lines, each", self.stray)
+                },
             ));
         }
         for (what, n) in std::mem::take(&mut self.unknown) {
