@@ -24,7 +24,7 @@ copy() {
     done
 }
 
-for a in simple junit pytest jest ctrf gotest tap; do
+for a in simple junit pytest jest ctrf gotest tap libtest; do
   copy "adapters/$a/tests/fixtures" "$a"
   copy "adapters/$a/tests/fixtures" detect
 done

@@ -132,6 +132,10 @@ impl Registry {
             adapter: Arc::new(gapscore_adapter_tap::Tap::new()),
             origin: Origin::BuiltIn,
         });
+        r.entries.push(Registered {
+            adapter: Arc::new(gapscore_adapter_libtest::Libtest::new()),
+            origin: Origin::BuiltIn,
+        });
         r
     }
 

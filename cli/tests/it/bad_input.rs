@@ -285,6 +285,7 @@ fn every_committed_bad_input_gives_its_expected_outcome() {
         "go-test-json",
         "go-test-text",
         "tap",
+        "libtest-json",
     ] {
         assert!(formats.contains(id), "no bad input for {id}");
     }

@@ -1,0 +1,8 @@
+//! The libtest adapter's integration tests as one test binary (`cargo test -p
+//! gapscore-adapter-libtest --test it`): each `tests/it/<name>.rs` beside this file is one of
+//! its modules; insta keeps their snapshots in `tests/it/snapshots/`.
+
+#![allow(clippy::unwrap_used)] // Test code.
+
+mod fixtures;
+mod real;
