@@ -17,7 +17,7 @@ use crate::level::Score;
 use crate::manifest::Manifest;
 use crate::policy::{Outcome, StatusPolicy};
 use gapscore_model::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
-use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase};
+use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase, TestCaseRef};
 
 /// Counts of a suite, as §5.2 reports them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -442,6 +442,48 @@ impl EventSink for Tally {
             return;
         }
         self.count(&mut test);
+    }
+
+    /// The fast path: a test that counts as passed (or is left out) is counted from the borrowed
+    /// strings, with no owned copy; anything the tally keeps (a failure entry, a failing
+    /// parent) goes through [`Tally::test_finished`] with the owned test. Both paths count the
+    /// same (a test in `tests` below checks it field by field).
+    fn test_finished_ref(&mut self, test: TestCaseRef<'_>) {
+        let outcome = self.policy.outcome_for(test.status, || test.is_flaky());
+        if outcome == Outcome::Fail || test.parent {
+            self.test_finished(test.to_test_case());
+            return;
+        }
+        let category = self
+            .rules
+            .as_ref()
+            .and_then(|r| r.category_for(test.suite, test.name, test.file))
+            .or(test.category);
+        self.by_status.add(test.status);
+        self.dups.record(test.id);
+        if let Some(m) = &self.manifest {
+            match m.position(test.id) {
+                Some(i) => self.manifest_seen.push(i),
+                None => {
+                    self.unexpected.push(test.id.to_owned());
+                    return;
+                }
+            }
+        }
+        if outcome == Outcome::Excluded {
+            self.excluded += 1;
+            return;
+        }
+        self.counts.total += 1;
+        self.categories.add(category.unwrap_or(Category::Unknown));
+        if self.collect_names {
+            self.names.push(test.name.to_owned());
+        }
+        if test.is_flaky() {
+            self.flaky.push(test.id.to_owned());
+        }
+        self.bump_suite(test.suite, false);
+        self.counts.passed += 1;
     }
 
     fn problem(&mut self, problem: Problem) {
