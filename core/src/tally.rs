@@ -245,7 +245,7 @@ impl Tally {
         self.by_status.absorb(&other.by_status);
         self.categories.absorb(&other.categories);
         for (suite, c) in other.suites {
-            self.add_suite(suite, c);
+            self.add_suite_counts(&suite, c);
         }
         self.suites_merged_away += other.suites_merged_away;
         self.failures.append(other.failures);
@@ -300,15 +300,25 @@ impl Tally {
         }
     }
 
-    /// Adds one counted test to its suite's counts. The suite's key is allocated only when the
-    /// suite changes, since this runs once per test.
+    /// Adds one counted test to its suite's counts. Consecutive tests of one suite cost a
+    /// string comparison; a change of suite a map lookup, and the pending key's buffer is
+    /// reused, so nothing is allocated per test even when suites alternate (pytest's classes).
     fn bump_suite(&mut self, suite: Option<&str>, failed: bool) {
-        let key = self.suite_key(suite);
-        let same = self.pending_suite.as_ref().is_some_and(|(k, _)| k == key);
+        let same = self
+            .pending_suite
+            .as_ref()
+            .is_some_and(|(k, _)| k == self.suite_key(suite));
         if !same {
-            let key = key.to_owned();
-            self.flush_suite();
-            self.pending_suite = Some((key, SuiteCounts::default()));
+            let mut buf = match self.pending_suite.take() {
+                Some((k, c)) => {
+                    self.add_suite_counts(&k, c);
+                    k
+                }
+                None => String::new(),
+            };
+            buf.clear();
+            buf.push_str(self.suite_key(suite));
+            self.pending_suite = Some((buf, SuiteCounts::default()));
         }
         if let Some((_, c)) = self.pending_suite.as_mut() {
             c.total += 1;
@@ -322,26 +332,32 @@ impl Tally {
 
     fn flush_suite(&mut self) {
         if let Some((key, c)) = self.pending_suite.take() {
-            self.add_suite(key, c);
+            self.add_suite_counts(&key, c);
         }
     }
 
     /// Adds counts to a suite's. Past [`SUITE_LIMIT`] suites, a new suite's counts go to
     /// [`OTHER_SUITES`] instead: the per-suite breakdown is information, and a file with a
     /// million classes must not make it grow without bound (the totals are exact regardless).
-    fn add_suite(&mut self, key: String, c: SuiteCounts) {
-        let key = if self.suites.len() >= SUITE_LIMIT && !self.suites.contains_key(&key) {
+    fn add_suite_counts(&mut self, key: &str, c: SuiteCounts) {
+        let add = |mine: &mut SuiteCounts| {
+            mine.total += c.total;
+            mine.passed += c.passed;
+            mine.failed += c.failed;
+        };
+        if let Some(mine) = self.suites.get_mut(key) {
+            add(mine);
+            return;
+        }
+        let key = if self.suites.len() >= SUITE_LIMIT {
             if key != OTHER_SUITES {
                 self.suites_merged_away += 1;
             }
-            OTHER_SUITES.to_owned()
+            OTHER_SUITES
         } else {
             key
         };
-        let mine = self.suites.entry(key).or_default();
-        mine.total += c.total;
-        mine.passed += c.passed;
-        mine.failed += c.failed;
+        add(self.suites.entry(key.to_owned()).or_default());
     }
 
     /// How many suites past [`SUITE_LIMIT`] were counted under [`OTHER_SUITES`].
