@@ -20,7 +20,7 @@ use std::io::BufRead;
 
 use gapscore_adapter_sdk::{
     AdapterError, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer,
-    Status, TestCase,
+    Status, TestCase, TestCaseRef,
 };
 
 use crate::lex::{Directive, MOCHA_UNCAUGHT, Point, parse_plan, parse_point};
@@ -255,6 +255,15 @@ pub(crate) struct Lite {
 }
 
 impl Lite {
+    /// The test, borrowed, its id written into `id` (a buffer the reader reuses).
+    pub(crate) fn borrowed<'a>(&'a self, id: &'a mut String) -> TestCaseRef<'a> {
+        TestCase::make_id_into(id, self.suite.as_deref(), &self.name);
+        let mut t = TestCaseRef::new(self.suite.as_deref(), &self.name, id, self.status);
+        t.duration = self.duration;
+        t.category = self.category;
+        t
+    }
+
     /// The test the point would have had built when read.
     pub(crate) fn build(self) -> TestCase {
         let mut t = TestCase::new(self.suite, self.name, self.status);
@@ -288,6 +297,8 @@ pub(crate) struct Parser<'s> {
     pub(crate) pending: Option<Box<Pending>>,
     /// The last sent point's record, reused for the next one.
     pub(crate) spare: Option<Box<Pending>>,
+    /// The id of a plain point sent borrowed, reused for the next one.
+    pub(crate) id_buf: String,
     /// Any TAP line at all (version, plan, test point, bail out).
     pub(crate) saw_tap: bool,
     pub(crate) bailed: bool,
@@ -314,6 +325,7 @@ impl<'s> Parser<'s> {
             levels: vec![Level::default()],
             pending: None,
             spare: None,
+            id_buf: String::new(),
             saw_tap: false,
             bailed: false,
             bail_line: 0,
@@ -557,11 +569,6 @@ impl<'s> Parser<'s> {
             self.warn(msg);
         }
         let held_level = self.levels[at].held.is_some();
-        let suite = if held_level {
-            None
-        } else {
-            self.levels[at].path.clone()
-        };
         // A title names a category only with a `[tag]`: most have no bracket at all.
         let category = if pt.bracket {
             Category::from_title(pt.desc)
@@ -585,17 +592,46 @@ impl<'s> Parser<'s> {
         pending.yaml = None;
         if closed.is_none() && !pt.opens_block && !pt.desc.is_empty() {
             pending.test = None;
-            pending.lite = Some(Lite {
-                suite,
-                name: pt.desc.to_owned(),
-                status,
-                duration: pt.time,
-                category,
-            });
+            let suite = if held_level {
+                None
+            } else {
+                self.levels[at].path.as_deref()
+            };
+            // The recycled record's strings take the new point's: no allocation per point.
+            match pending.lite.as_mut() {
+                Some(l) => {
+                    match (l.suite.as_mut(), suite) {
+                        (Some(buf), Some(s)) => {
+                            buf.clear();
+                            buf.push_str(s);
+                        }
+                        (_, s) => l.suite = s.map(str::to_owned),
+                    }
+                    l.name.clear();
+                    l.name.push_str(pt.desc);
+                    l.status = status;
+                    l.duration = pt.time;
+                    l.category = category;
+                }
+                None => {
+                    pending.lite = Some(Lite {
+                        suite: suite.map(str::to_owned),
+                        name: pt.desc.to_owned(),
+                        status,
+                        duration: pt.time,
+                        category,
+                    });
+                }
+            }
             self.pending = Some(pending);
             return;
         }
         pending.lite = None;
+        let suite = if held_level {
+            None
+        } else {
+            self.levels[at].path.clone()
+        };
         let mut test = TestCase::new(suite, pt.desc, status);
         if pt.desc.is_empty() {
             // A point without a description is known by its number.
