@@ -116,9 +116,12 @@ pub struct Tally {
     /// Producers of the inputs.
     pub producers: Vec<Producer>,
     dups: DuplicateTracker,
-    /// Counts of the suite the last tests belonged to, not yet in `suites`: consecutive tests of
-    /// one suite (the usual order) then cost no map lookup. Flushed by `finish` and `merge`.
-    pending_suite: Option<(String, SuiteCounts)>,
+    /// Counts of the last few suites tests belonged to, not yet in `suites` (at most
+    /// [`RECENT_SUITES`], in first-seen order), and which of them the last test was in: tests
+    /// of one suite in a row, or of a few classes in turn (pytest's), cost a string comparison
+    /// instead of a map lookup. Flushed by `finish` and `merge`.
+    recent_suites: Vec<(String, SuiteCounts)>,
+    current_suite: usize,
     failed_parents: Vec<TestCase>,
     parents_with_failed_child: HashSet<String>,
     manifest: Option<Arc<Manifest>>,
@@ -300,40 +303,65 @@ impl Tally {
         }
     }
 
-    /// Adds one counted test to its suite's counts. Consecutive tests of one suite cost a
-    /// string comparison; a change of suite a map lookup, and the pending key's buffer is
-    /// reused, so nothing is allocated per test even when suites alternate (pytest's classes).
+    /// Adds one counted test to its suite's counts. Nothing is allocated per test: a suite not
+    /// among the recent ones takes the buffer of the one it pushes out.
     fn bump_suite(&mut self, suite: Option<&str>, failed: bool) {
-        let same = self
-            .pending_suite
-            .as_ref()
-            .is_some_and(|(k, _)| k == self.suite_key(suite));
-        if !same {
-            let mut buf = match self.pending_suite.take() {
-                Some((k, c)) => {
-                    self.add_suite_counts(&k, c);
-                    k
-                }
-                None => String::new(),
-            };
-            buf.clear();
-            buf.push_str(self.suite_key(suite));
-            self.pending_suite = Some((buf, SuiteCounts::default()));
-        }
-        if let Some((_, c)) = self.pending_suite.as_mut() {
-            c.total += 1;
-            if failed {
-                c.failed += 1;
-            } else {
-                c.passed += 1;
-            }
+        let c = self.suite_counts(suite);
+        c.total += 1;
+        if failed {
+            c.failed += 1;
+        } else {
+            c.passed += 1;
         }
     }
 
+    /// The pending counts of a suite, made the current one.
+    fn suite_counts(&mut self, suite: Option<&str>) -> &mut SuiteCounts {
+        let key = self.suite_key(suite);
+        let at = match self.recent_suites.get(self.current_suite) {
+            Some((k, _)) if k == key => Some(self.current_suite),
+            _ => self.recent_suites.iter().position(|(k, _)| k == key),
+        };
+        let at = match at {
+            Some(i) => i,
+            None => {
+                // Near the limit, every pending suite goes into the map first, so that which
+                // suites are kept apart is decided in the order they came, as with one pending.
+                let full = self.suites.len() + self.recent_suites.len() + 1 >= SUITE_LIMIT;
+                let mut buf = if full {
+                    self.flush_suite_keeping_buffer()
+                } else if self.recent_suites.len() >= RECENT_SUITES {
+                    let (k, c) = self.recent_suites.remove(0);
+                    self.add_suite_counts(&k, c);
+                    Some(k)
+                } else {
+                    None
+                }
+                .unwrap_or_default();
+                buf.clear();
+                buf.push_str(self.suite_key(suite));
+                self.recent_suites.push((buf, SuiteCounts::default()));
+                self.recent_suites.len() - 1
+            }
+        };
+        self.current_suite = at;
+        &mut self.recent_suites[at].1
+    }
+
     fn flush_suite(&mut self) {
-        if let Some((key, c)) = self.pending_suite.take() {
-            self.add_suite_counts(&key, c);
+        self.flush_suite_keeping_buffer();
+    }
+
+    /// Moves every pending suite's counts into the map, in first-seen order; hands back a key
+    /// buffer for reuse.
+    fn flush_suite_keeping_buffer(&mut self) -> Option<String> {
+        let mut spare = None;
+        for (k, c) in std::mem::take(&mut self.recent_suites) {
+            self.add_suite_counts(&k, c);
+            spare = Some(k);
         }
+        self.current_suite = 0;
+        spare
     }
 
     /// Adds counts to a suite's. Past [`SUITE_LIMIT`] suites, a new suite's counts go to
@@ -373,6 +401,9 @@ impl Tally {
 
 /// Suites a tally keeps apart in its per-suite counts (about 2 MiB of them).
 pub const SUITE_LIMIT: usize = 1 << 14;
+
+/// Suites whose counts a tally keeps pending before the map (see `Tally::recent_suites`).
+const RECENT_SUITES: usize = 8;
 
 /// Where the suites past [`SUITE_LIMIT`] are counted.
 pub const OTHER_SUITES: &str = "(other suites)";
@@ -510,11 +541,9 @@ impl EventSink for Tally {
         let n = problem.weight();
         self.counts.total += n;
         self.counts.failed += n;
-        self.bump_suite(Some(&place), true);
-        if let Some((_, c)) = self.pending_suite.as_mut() {
-            c.total += n - 1;
-            c.failed += n - 1;
-        }
+        let c = self.suite_counts(Some(&place));
+        c.total += n;
+        c.failed += n;
         self.failures.push(FailureEntry {
             test_name: match problem.count {
                 Some(n) if n > 1 => format!("[{}] {place} ({n} tests)", problem.kind),
