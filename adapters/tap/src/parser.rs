@@ -20,10 +20,11 @@ use std::io::BufRead;
 
 use gapscore_adapter_sdk::{
     AdapterError, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer,
-    Status, TestCase, TestCaseRef,
+    Status, TestCase,
 };
 
 use crate::lex::{Directive, MOCHA_UNCAUGHT, Point, parse_plan, parse_point};
+use crate::lite::Lite;
 
 /// Diagnostics text beyond this many bytes is cut, with a note (the SDK's cap).
 pub use gapscore_adapter_sdk::text::TEXT_CAP;
@@ -241,35 +242,6 @@ impl Pending {
             Some(l) => Some(l.build()),
             None => self.test.take(),
         }
-    }
-}
-
-/// The parts of a plain point's test.
-#[derive(Debug)]
-pub(crate) struct Lite {
-    pub(crate) suite: Option<String>,
-    pub(crate) name: String,
-    pub(crate) status: Status,
-    pub(crate) duration: Option<f64>,
-    pub(crate) category: Option<Category>,
-}
-
-impl Lite {
-    /// The test, borrowed, its id written into `id` (a buffer the reader reuses).
-    pub(crate) fn borrowed<'a>(&'a self, id: &'a mut String) -> TestCaseRef<'a> {
-        TestCase::make_id_into(id, self.suite.as_deref(), &self.name);
-        let mut t = TestCaseRef::new(self.suite.as_deref(), &self.name, id, self.status);
-        t.duration = self.duration;
-        t.category = self.category;
-        t
-    }
-
-    /// The test the point would have had built when read.
-    pub(crate) fn build(self) -> TestCase {
-        let mut t = TestCase::new(self.suite, self.name, self.status);
-        t.duration = self.duration;
-        t.category = self.category;
-        t
     }
 }
 
@@ -597,32 +569,7 @@ impl<'s> Parser<'s> {
             } else {
                 self.levels[at].path.as_deref()
             };
-            // The recycled record's strings take the new point's: no allocation per point.
-            match pending.lite.as_mut() {
-                Some(l) => {
-                    match (l.suite.as_mut(), suite) {
-                        (Some(buf), Some(s)) => {
-                            buf.clear();
-                            buf.push_str(s);
-                        }
-                        (_, s) => l.suite = s.map(str::to_owned),
-                    }
-                    l.name.clear();
-                    l.name.push_str(pt.desc);
-                    l.status = status;
-                    l.duration = pt.time;
-                    l.category = category;
-                }
-                None => {
-                    pending.lite = Some(Lite {
-                        suite: suite.map(str::to_owned),
-                        name: pt.desc.to_owned(),
-                        status,
-                        duration: pt.time,
-                        category,
-                    });
-                }
-            }
+            Lite::set(&mut pending.lite, suite, pt.desc, status, pt.time, category);
             self.pending = Some(pending);
             return;
         }
