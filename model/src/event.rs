@@ -8,8 +8,10 @@ use crate::borrowed::TestCaseRef;
 use crate::run::{Problem, ProblemKind, Producer, TestCase, TestRun};
 use crate::text::{TEXT_CAP, is_cut};
 
-/// Where adapters send what they read. Every method takes owned data so a sink may keep it or
-/// drop it; a scoring sink keeps counts and failures only, which keeps memory flat on huge inputs.
+/// Where adapters send what they read. Every method but one takes owned data so a sink may keep
+/// it or drop it; [`EventSink::test_finished_ref`] lends a test for the call, so that a sink
+/// which only counts it (the scoring tally) needs no copy. A scoring sink keeps counts and
+/// failures only, which keeps memory flat on huge inputs.
 pub trait EventSink {
     /// The tool that produced the input, once known.
     fn producer(&mut self, producer: Producer);
