@@ -139,17 +139,23 @@ impl CategoryRules {
     /// The category of the first rule matching the test, if any. A field the test lacks (no
     /// suite, no file) does not match a rule that asks for it.
     pub fn category_of(&self, test: &TestCase) -> Option<Category> {
+        self.category_for(test.suite.as_deref(), &test.name, test.file.as_deref())
+    }
+
+    /// The category of the first rule that matches a test's suite, name and file.
+    pub fn category_for(
+        &self,
+        suite: Option<&str>,
+        name: &str,
+        file: Option<&str>,
+    ) -> Option<Category> {
         let hit = |re: &Option<Regex>, value: Option<&str>| match re {
             None => true,
             Some(re) => value.is_some_and(|v| re.is_match(v)),
         };
         self.rules
             .iter()
-            .find(|r| {
-                hit(&r.suite, test.suite.as_deref())
-                    && hit(&r.name, Some(&test.name))
-                    && hit(&r.file, test.file.as_deref())
-            })
+            .find(|r| hit(&r.suite, suite) && hit(&r.name, Some(name)) && hit(&r.file, file))
             .map(|r| r.category)
     }
 

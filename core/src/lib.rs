@@ -80,8 +80,8 @@ pub use failures::{FailureList, FailureLog, Spill, SpillFactory};
 // gapscore-model through the SDK instead).
 pub use gapscore_model::{
     Attempt, Category, DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, InputError,
-    Location, Normalizer, Problem, ProblemKind, Producer, RunCollector, Status, TestCase, TestRun,
-    replay,
+    Location, Normalizer, Problem, ProblemKind, Producer, RunCollector, Status, TestCase,
+    TestCaseRef, TestRun, replay,
 };
 pub use level::{Level, Score, Threshold};
 pub use manifest::Manifest;

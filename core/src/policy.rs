@@ -98,9 +98,15 @@ impl StatusPolicy {
 
     /// What one test counts as under this policy.
     pub fn outcome(&self, test: &TestCase) -> Outcome {
-        match test.status {
+        self.outcome_for(test.status, || test.is_flaky())
+    }
+
+    /// [`StatusPolicy::outcome`] of a test with this status; `flaky` is asked only when it
+    /// matters (a pass under `--flaky fail`).
+    pub fn outcome_for(&self, status: Status, flaky: impl FnOnce() -> bool) -> Outcome {
+        match status {
             Status::Passed | Status::Xpassed => {
-                if test.is_flaky() && self.flaky == FlakyPolicy::Fail {
+                if self.flaky == FlakyPolicy::Fail && flaky() {
                     Outcome::Fail
                 } else {
                     Outcome::Pass

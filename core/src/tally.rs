@@ -17,7 +17,7 @@ use crate::level::Score;
 use crate::manifest::Manifest;
 use crate::policy::{Outcome, StatusPolicy};
 use gapscore_model::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
-use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase};
+use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase, TestCaseRef};
 
 /// Counts of a suite, as §5.2 reports them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -116,9 +116,12 @@ pub struct Tally {
     /// Producers of the inputs.
     pub producers: Vec<Producer>,
     dups: DuplicateTracker,
-    /// Counts of the suite the last tests belonged to, not yet in `suites`: consecutive tests of
-    /// one suite (the usual order) then cost no map lookup. Flushed by `finish` and `merge`.
-    pending_suite: Option<(String, SuiteCounts)>,
+    /// Counts of the last few suites tests belonged to, not yet in `suites` (at most
+    /// [`RECENT_SUITES`], in first-seen order), and which of them the last test was in: tests
+    /// of one suite in a row, or of a few classes in turn (pytest's), cost a string comparison
+    /// instead of a map lookup. Flushed by `finish` and `merge`.
+    recent_suites: Vec<(String, SuiteCounts)>,
+    current_suite: usize,
     failed_parents: Vec<TestCase>,
     parents_with_failed_child: HashSet<String>,
     manifest: Option<Arc<Manifest>>,
@@ -245,7 +248,7 @@ impl Tally {
         self.by_status.absorb(&other.by_status);
         self.categories.absorb(&other.categories);
         for (suite, c) in other.suites {
-            self.add_suite(suite, c);
+            self.add_suite_counts(&suite, c);
         }
         self.suites_merged_away += other.suites_merged_away;
         self.failures.append(other.failures);
@@ -300,48 +303,89 @@ impl Tally {
         }
     }
 
-    /// Adds one counted test to its suite's counts. The suite's key is allocated only when the
-    /// suite changes, since this runs once per test.
+    /// Adds one counted test to its suite's counts. Nothing is allocated per test: a suite not
+    /// among the recent ones takes the buffer of the one it pushes out.
     fn bump_suite(&mut self, suite: Option<&str>, failed: bool) {
-        let key = self.suite_key(suite);
-        let same = self.pending_suite.as_ref().is_some_and(|(k, _)| k == key);
-        if !same {
-            let key = key.to_owned();
-            self.flush_suite();
-            self.pending_suite = Some((key, SuiteCounts::default()));
-        }
-        if let Some((_, c)) = self.pending_suite.as_mut() {
-            c.total += 1;
-            if failed {
-                c.failed += 1;
-            } else {
-                c.passed += 1;
-            }
+        let c = self.suite_counts(suite);
+        c.total += 1;
+        if failed {
+            c.failed += 1;
+        } else {
+            c.passed += 1;
         }
     }
 
+    /// The pending counts of a suite, made the current one.
+    fn suite_counts(&mut self, suite: Option<&str>) -> &mut SuiteCounts {
+        let key = self.suite_key(suite);
+        let at = match self.recent_suites.get(self.current_suite) {
+            Some((k, _)) if k == key => Some(self.current_suite),
+            _ => self.recent_suites.iter().position(|(k, _)| k == key),
+        };
+        let at = match at {
+            Some(i) => i,
+            None => {
+                // Near the limit, every pending suite goes into the map first, so that which
+                // suites are kept apart is decided in the order they came, as with one pending.
+                let full = self.suites.len() + self.recent_suites.len() + 1 >= SUITE_LIMIT;
+                let mut buf = if full {
+                    self.flush_suite_keeping_buffer()
+                } else if self.recent_suites.len() >= RECENT_SUITES {
+                    let (k, c) = self.recent_suites.remove(0);
+                    self.add_suite_counts(&k, c);
+                    Some(k)
+                } else {
+                    None
+                }
+                .unwrap_or_default();
+                buf.clear();
+                buf.push_str(self.suite_key(suite));
+                self.recent_suites.push((buf, SuiteCounts::default()));
+                self.recent_suites.len() - 1
+            }
+        };
+        self.current_suite = at;
+        &mut self.recent_suites[at].1
+    }
+
     fn flush_suite(&mut self) {
-        if let Some((key, c)) = self.pending_suite.take() {
-            self.add_suite(key, c);
+        self.flush_suite_keeping_buffer();
+    }
+
+    /// Moves every pending suite's counts into the map, in first-seen order; hands back a key
+    /// buffer for reuse.
+    fn flush_suite_keeping_buffer(&mut self) -> Option<String> {
+        let mut spare = None;
+        for (k, c) in std::mem::take(&mut self.recent_suites) {
+            self.add_suite_counts(&k, c);
+            spare = Some(k);
         }
+        self.current_suite = 0;
+        spare
     }
 
     /// Adds counts to a suite's. Past [`SUITE_LIMIT`] suites, a new suite's counts go to
     /// [`OTHER_SUITES`] instead: the per-suite breakdown is information, and a file with a
     /// million classes must not make it grow without bound (the totals are exact regardless).
-    fn add_suite(&mut self, key: String, c: SuiteCounts) {
-        let key = if self.suites.len() >= SUITE_LIMIT && !self.suites.contains_key(&key) {
+    fn add_suite_counts(&mut self, key: &str, c: SuiteCounts) {
+        let add = |mine: &mut SuiteCounts| {
+            mine.total += c.total;
+            mine.passed += c.passed;
+            mine.failed += c.failed;
+        };
+        if let Some(mine) = self.suites.get_mut(key) {
+            add(mine);
+            return;
+        }
+        let key = if self.suites.len() >= SUITE_LIMIT {
             if key != OTHER_SUITES {
                 self.suites_merged_away += 1;
             }
-            OTHER_SUITES.to_owned()
+            OTHER_SUITES
         } else {
             key
         };
-        let mine = self.suites.entry(key).or_default();
-        mine.total += c.total;
-        mine.passed += c.passed;
-        mine.failed += c.failed;
+        add(self.suites.entry(key.to_owned()).or_default());
     }
 
     /// How many suites past [`SUITE_LIMIT`] were counted under [`OTHER_SUITES`].
@@ -357,6 +401,9 @@ impl Tally {
 
 /// Suites a tally keeps apart in its per-suite counts (about 2 MiB of them).
 pub const SUITE_LIMIT: usize = 1 << 14;
+
+/// Suites whose counts a tally keeps pending before the map (see `Tally::recent_suites`).
+const RECENT_SUITES: usize = 8;
 
 /// Where the suites past [`SUITE_LIMIT`] are counted.
 pub const OTHER_SUITES: &str = "(other suites)";
@@ -444,6 +491,48 @@ impl EventSink for Tally {
         self.count(&mut test);
     }
 
+    /// The fast path: a test that counts as passed (or is left out) is counted from the borrowed
+    /// strings, with no owned copy; anything the tally keeps (a failure entry, a failing
+    /// parent) goes through [`Tally::test_finished`] with the owned test. Both paths count the
+    /// same (a test in `tests` below checks it field by field).
+    fn test_finished_ref(&mut self, test: TestCaseRef<'_>) {
+        let outcome = self.policy.outcome_for(test.status, || test.is_flaky());
+        if outcome == Outcome::Fail || test.parent {
+            self.test_finished(test.to_test_case());
+            return;
+        }
+        let category = self
+            .rules
+            .as_ref()
+            .and_then(|r| r.category_for(test.suite, test.name, test.file))
+            .or(test.category);
+        self.by_status.add(test.status);
+        self.dups.record(test.id);
+        if let Some(m) = &self.manifest {
+            match m.position(test.id) {
+                Some(i) => self.manifest_seen.push(i),
+                None => {
+                    self.unexpected.push(test.id.to_owned());
+                    return;
+                }
+            }
+        }
+        if outcome == Outcome::Excluded {
+            self.excluded += 1;
+            return;
+        }
+        self.counts.total += 1;
+        self.categories.add(category.unwrap_or(Category::Unknown));
+        if self.collect_names {
+            self.names.push(test.name.to_owned());
+        }
+        if test.is_flaky() {
+            self.flaky.push(test.id.to_owned());
+        }
+        self.bump_suite(test.suite, false);
+        self.counts.passed += 1;
+    }
+
     fn problem(&mut self, problem: Problem) {
         let place = self.suite_key(problem.suite.as_deref()).to_owned();
         let detail = problem.detail.trim();
@@ -452,11 +541,9 @@ impl EventSink for Tally {
         let n = problem.weight();
         self.counts.total += n;
         self.counts.failed += n;
-        self.bump_suite(Some(&place), true);
-        if let Some((_, c)) = self.pending_suite.as_mut() {
-            c.total += n - 1;
-            c.failed += n - 1;
-        }
+        let c = self.suite_counts(Some(&place));
+        c.total += n;
+        c.failed += n;
         self.failures.push(FailureEntry {
             test_name: match problem.count {
                 Some(n) if n > 1 => format!("[{}] {place} ({n} tests)", problem.kind),

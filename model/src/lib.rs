@@ -9,7 +9,9 @@
 //! Principal types:
 //! - [`TestRun`], [`TestCase`], [`Status`], [`Category`], [`Attempt`], [`Producer`],
 //!   [`Problem`], [`ProblemKind`]: the model.
-//! - [`EventSink`], [`Normalizer`], [`RunCollector`], [`replay`]: the seam.
+//! - [`EventSink`], [`Normalizer`], [`RunCollector`], [`replay`]: the seam;
+//!   [`TestCaseRef`], a finished test borrowed from the adapter's buffers, is its fast path
+//!   ([`EventSink::test_finished_ref`]): a sink that only counts a test never copies it.
 //! - [`DuplicateTracker`], [`IdFinder`]: repeated test ids in bounded memory.
 //! - [`InputError`], [`Location`]: unreadable input, with its place.
 //! - [`json::find_duplicate_key`], [`json::check_unique_keys`]: a key given twice in one JSON
@@ -28,21 +30,23 @@
 //! ```
 //!
 //! # Stability
-//! This crate is versioned on its own, apart from the gapscore tools. Its types are what a
-//! plugin is compiled against and what crosses the C ABI as JSON, so a change that breaks
-//! either (a removed or renamed field, variant or method; a changed serialised name) needs a new
-//! major version. Structs and enums are `#[non_exhaustive]` where new fields or variants are
-//! expected, so adding one is not breaking. The `schema` feature adds JSON Schema derives.
+//! This crate is versioned on its own, apart from the gapscore tools (its changes:
+//! `CHANGELOG.md`). Its types are what a plugin is compiled against and what crosses the C ABI
+//! as JSON, so a change that breaks either (a removed or renamed field, variant or method; a
+//! changed serialised name) needs a new major version. Structs and enums are `#[non_exhaustive]`
+//! where new fields or variants are expected, so adding one is not breaking. The `schema` feature adds JSON Schema derives.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod borrowed;
 pub mod error;
 pub mod event;
 pub mod json;
 pub mod run;
 pub mod text;
 
+pub use borrowed::TestCaseRef;
 pub use error::{InputError, Location};
 pub use event::{
     DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, Normalizer, RunCollector,

@@ -451,16 +451,20 @@ impl TestCase {
 
     /// The default id: `suite::name`, or the name alone without a suite.
     pub fn make_id(suite: Option<&str>, name: &str) -> String {
-        match suite {
-            Some(s) if !s.is_empty() => {
-                let mut id = String::with_capacity(s.len() + 2 + name.len());
-                id.push_str(s);
-                id.push_str("::");
-                id.push_str(name);
-                id
-            }
-            _ => name.to_owned(),
+        let mut id = String::with_capacity(suite.map_or(0, |s| s.len() + 2) + name.len());
+        Self::make_id_into(&mut id, suite, name);
+        id
+    }
+
+    /// [`TestCase::make_id`] written into a buffer (cleared first), for an adapter that reuses
+    /// one buffer for every test's id. (Added in gapscore-model 0.2.)
+    pub fn make_id_into(id: &mut String, suite: Option<&str>, name: &str) {
+        id.clear();
+        if let Some(s) = suite.filter(|s| !s.is_empty()) {
+            id.push_str(s);
+            id.push_str("::");
         }
+        id.push_str(name);
     }
 
     /// True when an earlier attempt failed or errored and the final one passed: a flaky test.

@@ -63,7 +63,7 @@ use serde::{Deserialize, Serialize};
 
 pub use gapscore_model::{
     Attempt, Category, EventSink, InputError, Location, Normalizer, Problem, ProblemKind, Producer,
-    RunCollector, Status, TestCase, TestRun, replay,
+    RunCollector, Status, TestCase, TestCaseRef, TestRun, replay,
 };
 
 /// What an adapter is: its name, version and the format ids it reads.

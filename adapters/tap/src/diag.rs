@@ -53,11 +53,12 @@ impl Parser<'_> {
             } else {
                 None
             };
-            if let Some(l) = p.lite.take() {
+            if let Some(l) = p.lite.as_ref() {
+                // Borrowed: the record (and its strings) is recycled for the next point.
+                let mut test = l.borrowed(&mut self.id_buf);
+                test.parent_id = parent_id.as_deref();
+                self.sink.test_finished_ref(test);
                 self.spare = self.pending.take();
-                let mut test = l.build();
-                test.parent_id = parent_id;
-                self.sink.test_finished(test);
                 return;
             }
             if let Some(mut test) = p.test.take() {

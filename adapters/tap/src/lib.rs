@@ -30,6 +30,7 @@
 
 mod diag;
 mod lex;
+mod lite;
 mod nesting;
 pub mod parser;
 mod plan;

@@ -24,6 +24,7 @@ use gapscore_adapter_sdk::{
 };
 
 use crate::lex::{Directive, MOCHA_UNCAUGHT, Point, parse_plan, parse_point};
+use crate::lite::Lite;
 
 /// Diagnostics text beyond this many bytes is cut, with a note (the SDK's cap).
 pub use gapscore_adapter_sdk::text::TEXT_CAP;
@@ -244,26 +245,6 @@ impl Pending {
     }
 }
 
-/// The parts of a plain point's test.
-#[derive(Debug)]
-pub(crate) struct Lite {
-    pub(crate) suite: Option<String>,
-    pub(crate) name: String,
-    pub(crate) status: Status,
-    pub(crate) duration: Option<f64>,
-    pub(crate) category: Option<Category>,
-}
-
-impl Lite {
-    /// The test the point would have had built when read.
-    pub(crate) fn build(self) -> TestCase {
-        let mut t = TestCase::new(self.suite, self.name, self.status);
-        t.duration = self.duration;
-        t.category = self.category;
-        t
-    }
-}
-
 #[derive(Debug)]
 pub(crate) struct YamlBlock {
     pub(crate) base: usize,
@@ -288,6 +269,8 @@ pub(crate) struct Parser<'s> {
     pub(crate) pending: Option<Box<Pending>>,
     /// The last sent point's record, reused for the next one.
     pub(crate) spare: Option<Box<Pending>>,
+    /// The id of a plain point sent borrowed, reused for the next one.
+    pub(crate) id_buf: String,
     /// Any TAP line at all (version, plan, test point, bail out).
     pub(crate) saw_tap: bool,
     pub(crate) bailed: bool,
@@ -314,6 +297,7 @@ impl<'s> Parser<'s> {
             levels: vec![Level::default()],
             pending: None,
             spare: None,
+            id_buf: String::new(),
             saw_tap: false,
             bailed: false,
             bail_line: 0,
@@ -557,11 +541,6 @@ impl<'s> Parser<'s> {
             self.warn(msg);
         }
         let held_level = self.levels[at].held.is_some();
-        let suite = if held_level {
-            None
-        } else {
-            self.levels[at].path.clone()
-        };
         // A title names a category only with a `[tag]`: most have no bracket at all.
         let category = if pt.bracket {
             Category::from_title(pt.desc)
@@ -585,17 +564,21 @@ impl<'s> Parser<'s> {
         pending.yaml = None;
         if closed.is_none() && !pt.opens_block && !pt.desc.is_empty() {
             pending.test = None;
-            pending.lite = Some(Lite {
-                suite,
-                name: pt.desc.to_owned(),
-                status,
-                duration: pt.time,
-                category,
-            });
+            let suite = if held_level {
+                None
+            } else {
+                self.levels[at].path.as_deref()
+            };
+            Lite::set(&mut pending.lite, suite, pt.desc, status, pt.time, category);
             self.pending = Some(pending);
             return;
         }
         pending.lite = None;
+        let suite = if held_level {
+            None
+        } else {
+            self.levels[at].path.clone()
+        };
         let mut test = TestCase::new(suite, pt.desc, status);
         if pt.desc.is_empty() {
             // A point without a description is known by its number.

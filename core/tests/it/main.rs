@@ -7,3 +7,4 @@
 #![allow(clippy::unwrap_used)] // Test code.
 
 mod properties;
+mod suite_counts;

@@ -4,14 +4,19 @@
 //! - the score does not depend on the order tests arrive in, nor on how the input is split
 //!   into per-file tallies that are merged (what parallel ingestion does);
 //! - a canonical `TestRun` and a Gap Report survive serialising and re-reading;
+//! - a tally counts a test it is given borrowed ([`EventSink::test_finished_ref`], the fast path)
+//!   exactly as one it is given owned, with a manifest, category rules and names collected too;
 //! - the level is never "perfect" when a failure, an unverified test (errored, skipped, todo,
 //!   xfailed under the default policy) or a problem exists.
 
+use std::sync::Arc;
+
+use gapscore_core::categories::CategoryRules;
 use gapscore_core::render::render_summary;
 use gapscore_core::{
-    Attempt, Category, Dialect, EventSink, FlakyPolicy, GapReport, Level, Problem, ProblemKind,
-    Producer, ReportOptions, SkippedPolicy, Status, StatusPolicy, Tally, TestCase, TestRun,
-    XfailPolicy, build_report,
+    Attempt, Category, Dialect, EventSink, FlakyPolicy, GapReport, Level, Manifest, Problem,
+    ProblemKind, Producer, ReportOptions, SkippedPolicy, Status, StatusPolicy, Tally, TestCase,
+    TestRun, XfailPolicy, build_report,
 };
 use proptest::prelude::*;
 
@@ -220,6 +225,66 @@ proptest! {
         if events.iter().any(|e| matches!(e, Event::Problem(_))) {
             prop_assert_ne!(tally.score().level(), Level::Perfect);
         }
+    }
+
+    #[test]
+    fn a_borrowed_test_counts_exactly_as_an_owned_one(
+        events in events(),
+        policy in policy(),
+        parents in prop::collection::vec(any::<bool>(), 60),
+        listed in prop::collection::vec(any::<bool>(), 60),
+        with_manifest in any::<bool>(),
+    ) {
+        let mut events = events;
+        let mut ids = Vec::new();
+        for (i, e) in events.iter_mut().enumerate() {
+            if let Event::Test(t) = e {
+                t.parent = parents[i];
+                t.parent_id = (!parents[i]).then(|| format!("{}::p", t.suite.clone().unwrap_or_default()));
+                t.file = t.suite.clone();
+                if listed[i] {
+                    ids.push(t.id.clone());
+                }
+            }
+        }
+        let rules = Arc::new(
+            CategoryRules::from_toml("[[rule]]\ncategory = \"security\"\nsuite = \"s1\"\n").unwrap(),
+        );
+        let manifest = Arc::new(Manifest::new(ids));
+        let new_tally = || {
+            let mut t = if with_manifest {
+                Tally::with_manifest(policy, manifest.clone())
+            } else {
+                Tally::new(policy)
+            };
+            t.set_rules(Some(rules.clone()));
+            t.collect_names(true);
+            t
+        };
+        let (mut owned, mut borrowed) = (new_tally(), new_tally());
+        for e in &events {
+            match e {
+                Event::Test(t) => {
+                    owned.test_finished(t.clone());
+                    borrowed.test_finished_ref(t.borrowed());
+                }
+                Event::Problem(p) => {
+                    owned.problem(p.clone());
+                    borrowed.problem(p.clone());
+                }
+            }
+        }
+        for t in [&mut owned, &mut borrowed] {
+            t.finish();
+            t.apply_manifest();
+        }
+        prop_assert_eq!(owned.failures.to_vec(), borrowed.failures.to_vec());
+        prop_assert_eq!(&owned.names, &borrowed.names);
+        prop_assert_eq!(&owned.unexpected, &borrowed.unexpected);
+        prop_assert_eq!(&owned.missing, &borrowed.missing);
+        prop_assert_eq!(&owned.flaky, &borrowed.flaky);
+        prop_assert_eq!(owned.repeated(), borrowed.repeated());
+        prop_assert_eq!(order_free(&mut owned), order_free(&mut borrowed));
     }
 
     #[test]

@@ -105,7 +105,7 @@ impl Reading<'_> {
         false
     }
 
-    pub(super) fn finish_case(&mut self, mut case: Case) -> TestCase {
+    pub(super) fn finish_case(&mut self, case: &Case) -> Box<TestCase> {
         let status = match (&case.skipped, &case.error, &case.failure) {
             (Some(s), _, _) if s.kind.as_deref() == Some("pytest.xfail") => Status::Xfailed,
             (Some(s), _, _) if s.kind.as_deref() == Some("todo") => Status::Todo,
@@ -116,23 +116,7 @@ impl Reading<'_> {
             (None, None, None) if case.not_run.is_some() => Status::Skipped,
             (None, None, None) => Status::Passed,
         };
-        // The classname names the test's real container (a module, a package) unless it is
-        // empty, repeats the test's own name (jest-junit's default template), or is node's
-        // constant `test` (which says nothing, while the suite path holds the describe blocks).
-        let classname = case.classname.trim();
-        let generic = classname == "test" && self.path.is_some();
-        let suite = if generic || classname.is_empty() || classname == case.name.trim() {
-            self.path.clone()
-        } else {
-            Some(std::mem::take(&mut case.classname))
-        };
-        let mut test = TestCase::new(suite, std::mem::take(&mut case.name), status);
-        test.duration = case.time;
-        test.file = case.file;
-        test.line = case.line;
-        test.category = case
-            .category
-            .or_else(|| self.suites.iter().rev().find_map(|s| s.category));
+        let mut test = self.test_for(case, status);
         let outcome = match status {
             Status::Errored => case.error.as_ref(),
             Status::Failed => case.failure.as_ref(),
@@ -149,18 +133,11 @@ impl Reading<'_> {
                     .then(|| case.not_run.map(|w| format!("status: {w}")))
                     .flatten()
             });
-        test.attempts = case
-            .attempts
-            .iter()
-            .map(|(s, o)| {
-                let mut a = Attempt::new(*s);
-                a.message = message_of(o);
-                a
-            })
-            .collect();
-        if !case.output.is_empty() {
-            test.output = Some(case.output);
-        }
+        test.attempts.extend(case.attempts.iter().map(|(s, o)| {
+            let mut a = Attempt::new(*s);
+            a.message = message_of(o);
+            a
+        }));
         if case.negative_time && self.producer == Some("gotestsum") {
             self.sink.problem(
                 Problem::new(
@@ -200,7 +177,7 @@ impl Reading<'_> {
 
     /// Go parent tests: `TestA` is a parent when a `TestA/...` subtest comes before it (gotestsum)
     /// or right after it (go-junit-report). One finished testcase is held back to see the next.
-    pub(super) fn emit(&mut self, mut test: TestCase) {
+    pub(super) fn emit(&mut self, mut test: Box<TestCase>) {
         // Only Go producers name subtests `TestA/b`; elsewhere (`GET /api/users`) a slash is
         // part of the test's own name.
         let go = producer::is_go(self.producer);
@@ -237,11 +214,14 @@ impl Reading<'_> {
     }
 
     /// Hands a finished test to the sink, merging gotestsum reruns into attempts.
-    fn deliver(&mut self, mut test: TestCase) {
+    fn deliver(&mut self, test: Box<TestCase>) {
         if self.producer != Some("gotestsum") {
-            self.sink.test_finished(test);
+            // Borrowed: the sink copies it only if it keeps it; its buffers serve the next test.
+            self.sink.test_finished_ref(test.borrowed());
+            self.spare_test = Some(test);
             return;
         }
+        let mut test = *test;
         if let Some(i) = self.reruns.iter().position(|t| t.id == test.id) {
             let earlier = self.reruns.remove(i);
             let mut attempts = earlier.attempts.clone();

@@ -7,6 +7,7 @@ mod declared;
 mod panic;
 mod producer;
 mod suite;
+mod testcase;
 mod xml;
 
 use std::collections::HashSet;
@@ -18,7 +19,7 @@ use gapscore_adapter_sdk::{
 use quick_xml::XmlVersion;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
-use xml::{StartError, attr, attrs, duplicate_attribute, line_col, seconds, to_utf8};
+use xml::{StartError, attr, attrs, line_col, to_utf8};
 
 /// Failure bodies and captured output beyond this many bytes are cut, with a note (the SDK's
 /// cap, [`push_capped`]).
@@ -95,10 +96,15 @@ struct Reading<'a> {
     /// The names of `suites` joined by ` > `, kept up to date on every push and pop since every
     /// testcase needs it: appended to and truncated, never rebuilt, so deep nesting stays linear.
     path: Option<String>,
-    case: Option<Case>,
+    // Boxed, as are the tests below: a move is a pointer, not a few hundred bytes.
+    case: Option<Box<Case>>,
+    /// The last case's buffers, reused by the next `<testcase>`.
+    spare_case: Option<Box<Case>>,
+    /// A delivered test's buffers, reused for the next test (see `testcase.rs`).
+    spare_test: Option<Box<TestCase>>,
     target: Target,
     in_properties: bool,
-    pending: Option<TestCase>,
+    pending: Option<Box<TestCase>>,
     producer: Option<&'static str>,
     reported_suite_errors: HashSet<String>,
     /// gotestsum `--rerun-fails` writes every run of a test as its own testcase in the package's
@@ -265,76 +271,7 @@ impl Reading<'_> {
                     }
                 }
             }
-            "testcase" => {
-                // The hot path (one per test): one pass over the attributes without quick-xml's
-                // duplicate tracking (it allocates per element); a duplicate of an attribute we
-                // read is still refused. `time` is parsed from the borrowed value.
-                let (mut classname, mut name, mut file, mut line) = (None, None, None, None);
-                let (mut time, mut negative_time, mut seen_time) = (None, false, false);
-                let mut not_run = None;
-                for a in e.attributes().with_checks(false) {
-                    let a = a.map_err(quick_xml::Error::from)?;
-                    let key = a.key.as_ref();
-                    let slot = match key {
-                        "classname" => &mut classname,
-                        "name" => &mut name,
-                        "file" => &mut file,
-                        "line" => &mut line,
-                        "time" => {
-                            if std::mem::replace(&mut seen_time, true) {
-                                return Err(duplicate_attribute(key));
-                            }
-                            let v = a.normalized_value(XmlVersion::Implicit1_0)?;
-                            (time, negative_time) = seconds(Some(&v));
-                            continue;
-                        }
-                        "status" | "result" => {
-                            let v = a.normalized_value(XmlVersion::Implicit1_0)?;
-                            let found = match (key, v.trim()) {
-                                ("status", "disabled") => Some("disabled"),
-                                ("status", "notrun") => Some("not run"),
-                                ("result", "suppressed") => Some("suppressed"),
-                                ("result", "skipped") => Some("skipped"),
-                                _ => None,
-                            };
-                            not_run = not_run.or(found);
-                            if self.producer.is_none() {
-                                self.producer = match (key, found) {
-                                    ("result", _) => Some("googletest"),
-                                    (_, Some("disabled")) => Some("tst"),
-                                    _ => None,
-                                };
-                            }
-                            continue;
-                        }
-                        _ => continue,
-                    };
-                    if slot.is_some() {
-                        return Err(duplicate_attribute(key));
-                    }
-                    *slot = Some(a.normalized_value(XmlVersion::Implicit1_0)?.into_owned());
-                }
-                if self.producer.is_none()
-                    && self.suites.is_empty()
-                    && classname.as_deref() == Some("test")
-                {
-                    self.producer = Some("node");
-                }
-                let case = Case {
-                    classname: classname.unwrap_or_default(),
-                    name: name.unwrap_or_default(),
-                    file,
-                    line: line.and_then(|l| l.trim().parse().ok()),
-                    time,
-                    negative_time,
-                    not_run,
-                    ..Case::default()
-                };
-                self.case = Some(case);
-                if empty {
-                    self.end_case();
-                }
-            }
+            "testcase" => self.start_case(e, empty)?,
             "failure" | "error" if self.case.is_none() && !self.suites.is_empty() => {
                 // A class-level failure (`@BeforeAll`, `@AfterAll`, a class that did not load):
                 // a failure of the suite, counted as a `suite-error`.
@@ -504,10 +441,11 @@ impl Reading<'_> {
             if let Some(s) = self.suites.last_mut() {
                 s.has_pseudo = true;
             }
-            return;
+        } else {
+            let test = self.finish_case(&case);
+            self.emit(test);
         }
-        let test = self.finish_case(case);
-        self.emit(test);
+        self.spare_case = Some(case);
     }
 }
 
@@ -561,6 +499,8 @@ fn parse_stream<R: std::io::BufRead>(
         suites: Vec::new(),
         path: None,
         case: None,
+        spare_case: None,
+        spare_test: None,
         target: Target::Ignore,
         in_properties: false,
         pending: None,

@@ -118,10 +118,92 @@ pub(super) fn seconds(text: Option<&str>) -> (Option<f64>, bool) {
     if t.starts_with('-') {
         return (None, true);
     }
+    if let Some(v) = plain_decimal(t) {
+        return (Some(v), false);
+    }
     let value = if t.contains(',') {
         t.replace(',', "").parse::<f64>()
     } else {
         t.parse::<f64>()
     };
     (value.ok().filter(|v| v.is_finite()), false)
+}
+
+/// `0.017`, `12`, `3.5` without the general float parser (one per testcase): digits with at
+/// most one `.`, at most 15 digits in all. The digits as an integer are exact in an `f64`, as
+/// is a power of ten up to 10^22, and one IEEE division of exact operands is correctly rounded:
+/// the same value `str::parse` gives (Clinger's fast path). Anything else is `None`.
+fn plain_decimal(t: &str) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (mut digits, mut mantissa, mut fraction) = (0usize, 0u64, None);
+    for b in t.bytes() {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                digits += 1;
+                if let Some(f) = fraction.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' if fraction.is_none() => fraction = Some(0usize),
+            _ => return None,
+        }
+        if digits > 15 {
+            return None;
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    Some(mantissa as f64 / POW10[fraction.unwrap_or(0)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_decimals_read_as_the_float_parser_reads_them() {
+        let mut texts: Vec<String> = [
+            "0",
+            "0.0",
+            "12",
+            "3.5",
+            "0.017",
+            "1.",
+            ".5",
+            "999999999999999",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        for i in 0..20_000u64 {
+            let n = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 14;
+            let digits = n.to_string();
+            for cut in [0, 1, 3, digits.len() / 2, digits.len()] {
+                let (a, b) = digits.split_at(cut.min(digits.len()));
+                texts.push(format!("{a}.{b}"));
+            }
+        }
+        for t in &texts {
+            let general = t.parse::<f64>().ok();
+            match plain_decimal(t) {
+                Some(v) => assert_eq!(Some(v.to_bits()), general.map(f64::to_bits), "{t}"),
+                // Only over 15 digits, or not a number at all, takes the general parser.
+                None => assert!(
+                    t.bytes().filter(u8::is_ascii_digit).count() > 15 || general.is_none(),
+                    "{t}"
+                ),
+            }
+        }
+        for t in [
+            "", ".", "1.2.3", "1e5", "-1", "+1", " 1", "1,000", "inf", "NaN",
+        ] {
+            assert_eq!(plain_decimal(t), None, "{t}");
+        }
+        assert_eq!(seconds(Some(" 1,234.5 ")), (Some(1234.5), false));
+        assert_eq!(seconds(Some("-0.000000")), (None, true));
+        assert_eq!(seconds(Some("0.250")), (Some(0.25), false));
+    }
 }
