@@ -1,9 +1,10 @@
 //! ABI v2 calls: the host's side of `parse_stream`. The plugin pulls the input through
 //! [`host_read`] and pushes events through the other callbacks, which check every pointer,
-//! length, UTF-8 string and code before copying the event into the [`EventSink`]. The first bad
-//! event stops the parse: every later callback returns non-zero and does nothing, and the error
-//! names the plugin, the event and the field. A panic inside a callback (a host bug) is caught
-//! there, so it never unwinds through the plugin's C frames, and resumed after the call.
+//! length, UTF-8 string and code before passing the event to the [`EventSink`] (a finished test
+//! borrowed, so that only a sink that keeps it copies it). The first bad event stops the parse:
+//! every later callback returns non-zero and does nothing, and the error names the plugin, the
+//! event and the field. A panic inside a callback (a host bug) is caught there, so it never
+//! unwinds through the plugin's C frames, and resumed after the call.
 
 use std::ffi::c_void;
 use std::io::BufRead;
@@ -21,7 +22,7 @@ use gapscore_adapter_sdk::abi::{
 use gapscore_adapter_sdk::text::push_capped;
 use gapscore_adapter_sdk::{
     AdapterError, Attempt, EventSink, InputError, Location, ParseOptions, Problem, Producer,
-    TestCase,
+    TestCase, TestCaseRef,
 };
 
 use super::PluginAdapter;
@@ -333,10 +334,13 @@ unsafe extern "C" fn host_test_finished(ctx: *mut c_void, test: *const GapscoreT
         }
         // SAFETY: `struct_size` covers the struct; borrowed for this callback only.
         let t = unsafe { &*test };
-        match test_case(t) {
+        let mut owned = Owned::default();
+        match test_ref(t, &mut owned) {
             Ok(tc) => {
                 call.events += 1;
-                call.sink.test_finished(tc);
+                // Borrowed: only a sink that keeps the test (a failure, the run collector)
+                // copies it, so a passing test costs no allocation here.
+                call.sink.test_finished_ref(tc);
             }
             Err((reason, bytes)) => call.reject(what, reason, bytes),
         }
@@ -347,8 +351,36 @@ unsafe extern "C" fn host_test_finished(ctx: *mut c_void, test: *const GapscoreT
 
 type Rejection<'v> = (String, Option<&'v [u8]>);
 
-/// Copies a plugin's test into an owned [`TestCase`], checking every member.
-fn test_case<'v>(t: &'v GapscoreTest) -> Result<TestCase, Rejection<'v>> {
+/// What a borrowed test cannot borrow from the plugin: a derived id, a text cut at the text
+/// cap, the earlier attempts. Empty (and unallocated) for an ordinary test.
+#[derive(Default)]
+struct Owned {
+    id: String,
+    message: Option<String>,
+    expected: Option<String>,
+    actual: Option<String>,
+    output: Option<String>,
+    attempts: Vec<Attempt>,
+}
+
+/// A text field as the sink sees it: the plugin's view when it fits the text cap, otherwise a
+/// copy cut at the cap (kept in `slot`), exactly what [`capped`] makes.
+fn text<'v>(s: Option<&'v str>, slot: &'v mut Option<String>) -> Option<&'v str> {
+    match s {
+        Some(s) if s.len() > gapscore_adapter_sdk::text::TEXT_CAP => {
+            *slot = capped(Some(s));
+            slot.as_deref()
+        }
+        other => other,
+    }
+}
+
+/// Checks every member of a plugin's test and views it as a [`TestCaseRef`] over the plugin's
+/// strings (valid for this callback only), with what must be made in `owned`.
+fn test_ref<'v>(
+    t: &'v GapscoreTest,
+    owned: &'v mut Owned,
+) -> Result<TestCaseRef<'v>, Rejection<'v>> {
     let status = status_of(t.status).ok_or_else(|| {
         (
             format!("status code {} is not a GAPSCORE_STATUS_* code", t.status),
@@ -357,16 +389,29 @@ fn test_case<'v>(t: &'v GapscoreTest) -> Result<TestCase, Rejection<'v>> {
     })?;
     let name = view(&t.name, "name")?.ok_or_else(|| ("`name` is absent".to_owned(), None))?;
     let suite = view(&t.suite, "suite")?;
-    let mut tc = TestCase::new(suite.map(str::to_owned), name, status);
-    if let Some(id) = view(&t.id, "id")?.filter(|id| !id.is_empty()) {
-        id.clone_into(&mut tc.id);
-    }
-    tc.message = capped(view(&t.message, "message")?);
-    tc.expected = capped(view(&t.expected, "expected")?);
-    tc.actual = capped(view(&t.actual, "actual")?);
-    tc.output = capped(view(&t.output, "output")?);
-    tc.file = view(&t.file, "file")?.map(str::to_owned);
-    tc.parent_id = view(&t.parent_id, "parent_id")?.map(str::to_owned);
+    let id = view(&t.id, "id")?.filter(|id| !id.is_empty());
+    let Owned {
+        id: derived,
+        message,
+        expected,
+        actual,
+        output,
+        attempts,
+    } = owned;
+    let id = match id {
+        Some(id) => id,
+        None => {
+            *derived = TestCase::make_id(suite, name);
+            derived.as_str()
+        }
+    };
+    let mut tc = TestCaseRef::new(suite, name, id, status);
+    tc.message = text(view(&t.message, "message")?, message);
+    tc.expected = text(view(&t.expected, "expected")?, expected);
+    tc.actual = text(view(&t.actual, "actual")?, actual);
+    tc.output = text(view(&t.output, "output")?, output);
+    tc.file = view(&t.file, "file")?;
+    tc.parent_id = view(&t.parent_id, "parent_id")?;
     tc.category = category_of(t.category).ok_or_else(|| {
         (
             format!(
@@ -397,9 +442,10 @@ fn test_case<'v>(t: &'v GapscoreTest) -> Result<TestCase, Rejection<'v>> {
         }
         // SAFETY: non-null, count bounded; the plugin promises `attempt_count` attempts for
         // the duration of the callback.
-        let attempts: &[GapscoreAttempt] =
+        let views: &[GapscoreAttempt] =
             unsafe { std::slice::from_raw_parts(t.attempts, t.attempt_count) };
-        for (i, a) in attempts.iter().enumerate() {
+        attempts.reserve_exact(views.len());
+        for (i, a) in views.iter().enumerate() {
             let status = status_of(a.status).ok_or_else(|| {
                 (
                     format!(
@@ -416,8 +462,9 @@ fn test_case<'v>(t: &'v GapscoreTest) -> Result<TestCase, Rejection<'v>> {
                 1 => Some(duration(a.duration, "attempts[].duration")?),
                 n => return Err((format!("attempts[{i}].has_duration is {n}"), None)),
             };
-            tc.attempts.push(at);
+            attempts.push(at);
         }
+        tc.attempts = attempts;
     }
     Ok(tc)
 }

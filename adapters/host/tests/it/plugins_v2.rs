@@ -208,3 +208,70 @@ fn a_v1_plugin_input_over_its_cap_says_so_and_suggests_v2() {
         .unwrap();
     assert_eq!(sink.finish().into_run().tests.len(), 1);
 }
+
+/// Counts how each finished test arrived, and keeps every test.
+#[derive(Default)]
+struct HowTestsArrive {
+    owned: usize,
+    borrowed: usize,
+    tests: Vec<gapscore_adapter_sdk::TestCase>,
+}
+
+impl gapscore_adapter_sdk::EventSink for HowTestsArrive {
+    fn producer(&mut self, _: gapscore_adapter_sdk::Producer) {}
+    fn test_finished(&mut self, test: gapscore_adapter_sdk::TestCase) {
+        self.owned += 1;
+        self.tests.push(test);
+    }
+    fn test_finished_ref(&mut self, test: gapscore_adapter_sdk::TestCaseRef<'_>) {
+        self.borrowed += 1;
+        self.tests.push(test.to_test_case());
+    }
+    fn problem(&mut self, _: gapscore_adapter_sdk::Problem) {}
+    fn warning(&mut self, _: String) {}
+}
+
+#[test]
+fn a_v2_plugin_hands_tests_to_the_sink_borrowed_and_equal_to_the_built_in() {
+    // A passing test, a failure whose message is over the text cap (the host cuts its own copy),
+    // a test with an earlier attempt and one that takes its suite from the testsuite.
+    let long = "x".repeat(gapscore_adapter_sdk::text::TEXT_CAP + 100);
+    let input = format!(
+        r#"<testsuite name="s" tests="4">
+  <testcase classname="c" name="passes" time="0.5"/>
+  <testcase classname="c" name="fails"><failure message="{long}">trace é</failure></testcase>
+  <testcase classname="c" name="flaky"><flakyFailure message="first">t</flakyFailure></testcase>
+  <testcase name="bare"><skipped message="later"/></testcase>
+</testsuite>"#
+    );
+    let plugin = load_with_symbol(&lib(), "gapscore_adapter_junit_plugin").unwrap();
+    assert_eq!(plugin.abi_version(), 2);
+    let mut via_plugin = HowTestsArrive::default();
+    plugin
+        .parse_reader(
+            &mut input.as_bytes(),
+            &ParseOptions::default(),
+            &mut via_plugin,
+        )
+        .unwrap();
+    let mut built_in = HowTestsArrive::default();
+    gapscore_adapter_junit::JUnit::new()
+        .parse_reader(
+            &mut input.as_bytes(),
+            &ParseOptions::default(),
+            &mut built_in,
+        )
+        .unwrap();
+    assert_eq!((via_plugin.owned, via_plugin.borrowed), (0, 4));
+    // The built-in keeps a message attribute whole (only bodies are cut); the host cuts every
+    // text a plugin passes at the cap, as its contract says.
+    let mut cut = String::new();
+    assert!(gapscore_adapter_sdk::text::push_capped(
+        &mut cut,
+        built_in.tests[1].message.as_deref().unwrap()
+    ));
+    built_in.tests[1].message = Some(cut);
+    assert_eq!(via_plugin.tests, built_in.tests);
+    assert_eq!(via_plugin.tests[2].attempts.len(), 1);
+    assert_eq!(via_plugin.tests[0].duration, Some(0.5));
+}

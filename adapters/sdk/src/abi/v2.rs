@@ -22,7 +22,7 @@ use super::{
     GAPSCORE_ERR_PARSE, GAPSCORE_ERR_STOPPED, GAPSCORE_ERR_UNSUPPORTED, GAPSCORE_OK, detect_shim,
     panic_message,
 };
-use crate::{AdapterError, EventSink, ParseOptions, Producer, TestCase};
+use crate::{AdapterError, EventSink, ParseOptions, Producer, TestCase, TestCaseRef};
 
 /// A borrowed UTF-8 string view. `ptr == NULL` means absent (for optional fields); a non-null
 /// `ptr` with `len == 0` is the empty string. Never NUL-terminated by contract.
@@ -412,10 +412,17 @@ impl EventSink for HostSink<'_, '_> {
     }
 
     fn test_finished(&mut self, test: TestCase) {
+        self.test_finished_ref(test.borrowed());
+    }
+
+    /// The test crosses as views of the adapter's own strings: nothing is copied or allocated
+    /// for a test without earlier attempts (the common case, and every passing test).
+    fn test_finished_ref(&mut self, test: TestCaseRef<'_>) {
         let (h, t) = (self.0, self.0.table);
         let (false, Some(f)) = (h.stopped.get(), t.test_finished) else {
             return;
         };
+        // An empty iterator collects into a Vec that never allocates.
         let attempts: Vec<GapscoreAttempt> = test
             .attempts
             .iter()
@@ -436,15 +443,15 @@ impl EventSink for HostSink<'_, '_> {
         let c = GapscoreTest {
             struct_size: size_of::<GapscoreTest>() as u32,
             status: status_code(test.status),
-            id: GapscoreStr::of(&test.id),
-            suite: GapscoreStr::of_opt(test.suite.as_deref()),
-            name: GapscoreStr::of(&test.name),
-            message: GapscoreStr::of_opt(test.message.as_deref()),
-            expected: GapscoreStr::of_opt(test.expected.as_deref()),
-            actual: GapscoreStr::of_opt(test.actual.as_deref()),
-            output: GapscoreStr::of_opt(test.output.as_deref()),
-            file: GapscoreStr::of_opt(test.file.as_deref()),
-            parent_id: GapscoreStr::of_opt(test.parent_id.as_deref()),
+            id: GapscoreStr::of(test.id),
+            suite: GapscoreStr::of_opt(test.suite),
+            name: GapscoreStr::of(test.name),
+            message: GapscoreStr::of_opt(test.message),
+            expected: GapscoreStr::of_opt(test.expected),
+            actual: GapscoreStr::of_opt(test.actual),
+            output: GapscoreStr::of_opt(test.output),
+            file: GapscoreStr::of_opt(test.file),
+            parent_id: GapscoreStr::of_opt(test.parent_id),
             attempts: if attempts.is_empty() {
                 std::ptr::null()
             } else {
@@ -457,8 +464,8 @@ impl EventSink for HostSink<'_, '_> {
             flags,
             reserved: 0,
         };
-        // SAFETY: valid table for this call; `c` and what it points into (`test`, `attempts`)
-        // live until the callback returns.
+        // SAFETY: valid table for this call; `c` and what it points into (the adapter's
+        // strings `test` borrows, `attempts`) live until the callback returns.
         h.answer(unsafe { f(t.ctx, &c) });
     }
 
