@@ -2,8 +2,12 @@
 //! `--gapscore-info`, and the NDJSON event lines it writes while parsing, each checked and turned
 //! into an [`EventSink`] call. docs/abi.md ("Executable adapters") is the contract.
 
-use gapscore_adapter_sdk::text::push_capped;
-use gapscore_adapter_sdk::{EventSink, Problem, Producer, TestCase};
+use std::borrow::Cow;
+
+use gapscore_adapter_sdk::text::{TEXT_CAP, push_capped};
+use gapscore_adapter_sdk::{
+    Attempt, Category, EventSink, Problem, Producer, Status, TestCase, TestCaseRef,
+};
 use serde::Deserialize;
 
 /// The protocol version this host speaks (`"gapscore_exec_adapter": 1` in the info document).
@@ -101,10 +105,91 @@ impl DetectRule {
     }
 }
 
+/// A string of an event line: borrowed from the line when it has no escapes, so a passing
+/// test's id, suite and name cost no allocation on their way to the sink.
+#[derive(Debug, Default)]
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A `test_finished` event's test as written on the line: the members, defaults and types of
+/// [`TestCase`]'s serde form (the protocol's contract), its strings [`Text`]s.
+#[derive(Debug, Deserialize)]
+struct WireTest<'a> {
+    /// A `String` in [`TestCase`]: when present, a string (`null` is refused there too).
+    #[serde(default, borrow)]
+    id: Text<'a>,
+    #[serde(default, borrow)]
+    suite: Option<Text<'a>>,
+    #[serde(borrow)]
+    name: Text<'a>,
+    status: Status,
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(default, borrow)]
+    message: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    expected: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    actual: Option<Text<'a>>,
+    #[serde(default)]
+    category: Option<Category>,
+    #[serde(default, borrow)]
+    file: Option<Text<'a>>,
+    #[serde(default)]
+    line: Option<u32>,
+    #[serde(default, borrow)]
+    output: Option<Text<'a>>,
+    #[serde(default)]
+    attempts: Vec<Attempt>,
+    #[serde(default)]
+    parent: bool,
+    #[serde(default, borrow)]
+    parent_id: Option<Text<'a>>,
+}
+
+fn text<'a>(t: &'a Option<Text<'_>>) -> Option<&'a str> {
+    t.as_ref().map(|t| &*t.0)
+}
+
+/// A text as the sink sees it: the line's string when it fits the cap, otherwise a copy cut
+/// at the cap, kept in `slot`.
+fn capped_ref<'a>(t: &'a Option<Text<'_>>, slot: &'a mut Option<String>) -> Option<&'a str> {
+    match text(t) {
+        Some(s) if s.len() > TEXT_CAP => {
+            let mut c = String::new();
+            push_capped(&mut c, s);
+            *slot = Some(c);
+            slot.as_deref()
+        }
+        other => other,
+    }
+}
+
 /// One event line.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
-enum Event {
+enum Event<'a> {
     Producer {
         name: String,
         #[serde(default)]
@@ -118,7 +203,8 @@ enum Event {
         id: Option<String>,
     },
     TestFinished {
-        test: TestCase,
+        #[serde(borrow)]
+        test: WireTest<'a>,
     },
     Problem {
         problem: Problem,
@@ -164,7 +250,7 @@ pub(super) struct Stream {
 
 fn capped(s: Option<String>) -> Option<String> {
     s.map(|s| {
-        if s.len() <= gapscore_adapter_sdk::text::TEXT_CAP {
+        if s.len() <= TEXT_CAP {
             s
         } else {
             let mut t = String::new();
@@ -196,21 +282,38 @@ impl Stream {
                     .unwrap_or_else(|| TestCase::make_id(suite.as_deref(), &name));
                 sink.test_started(suite.as_deref(), &name, &id);
             }
-            Event::TestFinished { mut test } => {
-                if test.id.is_empty() {
-                    test.id = TestCase::make_id(test.suite.as_deref(), &test.name);
-                }
+            Event::TestFinished { test } => {
                 if let Some(d) = test.duration
                     && !(d.is_finite() && d >= 0.0)
                 {
                     return Err(format!("duration {d} is not a number of seconds ≥ 0"));
                 }
-                test.message = capped(test.message.take());
-                test.expected = capped(test.expected.take());
-                test.actual = capped(test.actual.take());
-                test.output = capped(test.output.take());
+                let (suite, name) = (text(&test.suite), &*test.name.0);
+                let derived;
+                let id = match &*test.id.0 {
+                    "" => {
+                        derived = TestCase::make_id(suite, name);
+                        &derived
+                    }
+                    id => id,
+                };
+                let mut cut: [Option<String>; 4] = Default::default();
+                let [message, expected, actual, output] = &mut cut;
+                let mut t = TestCaseRef::new(suite, name, id, test.status);
+                t.duration = test.duration;
+                t.message = capped_ref(&test.message, message);
+                t.expected = capped_ref(&test.expected, expected);
+                t.actual = capped_ref(&test.actual, actual);
+                t.output = capped_ref(&test.output, output);
+                t.category = test.category;
+                t.file = text(&test.file);
+                t.line = test.line;
+                t.attempts = &test.attempts;
+                t.parent = test.parent;
+                t.parent_id = text(&test.parent_id);
                 self.tests += 1;
-                sink.test_finished(test);
+                // Borrowed: only a sink that keeps the test copies it.
+                sink.test_finished_ref(t);
             }
             Event::Problem { mut problem } => {
                 problem.detail =
@@ -303,5 +406,70 @@ mod tests {
             "the `end` event counts 2 tests, but 0 `test_finished` events came before it"
         );
         assert_eq!(s.line, 4);
+    }
+
+    #[test]
+    fn a_finished_test_reads_as_its_test_case_would_and_borrows_what_it_can() {
+        let objects = [
+            r#"{"name":"a","status":"passed"}"#,
+            r#"{"suite":"s\"q","name":"n\u00e9","status":"failed","message":"m\nx","id":""}"#,
+            r#"{"id":"own","suite":"s","name":"n","status":"xpassed","duration":0.5,
+                "message":"m","expected":"e","actual":"a","category":"security","file":"f.py",
+                "line":7,"output":"o","attempts":[{"status":"failed","message":"first"}],
+                "parent":true,"parent_id":"p","extra":[1,{"x":null}]}"#,
+            r#"{"suite":null,"name":"n","status":"skipped","message":null,"line":null}"#,
+        ];
+        for object in objects {
+            let line = format!(r#"{{"event":"test_finished","test":{object}}}"#);
+            let mut sink = RunCollector::new("x".to_owned(), None);
+            Stream::default()
+                .handle(line.as_bytes(), &mut sink)
+                .unwrap();
+            let mut expected: TestCase = serde_json::from_str(object).unwrap();
+            if expected.id.is_empty() {
+                expected.id = TestCase::make_id(expected.suite.as_deref(), &expected.name);
+            }
+            assert_eq!(sink.into_run().tests, vec![expected], "{object}");
+        }
+        // What a TestCase refuses, the event refuses.
+        for object in [
+            r#"{"id":null,"name":"a","status":"passed"}"#,
+            r#"{"status":"passed"}"#,
+            r#"{"name":"a","status":"fine"}"#,
+            r#"{"name":"a","status":"passed","line":-1}"#,
+            r#"{"name":7,"status":"passed"}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<TestCase>(object).is_err(),
+                "{object}"
+            );
+            let line = format!(r#"{{"event":"test_finished","test":{object}}}"#);
+            let mut sink = RunCollector::new("x".to_owned(), None);
+            let err = Stream::default().handle(line.as_bytes(), &mut sink);
+            assert!(err.unwrap_err().starts_with("invalid event:"), "{object}");
+        }
+        // Without escapes the strings are the line's own; with one, a copy.
+        let line =
+            r#"{"event":"test_finished","test":{"suite":"s","name":"n\t","status":"passed"}}"#;
+        let Event::TestFinished { test } = serde_json::from_str(line).unwrap() else {
+            panic!("not a test_finished event");
+        };
+        assert!(matches!(test.suite.map(|t| t.0), Some(Cow::Borrowed("s"))));
+        assert!(matches!(test.name.0, Cow::Owned(n) if n == "n\t"));
+    }
+
+    #[test]
+    fn an_over_long_text_is_cut_at_the_cap() {
+        let long = "y".repeat(TEXT_CAP + 10);
+        let line = format!(
+            r#"{{"event":"test_finished","test":{{"name":"a","status":"failed","output":"{long}"}}}}"#
+        );
+        let mut sink = RunCollector::new("x".to_owned(), None);
+        Stream::default()
+            .handle(line.as_bytes(), &mut sink)
+            .unwrap();
+        let mut cut = String::new();
+        push_capped(&mut cut, &long);
+        assert_eq!(sink.into_run().tests[0].output, Some(cut));
     }
 }
