@@ -267,21 +267,16 @@ impl<S: EventSink> EventSink for Normalizer<S> {
 /// Notices ids seen more than once. Keeps a 64-bit fingerprint per id (8 bytes per test) and
 /// looks for repeats once, at the end, by sorting: per test this is one push, where a hash set
 /// costs a cache miss and about three times the memory at a million tests (its table doubles,
-/// and briefly exists twice while it grows). Fingerprints are filed by their top byte into 256
-/// buckets, each a list of blocks of at most 4 KiB, so growing never copies or briefly doubles
-/// a large buffer, and the repeats are found bucket by bucket: each bucket is small enough to
-/// sort in cache, and the buckets are already in order, so no merge is needed (the arrival-order
-/// chunks and heap merge this replaced cost about three times as much at the end of a large
-/// file). The price is that repeats are known as fingerprints; [`IdFinder`] names them, on a
-/// second look at the tests.
+/// and briefly exists twice while it grows). Fingerprints are kept in chunks of at most
+/// 512 KiB, so growing never copies or briefly doubles a large buffer either. The price is that
+/// repeats are known as fingerprints; [`IdFinder`] names them, on a second look at the tests.
 ///
 /// A tracker made with [`DuplicateTracker::bounded`] stops recording after a number of ids, so
 /// that the memory of `gapscore score` does not grow with the number of passing tests; it then
 /// says so ([`DuplicateTracker::stopped_after`]).
 #[derive(Debug, Default, Clone)]
 pub struct DuplicateTracker {
-    /// Empty until the first id, then [`BUCKETS`] lists of blocks.
-    buckets: Vec<Vec<Vec<u64>>>,
+    chunks: Vec<Vec<u64>>,
     recorded: u64,
     limit: Option<u64>,
     stopped: bool,
@@ -290,11 +285,8 @@ pub struct DuplicateTracker {
 /// The bound `gapscore score` uses: 2,097,152 ids, 16 MiB of fingerprints.
 pub const DUPLICATE_CHECK_LIMIT: u64 = 1 << 21;
 
-/// Buckets, by a fingerprint's top byte.
-const BUCKETS: usize = 256;
-
-/// Fingerprints per block (4 KiB): at most 1 MiB of blocks is partly filled.
-const BLOCK: usize = 512;
+/// Fingerprints per chunk (512 KiB).
+const CHUNK: usize = 1 << 16;
 
 /// A fast, well-mixed 64-bit fingerprint: each 8-byte word is folded in with a 64×64→128-bit
 /// multiply whose halves are XORed (as foldhash and wyhash do), then a murmur3 finaliser. The
@@ -338,23 +330,15 @@ impl DuplicateTracker {
             return;
         }
         self.recorded += 1;
-        self.push(fingerprint(id.as_bytes()));
-    }
-
-    /// Files a fingerprint in its bucket.
-    fn push(&mut self, fp: u64) {
-        if self.buckets.is_empty() {
-            self.buckets.resize_with(BUCKETS, Vec::new);
-        }
-        let blocks = &mut self.buckets[(fp >> 56) as usize];
-        match blocks.last_mut() {
-            Some(b) if b.len() < BLOCK => b.push(fp),
+        let fp = fingerprint(id.as_bytes());
+        match self.chunks.last_mut() {
+            Some(c) if c.len() < CHUNK => c.push(fp),
             _ => {
-                // A bucket's first block grows from small (most files hold few tests); later
-                // ones are allocated whole.
-                let mut b = Vec::with_capacity(if blocks.is_empty() { 4 } else { BLOCK });
-                b.push(fp);
-                blocks.push(b);
+                // The first chunk grows from small (most files hold few tests); later ones are
+                // allocated whole.
+                let mut c = Vec::with_capacity(if self.chunks.is_empty() { 64 } else { CHUNK });
+                c.push(fp);
+                self.chunks.push(c);
             }
         }
     }
@@ -372,43 +356,38 @@ impl DuplicateTracker {
         self.stopped.then_some(self.recorded)
     }
 
-    /// Takes in another tracker's ids (another input file's), keeping them all. The bound then
-    /// applies to the sum. They are copied into this tracker's blocks (a bucket at a time, each
-    /// of the other's blocks freed as it is copied), so a suite of many small files does not
-    /// keep up to 256 small blocks per file. Into an empty tracker (the first file's), they
-    /// are moved, not copied.
+    /// Takes in another tracker's ids (another input file's), keeping them all: their memory
+    /// is already spent. The bound then applies to the sum.
     pub fn merge(&mut self, other: DuplicateTracker) {
         self.recorded += other.recorded;
         self.stopped |= other.stopped;
-        if self.buckets.is_empty() {
-            self.buckets = other.buckets;
-            return;
-        }
-        for blocks in other.buckets {
-            for b in blocks {
-                for fp in b {
-                    self.push(fp);
-                }
-            }
+        for mut c in other.chunks {
+            c.shrink_to_fit();
+            self.chunks.push(c);
         }
     }
 
-    /// The fingerprints that were recorded more than once, ascending: each bucket is gathered
-    /// into one scratch buffer (the size of the largest bucket, about 1/256 of the ids) and
-    /// sorted there; the buckets partition the fingerprints in ascending ranges.
+    /// The fingerprints that were recorded more than once, ascending: each chunk is sorted in
+    /// place, then the chunks are merged through a heap, without a combined copy.
     pub fn repeated(&mut self) -> Vec<u64> {
-        let mut out = Vec::new();
-        let mut scratch: Vec<u64> = Vec::new();
-        for blocks in &self.buckets {
-            scratch.clear();
-            for b in blocks {
-                scratch.extend_from_slice(b);
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut heap = BinaryHeap::with_capacity(self.chunks.len());
+        for (i, c) in self.chunks.iter_mut().enumerate() {
+            c.sort_unstable();
+            if let Some(&first) = c.first() {
+                heap.push(Reverse((first, i, 0usize)));
             }
-            scratch.sort_unstable();
-            for pair in scratch.windows(2) {
-                if pair[0] == pair[1] && out.last() != Some(&pair[0]) {
-                    out.push(pair[0]);
-                }
+        }
+        let mut out = Vec::new();
+        let mut last: Option<u64> = None;
+        while let Some(Reverse((fp, i, at))) = heap.pop() {
+            if last == Some(fp) && out.last() != Some(&fp) {
+                out.push(fp);
+            }
+            last = Some(fp);
+            if let Some(&next) = self.chunks[i].get(at + 1) {
+                heap.push(Reverse((next, i, at + 1)));
             }
         }
         out
@@ -687,76 +666,24 @@ mod tests {
     }
 
     #[test]
-    fn repeats_are_found_across_blocks_and_merged_trackers() {
+    fn repeats_are_found_across_chunks_and_merged_trackers() {
         let mut a = DuplicateTracker::default();
-        // More than one block in every bucket.
-        for i in 0..(BUCKETS * BLOCK * 2 + 10) {
+        for i in 0..(CHUNK * 2 + 10) {
             a.record(&format!("t{i}"));
         }
         a.record("t5");
         a.record("t5");
         let mut b = DuplicateTracker::default();
-        b.record(&format!("t{}", BLOCK * 300 + 3));
+        b.record(&format!("t{}", CHUNK + 3));
         b.record("only-b");
         a.merge(b);
         let mut want = vec![
             id_fingerprint("t5"),
-            id_fingerprint(&format!("t{}", BLOCK * 300 + 3)),
+            id_fingerprint(&format!("t{}", CHUNK + 3)),
         ];
         want.sort_unstable();
         assert_eq!(a.repeated(), want);
         assert!(DuplicateTracker::default().repeated().is_empty());
-    }
-
-    #[test]
-    fn repeats_match_a_sort_of_every_fingerprint() {
-        // Every 7th id comes back once and every 50th twice more: the buckets' answer is the
-        // one a plain sort of all fingerprints gives, ascending and each repeat once.
-        let mut d = DuplicateTracker::default();
-        let mut all = Vec::new();
-        for i in 0..100_000u32 {
-            let mut ids = vec![format!("case{i}")];
-            if i % 7 == 0 {
-                ids.push(format!("case{}", i / 2));
-            }
-            if i % 50 == 0 {
-                ids.extend([format!("case{}", i / 3), format!("case{}", i / 3)]);
-            }
-            for id in ids {
-                d.record(&id);
-                all.push(id_fingerprint(&id));
-            }
-        }
-        all.sort_unstable();
-        let mut want: Vec<u64> = all
-            .windows(2)
-            .filter(|w| w[0] == w[1])
-            .map(|w| w[0])
-            .collect();
-        want.dedup();
-        assert!(want.len() > 10_000);
-        assert_eq!(d.repeated(), want);
-    }
-
-    #[test]
-    fn many_small_files_merge_into_shared_blocks() {
-        // A suite of 2,000 files of 5 tests each: the fingerprints are copied into the
-        // suite's blocks, not kept as up to 256 small blocks per file.
-        let mut all = DuplicateTracker::default();
-        for file in 0..2000 {
-            let mut t = DuplicateTracker::default();
-            for test in 0..5 {
-                t.record(&format!("f{file}::t{test}"));
-            }
-            if file == 1999 {
-                t.record("f7::t3");
-            }
-            all.merge(t);
-        }
-        let blocks: usize = all.buckets.iter().map(Vec::len).sum();
-        assert!(blocks <= BUCKETS, "{blocks} blocks");
-        assert_eq!(all.repeated(), [id_fingerprint("f7::t3")]);
-        assert_eq!(all.recorded, 10_001);
     }
 
     #[test]
