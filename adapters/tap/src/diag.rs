@@ -48,22 +48,20 @@ impl Parser<'_> {
             && p.reason.is_none()
             && self.levels.get(p.level).is_some_and(|l| l.held.is_none())
         {
-            let parent_id = if p.level > 0 {
-                self.levels[p.level].parent_id.clone()
-            } else {
-                None
-            };
             if let Some(l) = p.lite.as_ref() {
-                // Borrowed: the record (and its strings) is recycled for the next point.
+                // Borrowed, the parent id too (no copy of it per point): the record (and its
+                // strings) is recycled for the next point.
                 let mut test = l.borrowed(&mut self.id_buf);
-                test.parent_id = parent_id.as_deref();
+                if p.level > 0 {
+                    test.parent_id = self.levels[p.level].parent_id.as_deref();
+                }
                 self.sink.test_finished_ref(test);
                 self.spare = self.pending.take();
                 return;
             }
             if let Some(mut test) = p.test.take() {
                 if p.level > 0 {
-                    test.parent_id = parent_id;
+                    test.parent_id = self.levels[p.level].parent_id.clone();
                 }
                 self.spare = self.pending.take();
                 self.sink.test_finished(test);
