@@ -86,7 +86,8 @@ pub struct Aggregate {
     pub errors: u64,
     /// Scored, with an advisory report.
     pub advisory: u64,
-    /// Scored repositories per level.
+    /// Scored repositories per level, advisory ones left out: an advisory report's level is not
+    /// a result (a zero-test repository would otherwise count as perfect); they are in `advisory`.
     pub levels: LevelCounts,
     /// Mean score (two decimals).
     pub mean: Option<f64>,
@@ -118,7 +119,7 @@ pub fn aggregate(rows: &[RepoRow], threshold: Option<Threshold>) -> Aggregate {
     for r in rows.iter().filter(|r| r.is_scored()) {
         scored += 1;
         advisory += u64::from(r.advisory);
-        if let Some(l) = r.level {
+        if let Some(l) = r.level.filter(|_| !r.advisory) {
             levels.add(l);
         }
         scores.push(r.score.unwrap_or(0.0));
@@ -337,6 +338,9 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
     for (level, n) in agg.levels.pairs() {
         let _ = writeln!(s, "| {} {} | {n} |", level.indicator(), level.title());
     }
+    if agg.advisory > 0 {
+        let _ = writeln!(s, "| ⚠️ Advisory (level not counted) | {} |", agg.advisory);
+    }
     if agg.errors > 0 {
         let _ = writeln!(s, "| ⚠️ Error | {} |", agg.errors);
     }
@@ -356,11 +360,14 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
             let row = rows.iter().find(|r| r.name == w.name);
             let _ = writeln!(
                 s,
-                "| {} | {:.1} | {} {} | {} | {} |",
+                "| {} | {:.1} | {} | {} | {} |",
                 md_name(&w.name),
                 w.score,
-                w.level.indicator(),
-                w.level.as_str(),
+                if row.is_some_and(|r| r.advisory) {
+                    format!("⚠️ {}, advisory", w.level.as_str())
+                } else {
+                    format!("{} {}", w.level.indicator(), w.level.as_str())
+                },
                 row.and_then(|r| r.sealed)
                     .map(|c| format!("{}/{}", c.failed, c.total))
                     .unwrap_or_default(),
@@ -562,6 +569,11 @@ pub fn html(rows: &[RepoRow], agg: &Aggregate, timestamp: Option<&str>) -> Strin
             level.title()
         );
     }
+    let _ = writeln!(
+        s,
+        "<tr><td>Advisory (level not counted)</td><td class=\"num\">{}</td></tr>",
+        agg.advisory
+    );
     let _ = writeln!(
         s,
         "<tr><td>Error</td><td class=\"num\">{}</td></tr>\n</tbody></table>",

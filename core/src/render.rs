@@ -157,14 +157,26 @@ pub fn render_json(report: &GapReport) -> String {
     s
 }
 
-/// What a v2 advisory report says after its score: never shown as a conformant score (§5.4).
-/// Empty for v1 reports, whose output stays as it was.
-fn not_conformant(report: &GapReport) -> &'static str {
-    if report.is_v2() && report.is_advisory() {
-        " — advisory: not a conformant Shadow Score (§5.4)"
-    } else {
-        ""
+/// The mark and level words after an advisory report's score. An advisory score is never shown
+/// with its level's mark: `0.0% ✅ (perfect)` over zero counted tests, or over a broken seal,
+/// would read as a clean result. v2 names §5.4 (not a conformant Shadow Score); v1 has no
+/// advisory rule of its own; the reason follows in the report's `Advisory:` line.
+fn advisory_head(report: &GapReport) -> Option<String> {
+    if !report.is_advisory() {
+        return None;
     }
+    // The level stays as information unless it is "perfect", which an advisory report never is.
+    let level = report.report.level;
+    let words = if level == Level::Perfect {
+        "advisory".to_owned()
+    } else {
+        format!("{level}, advisory")
+    };
+    Some(if report.is_v2() {
+        format!("⚠️ ({words}) — not a conformant Shadow Score (§5.4)")
+    } else {
+        format!("⚠️ ({words})")
+    })
 }
 
 /// v2: `Independence: strong (implementer: a; seal authors: b, c)`, when declared.
@@ -210,14 +222,12 @@ pub fn render_summary(report: &GapReport) -> String {
 fn summary_into(report: &GapReport, opts: &RenderOptions, out: &mut Sink<'_>) {
     let dialect = report.dialect();
     let level = report.report.level;
+    let mark = advisory_head(report).unwrap_or_else(|| format!("{} ({level})", level.indicator()));
     let _ = writeln!(
         out,
-        "{}: {}% {} ({}){}",
+        "{}: {}% {mark}",
         dialect.score_name(),
         score_text(report),
-        level.indicator(),
-        level,
-        not_conformant(report)
     );
     if let Some(p) = provenance_line(report) {
         let _ = writeln!(out, "{p}");
@@ -344,14 +354,9 @@ fn markdown_head(report: &GapReport, out: &mut Sink<'_>) {
         Dialect::Shadow | Dialect::Both => "Shadow Report",
     };
     let _ = writeln!(out, "# {report_name}\n");
-    let _ = writeln!(
-        out,
-        "**{name}: {}%** {} {}{}\n",
-        score_text(report),
-        level.indicator(),
-        level.title(),
-        not_conformant(report)
-    );
+    let mark =
+        advisory_head(report).unwrap_or_else(|| format!("{} {}", level.indicator(), level.title()));
+    let _ = writeln!(out, "**{name}: {}%** {mark}\n", score_text(report));
     if let Some(p) = provenance_line(report) {
         let _ = writeln!(out, "{}\n", cell(&p));
     }

@@ -141,7 +141,8 @@ fn outputs_and_error_rows() {
         .values()
         .map(|v| v.as_u64().unwrap())
         .sum();
-    assert_eq!(levels, 36);
+    // Advisory repositories are counted apart from the levels.
+    assert_eq!(levels + agg["advisory"].as_u64().unwrap(), 36);
     assert!(agg["median"].is_number() && agg["p90"].is_number() && agg["mean"].is_number());
     assert!(!agg["worst"].as_array().unwrap().is_empty());
     assert!(
@@ -358,6 +359,43 @@ fn write(path: &Path, text: &str) {
 }
 
 const JUNIT_ONE_FAIL: &str = "<testsuites><testsuite name=\"s\"><testcase classname=\"s\" name=\"a\"/><testcase classname=\"s\" name=\"b\"><failure message=\"no\"/></testcase></testsuite></testsuites>\n";
+
+/// A repository whose sealed file holds no test gets an advisory report scored 0.0, level
+/// "perfect" in its JSON: the batch's level counts leave it out and its summary shows it as
+/// advisory, so a batch of empty runs never reads as perfect repositories.
+#[test]
+fn advisory_repositories_are_not_counted_as_perfect() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(&d.join("m/empty/s.xml"), "<testsuites></testsuites>\n");
+    write(
+        &d.join("m/clean/s.xml"),
+        "<testsuites><testsuite name=\"s\"><testcase classname=\"s\" name=\"a\"/></testsuite></testsuites>\n",
+    );
+    write(
+        &d.join("m/batch.toml"),
+        "[[repo]]\nname = \"clean\"\nsealed = \"clean/s.xml\"\n\n[[repo]]\nname = \"empty\"\nsealed = \"empty/s.xml\"\n",
+    );
+    let o = gapscore(&["batch", "m/batch.toml", "-o", "out", "-q"], d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = rows(&d.join("out"));
+    assert_eq!(r[1]["name"], "empty");
+    assert_eq!(r[1]["advisory"], true);
+    let agg: Value =
+        serde_json::from_str(&fs::read_to_string(d.join("out/aggregate.json")).unwrap()).unwrap();
+    assert_eq!(agg["advisory"], 1);
+    assert_eq!(agg["levels"]["perfect"], 1, "{agg}");
+    let md = fs::read_to_string(d.join("out/summary.md")).unwrap();
+    assert!(md.contains("| ✅ Perfect | 1 |"), "{md}");
+    assert!(
+        md.contains("| ⚠️ Advisory (level not counted) | 1 |"),
+        "{md}"
+    );
+    let html = fs::read_to_string(d.join("out/report.html")).unwrap();
+    assert!(
+        html.contains("<tr><td>Advisory (level not counted)</td><td class=\"num\">1</td></tr>")
+    );
+}
 
 #[test]
 fn manifests_toml_and_json_lines_and_escaping_paths() {

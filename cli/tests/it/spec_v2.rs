@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::common::{code, json_of, run_in, stderr, stdout};
 
-const NOT_CONFORMANT: &str = "advisory: not a conformant Shadow Score (§5.4)";
+const NOT_CONFORMANT: &str = "advisory) — not a conformant Shadow Score (§5.4)";
 
 /// A directory with `results.json`: one passed and one failed sealed test.
 fn results() -> tempfile::TempDir {
