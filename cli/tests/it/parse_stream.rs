@@ -153,6 +153,11 @@ fn a_file_that_breaks_half_way_is_an_error_record_in_ndjson_and_absent_from_json
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0]["source"], g);
     assert!(stderr(&o).contains("bad.xml:"), "{}", stderr(&o));
+    // Only the broken file: nothing on standard output, not `[]` (read, no tests).
+    let o = run_in(tmp.path(), &["parse", b]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(stdout(&o), "");
+    assert!(stderr(&o).contains("bad.xml:"), "{}", stderr(&o));
 }
 
 /// The names in `dir`, sorted.

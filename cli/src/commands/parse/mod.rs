@@ -225,7 +225,9 @@ impl Reading {
                 None => {}
             }
         }
-        if layout == ParseOutput::Json {
+        // No run and a failed input: standard output stays empty rather than `[]`, which a
+        // consumer not checking the exit code would take for "read, no tests".
+        if layout == ParseOutput::Json && (runs > 0 || self.failed == 0) {
             json::write_end(&mut out, runs > 0)?;
         }
         out.flush()
