@@ -18,7 +18,11 @@ fn read_text(path: &Path) -> Result<String, Error> {
 
 /// Reads a combined record (`gapscore seal --combine`).
 pub fn read_combined(path: &Path) -> Result<CombinedSeal, Error> {
-    let c: CombinedSeal = serde_json::from_str(&read_text(path)?).map_err(|e| {
+    combined_from_text(path, &read_text(path)?)
+}
+
+fn combined_from_text(path: &Path, text: &str) -> Result<CombinedSeal, Error> {
+    let c: CombinedSeal = serde_json::from_str(text).map_err(|e| {
         Error::Input(format!(
             "{}: not a combined seal record: {e}",
             path.display()
@@ -36,31 +40,58 @@ pub fn read_combined(path: &Path) -> Result<CombinedSeal, Error> {
 
 /// True when the file is a combined record rather than a single suite's.
 pub fn is_combined(path: &Path) -> Result<bool, Error> {
-    let v: serde_json::Value = serde_json::from_str(&read_text(path)?)
+    text_is_combined(path, &read_text(path)?)
+}
+
+fn text_is_combined(path: &Path, text: &str) -> Result<bool, Error> {
+    let v: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| Error::Input(format!("{}: not JSON: {e}", path.display())))?;
     Ok(v.get("gapscore_seal_combined").is_some())
 }
 
-/// The seal author families a record names: a single record's `author_family`, or every
-/// suite's of a combined one.
-pub fn author_families(path: &Path) -> Result<Vec<String>, Error> {
-    if is_combined(path)? {
-        return Ok(read_combined(path)?
-            .suites
-            .into_iter()
-            .map(|s| s.author_family)
-            .collect());
-    }
-    Ok(fs::read_record(path)?.author_family.into_iter().collect())
+/// A seal record file of either kind, read once.
+#[derive(Debug, Clone)]
+pub enum AnyRecord {
+    /// One suite's record (`gapscore seal`).
+    Single(SealRecord),
+    /// A combined record (`gapscore seal --combine`).
+    Combined(CombinedSeal),
 }
 
-/// The seal hash a record stands for: a single record's hash, or a combined record's combined
-/// hash (what a report scored under it carries as `sealed_hash`).
-pub fn record_hash(path: &Path) -> Result<String, Error> {
-    if is_combined(path)? {
-        return Ok(read_combined(path)?.hash);
+impl AnyRecord {
+    /// Reads `path` once and parses it as whichever kind it is.
+    pub fn read(path: &Path) -> Result<Self, Error> {
+        let text = read_text(path)?;
+        if text_is_combined(path, &text)? {
+            return Ok(Self::Combined(combined_from_text(path, &text)?));
+        }
+        SealRecord::from_json(&text)
+            .map(Self::Single)
+            .map_err(|source| {
+                Error::from(fs::FsError::Record {
+                    path: path.to_owned(),
+                    source,
+                })
+            })
     }
-    Ok(fs::read_record(path)?.hash)
+
+    /// The seal author families it names: a single record's `author_family`, or every
+    /// suite's of a combined one.
+    pub fn author_families(&self) -> Vec<String> {
+        match self {
+            Self::Single(r) => r.author_family.iter().cloned().collect(),
+            Self::Combined(c) => c.suites.iter().map(|s| s.author_family.clone()).collect(),
+        }
+    }
+
+    /// The seal hash it stands for: a single record's hash, or a combined record's combined
+    /// hash (what a report scored under it carries as `sealed_hash`).
+    pub fn hash(&self) -> &str {
+        match self {
+            Self::Single(r) => &r.hash,
+            Self::Combined(c) => &c.hash,
+        }
+    }
 }
 
 /// Combines single-suite records into one; each must name its author family. With a

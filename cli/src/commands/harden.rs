@@ -4,10 +4,10 @@ use anyhow::Result;
 use gapscore_core::hardening::HistoryError;
 use gapscore_core::hash::canonical_sha256;
 use gapscore_engine::ExitCode;
+use gapscore_engine::plurality::AnyRecord;
 use gapscore_engine::validation::{load_history, save_history};
 
 use crate::args::{HardenCommand, HardenRecordArgs};
-use crate::commands::seal::author_families;
 use crate::{host, io};
 
 /// Runs `gapscore harden ...`.
@@ -20,8 +20,13 @@ pub fn run(cmd: &HardenCommand) -> Result<ExitCode> {
 fn record(args: &HardenRecordArgs) -> Result<ExitCode> {
     let mut history = load_history(&args.history)?;
     history.add_seal_author_families(&args.seal_author_families);
-    if let Some(path) = &args.seal {
-        let families = author_families(path)?;
+    // The record is read once: its families and its hash.
+    let record = match &args.seal {
+        Some(path) => Some((path, AnyRecord::read(path)?)),
+        None => None,
+    };
+    if let Some((path, record)) = &record {
+        let families = record.author_families();
         if families.is_empty() {
             io::warn(&format!(
                 "{}: the seal record names no author family (seal with --author-family): §4.4.2 cannot be checked from it",
@@ -31,10 +36,9 @@ fn record(args: &HardenRecordArgs) -> Result<ExitCode> {
         history.add_seal_author_families(&families);
     }
     let v = host::validation(&args.inputs, args.input_format.clone(), &args.host)?;
-    let record_hash = match &args.seal {
-        Some(path) => Some((path, gapscore_engine::plurality::record_hash(path)?)),
-        None => None,
-    };
+    let record_hash = record
+        .as_ref()
+        .map(|(path, r)| (*path, r.hash().to_owned()));
     let hash = match &args.sealed_hash {
         Some(h) => Some(canonical_sha256(h)?),
         None => v

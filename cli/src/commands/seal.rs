@@ -29,11 +29,6 @@ pub fn run(args: &SealArgs) -> Result<ExitCode> {
     }
 }
 
-/// The seal author families a seal record (single or combined) names.
-pub fn author_families(path: &Path) -> Result<Vec<String>> {
-    Ok(gapscore_engine::plurality::author_families(path)?)
-}
-
 fn combine(args: &SealArgs) -> Result<ExitCode> {
     let stamp = humantime::format_rfc3339_seconds(io::report_time()).to_string();
     let c =
