@@ -493,3 +493,97 @@ fn a_v1_report_refuses_a_combined_seal() {
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
+
+/// `sealed/a` (openai: `tx1`, `tx2`) and `sealed/b` (google: `ty1`) sealed with their expected
+/// tests and combined into `combined.json`, beside a `run.sh` doing `script`.
+fn plural_project(script: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    for (dir, family, ids) in [
+        ("a", "openai", &["tx1", "tx2"][..]),
+        ("b", "google", &["ty1"][..]),
+    ] {
+        fs::create_dir_all(root.join("sealed").join(dir)).unwrap();
+        fs::write(
+            root.join("sealed").join(dir).join("test.py"),
+            format!("# suite {dir}\n"),
+        )
+        .unwrap();
+        let stub: Vec<(&str, &str)> = ids.iter().map(|i| (*i, "passed")).collect();
+        write(&root.join(format!("stub_{dir}.json")), &tests(&stub));
+        let (stub, rec) = (format!("../stub_{dir}.json"), format!("../{dir}.seal.json"));
+        let args = [
+            "seal",
+            dir,
+            "--author-family",
+            family,
+            "--expect",
+            &stub,
+            "-o",
+            &rec,
+        ];
+        let o = run_in(&root.join("sealed"), &args);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let args = [
+        "seal",
+        "--combine",
+        "a.seal.json",
+        "b.seal.json",
+        "-o",
+        "combined.json",
+    ];
+    let o = run_in(root, &args);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    fs::write(root.join("run.sh"), script).unwrap();
+    tmp
+}
+
+fn run_plural(root: &Path) -> std::process::Output {
+    let args = [
+        "run",
+        "--seal",
+        "combined.json",
+        "--sealed-dir",
+        "sealed",
+        "--spec-version",
+        "2",
+        "--results",
+        "res.json",
+        "--",
+        "sh",
+        "run.sh",
+    ];
+    run_in(root, &args)
+}
+
+/// `gapscore run` under a combined seal: every suite is checked before and after the command,
+/// a test of any suite that did not run counts as failed, the report carries the combined hash;
+/// a suite changed by the command breaks the whole seal.
+#[test]
+fn run_under_a_combined_seal_counts_every_suite_and_catches_a_changed_one() {
+    let results =
+        r#"{"tests":[{"name":"tx1","status":"passed"},{"name":"ty1","status":"passed"}]}"#;
+    let tmp = plural_project(&format!("echo '{results}' > res.json\n"));
+    let root = tmp.path();
+    let o = run_plural(root);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = json_of(&o);
+    assert_eq!(r["sealed_tests"]["total"], 3, "{r}");
+    assert_eq!(r["sealed_tests"]["failed"], 1, "{r}");
+    assert_eq!(r["report"]["sealed_hash"], combined_hash(root), "{r}");
+    assert!(stderr(&o).contains("tx2"), "{}", stderr(&o));
+
+    let tmp = plural_project(&format!(
+        "echo '{results}' > res.json\necho '# changed' > sealed/b/test.py\n"
+    ));
+    let o = run_plural(tmp.path());
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert!(stderr(&o).contains("the sealed tests changed during the run"));
+    assert!(
+        stderr(&o).contains("refusing to score against a broken combined seal"),
+        "{}",
+        stderr(&o)
+    );
+}
