@@ -139,6 +139,10 @@ pub enum ParseOutput {
 pub struct AdaptersArgs {
     #[command(flatten)]
     pub host: HostArgs,
+
+    /// Write the list to this file (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `gapscore score`.
@@ -335,6 +339,10 @@ pub struct SchemaArgs {
     /// Which schema to print.
     #[arg(value_enum)]
     pub which: SchemaArg,
+
+    /// Write to this file (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// Schemas `gapscore schema` prints.

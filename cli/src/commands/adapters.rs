@@ -45,7 +45,7 @@ pub fn run(args: &AdaptersArgs) -> Result<ExitCode> {
         );
         let _ = writeln!(out, "{}", line.trim_end());
     }
-    io::write_output(None, &out)?;
+    io::write_output(args.output.as_deref(), &out)?;
     Ok(if failed > 0 {
         ExitCode::Error
     } else {

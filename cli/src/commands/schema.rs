@@ -13,7 +13,7 @@ pub fn run(args: &SchemaArgs) -> Result<ExitCode> {
     let id = match args.which {
         // Kept by the checker's crate (the schema crate cannot depend on the checker's types).
         SchemaArg::CheckOutput => {
-            io::write_output(None, gapscore_check::OUTPUT_SCHEMA)?;
+            io::write_output(args.output.as_deref(), gapscore_check::OUTPUT_SCHEMA)?;
             return Ok(ExitCode::Ok);
         }
         SchemaArg::Report => SchemaId::Report,
@@ -23,6 +23,6 @@ pub fn run(args: &SchemaArgs) -> Result<ExitCode> {
         SchemaArg::ShadowV2 => SchemaId::ShadowV2,
         SchemaArg::Gap => SchemaId::GapPreRename,
     };
-    io::write_output(None, id.text())?;
+    io::write_output(args.output.as_deref(), id.text())?;
     Ok(ExitCode::Ok)
 }

@@ -663,6 +663,34 @@ fn schema_command_prints_the_shipped_schemas() {
 }
 
 #[test]
+fn schema_and_adapters_write_to_o_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("report.schema.json");
+    let o = run(&["schema", "report", "-o", s(&out)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let committed = fs::read_to_string(
+        workspace()
+            .join("schema")
+            .join(SchemaId::Report.file_name()),
+    )
+    .unwrap();
+    assert_eq!(fs::read_to_string(&out).unwrap(), committed);
+    let list = tmp.path().join("adapters.txt");
+    let o = run(&["adapters", "--output", s(&list)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert_eq!(
+        fs::read_to_string(&list).unwrap(),
+        stdout(&run(&["adapters"]))
+    );
+    // A directory is not replaced.
+    let o = run(&["schema", "report", "-o", s(tmp.path())]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(tmp.path().is_dir());
+}
+
+#[test]
 fn closed_stdout_is_not_an_error() {
     use std::process::Stdio;
     let f = examples().join("03-critical-gaps/sealed-results.json");
