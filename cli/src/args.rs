@@ -504,27 +504,9 @@ pub struct BatchArgs {
     #[arg(value_name = "ROOT|MANIFEST", required = true)]
     pub input: Option<PathBuf>,
 
-    /// The output directory (default: `gapscore-batch`).
-    #[arg(short = 'o', long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
-
-    /// The old spelling of `--output DIR`, accepted with a warning.
-    #[arg(
-        long = "out",
-        value_name = "DIR",
-        hide = true,
-        conflicts_with = "output"
-    )]
-    pub out: Option<PathBuf>,
-
-    /// Exit 1 when some repository's score is above this percentage.
-    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
-    pub threshold: Option<Threshold>,
-
-    /// With --threshold: let a repository whose report is advisory pass on its score alone
-    /// (without it, an advisory report fails the gate, as in `gapscore score`).
-    #[arg(long)]
-    pub allow_advisory: bool,
+    /// Where the outputs go and the gate.
+    #[command(flatten)]
+    pub out: BatchOutputArgs,
 
     /// Score only part K of N (1-based), chosen by a stable hash of the repository name; merge
     /// the N outputs with `gapscore batch merge`.
@@ -576,6 +558,32 @@ pub struct BatchArgs {
     pub host: HostArgs,
 }
 
+/// What `gapscore batch` and `gapscore batch merge` share: the output directory and the gate.
+#[derive(Debug, Args)]
+pub struct BatchOutputArgs {
+    /// The output directory (default: `gapscore-batch`).
+    #[arg(short = 'o', long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// The old spelling of `--output DIR`, accepted with a warning.
+    #[arg(
+        long = "out",
+        value_name = "DIR",
+        hide = true,
+        conflicts_with = "output"
+    )]
+    pub out_old: Option<PathBuf>,
+
+    /// Exit 1 when some repository's score is above this percentage.
+    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
+    pub threshold: Option<Threshold>,
+
+    /// With --threshold: let a repository whose report is advisory pass on its score alone
+    /// (without it, an advisory report fails the gate, as in `gapscore score`).
+    #[arg(long)]
+    pub allow_advisory: bool,
+}
+
 /// `gapscore batch` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum BatchCommand {
@@ -591,27 +599,9 @@ pub struct MergeArgs {
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
 
-    /// The output directory (default: `gapscore-batch`).
-    #[arg(short = 'o', long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
-
-    /// The old spelling of `--output DIR`, accepted with a warning.
-    #[arg(
-        long = "out",
-        value_name = "DIR",
-        hide = true,
-        conflicts_with = "output"
-    )]
-    pub out: Option<PathBuf>,
-
-    /// Exit 1 when some repository's score is above this percentage.
-    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
-    pub threshold: Option<Threshold>,
-
-    /// With --threshold: let a repository whose report is advisory pass on its score alone
-    /// (without it, an advisory report fails the gate, as in `gapscore score`).
-    #[arg(long)]
-    pub allow_advisory: bool,
+    /// Where the outputs go and the gate.
+    #[command(flatten)]
+    pub out: BatchOutputArgs,
 
     /// No summary on standard error.
     #[arg(short, long)]

@@ -33,12 +33,12 @@ fn out_dir(output: Option<&PathBuf>, out: Option<&PathBuf>) -> PathBuf {
 /// Runs `gapscore batch` or `gapscore batch merge`.
 pub fn run(args: BatchArgs) -> Result<ExitCode> {
     if let Some(BatchCommand::Merge(m)) = args.command {
-        let out = out_dir(m.output.as_ref(), m.out.as_ref());
-        let run = gapscore_batch::merge(&m.dirs, &out, m.threshold)?;
+        let out = out_dir(m.out.output.as_ref(), m.out.out_old.as_ref());
+        let run = gapscore_batch::merge(&m.dirs, &out, m.out.threshold)?;
         if !m.quiet {
             summary(&run, &out, Duration::ZERO);
         }
-        return Ok(exit_code(&run, m.threshold, m.allow_advisory));
+        return Ok(exit_code(&run, m.out.threshold, m.out.allow_advisory));
     }
     let Some(input) = &args.input else {
         anyhow::bail!("give a ROOT directory or a MANIFEST");
@@ -64,7 +64,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
         // Checked once here, as `score` checks it, rather than once per repository.
         provenance.resolve().map_err(|e| anyhow::anyhow!(e))?;
     }
-    let out = out_dir(args.output.as_ref(), args.out.as_ref());
+    let out = out_dir(args.out.output.as_ref(), args.out.out_old.as_ref());
     let repos = if input.is_dir() {
         discover::from_root_except(input, args.allow_outside, Some(&out))?
     } else {
@@ -79,8 +79,8 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
     }
     let mut opts = BatchOptions::new(&out);
     opts.jobs = args.host.jobs.map_or(0, usize::from);
-    opts.threshold = args.threshold;
-    opts.allow_advisory = args.allow_advisory;
+    opts.threshold = args.out.threshold;
+    opts.allow_advisory = args.out.allow_advisory;
     opts.shard = args.shard;
     opts.resume = args.resume;
     opts.timestamp = Some(humantime::format_rfc3339_seconds(io::report_time()).to_string());
@@ -114,7 +114,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
         }
         summary(&run, &out, started.elapsed());
     }
-    Ok(exit_code(&run, args.threshold, args.allow_advisory))
+    Ok(exit_code(&run, args.out.threshold, args.out.allow_advisory))
 }
 
 /// The batch's exit code: the `--threshold` gate is `gapscore score`'s, per repository (an
