@@ -604,11 +604,8 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
             .filter(|(_, n)| *n > 0)
             .collect()
     };
-    let mut warnings = sealed.warnings.clone();
-    if let Some(o) = open {
-        warnings.extend(o.warnings.iter().map(|w| format!("open: {w}")));
-    }
-    let (warnings, warning_counts) = crate::warnings::bound(warnings);
+    let (warnings, warning_counts) =
+        crate::warnings::report_share(&sealed.warnings, open.map(|o| &o.warnings));
 
     let extension = Extension {
         tool: concat!("gapscore ", env!("CARGO_PKG_VERSION")).to_owned(),

@@ -112,7 +112,7 @@ pub struct Tally {
     /// [`Tally::repeated`].
     pub duplicates: Vec<String>,
     /// Warnings from the inputs.
-    pub warnings: Vec<String>,
+    pub warnings: crate::warnings::WarningLog,
     /// Producers of the inputs.
     pub producers: Vec<Producer>,
     dups: DuplicateTracker,
@@ -255,7 +255,7 @@ impl Tally {
         self.flaky.extend(other.flaky);
         self.problems.extend(other.problems);
         self.duplicates.extend(other.duplicates);
-        self.warnings.extend(other.warnings);
+        self.warnings.append(other.warnings);
         for p in other.producers {
             if !self.producers.contains(&p) {
                 self.producers.push(p);

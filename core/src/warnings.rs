@@ -104,27 +104,123 @@ pub fn place_of(message: &str) -> Option<String> {
     }
 }
 
-/// The report's share of a list of warnings: the first [`REPORT_WARNINGS`], and the count of
-/// every kind (at most [`REPORT_KINDS`] apart), in first-seen order. The counts are left out
-/// when the list is empty.
-pub fn bound(mut warnings: Vec<String>) -> (Vec<String>, Vec<WarningCount>) {
-    let mut counts: Vec<WarningCount> = Vec::new();
-    let mut at: HashMap<String, usize> = HashMap::new();
-    for w in &warnings {
-        let mut kind = kind_of(w);
-        if !at.contains_key(&kind) && at.len() >= REPORT_KINDS {
+/// Warning messages a [`WarningLog`] keeps whole (shown on standard error, each with
+/// `--verbose`); past them a warning is only counted, so a hostile input raising millions of
+/// warnings does not grow memory with them.
+pub const KEPT_WARNINGS: usize = 10_000;
+
+/// Kinds a [`WarningLog`] counts apart (more than a report shows, so that logs merged in
+/// order count as one log would, up to this many kinds); further kinds are counted under
+/// [`OTHER_KINDS`].
+pub const LOGGED_KINDS: usize = 1_000;
+
+/// The warnings raised while reading, bounded: the first [`KEPT_WARNINGS`] messages, and a count
+/// of every warning by kind (in first-seen order, [`LOGGED_KINDS`] apart).
+#[derive(Clone, Default)]
+pub struct WarningLog {
+    kept: Vec<String>,
+    total: u64,
+    kinds: Vec<WarningCount>,
+    at: HashMap<String, usize>,
+}
+
+impl std::fmt::Debug for WarningLog {
+    // The index map is left out: its order is not deterministic.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WarningLog")
+            .field("kept", &self.kept)
+            .field("total", &self.total)
+            .field("kinds", &self.kinds)
+            .finish()
+    }
+}
+
+impl WarningLog {
+    /// Records one warning.
+    pub fn push(&mut self, message: String) {
+        self.total += 1;
+        self.count_kind(kind_of(&message), 1, LOGGED_KINDS);
+        if self.kept.len() < KEPT_WARNINGS {
+            self.kept.push(message);
+        }
+    }
+
+    /// Adds `other`'s warnings after this log's, as if they had been pushed here in order.
+    pub fn append(&mut self, other: WarningLog) {
+        self.total += other.total;
+        for k in other.kinds {
+            self.count_kind(k.kind, k.count, LOGGED_KINDS);
+        }
+        let room = KEPT_WARNINGS.saturating_sub(self.kept.len());
+        self.kept.extend(other.kept.into_iter().take(room));
+    }
+
+    fn count_kind(&mut self, mut kind: String, n: u64, apart: usize) {
+        if !self.at.contains_key(&kind) && self.at.len() >= apart {
             OTHER_KINDS.clone_into(&mut kind);
         }
-        match at.get(&kind) {
-            Some(&i) => counts[i].count += 1,
+        match self.at.get(&kind) {
+            Some(&i) => self.kinds[i].count += n,
             None => {
-                at.insert(kind.clone(), counts.len());
-                counts.push(WarningCount { kind, count: 1 });
+                self.at.insert(kind.clone(), self.kinds.len());
+                self.kinds.push(WarningCount { kind, count: n });
             }
         }
     }
-    warnings.truncate(REPORT_WARNINGS);
-    (warnings, counts)
+
+    /// The messages kept, in the order they were raised.
+    pub fn messages(&self) -> &[String] {
+        &self.kept
+    }
+
+    /// How many warnings were raised, kept or not.
+    pub fn len(&self) -> u64 {
+        self.total
+    }
+
+    /// True when no warning was raised.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// How many warnings were counted but not kept.
+    pub fn not_kept(&self) -> u64 {
+        self.total - self.kept.len() as u64
+    }
+
+    /// Every warning counted by kind, in first-seen order.
+    pub fn counts(&self) -> &[WarningCount] {
+        &self.kinds
+    }
+}
+
+/// The report's share of the sealed suite's warnings and the open suite's (each message of the
+/// open suite prefixed `open: `): the first [`REPORT_WARNINGS`] messages, and the count of every
+/// warning by kind (at most [`REPORT_KINDS`] apart), in first-seen order. The counts are empty
+/// when there was no warning.
+pub fn report_share(
+    sealed: &WarningLog,
+    open: Option<&WarningLog>,
+) -> (Vec<String>, Vec<WarningCount>) {
+    let mut share = WarningLog::default();
+    let mut warnings: Vec<String> = sealed.kept.iter().take(REPORT_WARNINGS).cloned().collect();
+    for k in &sealed.kinds {
+        share.count_kind(k.kind.clone(), k.count, REPORT_KINDS);
+    }
+    if let Some(o) = open {
+        let room = REPORT_WARNINGS.saturating_sub(warnings.len());
+        warnings.extend(o.kept.iter().take(room).map(|w| format!("open: {w}")));
+        for k in &o.kinds {
+            // `kind_of("open: " + w)` is `"open: " + kind_of(w)`; the catch-all stays one kind.
+            let kind = if k.kind == OTHER_KINDS {
+                OTHER_KINDS.to_owned()
+            } else {
+                format!("open: {}", k.kind)
+            };
+            share.count_kind(kind, k.count, REPORT_KINDS);
+        }
+    }
+    (warnings, share.kinds)
 }
 
 /// One kind of warning among several, for the grouped line.
@@ -236,8 +332,70 @@ mod tests {
             "sealed test id `t0` occurs 2 times; every entry is counted (and 9 more like it: `t1`, `t2`, `t3`, …; --verbose shows each)"
         );
         assert_eq!(g[1].line(), "advisory report: x");
-        let (kept, counts) = bound(msgs.iter().cycle().take(250).cloned().collect());
+        let mut log = WarningLog::default();
+        for m in msgs.iter().cycle().take(250) {
+            log.push(m.clone());
+        }
+        let (kept, counts) = report_share(&log, None);
         assert_eq!(kept.len(), REPORT_WARNINGS);
         assert_eq!(counts[0].count, 228);
+    }
+
+    /// What the report said when every message was held: the first messages and the count of
+    /// every kind over the sealed list followed by the open one, at most `REPORT_KINDS` apart.
+    fn held_share(sealed: &[String], open: &[String]) -> (Vec<String>, Vec<WarningCount>) {
+        let all: Vec<String> = sealed
+            .iter()
+            .cloned()
+            .chain(open.iter().map(|w| format!("open: {w}")))
+            .collect();
+        let mut counts: Vec<WarningCount> = Vec::new();
+        for w in &all {
+            let mut kind = kind_of(w);
+            let known = counts.iter().any(|c| c.kind == kind);
+            if !known && counts.iter().filter(|c| c.kind != OTHER_KINDS).count() >= REPORT_KINDS {
+                OTHER_KINDS.clone_into(&mut kind);
+            }
+            match counts.iter_mut().find(|c| c.kind == kind) {
+                Some(c) => c.count += 1,
+                None => counts.push(WarningCount { kind, count: 1 }),
+            }
+        }
+        (all.into_iter().take(REPORT_WARNINGS).collect(), counts)
+    }
+
+    #[test]
+    fn a_log_in_pieces_reports_as_the_whole_list_did_and_keeps_memory_bounded() {
+        // 150 kinds (`x.xml: kind-K line N`, the number masked) over 30,000 warnings, split
+        // into three logs appended in order; the open suite's 5 kinds come after.
+        let msg = |i: usize| format!("x.xml: kind{} `t{i}` at line {i}", char_kind(i % 150));
+        let sealed: Vec<String> = (0..30_000).map(msg).collect();
+        let open: Vec<String> = (0..40)
+            .map(|i| format!("o.xml: other{}", char_kind(i % 5)))
+            .collect();
+        let mut whole = WarningLog::default();
+        for piece in sealed.chunks(7_001) {
+            let mut log = WarningLog::default();
+            for m in piece {
+                log.push(m.clone());
+            }
+            whole.append(log);
+        }
+        let mut o = WarningLog::default();
+        for m in &open {
+            o.push(m.clone());
+        }
+        assert_eq!(whole.len(), 30_000);
+        assert_eq!(whole.messages().len(), KEPT_WARNINGS);
+        assert_eq!(whole.not_kept(), 20_000);
+        assert_eq!(report_share(&whole, Some(&o)), held_share(&sealed, &open));
+        assert_eq!(report_share(&o, Some(&o)), held_share(&open, &open));
+    }
+
+    /// Letters for a kind number, so that the number is not masked.
+    fn char_kind(k: usize) -> String {
+        let a = char::from(b'a' + u8::try_from(k % 26).unwrap());
+        let b = char::from(b'a' + u8::try_from(k / 26).unwrap());
+        format!("{b}{a}")
     }
 }

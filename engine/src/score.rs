@@ -515,13 +515,20 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         return ScoreOutcome::refused(Refusal::Unreadable { failed }, diagnostics);
     }
 
-    for w in &sealed.warnings {
+    for w in sealed.warnings.messages() {
         diagnostics.push(Diagnostic::Warning(w.clone()));
     }
     if let Some(o) = &open {
-        for w in &o.warnings {
+        for w in o.warnings.messages() {
             diagnostics.push(Diagnostic::Warning(format!("open: {w}")));
         }
+    }
+    let not_kept = sealed.warnings.not_kept() + open.as_ref().map_or(0, |o| o.warnings.not_kept());
+    if not_kept > 0 {
+        diagnostics.push(Diagnostic::Warning(format!(
+            "{not_kept} more warnings were raised and not kept (the first {} of each suite are shown); the report's gapscore.warning_counts counts every one by kind",
+            gapscore_core::warnings::KEPT_WARNINGS
+        )));
     }
     let score = sealed.score();
     if score.total == 0 {

@@ -342,7 +342,11 @@ pub fn run_mode(
             sink.finish();
             tally.finish();
             let tests = usize::try_from(tally.counts.total).unwrap_or(usize::MAX);
-            (tests, tally.problems.len(), tally.warnings.len())
+            (
+                tests,
+                tally.problems.len(),
+                usize::try_from(tally.warnings.len()).unwrap_or(usize::MAX),
+            )
         }
         "parse" => {
             let mut sink = Normalizer::new(RunCollector::new(format_id, None));

@@ -299,3 +299,48 @@ fn score_stays_under_64_mib_on_1_gb_inputs() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A JUnit file whose every one of `suites` suites declares a failure it does not hold: one
+/// warning per suite.
+fn junit_warnings(path: &Path, suites: u64) {
+    let mut w = BufWriter::new(File::create(path).unwrap());
+    writeln!(w, "<testsuites>").unwrap();
+    for i in 0..suites {
+        writeln!(
+            w,
+            r#"<testsuite name="s{i}" tests="1" failures="1"><testcase classname="c{i}" name="t{i}"/></testsuite>"#
+        )
+        .unwrap();
+    }
+    writeln!(w, "</testsuites>").unwrap();
+    w.flush().unwrap();
+}
+
+/// Warnings are kept up to a bound while reading, and every one is counted by kind: a file
+/// raising a million warnings (about 100 MB) stays under the same 64 MiB.
+#[test]
+#[ignore = "writes and scores 100 MB; run by .ci/run on the release build"]
+fn a_million_warnings_stay_under_64_mib_and_are_all_counted() {
+    assert!(
+        Path::new(TIME).exists(),
+        "{TIME} is needed to measure the peak"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("warnings.xml");
+    let suites = (target_bytes() / 1_000).clamp(10_000, 1_000_000);
+    junit_warnings(&input, suites);
+    let report = dir.path().join("report.json");
+    let peak = peak_of_score(&input, &report, "json");
+    let r: serde_json::Value =
+        serde_json::from_reader(BufReader::new(File::open(&report).unwrap())).unwrap();
+    let counted: u64 = r["gapscore"]["warning_counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"].as_str().unwrap().contains("declares failures="))
+        .map(|c| c["count"].as_u64().unwrap())
+        .sum();
+    eprintln!("{suites} suites, one warning each: peak {peak:.1} MiB, {counted} counted");
+    assert_eq!(counted, suites, "every warning counted");
+    assert!(peak < LIMIT_MIB, "peak {peak:.1} MiB >= {LIMIT_MIB} MiB");
+}
