@@ -314,6 +314,7 @@ struct Owned {
 
 /// Checks every member of a plugin's test and views it as a [`TestCaseRef`] over the plugin's
 /// strings (valid for this callback only), with what must be made in `owned`.
+#[inline]
 fn test_ref<'v: 'o, 'o>(
     t: &'v GapscoreTest,
     owned: &'o mut Owned,
@@ -407,6 +408,7 @@ fn test_ref<'v: 'o, 'o>(
     Ok(tc)
 }
 
+#[inline]
 fn duration<'v>(d: f64, field: &str) -> Result<f64, Rejection<'v>> {
     if d.is_finite() && d >= 0.0 {
         Ok(d)
