@@ -1,14 +1,15 @@
 //! ABI v2 plugins that break the contract on purpose, one entry symbol per fault: bad
 //! descriptors, and `parse_stream`s that pass the host bad pointers, lengths, UTF-8, codes and
-//! sizes, ignore its request to stop, or lie about their status. Plus one well-behaved
-//! hand-written v2 plugin (`v2_lines`) that streams its input through `host->read`.
+//! sizes, ignore its request to stop, or lie about their status; one (`v2_field_bytes`) that
+//! puts its input's bytes in the field it names, to probe every string's checks. Plus one
+//! well-behaved hand-written v2 plugin (`v2_lines`) that streams its input through `host->read`.
 
 use std::ffi::c_void;
 
 use gapscore_adapter_sdk::abi::v2::{GAPSCORE_NO_OFFSET, GAPSCORE_TEST_HAS_DURATION};
 use gapscore_adapter_sdk::abi::{
-    GAPSCORE_ERR_PARSE, GAPSCORE_ERR_STOPPED, GAPSCORE_OK, GapscoreAdapterV2, GapscoreHost,
-    GapscoreStr, GapscoreTest, ParseStreamFn,
+    GAPSCORE_ERR_INVALID_ARG, GAPSCORE_ERR_PARSE, GAPSCORE_ERR_STOPPED, GAPSCORE_OK,
+    GapscoreAdapterV2, GapscoreAttempt, GapscoreHost, GapscoreStr, GapscoreTest, ParseStreamFn,
 };
 
 use crate::{FORMAT_LIST, detect};
@@ -219,6 +220,109 @@ unsafe extern "C" fn v2_lines(host: *const GapscoreHost, _: *const u8, _: usize)
     GAPSCORE_OK
 }
 
+/// The fields [`v2_field_bytes`] can put its input in, by the input's first byte: the event
+/// and the field's name in the host's messages.
+pub const FIELD_BYTES_FIELDS: [(&str, &str); 18] = [
+    ("test_finished", "id"),
+    ("test_finished", "suite"),
+    ("test_finished", "name"),
+    ("test_finished", "message"),
+    ("test_finished", "expected"),
+    ("test_finished", "actual"),
+    ("test_finished", "output"),
+    ("test_finished", "file"),
+    ("test_finished", "parent_id"),
+    ("test_finished", "attempts[].message"),
+    ("test_started", "suite"),
+    ("test_started", "name"),
+    ("test_started", "id"),
+    ("producer", "name"),
+    ("producer", "version"),
+    ("problem", "detail"),
+    ("problem", "suite"),
+    ("warning", "message"),
+];
+
+/// Passes any bytes in any string of any event, so tests can check that the host validates
+/// every field: the first input byte picks the field (an index into [`FIELD_BYTES_FIELDS`]),
+/// the rest of the input is the string, and that one event is all the plugin sends.
+unsafe extern "C" fn v2_field_bytes(host: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
+    // SAFETY: valid table for the call.
+    let h = unsafe { &*host };
+    let read = h.read.expect("table");
+    let mut input = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        // SAFETY: `buf` is writable for its length.
+        let n = unsafe { read(h.ctx, buf.as_mut_ptr(), buf.len()) };
+        match usize::try_from(n) {
+            Err(_) => return GAPSCORE_ERR_STOPPED,
+            Ok(0) => break,
+            Ok(n) => input.extend_from_slice(&buf[..n]),
+        }
+    }
+    let Some((&field, bytes)) = input.split_first() else {
+        return GAPSCORE_ERR_INVALID_ARG;
+    };
+    let v = GapscoreStr {
+        ptr: bytes.as_ptr(),
+        len: bytes.len(),
+    };
+    let (finished, started) = (
+        h.test_finished.expect("table"),
+        h.test_started.expect("table"),
+    );
+    let (producer, problem, warning) = (
+        h.producer.expect("table"),
+        h.problem.expect("table"),
+        h.warning.expect("table"),
+    );
+    let mut t = test(s(b"t"));
+    let attempt = GapscoreAttempt {
+        status: 2,
+        has_duration: 0,
+        duration: 0.0,
+        message: v,
+    };
+    let absent = GapscoreStr::ABSENT;
+    match field {
+        0 => t.id = v,
+        1 => t.suite = v,
+        2 => t.name = v,
+        3 => t.message = v,
+        4 => t.expected = v,
+        5 => t.actual = v,
+        6 => t.output = v,
+        7 => t.file = v,
+        8 => t.parent_id = v,
+        9 => {
+            t.attempts = &attempt;
+            t.attempt_count = 1;
+        }
+        _ => {}
+    }
+    // SAFETY: valid table; `input`, `t` and `attempt` outlive the call.
+    let rc = unsafe {
+        match field {
+            0..=9 => finished(h.ctx, &t),
+            10 => started(h.ctx, v, s(b"t"), absent),
+            11 => started(h.ctx, absent, v, absent),
+            12 => started(h.ctx, absent, s(b"t"), v),
+            13 => producer(h.ctx, v, absent),
+            14 => producer(h.ctx, s(b"p"), v),
+            15 => problem(h.ctx, 1, v, absent, 1),
+            16 => problem(h.ctx, 1, s(b"x"), v, 1),
+            17 => warning(h.ctx, v),
+            _ => return GAPSCORE_ERR_INVALID_ARG,
+        }
+    };
+    if rc == 0 {
+        GAPSCORE_OK
+    } else {
+        GAPSCORE_ERR_STOPPED
+    }
+}
+
 static SHORT_DESC: Desc2 = desc(c"v2_short_desc", 16, Some(v2_lines));
 static NULL_PARSE: Desc2 = desc(c"v2_null_parse", V2, None);
 static NULL_TEST: Desc2 = desc(c"v2_null_test", V2, Some(v2_null_test));
@@ -228,6 +332,7 @@ static FALSE_STOP: Desc2 = desc(c"v2_false_stop", V2, Some(v2_false_stop));
 static STATUS_77: Desc2 = desc(c"v2_status_77", V2, Some(v2_status_77));
 static PARSE_ERROR: Desc2 = desc(c"v2_parse_error", V2, Some(v2_parse_error));
 static LINES: Desc2 = desc(c"v2_lines", V2, Some(v2_lines));
+static FIELD_BYTES: Desc2 = desc(c"v2_field_bytes", V2, Some(v2_field_bytes));
 
 macro_rules! entry2 {
     ($($sym:ident => $desc:ident),* $(,)?) => {
@@ -261,4 +366,5 @@ entry2!(
     gapscore_adapter_v2_status_77 => STATUS_77,
     gapscore_adapter_v2_parse_error => PARSE_ERROR,
     gapscore_adapter_v2_lines => LINES,
+    gapscore_adapter_v2_field_bytes => FIELD_BYTES,
 );

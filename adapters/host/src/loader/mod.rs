@@ -21,6 +21,7 @@ use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseO
 
 mod v1;
 mod v2;
+mod views;
 
 /// The environment variable holding extra plugin directories (`:`-separated on Unix).
 pub const PLUGIN_PATH_ENV: &str = "GAPSCORE_PLUGIN_PATH";

@@ -19,17 +19,14 @@ use gapscore_adapter_sdk::abi::{
     GAPSCORE_ERR_STOPPED, GAPSCORE_ERR_UNSUPPORTED, GAPSCORE_OK, GapscoreAdapterV2,
     GapscoreAttempt, GapscoreHost, GapscoreStr, GapscoreTest,
 };
-use gapscore_adapter_sdk::text::push_capped;
 use gapscore_adapter_sdk::{
     AdapterError, Attempt, EventSink, InputError, Location, ParseOptions, Problem, Producer,
     TestCase, TestCaseRef,
 };
 
 use super::PluginAdapter;
+use super::views::{Rejection, capped, text, view};
 
-/// The longest string a plugin may pass (16 MiB): a longer one is taken as a corrupt length.
-/// Texts (message, expected, actual, output) are cut at the SDK's text cap as they are copied.
-pub const MAX_STR_LEN: usize = 16 * 1024 * 1024;
 /// The most earlier attempts one test may carry.
 pub const MAX_ATTEMPTS: usize = 10_000;
 
@@ -48,6 +45,8 @@ struct Call<'a> {
     panic: Option<Box<dyn std::any::Any + Send>>,
     /// Events accepted so far (for messages: "event 3").
     events: u64,
+    /// Buffers for what a test cannot borrow from the plugin, reused from event to event.
+    owned: Owned,
 }
 
 impl Call<'_> {
@@ -86,6 +85,7 @@ pub(super) fn parse(
         error: None,
         panic: None,
         events: 0,
+        owned: Owned::default(),
     };
     let table = GapscoreHost {
         struct_size: size_of::<GapscoreHost>() as u32,
@@ -168,55 +168,6 @@ unsafe fn with_call(ctx: *mut c_void, f: impl FnOnce(&mut Call<'_>)) -> i32 {
     i32::from(call.stopped())
 }
 
-/// Reads a borrowed string view: `Ok(None)` when absent, an error for a null pointer with a
-/// length, a corrupt length or bytes that are not UTF-8 (with the bytes, for the debug view).
-///
-/// The returned borrow is valid only during the callback that received the view.
-fn view<'v>(
-    s: &'v GapscoreStr,
-    field: &str,
-) -> Result<Option<&'v str>, (String, Option<&'v [u8]>)> {
-    if s.ptr.is_null() {
-        return if s.len == 0 {
-            Ok(None)
-        } else {
-            Err((format!("`{field}` is NULL with length {}", s.len), None))
-        };
-    }
-    if s.len > MAX_STR_LEN {
-        return Err((
-            format!(
-                "`{field}` has length {} (more than the {MAX_STR_LEN}-byte limit)",
-                s.len
-            ),
-            None,
-        ));
-    }
-    let bytes: &[u8] = if s.len == 0 {
-        &[]
-    } else {
-        // SAFETY: non-null, length bounded above; the contract says the plugin's view points
-        // to `len` readable bytes for the duration of the callback, which this borrow does not
-        // outlive (callers copy what they keep before returning).
-        unsafe { std::slice::from_raw_parts(s.ptr, s.len) }
-    };
-    std::str::from_utf8(bytes).map(Some).map_err(|e| {
-        (
-            format!("`{field}` is not UTF-8 (at byte {})", e.valid_up_to()),
-            Some(bytes),
-        )
-    })
-}
-
-/// A capped copy of a text field.
-fn capped(s: Option<&str>) -> Option<String> {
-    s.map(|s| {
-        let mut t = String::with_capacity(s.len().min(gapscore_adapter_sdk::text::TEXT_CAP));
-        push_capped(&mut t, s);
-        t
-    })
-}
-
 macro_rules! view_or_reject {
     ($call:expr, $what:expr, $s:expr, $field:expr) => {
         match view(&$s, $field) {
@@ -297,12 +248,11 @@ unsafe extern "C" fn host_test_started(
             return;
         };
         let id = view_or_reject!(call, what, id, "id");
-        let derived;
         let id = match id {
             Some(id) if !id.is_empty() => id,
             _ => {
-                derived = TestCase::make_id(suite, name);
-                &derived
+                TestCase::make_id_into(&mut call.owned.id, suite, name);
+                call.owned.id.as_str()
             }
         };
         call.events += 1;
@@ -334,8 +284,7 @@ unsafe extern "C" fn host_test_finished(ctx: *mut c_void, test: *const GapscoreT
         }
         // SAFETY: `struct_size` covers the struct; borrowed for this callback only.
         let t = unsafe { &*test };
-        let mut owned = Owned::default();
-        match test_ref(t, &mut owned) {
+        match test_ref(t, &mut call.owned) {
             Ok(tc) => {
                 call.events += 1;
                 // Borrowed: only a sink that keeps the test (a failure, the run collector)
@@ -349,38 +298,27 @@ unsafe extern "C" fn host_test_finished(ctx: *mut c_void, test: *const GapscoreT
     unsafe { with_call(ctx, body) }
 }
 
-type Rejection<'v> = (String, Option<&'v [u8]>);
-
 /// What a borrowed test cannot borrow from the plugin: a derived id, a text cut at the text
-/// cap, the earlier attempts. Empty (and unallocated) for an ordinary test.
+/// cap, the earlier attempts. Kept in the [`Call`] and reused, so an ordinary test neither
+/// builds nor drops anything here, and each buffer is only written when its field needs it
+/// (a stale one is never read: a field borrows its buffer only right after writing it).
 #[derive(Default)]
 struct Owned {
     id: String,
-    message: Option<String>,
-    expected: Option<String>,
-    actual: Option<String>,
-    output: Option<String>,
+    message: String,
+    expected: String,
+    actual: String,
+    output: String,
     attempts: Vec<Attempt>,
-}
-
-/// A text field as the sink sees it: the plugin's view when it fits the text cap, otherwise a
-/// copy cut at the cap (kept in `slot`), exactly what [`capped`] makes.
-fn text<'v>(s: Option<&'v str>, slot: &'v mut Option<String>) -> Option<&'v str> {
-    match s {
-        Some(s) if s.len() > gapscore_adapter_sdk::text::TEXT_CAP => {
-            *slot = capped(Some(s));
-            slot.as_deref()
-        }
-        other => other,
-    }
 }
 
 /// Checks every member of a plugin's test and views it as a [`TestCaseRef`] over the plugin's
 /// strings (valid for this callback only), with what must be made in `owned`.
-fn test_ref<'v>(
+#[inline]
+fn test_ref<'v: 'o, 'o>(
     t: &'v GapscoreTest,
-    owned: &'v mut Owned,
-) -> Result<TestCaseRef<'v>, Rejection<'v>> {
+    owned: &'o mut Owned,
+) -> Result<TestCaseRef<'o>, Rejection<'v>> {
     let status = status_of(t.status).ok_or_else(|| {
         (
             format!("status code {} is not a GAPSCORE_STATUS_* code", t.status),
@@ -401,7 +339,7 @@ fn test_ref<'v>(
     let id = match id {
         Some(id) => id,
         None => {
-            *derived = TestCase::make_id(suite, name);
+            TestCase::make_id_into(derived, suite, name);
             derived.as_str()
         }
     };
@@ -444,7 +382,8 @@ fn test_ref<'v>(
         // the duration of the callback.
         let views: &[GapscoreAttempt] =
             unsafe { std::slice::from_raw_parts(t.attempts, t.attempt_count) };
-        attempts.reserve_exact(views.len());
+        attempts.clear();
+        attempts.reserve(views.len());
         for (i, a) in views.iter().enumerate() {
             let status = status_of(a.status).ok_or_else(|| {
                 (
@@ -469,6 +408,7 @@ fn test_ref<'v>(
     Ok(tc)
 }
 
+#[inline]
 fn duration<'v>(d: f64, field: &str) -> Result<f64, Rejection<'v>> {
     if d.is_finite() && d >= 0.0 {
         Ok(d)

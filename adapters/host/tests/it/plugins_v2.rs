@@ -275,3 +275,73 @@ fn a_v2_plugin_hands_tests_to_the_sink_borrowed_and_equal_to_the_built_in() {
     assert_eq!(via_plugin.tests[2].attempts.len(), 1);
     assert_eq!(via_plugin.tests[0].duration, Some(0.5));
 }
+
+/// The string `v2_field_bytes` passes: `n` bytes, starting with `é` when `accented` (so the
+/// non-ASCII path runs), the rest ASCII letters.
+fn field_string(n: usize, accented: bool) -> Vec<u8> {
+    let mut s = if accented {
+        "é".as_bytes().to_vec()
+    } else {
+        Vec::new()
+    };
+    s.extend((0..n.saturating_sub(s.len())).map(|i| b'a' + (i % 26) as u8));
+    s
+}
+
+#[test]
+fn every_string_of_every_event_is_checked_with_a_bad_byte_anywhere() {
+    use gapscore_fixture_plugins::v2::FIELD_BYTES_FIELDS;
+    let lib = lib();
+    let adapter = load_with_symbol(&lib, "gapscore_adapter_v2_field_bytes").unwrap();
+    let parse = |field: usize, bytes: &[u8]| {
+        let mut input = vec![u8::try_from(field).unwrap()];
+        input.extend_from_slice(bytes);
+        parse_to_run(&adapter, &input, &ParseOptions::default())
+    };
+    // Around the host's word sizes and its short-string limit (64), and a long string.
+    let lengths = [1, 3, 4, 7, 8, 9, 15, 16, 17, 63, 64, 65, 66, 300];
+    for (field, (event, name)) in FIELD_BYTES_FIELDS.iter().enumerate() {
+        for n in lengths {
+            for accented in [false, true] {
+                let good = field_string(n, accented);
+                let run = parse(field, &good)
+                    .unwrap_or_else(|e| panic!("{event} `{name}`, {n} bytes: {e:?}"));
+                // What a test or the run keeps arrives whole (a started test keeps nothing).
+                if event != &"test_started" {
+                    let text = String::from_utf8(good.clone()).unwrap();
+                    assert!(
+                        format!("{run:?}").contains(&text),
+                        "{event} `{name}`: {run:?}"
+                    );
+                }
+                let len = good.len();
+                let places: Vec<usize> = if len <= 66 {
+                    (0..len).collect()
+                } else {
+                    (0..len).step_by(7).chain([len - 1]).collect()
+                };
+                for at in places {
+                    for bad in [0xff, 0x80, 0xc3] {
+                        let mut b = good.clone();
+                        b[at] = bad;
+                        let place = format!("{event} `{name}`, {len} bytes, {bad:#x} at {at}");
+                        // The standard validator is the oracle (a byte may complete `é`'s
+                        // sequence into another valid character).
+                        let Err(e) = std::str::from_utf8(&b) else {
+                            assert!(parse(field, &b).is_ok(), "{place}: refused");
+                            continue;
+                        };
+                        let Err(AdapterError::Plugin(m)) = parse(field, &b) else {
+                            panic!("{place}: accepted")
+                        };
+                        let want = format!(
+                            "event 1 (`{event}`) rejected: `{name}` is not UTF-8 (at byte {}) (run with --plugin-debug to see what it returned)",
+                            e.valid_up_to()
+                        );
+                        assert!(m.ends_with(&want), "{place}: {m}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -229,9 +229,18 @@ pub const HOST_FIELDS: [(&str, &str, usize); 10] = fields!(GapscoreHost;
     "GapscoreWarningFn" warning, "GapscoreErrorFn" error);
 
 /// The C code of a status: 1 + its index in [`Status::ALL`] (0 is never valid, so a zeroed
-/// struct is refused, not read as a pass).
+/// struct is refused, not read as a pass). A `match`, not a search of the list: it runs for
+/// every test a plugin sends (the tests pin it to the list's order).
 pub fn status_code(s: Status) -> u32 {
-    Status::ALL.iter().position(|x| *x == s).unwrap_or(0) as u32 + 1
+    match s {
+        Status::Passed => 1,
+        Status::Failed => 2,
+        Status::Errored => 3,
+        Status::Skipped => 4,
+        Status::Xfailed => 5,
+        Status::Xpassed => 6,
+        Status::Todo => 7,
+    }
 }
 
 /// The status of a C code, `None` for anything else.
@@ -249,8 +258,14 @@ const CATEGORIES: [Category; 5] = [
 
 /// The C code of a category: 1 + its index in §5.3 order, `unknown` last; 0 is "none".
 pub fn category_code(c: Option<Category>) -> u32 {
-    c.and_then(|c| CATEGORIES.iter().position(|x| *x == c))
-        .map_or(0, |i| i as u32 + 1)
+    match c {
+        None => 0,
+        Some(Category::HappyPath) => 1,
+        Some(Category::EdgeCase) => 2,
+        Some(Category::ErrorHandling) => 3,
+        Some(Category::Security) => 4,
+        Some(Category::Unknown) => 5,
+    }
 }
 
 /// The category of a C code: `Some(None)` for 0 (no category), `None` for an unknown code.
@@ -422,17 +437,20 @@ impl EventSink for HostSink<'_, '_> {
         let (false, Some(f)) = (h.stopped.get(), t.test_finished) else {
             return;
         };
-        // An empty iterator collects into a Vec that never allocates.
-        let attempts: Vec<GapscoreAttempt> = test
-            .attempts
-            .iter()
-            .map(|a| GapscoreAttempt {
-                status: status_code(a.status),
-                has_duration: u32::from(a.duration.is_some()),
-                duration: a.duration.unwrap_or(0.0),
-                message: GapscoreStr::of_opt(a.message.as_deref()),
-            })
-            .collect();
+        // Built only for a retried test: the common case skips the iterator entirely.
+        let attempts: Vec<GapscoreAttempt> = if test.attempts.is_empty() {
+            Vec::new()
+        } else {
+            test.attempts
+                .iter()
+                .map(|a| GapscoreAttempt {
+                    status: status_code(a.status),
+                    has_duration: u32::from(a.duration.is_some()),
+                    duration: a.duration.unwrap_or(0.0),
+                    message: GapscoreStr::of_opt(a.message.as_deref()),
+                })
+                .collect()
+        };
         let mut flags = 0;
         if test.duration.is_some() {
             flags |= GAPSCORE_TEST_HAS_DURATION;
@@ -607,8 +625,16 @@ mod tests {
             assert_eq!(problem_of(problem_code(k)), Some(k));
         }
         assert_eq!(problem_of(0), None);
-        for c in CATEGORIES {
+        for (i, s) in Status::ALL.into_iter().enumerate() {
+            assert_eq!(status_code(s) as usize, i + 1, "{s:?}: the list's order");
+        }
+        for (i, c) in CATEGORIES.into_iter().enumerate() {
             assert_eq!(category_of(category_code(Some(c))), Some(Some(c)));
+            assert_eq!(
+                category_code(Some(c)) as usize,
+                i + 1,
+                "{c:?}: the list's order"
+            );
         }
         assert_eq!(category_of(0), Some(None));
         assert_eq!(category_of(6), None);
