@@ -93,9 +93,12 @@ pub(crate) fn parse_point(c: &str) -> Option<Point<'_>> {
     // One scan answers both questions for most lines: no `#` (directive) and no `[` (category).
     let (desc, directive, time, bracket) = match memchr::memchr2(b'#', b'[', rest.as_bytes()) {
         None => (rest, Directive::None, None, false),
-        Some(_) => {
-            let (desc, directive, time) = split_directive(rest);
-            let bracket = memchr::memchr(b'[', desc.as_bytes()).is_some();
+        Some(at) => {
+            // Nothing before `at` is a `#`: the directive search starts there.
+            let (desc, directive, time) = split_directive(rest, at);
+            // The first hit a `#` that ends the description: no `[` before it, no second scan.
+            let bracket = !(rest.as_bytes()[at] == b'#' && desc.len() <= at)
+                && memchr::memchr(b'[', desc.as_bytes()).is_some();
             (desc, directive, time, bracket)
         }
     };
@@ -110,13 +113,23 @@ pub(crate) fn parse_point(c: &str) -> Option<Point<'_>> {
     })
 }
 
+/// The description's parts read without the shortcuts of [`parse_point`] (the directive
+/// searched from the start, the bracket by its own scan): the reference its fast path is
+/// checked against.
+#[cfg(test)]
+fn desc_parts_general(rest: &str) -> (&str, Directive<'_>, Option<f64>, bool) {
+    let (desc, directive, time) = split_directive(rest, 0);
+    let bracket = memchr::memchr(b'[', desc.as_bytes()).is_some();
+    (desc, directive, time, bracket)
+}
+
 /// Splits a description from its directive: the first unescaped `#` (at the start or after
 /// whitespace) followed by `SKIP`, `TODO` (any case) or `time=`. Any other `#` is part of the
-/// name, which keeps escapes as written.
+/// name, which keeps escapes as written. `from`: where to start looking (no `#` before it).
 #[inline]
-fn split_directive(s: &str) -> (&str, Directive<'_>, Option<f64>) {
+fn split_directive(s: &str, from: usize) -> (&str, Directive<'_>, Option<f64>) {
     let b = s.as_bytes();
-    let mut from = 0;
+    let mut from = from;
     while let Some(i) = memchr::memchr(b'#', &b[from..]).map(|i| i + from) {
         from = i + 1;
         let escaped = i > 0 && b[i - 1] == b'\\';
@@ -137,17 +150,25 @@ fn split_directive(s: &str) -> (&str, Directive<'_>, Option<f64>) {
                 .get(..w.len())
                 .is_some_and(|p| p.eq_ignore_ascii_case(w))
         };
-        if starts("skipped") && word_end(7) {
-            return (desc, Directive::Skip(reason(&after[7..])), None);
-        }
-        if starts("skip") && word_end(4) {
-            return (desc, Directive::Skip(reason(&after[4..])), None);
-        }
-        if starts("todo") && word_end(4) {
-            return (desc, Directive::Todo(reason(&after[4..])), None);
-        }
-        if let Some(t) = after.strip_prefix("time=") {
-            return (desc, Directive::None, parse_time(t));
+        // The first letter picks the one or two words to check.
+        match after.as_bytes().first().map(u8::to_ascii_lowercase) {
+            Some(b's') => {
+                if starts("skipped") && word_end(7) {
+                    return (desc, Directive::Skip(reason(&after[7..])), None);
+                }
+                if starts("skip") && word_end(4) {
+                    return (desc, Directive::Skip(reason(&after[4..])), None);
+                }
+            }
+            Some(b't') => {
+                if starts("todo") && word_end(4) {
+                    return (desc, Directive::Todo(reason(&after[4..])), None);
+                }
+                if let Some(t) = after.strip_prefix("time=") {
+                    return (desc, Directive::None, parse_time(t));
+                }
+            }
+            _ => {}
         }
     }
     (s, Directive::None, None)
@@ -283,6 +304,91 @@ mod tests {
         assert!(parse_point("ok").is_some());
         let p = parse_point("ok 5 calc fetch remote # SKIP -").unwrap();
         assert_eq!(p.directive, Directive::Skip("-"));
+    }
+
+    /// Every test point line of the fixtures, and generated ones, read by `parse_point` and by
+    /// the general split of its description: the same parts.
+    #[test]
+    fn point_lines_read_the_same_by_both_paths() {
+        fn check(line: &str) -> bool {
+            let Some(p) = parse_point(line) else {
+                return false;
+            };
+            // The text parse_point split: from the description's start (a slice of the line)
+            // to the line's end, without a block's `{`.
+            let start = (p.desc.as_ptr() as usize)
+                .checked_sub(line.as_ptr() as usize)
+                .filter(|s| *s <= line.len())
+                .unwrap_or(line.len());
+            let tail = line[start..].trim_end();
+            let tail = match tail.strip_suffix('{') {
+                Some(r) if p.opens_block && (r.is_empty() || r.ends_with([' ', '\t'])) => {
+                    r.trim_end()
+                }
+                _ => tail,
+            };
+            let (desc, directive, time, bracket) = desc_parts_general(tail);
+            assert_eq!(
+                (p.desc, &p.directive, p.time.map(f64::to_bits), p.bracket),
+                (desc, &directive, time.map(f64::to_bits), bracket),
+                "{line:?}"
+            );
+            true
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut dirs = vec![root];
+        let mut points = 0;
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                    continue;
+                }
+                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+                for l in text.lines() {
+                    points += usize::from(check(l.trim_start()));
+                }
+            }
+        }
+        assert!(points > 300, "{points} point lines");
+        let parts = [
+            "x",
+            "#",
+            " #",
+            "\\#",
+            "[",
+            "]",
+            " # SKIP",
+            " # skip: r",
+            " # skipped",
+            " # Todo",
+            " # TODO later",
+            " # time=1.5ms",
+            " # TIME=2",
+            " #time=3s",
+            " # tim",
+            "\t#\tskip",
+            " {",
+            "{",
+            " # [a]",
+            "[tag] ",
+            "é",
+            "\u{a0}",
+            "# todo",
+            " ## skip",
+        ];
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..30_000 {
+            let mut line = String::from(if x & 1 == 0 { "ok 1 - " } else { "not ok " });
+            for _ in 0..1 + x % 6 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                line.push_str(parts[(x % parts.len() as u64) as usize]);
+            }
+            assert!(check(&line), "{line:?}");
+        }
     }
 
     #[test]
