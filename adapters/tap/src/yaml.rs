@@ -199,14 +199,10 @@ pub fn parse_flat(text: &str) -> Option<Value<'_>> {
 /// The general reader of a diagnostics block, every form this module reads; the reference the
 /// fast path [`parse_flat`] must agree with.
 pub fn parse_general(text: &str) -> Result<Value<'_>, String> {
-    // Sized once: a block is a handful of lines, and growing the vector cost more than reading.
-    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
-    lines.extend(text.lines().map(|l| {
-        let l = l.strip_suffix('\r').unwrap_or(l);
-        let ind = l.len() - l.trim_start_matches(' ').len();
-        (ind, &l[ind..])
-    }));
-    let mut p = Parser { lines, pos: 0 };
+    let mut p = Parser {
+        lines: block_lines(text),
+        pos: 0,
+    };
     p.skip_blank();
     if p.pos >= p.lines.len() {
         return Ok(Value::Map(Vec::new()));
@@ -221,6 +217,31 @@ pub fn parse_general(text: &str) -> Result<Value<'_>, String> {
         ));
     }
     Ok(v)
+}
+
+/// A block's lines as `(indentation in spaces, the rest)`: the lines `str::lines` gives, each
+/// without one more trailing `\r`.
+fn block_lines(text: &str) -> Vec<(usize, &str)> {
+    // Sized once: a block is a handful of lines, and growing the vector cost more than reading.
+    let b = text.as_bytes();
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', b).count() + 1);
+    // The lines `str::lines` gives (a `\r` before each `\n` dropped), each without one more
+    // trailing `\r`, split by one byte search and an indentation count per line.
+    let mut from = 0;
+    while from < b.len() {
+        let (mut l, next) = match memchr::memchr(b'\n', &b[from..]) {
+            Some(i) => {
+                let l = &text[from..from + i];
+                (l.strip_suffix('\r').unwrap_or(l), from + i + 1)
+            }
+            None => (&text[from..], b.len()),
+        };
+        from = next;
+        l = l.strip_suffix('\r').unwrap_or(l);
+        let ind = l.bytes().take_while(|&c| c == b' ').count();
+        lines.push((ind, &l[ind..]));
+    }
+    lines
 }
 
 fn clip(s: &str) -> &str {
@@ -265,7 +286,8 @@ fn key_split(c: &str) -> Option<(Cow<'_, str>, &str)> {
                     Some(_) => i += 1,
                 }
             }
-            (Cow::Borrowed(c[..i].trim_end()), i)
+            // The `:` found is followed by a blank or the end: what the checks below accept.
+            return Some((Cow::Borrowed(c[..i].trim_end()), c[i + 1..].trim()));
         }
     };
     let rest = c[rest_at..].trim_start();
@@ -634,6 +656,30 @@ mod tests {
         let v = parse("a: >\n  folded\n  text\n\n  para\nb: |\n  keep\n").unwrap();
         assert_eq!(v.get("a").unwrap().as_str(), Some("folded text\npara\n"));
         assert_eq!(v.get("b").unwrap().as_str(), Some("keep\n"));
+    }
+
+    #[test]
+    fn block_lines_split_as_str_lines_does() {
+        let parts = ["a", "  b", "\r", "\n", "\r\n", " ", "é", ""];
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..20_000 {
+            let mut t = String::new();
+            for _ in 0..x % 7 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                t.push_str(parts[(x % parts.len() as u64) as usize]);
+            }
+            let want: Vec<(usize, &str)> = t
+                .lines()
+                .map(|l| {
+                    let l = l.strip_suffix('\r').unwrap_or(l);
+                    let ind = l.len() - l.trim_start_matches(' ').len();
+                    (ind, &l[ind..])
+                })
+                .collect();
+            assert_eq!(block_lines(&t), want, "{t:?}");
+        }
     }
 
     #[test]
