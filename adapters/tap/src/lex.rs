@@ -41,6 +41,39 @@ fn trim_blank_start(s: &str) -> &str {
     s.get(n..).unwrap_or("")
 }
 
+/// `s.trim_end()`, its ASCII whitespace taken off by a byte loop: only a non-ASCII last byte
+/// (which may end a Unicode space) goes to `str::trim_end`.
+#[inline]
+fn trim_end_fast(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut end = b.len();
+    while end > 0 && matches!(b[end - 1], b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r') {
+        end -= 1;
+    }
+    let t = &s[..end];
+    if end > 0 && !b[end - 1].is_ascii() {
+        t.trim_end()
+    } else {
+        t
+    }
+}
+
+/// `s.trim_start()`, the same way from the front.
+#[inline]
+fn trim_start_fast(s: &str) -> &str {
+    let b = s.as_bytes();
+    let start = b
+        .iter()
+        .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r'))
+        .unwrap_or(b.len());
+    let t = &s[start..];
+    if t.as_bytes().first().is_some_and(|c| !c.is_ascii()) {
+        t.trim_start()
+    } else {
+        t
+    }
+}
+
 /// Reads `ok`/`not ok` lines: `(not )?ok\b( \d+)?( -)? desc( # directive)?`.
 #[inline]
 pub(crate) fn parse_point(c: &str) -> Option<Point<'_>> {
@@ -85,9 +118,9 @@ pub(crate) fn parse_point(c: &str) -> Option<Point<'_>> {
     {
         rest = trim_blank_start(r);
     }
-    let rest = rest.trim_end();
+    let rest = trim_end_fast(rest);
     let (rest, opens_block) = match rest.strip_suffix('{') {
-        Some(r) if r.is_empty() || r.ends_with([' ', '\t']) => (r.trim_end(), true),
+        Some(r) if r.is_empty() || r.ends_with([' ', '\t']) => (trim_end_fast(r), true),
         _ => (rest, false),
     };
     // One scan answers both questions for most lines: no `#` (directive) and no `[` (category).
@@ -137,8 +170,8 @@ fn split_directive(s: &str, from: usize) -> (&str, Directive<'_>, Option<f64>) {
         if escaped || !separated {
             continue;
         }
-        let after = s[i + 1..].trim_start();
-        let desc = s[..i].trim_end();
+        let after = trim_start_fast(&s[i + 1..]);
+        let desc = trim_end_fast(&s[..i]);
         let word_end = |w: usize| {
             after
                 .as_bytes()
@@ -189,7 +222,7 @@ fn reason(s: &str) -> &str {
 /// `12ms`, `1.5s`, `12` (milliseconds, node-tap's unit) → seconds.
 #[inline]
 fn parse_time(t: &str) -> Option<f64> {
-    let t = t.trim();
+    let t = trim_end_fast(trim_start_fast(t));
     // A byte scan: a non-ASCII character is neither a digit nor a dot, and its first byte ends
     // the number just as the character would.
     let num_end = t
@@ -201,7 +234,7 @@ fn parse_time(t: &str) -> Option<f64> {
         Some(v) => v,
         None => num.parse().ok()?,
     };
-    let unit = t[num_end..].trim();
+    let unit = trim_end_fast(trim_start_fast(&t[num_end..]));
     let secs = match unit {
         "" | "ms" => ms_to_secs(v),
         "s" => v,
@@ -388,6 +421,25 @@ mod tests {
                 line.push_str(parts[(x % parts.len() as u64) as usize]);
             }
             assert!(check(&line), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn fast_trims_trim_as_str_does() {
+        let parts = [
+            " ", "\t", "\r", "\n", "\x0B", "\x0C", "\x1F", "\u{a0}", "\u{3000}", "a", "é", "",
+        ];
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..50_000 {
+            let mut t = String::new();
+            for _ in 0..x % 6 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                t.push_str(parts[(x % parts.len() as u64) as usize]);
+            }
+            assert_eq!(trim_end_fast(&t), t.trim_end(), "{t:?}");
+            assert_eq!(trim_start_fast(&t), t.trim_start(), "{t:?}");
         }
     }
 
