@@ -9,6 +9,7 @@
 
 use std::sync::LazyLock;
 
+use gapscore_adapter_sdk::text::TEXT_CAP;
 use gapscore_adapter_sdk::{Category, Status, TestCase};
 use regex::Regex;
 
@@ -102,6 +103,11 @@ impl Parser<'_> {
                     }
                 }
             }
+            // Kept for the next block unless a huge block grew it.
+            if text.capacity() <= 64 * 1024 {
+                text.clear();
+                self.yaml_buf = text;
+            }
         }
         if !diag.trim().is_empty() {
             if test.file.is_none() {
@@ -151,19 +157,27 @@ impl Parser<'_> {
 /// duration. Unknown keys are ignored.
 #[inline]
 fn apply_yaml(test: &mut TestCase, v: &yaml::Value<'_>, output: &mut Vec<String>) {
-    let text = |k: &str| v.get(k).map(yaml::Value::to_text).filter(|s| !s.is_empty());
-    let message = text("message").or_else(|| match v.get("error") {
+    let keys = Keys::of(v);
+    let text = |e: Option<&yaml::Value<'_>>| e.map(yaml::Value::to_text).filter(|s| !s.is_empty());
+    let message = text(keys.message).or_else(|| match keys.error {
         Some(e @ yaml::Value::Map(_)) => e.get("message").map(yaml::Value::to_text),
         Some(e) => Some(e.to_text()).filter(|s| !s.is_empty()),
         None => None,
     });
-    if let Some(m) = message {
-        let mut s = String::new();
-        push_line(&mut s, m.trim_end());
-        test.message = Some(s);
+    if let Some(mut m) = message {
+        let kept = m.trim_end().len();
+        if kept <= TEXT_CAP {
+            // What `push_line` into an empty string gives, without a second copy.
+            m.truncate(kept);
+            test.message = Some(m);
+        } else {
+            let mut s = String::new();
+            push_line(&mut s, m.trim_end());
+            test.message = Some(s);
+        }
     }
     if test.status == Status::Failed
-        && let Some(sev) = v.get("severity").and_then(yaml::Value::as_str)
+        && let Some(sev) = keys.severity.and_then(yaml::Value::as_str)
         && matches!(
             sev.to_ascii_lowercase().as_str(),
             "error" | "fatal" | "crash"
@@ -171,19 +185,29 @@ fn apply_yaml(test: &mut TestCase, v: &yaml::Value<'_>, output: &mut Vec<String>
     {
         test.status = Status::Errored;
     }
-    let data = v.get("data");
-    let pick = |keys: &[&str]| {
-        keys.iter()
-            .find_map(|k| v.get(k).or_else(|| data.and_then(|d| d.get(k))))
+    let data = keys.data;
+    // The first of the keys found at the top or under `data:`, in the keys' order.
+    let pick = |found: [(&str, Option<&yaml::Value<'_>>); 3]| {
+        found
+            .iter()
+            .find_map(|&(k, top)| top.or_else(|| data.and_then(|d| d.get(k))))
             .map(yaml::Value::to_text)
     };
-    if let Some(e) = pick(&["wanted", "expected", "expect"]) {
+    if let Some(e) = pick([
+        ("wanted", keys.wanted),
+        ("expected", keys.expected),
+        ("expect", keys.expect),
+    ]) {
         test.expected = Some(e);
     }
-    if let Some(a) = pick(&["found", "actual", "got"]) {
+    if let Some(a) = pick([
+        ("found", keys.found),
+        ("actual", keys.actual),
+        ("got", keys.got),
+    ]) {
         test.actual = Some(a);
     }
-    match v.get("at").or_else(|| v.get("location")) {
+    match keys.at.or(keys.location) {
         Some(yaml::Value::Scalar(s)) => set_location(test, s),
         Some(m @ yaml::Value::Map(_)) => {
             if let Some(f) = m.get("file").and_then(yaml::Value::as_str) {
@@ -196,23 +220,76 @@ fn apply_yaml(test: &mut TestCase, v: &yaml::Value<'_>, output: &mut Vec<String>
         }
         _ => {}
     }
-    if let Some(c) = v
-        .get("category")
+    if let Some(c) = keys
+        .category
         .and_then(yaml::Value::as_str)
         .and_then(Category::parse_lenient)
     {
         test.category = Some(c);
     }
-    if let Some(ms) = v
-        .get("duration_ms")
+    if let Some(ms) = keys
+        .duration_ms
         .and_then(yaml::Value::as_str)
         .and_then(|s| s.trim().parse::<f64>().ok())
         .filter(|ms| ms.is_finite() && *ms >= 0.0)
     {
         test.duration = Some(ms_to_secs(ms));
     }
-    if let Some(s) = text("stack") {
+    if let Some(s) = text(keys.stack) {
         output.push(s);
+    }
+}
+
+/// The keys a diagnostics block is read for, each its first occurrence (as `Value::get` finds
+/// it), found in one pass over the block's entries instead of one scan per key.
+#[derive(Default)]
+struct Keys<'v, 'a> {
+    message: Option<&'v yaml::Value<'a>>,
+    error: Option<&'v yaml::Value<'a>>,
+    severity: Option<&'v yaml::Value<'a>>,
+    data: Option<&'v yaml::Value<'a>>,
+    wanted: Option<&'v yaml::Value<'a>>,
+    expected: Option<&'v yaml::Value<'a>>,
+    expect: Option<&'v yaml::Value<'a>>,
+    found: Option<&'v yaml::Value<'a>>,
+    actual: Option<&'v yaml::Value<'a>>,
+    got: Option<&'v yaml::Value<'a>>,
+    at: Option<&'v yaml::Value<'a>>,
+    location: Option<&'v yaml::Value<'a>>,
+    category: Option<&'v yaml::Value<'a>>,
+    duration_ms: Option<&'v yaml::Value<'a>>,
+    stack: Option<&'v yaml::Value<'a>>,
+}
+
+impl<'v, 'a> Keys<'v, 'a> {
+    #[inline]
+    fn of(v: &'v yaml::Value<'a>) -> Self {
+        let mut keys = Keys::default();
+        let yaml::Value::Map(entries) = v else {
+            return keys;
+        };
+        for (k, value) in entries {
+            let slot = match k.as_ref() {
+                "message" => &mut keys.message,
+                "error" => &mut keys.error,
+                "severity" => &mut keys.severity,
+                "data" => &mut keys.data,
+                "wanted" => &mut keys.wanted,
+                "expected" => &mut keys.expected,
+                "expect" => &mut keys.expect,
+                "found" => &mut keys.found,
+                "actual" => &mut keys.actual,
+                "got" => &mut keys.got,
+                "at" => &mut keys.at,
+                "location" => &mut keys.location,
+                "category" => &mut keys.category,
+                "duration_ms" => &mut keys.duration_ms,
+                "stack" => &mut keys.stack,
+                _ => continue,
+            };
+            slot.get_or_insert(value);
+        }
+        keys
     }
 }
 

@@ -41,6 +41,39 @@ fn trim_blank_start(s: &str) -> &str {
     s.get(n..).unwrap_or("")
 }
 
+/// `s.trim_end()`, its ASCII whitespace taken off by a byte loop: only a non-ASCII last byte
+/// (which may end a Unicode space) goes to `str::trim_end`.
+#[inline]
+fn trim_end_fast(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut end = b.len();
+    while end > 0 && matches!(b[end - 1], b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r') {
+        end -= 1;
+    }
+    let t = &s[..end];
+    if end > 0 && !b[end - 1].is_ascii() {
+        t.trim_end()
+    } else {
+        t
+    }
+}
+
+/// `s.trim_start()`, the same way from the front.
+#[inline]
+fn trim_start_fast(s: &str) -> &str {
+    let b = s.as_bytes();
+    let start = b
+        .iter()
+        .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r'))
+        .unwrap_or(b.len());
+    let t = &s[start..];
+    if t.as_bytes().first().is_some_and(|c| !c.is_ascii()) {
+        t.trim_start()
+    } else {
+        t
+    }
+}
+
 /// Reads `ok`/`not ok` lines: `(not )?ok\b( \d+)?( -)? desc( # directive)?`.
 #[inline]
 pub(crate) fn parse_point(c: &str) -> Option<Point<'_>> {
@@ -85,17 +118,20 @@ pub(crate) fn parse_point(c: &str) -> Option<Point<'_>> {
     {
         rest = trim_blank_start(r);
     }
-    let rest = rest.trim_end();
+    let rest = trim_end_fast(rest);
     let (rest, opens_block) = match rest.strip_suffix('{') {
-        Some(r) if r.is_empty() || r.ends_with([' ', '\t']) => (r.trim_end(), true),
+        Some(r) if r.is_empty() || r.ends_with([' ', '\t']) => (trim_end_fast(r), true),
         _ => (rest, false),
     };
     // One scan answers both questions for most lines: no `#` (directive) and no `[` (category).
     let (desc, directive, time, bracket) = match memchr::memchr2(b'#', b'[', rest.as_bytes()) {
         None => (rest, Directive::None, None, false),
-        Some(_) => {
-            let (desc, directive, time) = split_directive(rest);
-            let bracket = memchr::memchr(b'[', desc.as_bytes()).is_some();
+        Some(at) => {
+            // Nothing before `at` is a `#`: the directive search starts there.
+            let (desc, directive, time) = split_directive(rest, at);
+            // The first hit a `#` that ends the description: no `[` before it, no second scan.
+            let bracket = !(rest.as_bytes()[at] == b'#' && desc.len() <= at)
+                && memchr::memchr(b'[', desc.as_bytes()).is_some();
             (desc, directive, time, bracket)
         }
     };
@@ -110,13 +146,23 @@ pub(crate) fn parse_point(c: &str) -> Option<Point<'_>> {
     })
 }
 
+/// The description's parts read without the shortcuts of [`parse_point`] (the directive
+/// searched from the start, the bracket by its own scan): the reference its fast path is
+/// checked against.
+#[cfg(test)]
+fn desc_parts_general(rest: &str) -> (&str, Directive<'_>, Option<f64>, bool) {
+    let (desc, directive, time) = split_directive(rest, 0);
+    let bracket = memchr::memchr(b'[', desc.as_bytes()).is_some();
+    (desc, directive, time, bracket)
+}
+
 /// Splits a description from its directive: the first unescaped `#` (at the start or after
 /// whitespace) followed by `SKIP`, `TODO` (any case) or `time=`. Any other `#` is part of the
-/// name, which keeps escapes as written.
+/// name, which keeps escapes as written. `from`: where to start looking (no `#` before it).
 #[inline]
-fn split_directive(s: &str) -> (&str, Directive<'_>, Option<f64>) {
+fn split_directive(s: &str, from: usize) -> (&str, Directive<'_>, Option<f64>) {
     let b = s.as_bytes();
-    let mut from = 0;
+    let mut from = from;
     while let Some(i) = memchr::memchr(b'#', &b[from..]).map(|i| i + from) {
         from = i + 1;
         let escaped = i > 0 && b[i - 1] == b'\\';
@@ -124,8 +170,8 @@ fn split_directive(s: &str) -> (&str, Directive<'_>, Option<f64>) {
         if escaped || !separated {
             continue;
         }
-        let after = s[i + 1..].trim_start();
-        let desc = s[..i].trim_end();
+        let after = trim_start_fast(&s[i + 1..]);
+        let desc = trim_end_fast(&s[..i]);
         let word_end = |w: usize| {
             after
                 .as_bytes()
@@ -137,17 +183,25 @@ fn split_directive(s: &str) -> (&str, Directive<'_>, Option<f64>) {
                 .get(..w.len())
                 .is_some_and(|p| p.eq_ignore_ascii_case(w))
         };
-        if starts("skipped") && word_end(7) {
-            return (desc, Directive::Skip(reason(&after[7..])), None);
-        }
-        if starts("skip") && word_end(4) {
-            return (desc, Directive::Skip(reason(&after[4..])), None);
-        }
-        if starts("todo") && word_end(4) {
-            return (desc, Directive::Todo(reason(&after[4..])), None);
-        }
-        if let Some(t) = after.strip_prefix("time=") {
-            return (desc, Directive::None, parse_time(t));
+        // The first letter picks the one or two words to check.
+        match after.as_bytes().first().map(u8::to_ascii_lowercase) {
+            Some(b's') => {
+                if starts("skipped") && word_end(7) {
+                    return (desc, Directive::Skip(reason(&after[7..])), None);
+                }
+                if starts("skip") && word_end(4) {
+                    return (desc, Directive::Skip(reason(&after[4..])), None);
+                }
+            }
+            Some(b't') => {
+                if starts("todo") && word_end(4) {
+                    return (desc, Directive::Todo(reason(&after[4..])), None);
+                }
+                if let Some(t) = after.strip_prefix("time=") {
+                    return (desc, Directive::None, parse_time(t));
+                }
+            }
+            _ => {}
         }
     }
     (s, Directive::None, None)
@@ -168,7 +222,7 @@ fn reason(s: &str) -> &str {
 /// `12ms`, `1.5s`, `12` (milliseconds, node-tap's unit) → seconds.
 #[inline]
 fn parse_time(t: &str) -> Option<f64> {
-    let t = t.trim();
+    let t = trim_end_fast(trim_start_fast(t));
     // A byte scan: a non-ASCII character is neither a digit nor a dot, and its first byte ends
     // the number just as the character would.
     let num_end = t
@@ -180,7 +234,7 @@ fn parse_time(t: &str) -> Option<f64> {
         Some(v) => v,
         None => num.parse().ok()?,
     };
-    let unit = t[num_end..].trim();
+    let unit = trim_end_fast(trim_start_fast(&t[num_end..]));
     let secs = match unit {
         "" | "ms" => ms_to_secs(v),
         "s" => v,
@@ -283,6 +337,110 @@ mod tests {
         assert!(parse_point("ok").is_some());
         let p = parse_point("ok 5 calc fetch remote # SKIP -").unwrap();
         assert_eq!(p.directive, Directive::Skip("-"));
+    }
+
+    /// Every test point line of the fixtures, and generated ones, read by `parse_point` and by
+    /// the general split of its description: the same parts.
+    #[test]
+    fn point_lines_read_the_same_by_both_paths() {
+        fn check(line: &str) -> bool {
+            let Some(p) = parse_point(line) else {
+                return false;
+            };
+            // The text parse_point split: from the description's start (a slice of the line)
+            // to the line's end, without a block's `{`.
+            let start = (p.desc.as_ptr() as usize)
+                .checked_sub(line.as_ptr() as usize)
+                .filter(|s| *s <= line.len())
+                .unwrap_or(line.len());
+            let tail = line[start..].trim_end();
+            let tail = match tail.strip_suffix('{') {
+                Some(r) if p.opens_block && (r.is_empty() || r.ends_with([' ', '\t'])) => {
+                    r.trim_end()
+                }
+                _ => tail,
+            };
+            let (desc, directive, time, bracket) = desc_parts_general(tail);
+            assert_eq!(
+                (p.desc, &p.directive, p.time.map(f64::to_bits), p.bracket),
+                (desc, &directive, time.map(f64::to_bits), bracket),
+                "{line:?}"
+            );
+            true
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut dirs = vec![root];
+        let mut points = 0;
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                    continue;
+                }
+                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+                for l in text.lines() {
+                    points += usize::from(check(l.trim_start()));
+                }
+            }
+        }
+        assert!(points > 300, "{points} point lines");
+        let parts = [
+            "x",
+            "#",
+            " #",
+            "\\#",
+            "[",
+            "]",
+            " # SKIP",
+            " # skip: r",
+            " # skipped",
+            " # Todo",
+            " # TODO later",
+            " # time=1.5ms",
+            " # TIME=2",
+            " #time=3s",
+            " # tim",
+            "\t#\tskip",
+            " {",
+            "{",
+            " # [a]",
+            "[tag] ",
+            "é",
+            "\u{a0}",
+            "# todo",
+            " ## skip",
+        ];
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..30_000 {
+            let mut line = String::from(if x & 1 == 0 { "ok 1 - " } else { "not ok " });
+            for _ in 0..1 + x % 6 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                line.push_str(parts[(x % parts.len() as u64) as usize]);
+            }
+            assert!(check(&line), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn fast_trims_trim_as_str_does() {
+        let parts = [
+            " ", "\t", "\r", "\n", "\x0B", "\x0C", "\x1F", "\u{a0}", "\u{3000}", "a", "é", "",
+        ];
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..50_000 {
+            let mut t = String::new();
+            for _ in 0..x % 6 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                t.push_str(parts[(x % parts.len() as u64) as usize]);
+            }
+            assert_eq!(trim_end_fast(&t), t.trim_end(), "{t:?}");
+            assert_eq!(trim_start_fast(&t), t.trim_start(), "{t:?}");
+        }
     }
 
     #[test]

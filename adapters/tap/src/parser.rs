@@ -271,6 +271,8 @@ pub(crate) struct Parser<'s> {
     pub(crate) spare: Option<Box<Pending>>,
     /// The id of a plain point sent borrowed, reused for the next one.
     pub(crate) id_buf: String,
+    /// The last YAML block's text buffer, emptied and reused for the next block.
+    pub(crate) yaml_buf: String,
     /// Any TAP line at all (version, plan, test point, bail out).
     pub(crate) saw_tap: bool,
     pub(crate) bailed: bool,
@@ -298,6 +300,7 @@ impl<'s> Parser<'s> {
             pending: None,
             spare: None,
             id_buf: String::new(),
+            yaml_buf: String::new(),
             saw_tap: false,
             bailed: false,
             bail_line: 0,
@@ -453,10 +456,13 @@ impl<'s> Parser<'s> {
                     && p.yaml.is_none()
                     && indent > p.indent
                 {
+                    // Most blocks are a few short lines: one allocation instead of several,
+                    // and none once a buffer is recycled.
+                    let mut text = std::mem::take(&mut self.yaml_buf);
+                    text.reserve(256);
                     p.yaml = Some(YamlBlock {
                         base: indent,
-                        // Most blocks are a few short lines: one allocation instead of several.
-                        text: String::with_capacity(256),
+                        text,
                         open: true,
                         cut: false,
                     });

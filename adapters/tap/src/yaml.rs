@@ -107,16 +107,102 @@ struct Parser<'a> {
     pos: usize,
 }
 
-/// Parses a diagnostics block (its lines without the block's own indentation).
+/// Parses a diagnostics block (its lines without the block's own indentation): a flat block of
+/// plain `key: value` lines by [`parse_flat`], anything else by [`parse_general`]. Both give the
+/// same result on what the fast path takes (a differential test and the fuzz target check it).
 pub fn parse(text: &str) -> Result<Value<'_>, String> {
-    // Sized once: a block is a handful of lines, and growing the vector cost more than reading.
-    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
-    lines.extend(text.lines().map(|l| {
-        let l = l.strip_suffix('\r').unwrap_or(l);
-        let ind = l.len() - l.trim_start_matches(' ').len();
-        (ind, &l[ind..])
-    }));
-    let mut p = Parser { lines, pos: 0 };
+    match parse_flat(text) {
+        Some(v) => Ok(v),
+        None => parse_general(text),
+    }
+}
+
+/// Most keys a flat block may have; a longer block is read by the general path.
+const FLAT_MAX_KEYS: usize = 16;
+
+/// The fast path for the blocks most producers write: every line `key: value` at the block's
+/// indentation, with a plain key (ASCII letters, digits, `_`, `-`, `.`) and a plain one-line
+/// value, no key twice. Anything else gives `None` and is left to [`parse_general`]: blank,
+/// indented or tabbed lines (nesting, continuations), a `\r`, a `#` anywhere (comments), a
+/// value that starts with a YAML indicator (quotes, block scalars, flow collections, anchors,
+/// tags, sequences) or with or after whitespace, an empty value, an empty block. One pass over
+/// each line; keys and values borrow from `text`.
+pub fn parse_flat(text: &str) -> Option<Value<'_>> {
+    let mut entries: Vec<(Cow<'_, str>, Value<'_>)> = Vec::with_capacity(8);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        rest = next;
+        let b = line.as_bytes();
+        if !b
+            .first()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            return None;
+        }
+        let colon = b
+            .iter()
+            .position(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')))?;
+        if b[colon] != b':' || b.get(colon + 1) != Some(&b' ') {
+            return None;
+        }
+        let value = &line[colon + 2..];
+        let vb = value.as_bytes();
+        let first = *vb.first()?;
+        if matches!(
+            first,
+            b' ' | b'\t'
+                | b'-'
+                | b'?'
+                | b':'
+                | b','
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'#'
+                | b'&'
+                | b'*'
+                | b'!'
+                | b'|'
+                | b'>'
+                | b'\''
+                | b'"'
+                | b'%'
+                | b'@'
+                | b'`'
+        ) || memchr::memchr3(b'#', b'\t', b'\r', vb).is_some()
+        {
+            return None;
+        }
+        // What `trim` would take off: Unicode whitespace at either end.
+        if (!first.is_ascii() && value.chars().next().is_some_and(char::is_whitespace))
+            || value.chars().next_back().is_some_and(char::is_whitespace)
+        {
+            return None;
+        }
+        let key = &line[..colon];
+        if entries.len() == FLAT_MAX_KEYS || entries.iter().any(|(k, _)| k.as_ref() == key) {
+            return None;
+        }
+        entries.push((Cow::Borrowed(key), Value::Scalar(Cow::Borrowed(value))));
+    }
+    if entries.is_empty() {
+        return None;
+    }
+    Some(Value::Map(entries))
+}
+
+/// The general reader of a diagnostics block, every form this module reads; the reference the
+/// fast path [`parse_flat`] must agree with.
+pub fn parse_general(text: &str) -> Result<Value<'_>, String> {
+    let mut p = Parser {
+        lines: block_lines(text),
+        pos: 0,
+    };
     p.skip_blank();
     if p.pos >= p.lines.len() {
         return Ok(Value::Map(Vec::new()));
@@ -131,6 +217,31 @@ pub fn parse(text: &str) -> Result<Value<'_>, String> {
         ));
     }
     Ok(v)
+}
+
+/// A block's lines as `(indentation in spaces, the rest)`: the lines `str::lines` gives, each
+/// without one more trailing `\r`.
+fn block_lines(text: &str) -> Vec<(usize, &str)> {
+    // Sized once: a block is a handful of lines, and growing the vector cost more than reading.
+    let b = text.as_bytes();
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', b).count() + 1);
+    // The lines `str::lines` gives (a `\r` before each `\n` dropped), each without one more
+    // trailing `\r`, split by one byte search and an indentation count per line.
+    let mut from = 0;
+    while from < b.len() {
+        let (mut l, next) = match memchr::memchr(b'\n', &b[from..]) {
+            Some(i) => {
+                let l = &text[from..from + i];
+                (l.strip_suffix('\r').unwrap_or(l), from + i + 1)
+            }
+            None => (&text[from..], b.len()),
+        };
+        from = next;
+        l = l.strip_suffix('\r').unwrap_or(l);
+        let ind = l.bytes().take_while(|&c| c == b' ').count();
+        lines.push((ind, &l[ind..]));
+    }
+    lines
 }
 
 fn clip(s: &str) -> &str {
@@ -175,7 +286,8 @@ fn key_split(c: &str) -> Option<(Cow<'_, str>, &str)> {
                     Some(_) => i += 1,
                 }
             }
-            (Cow::Borrowed(c[..i].trim_end()), i)
+            // The `:` found is followed by a blank or the end: what the checks below accept.
+            return Some((Cow::Borrowed(c[..i].trim_end()), c[i + 1..].trim()));
         }
     };
     let rest = c[rest_at..].trim_start();
@@ -441,29 +553,35 @@ impl<'a> Parser<'a> {
             last -= 1;
         }
         let body_ind = body_ind.unwrap_or(ind + 1);
-        let mut out = String::new();
+        // Sized once for the body's lines (written straight into it, no string per line).
+        let body_len: usize = self.lines[start..last]
+            .iter()
+            .map(|&(j, c)| j.saturating_sub(body_ind) + c.len() + 1)
+            .sum();
+        let mut out = String::with_capacity(body_len + 1);
         let mut prev_blank = true;
         for &(j, c) in &self.lines[start..last] {
-            let line = if c.is_empty() {
-                String::new()
+            // Lines indented beyond the body keep their extra spaces.
+            let extra = if c.is_empty() {
+                0
             } else {
-                // Lines indented beyond the body keep their extra spaces.
-                let extra = j.saturating_sub(body_ind);
-                format!("{}{}", " ".repeat(extra), c)
+                j.saturating_sub(body_ind)
             };
             if folded {
-                if line.is_empty() {
+                if c.is_empty() {
                     out.push('\n');
                     prev_blank = true;
                 } else {
                     if !prev_blank && !out.is_empty() {
                         out.push(' ');
                     }
-                    out.push_str(&line);
+                    push_spaces(&mut out, extra);
+                    out.push_str(c);
                     prev_blank = false;
                 }
             } else {
-                out.push_str(&line);
+                push_spaces(&mut out, extra);
+                out.push_str(c);
                 out.push('\n');
             }
         }
@@ -486,6 +604,10 @@ impl<'a> Parser<'a> {
         }
         out
     }
+}
+
+fn push_spaces(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
 }
 
 /// A plain scalar without a trailing ` # comment`.
@@ -534,6 +656,30 @@ mod tests {
         let v = parse("a: >\n  folded\n  text\n\n  para\nb: |\n  keep\n").unwrap();
         assert_eq!(v.get("a").unwrap().as_str(), Some("folded text\npara\n"));
         assert_eq!(v.get("b").unwrap().as_str(), Some("keep\n"));
+    }
+
+    #[test]
+    fn block_lines_split_as_str_lines_does() {
+        let parts = ["a", "  b", "\r", "\n", "\r\n", " ", "é", ""];
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..20_000 {
+            let mut t = String::new();
+            for _ in 0..x % 7 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                t.push_str(parts[(x % parts.len() as u64) as usize]);
+            }
+            let want: Vec<(usize, &str)> = t
+                .lines()
+                .map(|l| {
+                    let l = l.strip_suffix('\r').unwrap_or(l);
+                    let ind = l.len() - l.trim_start_matches(' ').len();
+                    (ind, &l[ind..])
+                })
+                .collect();
+            assert_eq!(block_lines(&t), want, "{t:?}");
+        }
     }
 
     #[test]

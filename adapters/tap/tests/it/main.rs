@@ -8,3 +8,4 @@ mod fixtures;
 mod issue18;
 mod real;
 mod wild;
+mod yaml_paths;
