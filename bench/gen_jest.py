@@ -15,40 +15,44 @@ os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
 counts = dict(passed=0, failed=0, pending=0)
 size = 0
 files = 0
+chunks = []  # the files first: Jest writes the counts ahead of them
+while size < target:
+    files += 1
+    path = f"/home/ci/project/src/pkg{files % 97}/module_{files}.test.js"
+    tests = []
+    failed_here = 0
+    for i in range(200):
+        r = random.random()
+        anc = [f"Module{files}", f"group {i % 7}"]
+        title = f"handles case {i} with param {random.randint(0, 10**6)}"
+        t = {"ancestorTitles": anc, "duration": random.randint(0, 40),
+             "failureDetails": [], "failureMessages": [], "fullName": " ".join(anc + [title]),
+             "invocations": 1, "location": None, "numPassingAsserts": 1,
+             "retryReasons": [], "status": "passed", "title": title}
+        if r < 0.10:
+            counts["failed"] += 1; failed_here += 1
+            t["status"] = "failed"
+            t["failureMessages"] = [f"Error: \u001b[2mexpect(\u001b[22m\u001b[31mreceived\u001b[39m\u001b[2m).\u001b[22mtoBe\u001b[2m(\u001b[22m\u001b[32mexpected\u001b[39m\u001b[2m)\u001b[22m\n\nExpected: \u001b[32m{i + 1}\u001b[39m\nReceived: \u001b[31m{i}\u001b[39m\n    at Object.<anonymous> ({path}:{i * 3}:17)"]
+            t["failureDetails"] = [{"matcherResult": {"expected": i + 1, "actual": i, "pass": False}}]
+        elif r < 0.13:
+            counts["pending"] += 1
+            t["status"] = "pending"
+        else:
+            counts["passed"] += 1
+        tests.append(t)
+    f = {"assertionResults": tests, "endTime": 1700000000000 + files, "message": "",
+         "name": path, "startTime": 1700000000000, "status": "failed" if failed_here else "passed",
+         "summary": ""}
+    chunk = ("," if files > 1 else "") + json.dumps(f, separators=(",", ":"))
+    chunks.append(chunk)
+    size += len(chunk.encode())
+total = sum(counts.values())
 with open(out, "w", encoding="utf-8") as w:
-    w.write('{"numFailedTestSuites":0,"numRuntimeErrorTestSuites":0,"success":false,"testResults":[')
-    while size < target:
-        files += 1
-        path = f"/home/ci/project/src/pkg{files % 97}/module_{files}.test.js"
-        tests = []
-        failed_here = 0
-        for i in range(200):
-            r = random.random()
-            anc = [f"Module{files}", f"group {i % 7}"]
-            title = f"handles case {i} with param {random.randint(0, 10**6)}"
-            t = {"ancestorTitles": anc, "duration": random.randint(0, 40),
-                 "failureDetails": [], "failureMessages": [], "fullName": " ".join(anc + [title]),
-                 "invocations": 1, "location": None, "numPassingAsserts": 1,
-                 "retryReasons": [], "status": "passed", "title": title}
-            if r < 0.10:
-                counts["failed"] += 1; failed_here += 1
-                t["status"] = "failed"
-                t["failureMessages"] = [f"Error: \u001b[2mexpect(\u001b[22m\u001b[31mreceived\u001b[39m\u001b[2m).\u001b[22mtoBe\u001b[2m(\u001b[22m\u001b[32mexpected\u001b[39m\u001b[2m)\u001b[22m\n\nExpected: \u001b[32m{i + 1}\u001b[39m\nReceived: \u001b[31m{i}\u001b[39m\n    at Object.<anonymous> ({path}:{i * 3}:17)"]
-                t["failureDetails"] = [{"matcherResult": {"expected": i + 1, "actual": i, "pass": False}}]
-            elif r < 0.13:
-                counts["pending"] += 1
-                t["status"] = "pending"
-            else:
-                counts["passed"] += 1
-            tests.append(t)
-        f = {"assertionResults": tests, "endTime": 1700000000000 + files, "message": "",
-             "name": path, "startTime": 1700000000000, "status": "failed" if failed_here else "passed",
-             "summary": ""}
-        chunk = ("," if files > 1 else "") + json.dumps(f, separators=(",", ":"))
-        w.write(chunk)
-        size += len(chunk.encode())
-    total = sum(counts.values())
-    w.write('],"numTotalTestSuites":%d,"numPassedTestSuites":0,"numTotalTests":%d,"numPassedTests":%d,'
-            '"numFailedTests":%d,"numPendingTests":%d,"numTodoTests":0,"wasInterrupted":false}\n'
-            % (files, total, counts["passed"], counts["failed"], counts["pending"]))
+    # Jest's own key order: the counts, then `testResults`, then `wasInterrupted`.
+    w.write('{"numFailedTestSuites":0,"numFailedTests":%d,"numPassedTestSuites":0,"numPassedTests":%d,'
+            '"numPendingTestSuites":0,"numPendingTests":%d,"numRuntimeErrorTestSuites":0,"numTodoTests":0,'
+            '"numTotalTestSuites":%d,"numTotalTests":%d,"openHandles":[],"startTime":1700000000000,'
+            '"success":false,"testResults":[' % (counts["failed"], counts["passed"], counts["pending"], files, total))
+    w.writelines(chunks)
+    w.write('],"wasInterrupted":false}\n')
 print(out, files, "files", sum(counts.values()), "tests", counts, file=sys.stderr)
