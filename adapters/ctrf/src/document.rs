@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use gapscore_adapter_sdk::text::{TEXT_CAP, push_capped};
@@ -161,7 +161,8 @@ pub(crate) struct RawTest<'a> {
     pub(crate) name: Cow<'a, str>,
     pub(crate) status: CtrfStatus,
     pub(crate) duration: Option<f64>,
-    pub(crate) suite: Option<SuitePath>,
+    /// A non-empty `suite`, written into the buffer the test was read with ([`RawTestSeed`]).
+    pub(crate) suite: bool,
     pub(crate) message: Option<Cow<'a, str>>,
     pub(crate) trace: Option<Cow<'a, str>>,
     pub(crate) line: Option<f64>,
@@ -265,22 +266,28 @@ impl<'de> Deserialize<'de> for Field {
     }
 }
 
-impl<'de> Deserialize<'de> for RawTest<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
+/// Reads one test; its suite path goes into the given buffer (kept from test to test, so a
+/// test's suite costs no allocation), which is left empty when the test has none.
+pub(crate) struct RawTestSeed<'b>(pub(crate) &'b mut String);
+
+impl<'de> DeserializeSeed<'de> for RawTestSeed<'_> {
+    type Value = RawTest<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawTest<'de>, D::Error> {
+        struct V<'b>(&'b mut String);
+        impl<'de> Visitor<'de> for V<'_> {
             type Value = RawTest<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a test object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawTest<'de>, A::Error> {
+                self.0.clear();
                 let mut name = None;
                 let mut status = None;
                 let mut t = RawTest {
                     name: Cow::Borrowed(""),
                     status: CtrfStatus::Other,
                     duration: None,
-                    suite: None,
+                    suite: false,
                     message: None,
                     trace: None,
                     line: None,
@@ -310,7 +317,7 @@ impl<'de> Deserialize<'de> for RawTest<'de> {
                         Field::Name => name = Some(map.next_value::<BStr<'de>>()?.0),
                         Field::Status => status = Some(map.next_value::<CtrfStatus>()?),
                         Field::Duration => t.duration = map.next_value()?,
-                        Field::Suite => t.suite = map.next_value()?,
+                        Field::Suite => t.suite = map.next_value_seed(SuiteSeed(&mut *self.0))?,
                         Field::Message => t.message = opt(map.next_value()?),
                         Field::Trace => t.trace = opt(map.next_value()?),
                         Field::Line => t.line = map.next_value()?,
@@ -331,7 +338,7 @@ impl<'de> Deserialize<'de> for RawTest<'de> {
                 Ok(t)
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(self.0))
     }
 }
 
@@ -406,38 +413,44 @@ pub(crate) fn opt<'a>(v: Option<BStr<'a>>) -> Option<Cow<'a, str>> {
 }
 
 /// `suite`: an array from the top-level suite down (the schema), or one string (older
-/// reporters, already joined with ` > `). Empty means none.
-pub(crate) struct SuitePath(pub(crate) Option<String>);
+/// reporters, already joined with ` > `), written ` > `-joined into the reader's buffer, which
+/// is kept from test to test. Yields whether the path is not empty.
+pub(crate) struct SuiteSeed<'b>(pub(crate) &'b mut String);
 
-impl<'de> Deserialize<'de> for SuitePath {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = SuitePath;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("`suite` as a string or an array of strings")
+impl<'de> DeserializeSeed<'de> for SuiteSeed<'_> {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SuiteSeed<'_> {
+    type Value = bool;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("`suite` as a string or an array of strings")
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<bool, E> {
+        self.0.clear();
+        self.0.push_str(s);
+        Ok(!s.is_empty())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+        self.0.clear();
+        Ok(false)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        let path = self.0;
+        path.clear();
+        while let Some(part) = seq.next_element::<BStr<'de>>()? {
+            if part.is_empty() {
+                continue;
             }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<SuitePath, E> {
-                Ok(SuitePath(Some(s.to_owned()).filter(|s| !s.is_empty())))
+            if !path.is_empty() {
+                path.push_str(" > ");
             }
-            fn visit_unit<E: de::Error>(self) -> Result<SuitePath, E> {
-                Ok(SuitePath(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SuitePath, A::Error> {
-                let mut path = String::new();
-                while let Some(part) = seq.next_element::<BStr<'de>>()? {
-                    if part.is_empty() {
-                        continue;
-                    }
-                    if !path.is_empty() {
-                        path.push_str(" > ");
-                    }
-                    path.push_str(&part);
-                }
-                Ok(SuitePath(Some(path).filter(|p| !p.is_empty())))
-            }
+            path.push_str(&part);
         }
-        d.deserialize_any(V)
+        Ok(!path.is_empty())
     }
 }
 

@@ -22,12 +22,14 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 
 use crate::document::{
-    BStr, CTRF_NAMES, RawAttempt, RawTest, ResultsExtra, Summary, Tool, attempt_status, opt, refine,
+    BStr, CTRF_NAMES, RawAttempt, RawTest, RawTestSeed, ResultsExtra, Summary, Tool,
+    attempt_status, opt, refine,
 };
 use crate::writer::ctrf_status;
 use gapscore_adapter_sdk::text::{TEXT_CAP, push_capped};
 use gapscore_adapter_sdk::{
     Attempt, Category, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
+    TestCaseRef,
 };
 
 /// Attempts synthesised from a bare `retries` count are capped: the count is a number in the
@@ -54,6 +56,8 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
         seen: [0; 5],
         place: Place::Root,
         interrupted: 0,
+        suite: String::new(),
+        id: String::new(),
     };
     let mut de = serde_json::Deserializer::from_slice(input);
     let result = RootSeed { st: &mut state }
@@ -127,6 +131,9 @@ struct State<'s> {
     place: Place,
     /// Tests whose `rawStatus` is `interrupted`.
     interrupted: u64,
+    /// The current test's suite path and derived id, kept for the next test.
+    suite: String,
+    id: String,
 }
 
 struct RootSeed<'a, 's> {
@@ -358,7 +365,7 @@ impl<'de> Visitor<'de> for TestsSeed<'_, '_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(raw) = seq.next_element::<RawTest<'de>>()? {
+        while let Some(raw) = seq.next_element_seed(RawTestSeed(&mut self.st.suite))? {
             self.st.test(raw);
         }
         Ok(())
@@ -372,7 +379,7 @@ impl State<'_> {
         self.seen[raw.status as usize] += 1;
 
         let (mut status, interrupted) = refine(raw.status, raw.raw_status.as_deref());
-        let extra = raw.extra.filter(|e| e.gapscore_status.is_some());
+        let mut extra = raw.extra.filter(|e| e.gapscore_status.is_some());
         let mut ours = false;
         if let Some(gs) = extra.as_ref().and_then(|e| e.gapscore_status.as_deref()) {
             match Status::ALL.iter().find(|s| s.as_str() == gs) {
@@ -397,14 +404,29 @@ impl State<'_> {
             self.interrupted += 1;
         }
 
-        let suite = raw.suite.and_then(|s| s.0);
-        let name = raw.name.into_owned();
-        let mut test = TestCase::new(suite, name, status);
-        if let Some(e) = extra.as_ref()
-            && let Some(id) = e.gapscore_id.as_deref().filter(|i| !i.is_empty())
-        {
-            test.id = id.to_owned();
-        }
+        // The test goes out borrowed: name, file and ids from the input, suite and derived id
+        // from buffers kept for the next test; what only some tests have (message, output,
+        // attempts) is built owned as before and lent.
+        let (expected, actual) = extra.as_mut().map_or((None, None), |e| {
+            (
+                e.expected.take().and_then(text),
+                e.actual.take().and_then(text),
+            )
+        });
+        let suite = raw.suite.then_some(self.suite.as_str());
+        let name: &str = &raw.name;
+        let own_id = extra
+            .as_ref()
+            .and_then(|e| e.gapscore_id.as_deref())
+            .filter(|i| !i.is_empty());
+        let id = match own_id {
+            Some(id) => id,
+            None => {
+                TestCase::make_id_into(&mut self.id, suite, name);
+                self.id.as_str()
+            }
+        };
+        let mut test = TestCaseRef::new(suite, name, id, status);
         let unknown = extra
             .as_ref()
             .is_some_and(|e| e.duration_unknown == Some(Value::Bool(true)));
@@ -415,15 +437,16 @@ impl State<'_> {
         if !unknown && !placeholder {
             test.duration = millis(raw.duration);
         }
-        test.message = join_message(raw.message, raw.trace);
-        if status == Status::Errored && !ours && test.message.is_none() {
+        let mut message = join_message(raw.message, raw.trace);
+        if status == Status::Errored && !ours && message.is_none() {
             // Say why a test CTRF did not call failed counts as errored.
-            test.message = Some(match raw.raw_status.as_deref() {
+            message = Some(match raw.raw_status.as_deref() {
                 Some(r) => format!("CTRF status `{}`, rawStatus `{r}`", raw.status.name()),
                 None => format!("CTRF status `{}`", raw.status.name()),
             });
         }
-        test.file = raw.file_path.filter(|f| !f.is_empty()).map(Cow::into_owned);
+        test.message = message.as_deref();
+        test.file = raw.file_path.as_deref().filter(|f| !f.is_empty());
         test.line = raw
             .line
             .filter(|l| l.fract() == 0.0 && *l >= 1.0 && *l <= f64::from(u32::MAX))
@@ -435,18 +458,14 @@ impl State<'_> {
                 _ => None,
             })
             .or(raw.tags.and_then(|t| t.0))
-            .or_else(|| Category::from_title(&test.name));
-        if let Some(e) = extra {
+            .or_else(|| Category::from_title(name));
+        if let Some(e) = extra.as_ref() {
             test.parent = e.gapscore_parent == Some(Value::Bool(true));
-            test.parent_id = e
-                .gapscore_parent_id
-                .as_deref()
-                .filter(|p| !p.is_empty())
-                .map(str::to_owned);
-            test.expected = e.expected.and_then(text);
-            test.actual = e.actual.and_then(text);
+            test.parent_id = e.gapscore_parent_id.as_deref().filter(|p| !p.is_empty());
         }
-        test.output = match (raw.stdout, raw.stderr) {
+        test.expected = expected.as_deref();
+        test.actual = actual.as_deref();
+        let output = match (raw.stdout, raw.stderr) {
             (None, None) => None,
             (Some(o), None) | (None, Some(o)) => Some(o.0).filter(|s| !s.is_empty()),
             (Some(o), Some(e)) => {
@@ -458,8 +477,10 @@ impl State<'_> {
                 Some(out).filter(|s| !s.is_empty())
             }
         };
-        test.attempts = attempts(raw.retry_attempts, raw.retries, raw.flaky, test.status);
-        self.sink.test_finished(test);
+        test.output = output.as_deref();
+        let tries = attempts(raw.retry_attempts, raw.retries, raw.flaky, status);
+        test.attempts = &tries;
+        self.sink.test_finished_ref(test);
     }
 }
 

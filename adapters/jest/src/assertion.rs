@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 /// A string borrowed from the input when it has no escapes. (serde's own `Cow<str>` always
@@ -73,7 +73,9 @@ impl<'de> Deserialize<'de> for RawStatus {
 /// the file's name is read, and every test is moved a few times): what most tests lack (failure
 /// text, retries) sits behind one pointer that passing tests never allocate.
 pub(crate) struct RawAssertion<'a> {
-    pub(crate) ancestors: Vec<Str<'a>>,
+    /// The describe blocks, outermost first: a range of the file's title pool
+    /// ([`AssertionSeed`]), so that a test's titles cost no allocation of their own.
+    pub(crate) ancestors: std::ops::Range<usize>,
     pub(crate) title: Str<'a>,
     pub(crate) full_name: Option<Str<'a>>,
     pub(crate) status: RawStatus,
@@ -98,15 +100,52 @@ pub(crate) struct Extra<'a> {
     pub(crate) has_details: bool,
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for RawAssertion<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(AssertionVisitor(std::marker::PhantomData))
+/// Reads one test; its `ancestorTitles` are appended to the pool of the file being read (kept,
+/// with its capacity, from file to file).
+pub(crate) struct AssertionSeed<'p, 'a>(pub(crate) &'p mut Vec<Str<'a>>);
+
+impl<'de: 'a, 'a> DeserializeSeed<'de> for AssertionSeed<'_, 'a> {
+    type Value = RawAssertion<'a>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawAssertion<'a>, D::Error> {
+        d.deserialize_map(self)
     }
 }
 
-pub(crate) struct AssertionVisitor<'a>(std::marker::PhantomData<&'a ()>);
+/// `ancestorTitles` (`null` reads as none) appended to the pool; yields where they are in it.
+struct TitlesSeed<'p, 'a>(&'p mut Vec<Str<'a>>);
 
-impl<'de: 'a, 'a> Visitor<'de> for AssertionVisitor<'a> {
+impl<'de: 'a, 'a> DeserializeSeed<'de> for TitlesSeed<'_, 'a> {
+    type Value = std::ops::Range<usize>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for TitlesSeed<'_, 'a> {
+    type Value = std::ops::Range<usize>;
+    // serde's own words for a `Vec`, which this field was read as before.
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(self.0.len()..self.0.len())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(self.0.len()..self.0.len())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let start = self.0.len();
+        while let Some(t) = seq.next_element::<Str<'a>>()? {
+            self.0.push(t);
+        }
+        Ok(start..self.0.len())
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for AssertionSeed<'_, 'a> {
     type Value = RawAssertion<'a>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -114,7 +153,7 @@ impl<'de: 'a, 'a> Visitor<'de> for AssertionVisitor<'a> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawAssertion<'a>, A::Error> {
-        let mut ancestors = Vec::new();
+        let mut ancestors = 0..0;
         let mut title = None;
         let mut full_name = None;
         let mut status = None;
@@ -127,9 +166,7 @@ impl<'de: 'a, 'a> Visitor<'de> for AssertionVisitor<'a> {
         while let Some(key) = map.next_key::<Str<'de>>()? {
             match key.0.as_ref() {
                 "ancestorTitles" => {
-                    ancestors = map
-                        .next_value::<Option<Vec<Str<'a>>>>()?
-                        .unwrap_or_default();
+                    ancestors = map.next_value_seed(TitlesSeed(&mut *self.0))?;
                 }
                 "title" => title = Some(map.next_value::<Str<'a>>()?),
                 "fullName" => full_name = map.next_value::<Option<Str<'a>>>()?,

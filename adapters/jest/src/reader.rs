@@ -15,10 +15,10 @@ use serde_json::Value;
 
 use gapscore_adapter_sdk::{
     Attempt, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status,
-    TestCase,
+    TestCase, TestCaseRef,
 };
 
-use crate::assertion::{Extra, RawAssertion, RawStatus, Str};
+use crate::assertion::{AssertionSeed, Extra, RawAssertion, RawStatus, Str};
 use crate::message::{expected_actual, first_line, strip_ansi};
 
 /// Reads one Jest or Vitest JSON document and pushes every test, problem and warning into `sink`.
@@ -118,6 +118,8 @@ struct FileAcc<'de> {
     /// `numFailingTests` of the raw (unformatted) result shape, which has no `status`.
     num_failing: Option<u64>,
     assertions: Vec<RawAssertion<'de>>,
+    /// The `ancestorTitles` of every test in `assertions`, one after the other.
+    titles: Vec<Str<'de>>,
     open: bool,
 }
 
@@ -139,7 +141,9 @@ struct State<'de, 's> {
     suite_errors: u64,
     problems: u64,
     file: FileAcc<'de>,
+    /// The current test's suite path and id, written here and kept for the next test.
     suite_buf: String,
+    id_buf: String,
 }
 
 impl<'de, 's> State<'de, 's> {
@@ -158,6 +162,7 @@ impl<'de, 's> State<'de, 's> {
             problems: 0,
             file: FileAcc::default(),
             suite_buf: String::new(),
+            id_buf: String::new(),
         }
     }
 
@@ -169,17 +174,20 @@ impl<'de, 's> State<'de, 's> {
     /// Sends the tests of the file just read, then its problem if it failed to run.
     fn close_file(&mut self, complete: bool) {
         let mut assertions = std::mem::take(&mut self.file.assertions);
+        let mut titles = std::mem::take(&mut self.file.titles);
         let name = self.file.name.take().filter(|n| !n.is_empty());
         let mut failed_here = 0u64;
         for a in assertions.drain(..) {
             if a.status == RawStatus::Failed {
                 failed_here += 1;
             }
-            let test = self.test_case(name.as_deref(), a);
-            self.sink.test_finished(test);
+            let ancestors = titles.get(a.ancestors.clone()).unwrap_or_default();
+            self.send_test(name.as_deref(), ancestors, a);
         }
-        // Keep the buffer's capacity for the next file.
+        // Keep the buffers' capacity for the next file.
+        titles.clear();
         self.file.assertions = assertions;
+        self.file.titles = titles;
         self.file.open = false;
         let status = self.file.status.take();
         let message = self.file.message.take();
@@ -222,7 +230,9 @@ impl<'de, 's> State<'de, 's> {
         }
     }
 
-    fn test_case(&mut self, file: Option<&str>, a: RawAssertion<'de>) -> TestCase {
+    /// Counts one test and hands it to the sink: borrowed when it has nothing but its name,
+    /// suite, status, place and time (most tests), owned otherwise.
+    fn send_test(&mut self, file: Option<&str>, ancestors: &[Str<'_>], a: RawAssertion<'de>) {
         self.read.total += 1;
         match a.status {
             RawStatus::Passed => self.read.passed += 1,
@@ -258,14 +268,12 @@ impl<'de, 's> State<'de, 's> {
         if let Some(f) = file {
             self.suite_buf.push_str(f);
         }
-        let ancestors = a.ancestors;
-        for t in &ancestors {
+        for t in ancestors {
             if !self.suite_buf.is_empty() {
                 self.suite_buf.push_str(" > ");
             }
             self.suite_buf.push_str(&t.0);
         }
-        let suite = (!self.suite_buf.is_empty()).then(|| self.suite_buf.clone());
         let title = if a.title.0.is_empty() {
             a.full_name.map(|f| f.0).unwrap_or_default()
         } else {
@@ -277,6 +285,25 @@ impl<'de, 's> State<'de, 's> {
                 .rev()
                 .find_map(|t| Category::from_title(&t.0))
         });
+        let duration = a
+            .duration
+            .filter(|d| d.is_finite() && *d >= 0.0)
+            .map(|ms| ms / 1000.0);
+        // The common test (no failure text, retries or `focused`; a contradicted `passed` has
+        // failure records) goes out borrowed: its suite and id are written into buffers kept
+        // for the next test, its name and file borrow from the input.
+        if a.extra.is_none() && a.invocations <= 1 && a.status != RawStatus::Focused {
+            let suite = (!self.suite_buf.is_empty()).then_some(self.suite_buf.as_str());
+            TestCase::make_id_into(&mut self.id_buf, suite, &title);
+            let mut test = TestCaseRef::new(suite, &title, &self.id_buf, status);
+            test.category = category;
+            test.file = file;
+            test.line = a.line;
+            test.duration = duration;
+            self.sink.test_finished_ref(test);
+            return;
+        }
+        let suite = (!self.suite_buf.is_empty()).then(|| self.suite_buf.clone());
         if contradicted {
             self.contradicted += 1;
             let (messages, details) = a
@@ -298,10 +325,7 @@ impl<'de, 's> State<'de, 's> {
         test.category = category;
         test.file = file.map(str::to_owned);
         test.line = a.line;
-        test.duration = a
-            .duration
-            .filter(|d| d.is_finite() && *d >= 0.0)
-            .map(|ms| ms / 1000.0);
+        test.duration = duration;
         let Some(extra) = a.extra else {
             if a.invocations > 1 {
                 add_attempts(&mut test, a.invocations, &[]);
@@ -309,7 +333,8 @@ impl<'de, 's> State<'de, 's> {
             if a.status == RawStatus::Focused {
                 test.message = Some(FOCUSED.to_owned());
             }
-            return test;
+            self.sink.test_finished(test);
+            return;
         };
         let Extra {
             failure_messages,
@@ -342,7 +367,7 @@ impl<'de, 's> State<'de, 's> {
             retry_reasons
         };
         add_attempts(&mut test, a.invocations, &reasons);
-        test
+        self.sink.test_finished(test);
     }
 
     /// After a complete document: the producer, the declared numbers, the run's own verdict.
@@ -765,7 +790,7 @@ impl<'de> Visitor<'de> for AssertionsSeed<'_, 'de, '_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(a) = seq.next_element::<RawAssertion<'de>>()? {
+        while let Some(a) = seq.next_element_seed(AssertionSeed(&mut self.st.file.titles))? {
             self.st.file.assertions.push(a);
         }
         Ok(())

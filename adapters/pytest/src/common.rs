@@ -8,7 +8,9 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use gapscore_adapter_sdk::text::push_capped;
-use gapscore_adapter_sdk::{Category, InputError, Problem, ProblemKind, TestCase};
+use gapscore_adapter_sdk::{
+    Category, InputError, Problem, ProblemKind, Status, TestCase, TestCaseRef,
+};
 
 /// A JSON string borrowed from the input when it has no escapes (serde borrows a `Cow` only
 /// when it is a field of its own, not inside an `Option` or a `Vec`).
@@ -31,26 +33,54 @@ impl AsRef<str> for Str<'_> {
 
 /// A test from its pytest node id: `suite` is the id before the last `::` (outside a parameter
 /// bracket, whose ids may hold `::` themselves), `name` after it; the id stays the node id.
-pub(crate) fn test_from_nodeid(nodeid: &str, status: gapscore_adapter_sdk::Status) -> TestCase {
-    let head = nodeid.find('[').map_or(nodeid, |i| &nodeid[..i]);
-    let (suite, name) = match head.rfind("::") {
-        Some(i) => (Some(nodeid[..i].to_owned()), &nodeid[i + 2..]),
-        None => (None, nodeid),
-    };
-    let mut t = TestCase::new(suite, name, status);
+pub(crate) fn test_from_nodeid(nodeid: &str, status: Status) -> TestCase {
+    let parts = NodeId::split(nodeid);
+    let mut t = TestCase::new(parts.suite.map(str::to_owned), parts.name, status);
     t.id = nodeid.to_owned();
-    let file = nodeid.find("::").map_or(nodeid, |i| &nodeid[..i]);
-    if !file.is_empty() {
-        t.file = Some(file.to_owned());
-    }
+    t.file = parts.file.map(str::to_owned);
     t
+}
+
+/// A node id's parts, borrowed from it: what [`test_from_nodeid`] copies into a test, and what
+/// the borrowed fast path ([`TestCaseRef`]) hands the sink as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NodeId<'a> {
+    /// The id before the last `::` outside a parameter bracket.
+    pub(crate) suite: Option<&'a str>,
+    /// The id after it (the whole id without a `::`).
+    pub(crate) name: &'a str,
+    /// The id before its first `::`, when not empty.
+    pub(crate) file: Option<&'a str>,
+}
+
+impl<'a> NodeId<'a> {
+    pub(crate) fn split(nodeid: &'a str) -> Self {
+        let head = nodeid.find('[').map_or(nodeid, |i| &nodeid[..i]);
+        let (suite, name) = match head.rfind("::") {
+            Some(i) => (Some(&nodeid[..i]), &nodeid[i + 2..]),
+            None => (None, nodeid),
+        };
+        let file = nodeid.find("::").map_or(nodeid, |i| &nodeid[..i]);
+        NodeId {
+            suite,
+            name,
+            file: (!file.is_empty()).then_some(file),
+        }
+    }
+
+    /// The test, borrowed, with the node id as its id and the file set.
+    pub(crate) fn test_ref(&self, nodeid: &'a str, status: Status) -> TestCaseRef<'a> {
+        let mut t = TestCaseRef::new(self.suite, self.name, nodeid, status);
+        t.file = self.file;
+        t
+    }
 }
 
 /// A collector pytest skipped — a module-level `pytest.skip(..., allow_module_level=True)` or
 /// `pytest.importorskip` — as one skipped test standing for the tests it never collected: id,
 /// name and file = the collector's node id (a module path, no `::`), message = the reason.
 pub(crate) fn skipped_collector(nodeid: &str, reason: &str) -> TestCase {
-    let mut t = test_from_nodeid(nodeid, gapscore_adapter_sdk::Status::Skipped);
+    let mut t = test_from_nodeid(nodeid, Status::Skipped);
     t.message = Some(reason.to_owned());
     t
 }
@@ -239,7 +269,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Markers<'a> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use gapscore_adapter_sdk::Status;
 
     #[test]
     fn str_borrows_in_options_and_vecs() {
@@ -265,6 +294,30 @@ mod tests {
         assert_eq!(t.file.as_deref(), Some("a/t.py"));
         let t = test_from_nodeid("t.py", Status::Passed);
         assert_eq!((t.suite, t.name.as_str()), (None, "t.py"));
+    }
+
+    #[test]
+    fn borrowed_nodeid_tests_copy_to_the_owned_ones() {
+        for id in [
+            "a/t.py::C::test_x[p::q]",
+            "t.py",
+            "t.py::test_a",
+            "::odd",
+            "",
+        ] {
+            let parts = NodeId::split(id);
+            let owned = test_from_nodeid(id, Status::Failed);
+            assert_eq!(
+                parts.test_ref(id, Status::Failed).to_test_case(),
+                owned,
+                "{id}"
+            );
+        }
+        let parts = NodeId::split("::odd");
+        assert_eq!(
+            (parts.suite, parts.name, parts.file),
+            (Some(""), "odd", None)
+        );
     }
 
     #[test]

@@ -13,13 +13,14 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use gapscore_adapter_sdk::text::push_capped;
 use gapscore_adapter_sdk::{
-    Category, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status, TestCase,
+    Category, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status,
 };
 
 use crate::common::{
-    Markers, Str, error_headline, exit_mismatch, exit_problem, json_error, push_output,
-    skip_reason, skipped_collector, test_from_nodeid,
+    Markers, NodeId, Str, error_headline, exit_mismatch, exit_problem, json_error, skip_reason,
+    skipped_collector,
 };
 
 /// Reads a pytest-json-report document and pushes what it holds into `sink`.
@@ -91,6 +92,8 @@ struct State {
     stopped_in: Vec<String>,
     /// Root keys seen, for the duplicate-key check.
     root_keys: HashSet<String>,
+    /// The current test's captured output, gathered here and kept for the next test.
+    output: String,
 }
 
 fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
@@ -466,20 +469,66 @@ impl<'de> Visitor<'de> for TestsSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(raw) = seq.next_element::<RawTest<'de>>()? {
             count_outcome(self.state, &raw.outcome);
-            let test = fold(&raw).map_err(de::Error::custom)?;
+            let (status, message) = fold(&raw).map_err(de::Error::custom)?;
             if raw.setup.is_some() && raw.call.is_none() && raw.teardown.is_none() {
                 self.state.stopped_in.push(raw.nodeid.clone().into_owned());
             }
-            if matches!(test.status, Status::Errored | Status::Failed)
+            if matches!(status, Status::Errored | Status::Failed)
                 && !matches!(raw.outcome.as_ref(), "error" | "failed")
             {
                 self.state.folded_errors += 1;
             }
             self.state.tests += 1;
-            self.sink.test_finished(test);
+            send(
+                &raw,
+                status,
+                message.as_deref(),
+                &mut self.state.output,
+                &mut *self.sink,
+            );
         }
         Ok(())
     }
+}
+
+/// Hands one folded test to the sink, borrowed: its id, suite, name and file are slices of the
+/// node id, its message borrows the phase's text unless the folding wrote one, and its output
+/// is gathered in a buffer kept for the next test. A passing test costs no allocation.
+fn send(
+    raw: &RawTest<'_>,
+    status: Status,
+    message: Option<&str>,
+    output: &mut String,
+    sink: &mut dyn EventSink,
+) {
+    let nodeid: &str = &raw.nodeid;
+    let parts = NodeId::split(nodeid);
+    let mut test = parts.test_ref(nodeid, status);
+    test.message = message;
+    // pytest's line numbers are 0-based; the model's are 1-based.
+    test.line = raw.lineno.and_then(|l| l.checked_add(1));
+    output.clear();
+    let mut has_output = false;
+    let mut duration = None;
+    for phase in [&raw.setup, &raw.call, &raw.teardown].into_iter().flatten() {
+        if let Some(d) = phase.duration.filter(|d| d.is_finite() && *d >= 0.0) {
+            *duration.get_or_insert(0.0) += d;
+        }
+        for text in [&phase.stdout, &phase.stderr].into_iter().flatten() {
+            // As `push_output`: an empty text adds nothing, not even an empty output.
+            if !text.is_empty() {
+                push_capped(output, text);
+                has_output = true;
+            }
+        }
+    }
+    test.duration = duration;
+    test.output = has_output.then_some(output.as_str());
+    test.category = raw
+        .keywords
+        .category(nodeid)
+        .or_else(|| Category::from_title(parts.name));
+    sink.test_finished_ref(test);
 }
 
 #[derive(Deserialize)]
@@ -529,18 +578,18 @@ impl Phase<'_> {
 
     /// The phase's failure text: the full `longrepr` (the traceback pytest prints), else the
     /// crash message.
-    fn message(&self) -> Option<String> {
+    fn message(&self) -> Option<&str> {
         self.longrepr
             .as_deref()
             .filter(|s| !s.is_empty())
             .or_else(|| self.crash.as_ref().and_then(|c| c.message.as_deref()))
-            .map(str::to_owned)
     }
 }
 
-/// Folds one test's phases into one result. A failed setup or teardown makes the test errored
-/// whatever its call did; a failed call followed by a failed teardown keeps both messages.
-fn fold(raw: &RawTest<'_>) -> Result<TestCase, String> {
+/// Folds one test's phases into one status and message. A failed setup or teardown makes the
+/// test errored whatever its call did; a failed call followed by a failed teardown keeps both
+/// messages. The message borrows the phase's text unless the folding writes one.
+fn fold<'r>(raw: &'r RawTest<'_>) -> Result<(Status, Option<Cow<'r, str>>), String> {
     let declared = match raw.outcome.as_ref() {
         "passed" => Status::Passed,
         "failed" => Status::Failed,
@@ -557,8 +606,14 @@ fn fold(raw: &RawTest<'_>) -> Result<TestCase, String> {
     };
     let setup_failed = raw.setup.as_ref().is_some_and(Phase::failed);
     let teardown_failed = raw.teardown.as_ref().is_some_and(Phase::failed);
-    let (status, message) = if setup_failed {
-        (Status::Errored, raw.setup.as_ref().and_then(Phase::message))
+    let (status, message): (Status, Option<Cow<'r, str>>) = if setup_failed {
+        (
+            Status::Errored,
+            raw.setup
+                .as_ref()
+                .and_then(Phase::message)
+                .map(Cow::Borrowed),
+        )
     } else if teardown_failed {
         let tear = raw.teardown.as_ref().and_then(Phase::message);
         let call = raw
@@ -567,8 +622,8 @@ fn fold(raw: &RawTest<'_>) -> Result<TestCase, String> {
             .filter(|c| c.failed())
             .and_then(Phase::message);
         let message = match (call, tear) {
-            (Some(c), Some(t)) => Some(format!("{c}\n\nerror at teardown:\n{t}")),
-            (c, t) => t.or(c),
+            (Some(c), Some(t)) => Some(Cow::Owned(format!("{c}\n\nerror at teardown:\n{t}"))),
+            (c, t) => t.or(c).map(Cow::Borrowed),
         };
         (Status::Errored, message)
     } else {
@@ -577,9 +632,8 @@ fn fold(raw: &RawTest<'_>) -> Result<TestCase, String> {
                 .call
                 .as_ref()
                 .or(raw.setup.as_ref())
-                .and_then(|p| p.longrepr.as_ref())
-                .map(AsRef::as_ref)
-                .map(|s| skip_reason(s).to_owned()),
+                .and_then(|p| p.longrepr.as_deref())
+                .map(skip_reason),
             Status::Passed => None,
             _ => raw
                 .call
@@ -587,31 +641,14 @@ fn fold(raw: &RawTest<'_>) -> Result<TestCase, String> {
                 .and_then(Phase::message)
                 .or_else(|| raw.setup.as_ref().and_then(Phase::message)),
         };
-        (declared, message)
+        (declared, message.map(Cow::Borrowed))
     };
-    let (status, message) = match status {
-        Status::Passed | Status::Xpassed => contradiction(raw).unwrap_or((status, message)),
+    Ok(match status {
+        Status::Passed | Status::Xpassed => contradiction(raw)
+            .map(|(s, m)| (s, m.map(Cow::Owned)))
+            .unwrap_or((status, message)),
         _ => (status, message),
-    };
-    let mut test = test_from_nodeid(&raw.nodeid, status);
-    test.message = message;
-    // pytest's line numbers are 0-based; the model's are 1-based.
-    test.line = raw.lineno.and_then(|l| l.checked_add(1));
-    let mut duration = None;
-    for phase in [&raw.setup, &raw.call, &raw.teardown].into_iter().flatten() {
-        if let Some(d) = phase.duration.filter(|d| d.is_finite() && *d >= 0.0) {
-            *duration.get_or_insert(0.0) += d;
-        }
-        for text in [&phase.stdout, &phase.stderr].into_iter().flatten() {
-            push_output(&mut test.output, text.as_ref());
-        }
-    }
-    test.duration = duration;
-    test.category = raw
-        .keywords
-        .category(&test.id)
-        .or_else(|| Category::from_title(&test.name));
-    Ok(test)
+    })
 }
 
 /// What a test whose outcome says it passed really did, when its phases say otherwise: a

@@ -20,8 +20,8 @@ use gapscore_adapter_sdk::{
 };
 
 use crate::common::{
-    Markers, Str, error_headline, exit_mismatch, exit_problem, json_error, push_output,
-    skip_reason, skipped_collector, test_from_nodeid,
+    Markers, NodeId, Str, error_headline, exit_mismatch, exit_problem, json_error, push_output,
+    skip_reason, skipped_collector,
 };
 
 /// Reads a pytest-reportlog stream line by line and pushes what it holds into `sink`.
@@ -163,6 +163,8 @@ struct Stream {
     finished: bool,
     /// Failed and errored tests and failed collectors, for the exit-status check.
     bad: u64,
+    /// The key of the last test taken out of `pending`, kept for the next one.
+    spare_key: String,
 }
 
 impl Stream {
@@ -261,8 +263,13 @@ impl Stream {
         if !self.pending.contains_key(nodeid) {
             self.seq += 1;
             let marker = rec.keywords.category(nodeid);
+            // The key of the test finished last is reused: a serial run keeps one test pending
+            // at a time, so its node ids cost no allocation.
+            let mut key = std::mem::take(&mut self.spare_key);
+            key.clear();
+            key.push_str(nodeid);
             self.pending.insert(
-                nodeid.to_owned(),
+                key,
                 Pending {
                     seq: self.seq,
                     setup: None,
@@ -322,9 +329,10 @@ impl Stream {
             Some("call") => p.call = Some(result),
             Some("teardown") if p.rerun => p.rerun = false,
             Some("teardown") => {
-                if let Some(p) = self.pending.remove(nodeid) {
+                if let Some((key, p)) = self.pending.remove_entry(nodeid) {
                     let status = emit(nodeid, p, Some(result), sink);
                     self.count(status);
+                    self.spare_key = key;
                 }
             }
             _ => {
@@ -432,16 +440,15 @@ fn emit(
     teardown: Option<PhaseResult>,
     sink: &mut dyn EventSink,
 ) -> Status {
-    let attempts = p.attempts;
+    let fields = Fields {
+        duration: p.duration,
+        output: p.output,
+        line: p.line,
+        marker: p.marker,
+        attempts: p.attempts,
+    };
     if let Some(text) = p.crash {
-        let mut test = test_from_nodeid(nodeid, Status::Errored);
-        test.message = Some(text);
-        test.duration = p.duration;
-        test.output = p.output;
-        test.line = p.line;
-        test.attempts = attempts;
-        test.category = p.marker.or_else(|| Category::from_title(&test.name));
-        sink.test_finished(test);
+        fields.send(nodeid, Status::Errored, Some(&text), sink);
         return Status::Errored;
     }
     let setup_failed = p
@@ -516,15 +523,33 @@ fn emit(
             ),
         }
     };
-    let mut test = test_from_nodeid(nodeid, status);
-    test.message = message;
-    test.duration = p.duration;
-    test.output = p.output;
-    test.line = p.line;
-    test.attempts = attempts;
-    test.category = p.marker.or_else(|| Category::from_title(&test.name));
-    sink.test_finished(test);
+    fields.send(nodeid, status, message.as_deref(), sink);
     status
+}
+
+/// What a pending test gathered besides its phases.
+struct Fields {
+    duration: Option<f64>,
+    output: Option<String>,
+    line: Option<u32>,
+    marker: Option<Category>,
+    attempts: Vec<Attempt>,
+}
+
+impl Fields {
+    /// Hands the folded test to the sink, borrowed: its id, suite, name and file are slices of
+    /// the node id, so a passing test without output costs no allocation here.
+    fn send(&self, nodeid: &str, status: Status, message: Option<&str>, sink: &mut dyn EventSink) {
+        let parts = NodeId::split(nodeid);
+        let mut test = parts.test_ref(nodeid, status);
+        test.message = message;
+        test.duration = self.duration;
+        test.output = self.output.as_deref();
+        test.line = self.line;
+        test.attempts = &self.attempts;
+        test.category = self.marker.or_else(|| Category::from_title(parts.name));
+        sink.test_finished_ref(test);
+    }
 }
 
 /// A report's `longrepr` as text: a string as it is; a skip's `[path, line, reason]` as the

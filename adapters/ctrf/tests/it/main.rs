@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // Test code.
 
+mod borrowed;
 mod fixtures;
 mod semantics;
 mod wild;

@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used)] // Test code.
 
+mod borrowed;
 mod fixtures;
 mod issue18;
 mod real;
