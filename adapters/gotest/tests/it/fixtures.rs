@@ -316,3 +316,20 @@ fn arbitrary_bytes_never_panic() {
         }
     }
 }
+
+#[test]
+fn a_duplicate_key_on_a_marked_first_line_is_placed_in_the_file() {
+    // The second `Action` is the line's 48th byte (after two spaces); the byte order mark
+    // before it makes it the file's 51st, and columns are the file's.
+    let line = br#"  {"Action":"run","Package":"p","Test":"TestA","Action":"pass"}"#;
+    let place = |input: &[u8]| match parse_to_run(&GoTest::new(), input, &ParseOptions::default()) {
+        Err(e) => e.to_string(),
+        Ok(run) => panic!("was accepted: {run:?}"),
+    };
+    let mut marked = b"\xEF\xBB\xBF".to_vec();
+    marked.extend_from_slice(line);
+    assert!(place(line).starts_with("1:48: duplicate key `Action` in one object (first at 1:4)"));
+    assert!(
+        place(&marked).starts_with("1:51: duplicate key `Action` in one object (first at 1:7)")
+    );
+}
