@@ -21,6 +21,45 @@ use crate::common::{
 /// How many finished tests of one package are held while waiting for its summary line.
 pub const HOLD_LIMIT: usize = 100_000;
 
+/// How many unfinished tests a `missing-results` problem names, as the SDK's `Normalizer`
+/// does for the JSON reader (the count holds them all).
+const UNFINISHED_NAMED: usize = 5;
+
+/// The tests a cut stream left open, as one `missing-results` problem counting each of them
+/// (the shape the `Normalizer` gives the same cut read from `go test -json`): a cut among 300
+/// parallel tests is one line of the report that weighs 300, not 300 lines.
+fn missing_results(open: &[Test]) -> Option<Problem> {
+    match open {
+        [] => None,
+        [one] => Some(Problem::new(
+            ProblemKind::MissingResults,
+            format!("test `{}` started but has no result", one.name),
+        )),
+        _ => {
+            let named: Vec<String> = open
+                .iter()
+                .take(UNFINISHED_NAMED)
+                .map(|t| format!("`{}`", t.name))
+                .collect();
+            let more = match open.len().saturating_sub(UNFINISHED_NAMED) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            Some(
+                Problem::new(
+                    ProblemKind::MissingResults,
+                    format!(
+                        "{} tests started but have no result: {}{more}",
+                        open.len(),
+                        named.join(", ")
+                    ),
+                )
+                .with_count(open.len() as u64),
+            )
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Test {
     name: String,
@@ -443,11 +482,8 @@ impl Reader<'_> {
             };
             self.problem(Problem::new(kind, line));
         }
-        for t in &open {
-            self.problem(Problem::new(
-                ProblemKind::MissingResults,
-                format!("test `{}` started but has no result", t.name),
-            ));
+        if let Some(p) = missing_results(&open) {
+            self.problem(p);
         }
         self.problem(Problem::new(
             ProblemKind::Truncated,

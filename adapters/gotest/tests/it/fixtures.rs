@@ -333,3 +333,32 @@ fn a_duplicate_key_on_a_marked_first_line_is_placed_in_the_file() {
         place(&marked).starts_with("1:51: duplicate key `Action` in one object (first at 1:7)")
     );
 }
+
+#[test]
+fn a_text_stream_cut_among_running_tests_is_one_problem_counting_each() {
+    // Seven tests running in parallel when the output stops: one `missing-results` problem
+    // weighing 7 (so each still counts as a failure), as the JSON reader's Normalizer gives.
+    let mut text = String::from("=== RUN   TestDone\n--- PASS: TestDone (0.00s)\n");
+    for i in 1..=7 {
+        text.push_str(&format!("=== RUN   TestP{i}\n=== PAUSE TestP{i}\n"));
+    }
+    for i in 1..=7 {
+        text.push_str(&format!("=== CONT  TestP{i}\n"));
+    }
+    let mut opts = ParseOptions::default();
+    opts.format_id = Some(TEXT_FORMAT.into());
+    let run = parse_to_run(&GoTest::new(), text.as_bytes(), &opts).unwrap();
+    assert_eq!(run.tests.len(), 1);
+    let missing: Vec<_> = run
+        .problems
+        .iter()
+        .filter(|p| p.kind == ProblemKind::MissingResults)
+        .collect();
+    assert_eq!(missing.len(), 1, "{:?}", run.problems);
+    assert_eq!(missing[0].weight(), 7);
+    assert_eq!(
+        missing[0].detail,
+        "7 tests started but have no result: `TestP1`, `TestP2`, `TestP3`, `TestP4`, `TestP5` and 2 more"
+    );
+    assert!(kinds(&run).contains(&ProblemKind::Truncated));
+}
