@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 use std::io::BufRead;
 
+use gapscore_adapter_sdk::lines::LineReader;
 use gapscore_adapter_sdk::{
     AdapterError, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
 };
@@ -125,21 +126,21 @@ pub fn parse_reader(
         overflow_warned: false,
         build: None,
     };
-    let mut buf = Vec::with_capacity(8 * 1024);
+    let mut lines = LineReader::new(reader);
     let mut saw_content = false;
     let mut produced = false;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| AdapterError::Read(e.to_string()))?;
-        if n == 0 {
-            break;
-        }
-        let line = String::from_utf8_lossy(&buf);
-        let line = line.strip_prefix('\u{feff}').unwrap_or(&line);
+    while let Some(l) = lines
+        .next_line()
+        .map_err(|e| AdapterError::Read(e.to_string()))?
+    {
+        let line = String::from_utf8_lossy(l.bytes());
+        // Line 1's mark is gone already; one further on starts a file concatenated to this one.
+        let line = match l.number() {
+            1 => &*line,
+            _ => line.strip_prefix('\u{feff}').unwrap_or(&line),
+        };
         // Keep the line's own indentation (it says which test the output belongs to).
-        let line = line.trim_end_matches(['\n', '\r']);
+        let line = line.trim_end_matches('\r');
         if !line.trim().is_empty() {
             saw_content = true;
         }

@@ -362,3 +362,19 @@ fn a_text_stream_cut_among_running_tests_is_one_problem_counting_each() {
     );
     assert!(kinds(&run).contains(&ProblemKind::Truncated));
 }
+
+#[test]
+fn text_line_ends_and_marks_are_read_as_before() {
+    // CRLF, a stray `\r` before the line end, a mark on line 1 and one starting a second file
+    // concatenated to the first: the same tests as the plain text.
+    let plain = "=== RUN   TestA\n--- PASS: TestA (0.00s)\nok  \tex/a\t0.01s\n=== RUN   TestB\n--- FAIL: TestB (0.00s)\nFAIL\tex/b\t0.01s\n";
+    let marked = "\u{feff}=== RUN   TestA\r\n--- PASS: TestA (0.00s)\r\r\nok  \tex/a\t0.01s\r\n\u{feff}=== RUN   TestB\r\n--- FAIL: TestB (0.00s)\r\nFAIL\tex/b\t0.01s";
+    let mut opts = ParseOptions::default();
+    opts.format_id = Some(TEXT_FORMAT.into());
+    let read = |s: &str| parse_to_run(&GoTest::new(), s.as_bytes(), &opts).unwrap();
+    let (a, b) = (read(plain), read(marked));
+    assert_eq!(a.tests, b.tests);
+    assert_eq!((a.problems, a.warnings), (b.problems, b.warnings));
+    assert_eq!(b.tests.len(), 2);
+    assert_eq!(b.tests[1].status, Status::Failed);
+}
