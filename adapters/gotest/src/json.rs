@@ -7,6 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 
+use gapscore_adapter_sdk::lines::LineReader;
 use gapscore_adapter_sdk::{
     AdapterError, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status, TestCase,
 };
@@ -129,29 +130,16 @@ pub fn parse_reader(
         unknown_actions: HashSet::new(),
         reruns: Reruns::default(),
     };
-    let mut buf = Vec::with_capacity(8 * 1024);
-    let mut offset: u64 = 0;
-    let mut line_no: u64 = 0;
+    let mut lines = LineReader::new(reader);
     let mut first_bad: Option<(u64, String)> = None;
     let mut cut: Option<u64> = None;
     let mut saw_content = false;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| AdapterError::Read(e.to_string()))?;
-        if n == 0 {
-            break;
-        }
-        let at = offset;
-        offset += n as u64;
-        line_no += 1;
-        let complete = buf.last() == Some(&b'\n');
-        let mut line: &[u8] = &buf;
-        if line_no == 1 {
-            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-        }
-        let line = line.trim_ascii();
+    while let Some(l) = lines
+        .next_line()
+        .map_err(|e| AdapterError::Read(e.to_string()))?
+    {
+        let (at, line_no, complete) = (l.offset(), l.number(), l.complete());
+        let line = l.bytes().trim_ascii();
         if line.is_empty() {
             continue;
         }
@@ -167,13 +155,8 @@ pub fn parse_reader(
             // A key given twice in one event says two things about one field (`"Action":"fail",
             // "Action":"pass"`): the stream is refused at the second key. (The fast path never
             // reads such a line.)
-            if let Some(mut d) = gapscore_adapter_sdk::json::find_duplicate_key(line) {
-                // Places within the line as read (before the trim and the BOM).
-                let lead = line.as_ptr() as usize - buf.as_ptr() as usize;
-                d.offset += lead;
-                d.first_offset += lead;
-                let lines_before = usize::try_from(line_no - 1).unwrap_or(usize::MAX);
-                return Err(d.to_input_error(&buf, lines_before).into());
+            if let Some(e) = l.duplicate_key() {
+                return Err(e.into());
             }
             match serde_json::from_slice::<Event>(line) {
                 Ok(ev) => {

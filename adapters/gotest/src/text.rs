@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 use std::io::BufRead;
 
+use gapscore_adapter_sdk::lines::LineReader;
 use gapscore_adapter_sdk::{
     AdapterError, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
 };
@@ -20,6 +21,45 @@ use crate::common::{
 
 /// How many finished tests of one package are held while waiting for its summary line.
 pub const HOLD_LIMIT: usize = 100_000;
+
+/// How many unfinished tests a `missing-results` problem names, as the SDK's `Normalizer`
+/// does for the JSON reader (the count holds them all).
+const UNFINISHED_NAMED: usize = 5;
+
+/// The tests a cut stream left open, as one `missing-results` problem counting each of them
+/// (the shape the `Normalizer` gives the same cut read from `go test -json`): a cut among 300
+/// parallel tests is one line of the report that weighs 300, not 300 lines.
+fn missing_results(open: &[Test]) -> Option<Problem> {
+    match open {
+        [] => None,
+        [one] => Some(Problem::new(
+            ProblemKind::MissingResults,
+            format!("test `{}` started but has no result", one.name),
+        )),
+        _ => {
+            let named: Vec<String> = open
+                .iter()
+                .take(UNFINISHED_NAMED)
+                .map(|t| format!("`{}`", t.name))
+                .collect();
+            let more = match open.len().saturating_sub(UNFINISHED_NAMED) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            Some(
+                Problem::new(
+                    ProblemKind::MissingResults,
+                    format!(
+                        "{} tests started but have no result: {}{more}",
+                        open.len(),
+                        named.join(", ")
+                    ),
+                )
+                .with_count(open.len() as u64),
+            )
+        }
+    }
+}
 
 #[derive(Debug)]
 struct Test {
@@ -86,21 +126,21 @@ pub fn parse_reader(
         overflow_warned: false,
         build: None,
     };
-    let mut buf = Vec::with_capacity(8 * 1024);
+    let mut lines = LineReader::new(reader);
     let mut saw_content = false;
     let mut produced = false;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| AdapterError::Read(e.to_string()))?;
-        if n == 0 {
-            break;
-        }
-        let line = String::from_utf8_lossy(&buf);
-        let line = line.strip_prefix('\u{feff}').unwrap_or(&line);
+    while let Some(l) = lines
+        .next_line()
+        .map_err(|e| AdapterError::Read(e.to_string()))?
+    {
+        let line = String::from_utf8_lossy(l.bytes());
+        // Line 1's mark is gone already; one further on starts a file concatenated to this one.
+        let line = match l.number() {
+            1 => &*line,
+            _ => line.strip_prefix('\u{feff}').unwrap_or(&line),
+        };
         // Keep the line's own indentation (it says which test the output belongs to).
-        let line = line.trim_end_matches(['\n', '\r']);
+        let line = line.trim_end_matches('\r');
         if !line.trim().is_empty() {
             saw_content = true;
         }
@@ -443,11 +483,8 @@ impl Reader<'_> {
             };
             self.problem(Problem::new(kind, line));
         }
-        for t in &open {
-            self.problem(Problem::new(
-                ProblemKind::MissingResults,
-                format!("test `{}` started but has no result", t.name),
-            ));
+        if let Some(p) = missing_results(&open) {
+            self.problem(p);
         }
         self.problem(Problem::new(
             ProblemKind::Truncated,

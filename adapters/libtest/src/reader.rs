@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::io::BufRead;
 
+use gapscore_adapter_sdk::lines::LineReader;
 use gapscore_adapter_sdk::text::push_capped;
 use gapscore_adapter_sdk::{
     AdapterError, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status,
@@ -72,37 +73,24 @@ pub(crate) fn parse_reader(
         unknown: Vec::new(),
         compiler: Vec::new(),
     };
-    let mut buf = Vec::with_capacity(8 * 1024);
-    let mut offset: u64 = 0;
-    let mut line_no: usize = 0;
+    let mut lines = LineReader::new(reader);
     let mut cut: Option<u64> = None;
     let mut saw_content = false;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| AdapterError::Read(e.to_string()))?;
-        if n == 0 {
-            break;
-        }
-        let at = offset;
-        offset += n as u64;
-        line_no += 1;
-        let complete = buf.last() == Some(&b'\n');
-        let mut line: &[u8] = &buf;
-        if line_no == 1 {
-            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-        }
+    while let Some(l) = lines
+        .next_line()
+        .map_err(|e| AdapterError::Read(e.to_string()))?
+    {
+        let (at, line_no, complete) = (l.offset(), l.number(), l.complete());
         // Trailing space only: columns in errors stay the file's.
-        let line = line.trim_ascii_end();
+        let line = l.bytes().trim_ascii_end();
         let lead = line.len() - line.trim_ascii_start().len();
         if lead == line.len() {
             continue;
         }
         saw_content = true;
         if line[lead] == b'{' {
-            if let Some(d) = gapscore_adapter_sdk::json::find_duplicate_key(line) {
-                return Err(d.to_input_error(line, line_no - 1).into());
+            if let Some(e) = l.duplicate_key() {
+                return Err(e.into());
             }
             // libtest writes valid UTF-8; a stream re-encoded on the way (a Latin-1 byte in a
             // test's output) keeps its results, the odd byte read as U+FFFD.
@@ -118,7 +106,7 @@ pub(crate) fn parse_reader(
                 }
                 Err(e) if json_has_key(line, b"\"type\"") && json_has_key(line, b"\"event\"") => {
                     // It claims to be an event and is not one: a result would be lost.
-                    return Err(InputError::from_json(&e, line_no - 1).into());
+                    return Err(l.json_error(&e).into());
                 }
                 Err(_) => r.stray(at, line_no, line),
             }

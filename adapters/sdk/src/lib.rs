@@ -12,6 +12,9 @@
 //!   messages and output kept per test are cut at 64 KiB with a note.
 //! - [`json`]: what every JSON reader refuses the same way: a key given twice in one object
 //!   ([`json::check_unique_keys`], at the second key's line and column).
+//! - [`lines`]: line-based streams ([`lines::LineReader`]): one line at a time from one reused
+//!   buffer, each with its file offset, number and whether it ended in `\n`; line 1's UTF-8
+//!   byte order mark left out of its bytes but counted in columns ([`lines::Line::column`]).
 //! - [`encoding`]: result files in UTF-16 or XML declared Latin-1 ([`encoding::sniff`],
 //!   [`encoding::Utf16Reader`], [`encoding::Latin1Reader`]), which the host decodes to UTF-8
 //!   before any adapter sees them.
@@ -57,6 +60,7 @@ pub mod encoding;
 /// The JSON helpers every reader shares (kept in `gapscore-model`, so that `gapscore check`
 /// refuses duplicate keys with the same code).
 pub use gapscore_model::json;
+pub mod lines;
 pub mod text;
 
 use serde::{Deserialize, Serialize};

@@ -316,3 +316,65 @@ fn arbitrary_bytes_never_panic() {
         }
     }
 }
+
+#[test]
+fn a_duplicate_key_on_a_marked_first_line_is_placed_in_the_file() {
+    // The second `Action` is the line's 48th byte (after two spaces); the byte order mark
+    // before it makes it the file's 51st, and columns are the file's.
+    let line = br#"  {"Action":"run","Package":"p","Test":"TestA","Action":"pass"}"#;
+    let place = |input: &[u8]| match parse_to_run(&GoTest::new(), input, &ParseOptions::default()) {
+        Err(e) => e.to_string(),
+        Ok(run) => panic!("was accepted: {run:?}"),
+    };
+    let mut marked = b"\xEF\xBB\xBF".to_vec();
+    marked.extend_from_slice(line);
+    assert!(place(line).starts_with("1:48: duplicate key `Action` in one object (first at 1:4)"));
+    assert!(
+        place(&marked).starts_with("1:51: duplicate key `Action` in one object (first at 1:7)")
+    );
+}
+
+#[test]
+fn a_text_stream_cut_among_running_tests_is_one_problem_counting_each() {
+    // Seven tests running in parallel when the output stops: one `missing-results` problem
+    // weighing 7 (so each still counts as a failure), as the JSON reader's Normalizer gives.
+    let mut text = String::from("=== RUN   TestDone\n--- PASS: TestDone (0.00s)\n");
+    for i in 1..=7 {
+        text.push_str(&format!("=== RUN   TestP{i}\n=== PAUSE TestP{i}\n"));
+    }
+    for i in 1..=7 {
+        text.push_str(&format!("=== CONT  TestP{i}\n"));
+    }
+    let mut opts = ParseOptions::default();
+    opts.format_id = Some(TEXT_FORMAT.into());
+    let run = parse_to_run(&GoTest::new(), text.as_bytes(), &opts).unwrap();
+    assert_eq!(run.tests.len(), 1);
+    let missing: Vec<_> = run
+        .problems
+        .iter()
+        .filter(|p| p.kind == ProblemKind::MissingResults)
+        .collect();
+    assert_eq!(missing.len(), 1, "{:?}", run.problems);
+    assert_eq!(missing[0].weight(), 7);
+    assert_eq!(
+        missing[0].detail,
+        "7 tests started but have no result: `TestP1`, `TestP2`, `TestP3`, `TestP4`, `TestP5` and 2 more"
+    );
+    assert!(kinds(&run).contains(&ProblemKind::Truncated));
+}
+
+#[test]
+fn text_line_ends_and_marks_are_read_as_before() {
+    // CRLF, a stray `\r` before the line end, a mark on line 1 and one starting a second file
+    // concatenated to the first: the same tests as the plain text.
+    let plain = "=== RUN   TestA\n--- PASS: TestA (0.00s)\nok  \tex/a\t0.01s\n=== RUN   TestB\n--- FAIL: TestB (0.00s)\nFAIL\tex/b\t0.01s\n";
+    let marked = "\u{feff}=== RUN   TestA\r\n--- PASS: TestA (0.00s)\r\r\nok  \tex/a\t0.01s\r\n\u{feff}=== RUN   TestB\r\n--- FAIL: TestB (0.00s)\r\nFAIL\tex/b\t0.01s";
+    let mut opts = ParseOptions::default();
+    opts.format_id = Some(TEXT_FORMAT.into());
+    let read = |s: &str| parse_to_run(&GoTest::new(), s.as_bytes(), &opts).unwrap();
+    let (a, b) = (read(plain), read(marked));
+    assert_eq!(a.tests, b.tests);
+    assert_eq!((a.problems, a.warnings), (b.problems, b.warnings));
+    assert_eq!(b.tests.len(), 2);
+    assert_eq!(b.tests[1].status, Status::Failed);
+}

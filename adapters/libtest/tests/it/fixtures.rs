@@ -111,3 +111,56 @@ fn results_beyond_the_declared_count_are_not_passes() {
     let run = valid("more-results-than-declared.jsonl");
     assert_eq!(problems(&run), vec![(ProblemKind::SuiteError, 2)]);
 }
+
+/// The place of the error reading `input`.
+fn error_place(input: &[u8]) -> (gapscore_adapter_sdk::Location, String) {
+    match parse_to_run(&Libtest::new(), input, &ParseOptions::default()) {
+        Err(gapscore_adapter_sdk::AdapterError::Input(e)) => {
+            (e.location().cloned().expect("a place"), e.to_string())
+        }
+        other => panic!("not an input error: {other:?}"),
+    }
+}
+
+#[test]
+fn error_columns_count_a_byte_order_mark() {
+    use gapscore_adapter_sdk::Location::LineCol;
+    // The second `"type"` is the line's 20th byte; the mark before it makes it the file's 23rd.
+    let dup = br#"{ "type": "suite", "type": "test", "event": "started", "test_count": 1 }"#;
+    let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+    with_bom.extend_from_slice(dup);
+    let (at, message) = error_place(dup);
+    assert_eq!(
+        at,
+        LineCol {
+            line: 1,
+            column: 20
+        }
+    );
+    assert!(message.contains("(first at 1:3)"), "{message}");
+    let (at, message) = error_place(&with_bom);
+    assert_eq!(
+        at,
+        LineCol {
+            line: 1,
+            column: 23
+        }
+    );
+    assert!(message.contains("(first at 1:6)"), "{message}");
+    // serde_json's own errors likewise: the event's `test_count` is not a number.
+    let bad = br#"{ "type": "suite", "event": "started", "test_count": "x" }
+"#;
+    let (plain, _) = error_place(bad);
+    let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+    with_bom.extend_from_slice(bad);
+    let (
+        LineCol { line, column },
+        LineCol {
+            column: bom_column, ..
+        },
+    ) = (plain, error_place(&with_bom).0)
+    else {
+        panic!("not line and column");
+    };
+    assert_eq!((line, bom_column), (1, column + 3));
+}
