@@ -57,6 +57,7 @@ pub fn parse_reader(
     let mut p = Parser::new(sink);
     let mut carry: Vec<u8> = Vec::new();
     let mut carry_cut = false;
+    skip_byte_order_mark(reader)?;
     loop {
         let buf = match reader.fill_buf() {
             Ok(b) => b,
@@ -118,6 +119,24 @@ pub fn parse_reader(
         p.line(&carry, carry_cut);
     }
     p.finish(partial)
+}
+
+/// Skips a UTF-8 byte order mark at the start of the stream: kept, it made the first line
+/// (`TAP version 13` or the plan) a non-TAP line, so a whole run read as having no plan.
+/// TAP's places are line numbers, so nothing else shifts.
+fn skip_byte_order_mark(reader: &mut dyn BufRead) -> Result<(), AdapterError> {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let buf = loop {
+        match reader.fill_buf() {
+            Ok(b) => break b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(AdapterError::Read(e.to_string())),
+        }
+    };
+    if buf.starts_with(BOM) {
+        reader.consume(BOM.len());
+    }
+    Ok(())
 }
 
 /// Where to cut `buf[..len]` to at most `room` bytes without splitting a UTF-8 character.
