@@ -354,12 +354,13 @@ where
 /// How [`ingest_appendable`] reads a file in two halves (a function, so that [`ingest`]'s
 /// consumers need not be [`Appendable`]).
 type SplitRead<C, F> =
-    fn(&mut dyn std::io::BufRead, File, u64, &F, &str, &str) -> Result<C, AdapterError>;
+    fn(&mut dyn std::io::BufRead, File, u64, bool, &F, &str, &str) -> Result<C, AdapterError>;
 
 fn split_read<C, F>(
     whole: &mut dyn std::io::BufRead,
     tail: File,
     at: u64,
+    wait: bool,
     make: &F,
     shown: &str,
     format: &str,
@@ -368,7 +369,7 @@ where
     C: EventSink + Send + Appendable,
     F: Fn(&str, &str) -> C + Sync,
 {
-    read_split(whole, tail, at, || make(shown, format))
+    read_split(whole, tail, at, wait, || make(shown, format))
 }
 
 fn ingest_with<C, F>(
@@ -477,7 +478,15 @@ where
         let mut reader =
             std::io::BufReader::with_capacity(64 * 1024, std::io::Cursor::new(prefix).chain(file));
         if let Some((read, (tail, at))) = two_halves {
-            return read(&mut reader, tail, at, make, &shown, &format);
+            return read(
+                &mut reader,
+                tail,
+                at,
+                opts.split.wait_for_second,
+                make,
+                &shown,
+                &format,
+            );
         }
         let mut sink = Normalizer::new(make(&shown, &format));
         entry

@@ -7,7 +7,7 @@
 use std::fs::File;
 use std::path::Path;
 
-use gapscore_adapter_junit::parser::split::{Split, find_split, parse_split};
+use gapscore_adapter_junit::parser::split::{Split, find_split, parse_split, parse_split_waiting};
 use gapscore_adapter_sdk::{AdapterError, EventSink, Normalizer};
 use gapscore_core::tally::Tally;
 
@@ -20,6 +20,10 @@ pub struct SplitOptions {
     /// Where to look for the split point: this file offset, instead of the middle (tests use
     /// it to try every boundary).
     pub at: Option<u64>,
+    /// The first half waits for the second to start instead of reading on alone when no
+    /// worker has picked it up yet: for tests, which must see both halves read whatever the
+    /// machine's load. Ignored on a pool of one thread, where nothing else could start it.
+    pub wait_for_second: bool,
 }
 
 impl Default for SplitOptions {
@@ -27,6 +31,7 @@ impl Default for SplitOptions {
         SplitOptions {
             min_bytes: 8 << 20,
             at: None,
+            wait_for_second: false,
         }
     }
 }
@@ -68,12 +73,18 @@ pub(crate) fn read_split<C: EventSink + Send + Appendable>(
     whole: &mut dyn std::io::BufRead,
     tail: File,
     at: u64,
+    wait: bool,
     make: impl Fn() -> C,
 ) -> Result<C, AdapterError> {
     let mut sink = Normalizer::new(make());
     let later = Normalizer::new(make());
     let can = |a: &Normalizer<C>, b: &Normalizer<C>| a.get_ref().can_append(b.get_ref());
-    if let Split::Appended(later) = parse_split(whole, tail, at, &mut sink, later, &can)? {
+    let read = if wait && rayon::current_num_threads() > 1 {
+        parse_split_waiting
+    } else {
+        parse_split
+    };
+    if let Split::Appended(later) = read(whole, tail, at, &mut sink, later, &can)? {
         let rest = sink.append(later);
         sink.get_mut().append(rest);
     }
