@@ -2,7 +2,7 @@
 //!
 //! The file is cut at a guess: a `</testsuite>` followed by `<testsuite` near its middle
 //! ([`find_split`]). The first half (A) is read as always, on the caller's thread. After A's
-//! first top-level suite, its carried state ([`Boundary`]: the producer, the root's declared
+//! first top-level suite, its carried state (`Boundary`: the producer, the root's declared
 //! total, the once-per-file flags) is what the second half (B) starts from: B reads from the
 //! guess on its own file handle, into its own sink, on a rayon worker if one is free. When A
 //! reaches the guess it checks that it is exactly there (an event starts at that byte), between
@@ -25,7 +25,7 @@ use super::{Boundary, Ending, Reading};
 const SEARCH_WINDOW: u64 = 4 << 20;
 
 /// The file offset of a `<testsuite` that follows a `</testsuite>` (and optional whitespace),
-/// first at or after `from`, within [`SEARCH_WINDOW`]: a guess at a boundary between
+/// first at or after `from`, within `SEARCH_WINDOW` (4 MiB): a guess at a boundary between
 /// top-level suites, which [`parse_split`] checks.
 pub fn find_split(file: &mut File, from: u64) -> std::io::Result<Option<u64>> {
     file.seek(SeekFrom::Start(from))?;
