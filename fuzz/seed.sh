@@ -28,6 +28,8 @@ for a in simple junit pytest jest ctrf gotest tap libtest; do
   copy "adapters/$a/tests/fixtures" "$a"
   copy "adapters/$a/tests/fixtures" detect
 done
+# The split JUnit read (one pass against two halves) starts from the JUnit fixtures too.
+copy adapters/junit/tests/fixtures junit_split
 
 # The checker reads reports: every hand-written and copied report, and the evidence cases' ones.
 copy conformance-tests/fixtures/reports checker_report

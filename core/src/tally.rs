@@ -270,6 +270,22 @@ impl Tally {
         self.dups.merge(other.dups);
     }
 
+    /// Whether [`Tally::merge`] of `later`, a tally of the rest of the same input that neither
+    /// was [`Tally::finish`]ed, gives exactly the tally one pass would: no suite counted under
+    /// [`OTHER_SUITES`] (which suites are kept apart depends on arrival order) and the
+    /// duplicate-id check short of its bound in the sum.
+    pub fn can_append(&self, later: &Tally) -> bool {
+        let suites = |t: &Tally| (t.suites.len() + t.recent_suites.len()) as u64;
+        let ids = |t: &Tally| Status::ALL.iter().map(|s| t.by_status.get(*s)).sum::<u64>();
+        self.suites_merged_away == 0
+            && later.suites_merged_away == 0
+            && suites(self) + suites(later) + 1 < SUITE_LIMIT as u64
+            && self.dups.stopped_after().is_none()
+            && later.dups.stopped_after().is_none()
+            && ids(self) + ids(later) <= DUPLICATE_CHECK_LIMIT
+            && self.manifest.is_none() == later.manifest.is_none()
+    }
+
     /// The score over what was counted.
     pub fn score(&self) -> Score {
         Score::new(self.counts.failed, self.counts.total)

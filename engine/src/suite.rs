@@ -12,7 +12,9 @@ use std::sync::Arc;
 use gapscore_core::categories::CategoryRules;
 use gapscore_core::{IdFinder, InputInfo, Manifest, ProblemKind, Spill, StatusPolicy, Tally};
 
-use gapscore_adapters::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
+use gapscore_adapters::{
+    IngestOptions, Outcome, Registry, expand_inputs, ingest, ingest_appendable,
+};
 
 /// Formats that are a runner's console text: read from a directory only when no structured
 /// result file was found there (see [`tally_suite`]).
@@ -108,7 +110,7 @@ pub fn tally_suite(
         }
         t
     };
-    let outcomes = ingest(registry, &expanded, &opts.ingest, |source, _format| {
+    let outcomes = ingest_appendable(registry, &expanded, &opts.ingest, |source, _format| {
         let mut t = new_tally();
         t.set_source(Some(source.to_owned()));
         t

@@ -147,6 +147,33 @@ impl<S: EventSink> Normalizer<S> {
         self.inner
     }
 
+    /// The consumer, as it is so far.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// The consumer, to change.
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
+    /// Takes in a normalizer that read the rest of the same input (a large file read in two
+    /// halves): its unfinished tests and cut texts count as if this one had read them, after
+    /// its own. Hands back its consumer, for the caller to append to this one's.
+    pub fn append(&mut self, later: Normalizer<S>) -> S {
+        let seq = self.seq;
+        for (id, (n, suite)) in later.open {
+            self.open.insert(id, (seq + n, suite));
+        }
+        self.seq += later.seq;
+        if self.cut_tests + self.cut_problems == 0 {
+            self.first_cut = later.first_cut;
+        }
+        self.cut_tests += later.cut_tests;
+        self.cut_problems += later.cut_problems;
+        later.inner
+    }
+
     /// A normalizer that does not warn about cut texts: for the plugin side of the C ABI, whose
     /// events the host passes through its own normalizer (which warns once).
     #[must_use]

@@ -2,7 +2,7 @@
 //! every file on a rayon pool ([`ingest`]). Results come back in input order whatever the
 //! number of threads, and one bad file never stops the others.
 
-use std::fs;
+use std::fs::{self, File};
 use std::io::Read as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -15,7 +15,8 @@ use gapscore_adapter_sdk::{
 };
 use rayon::prelude::*;
 
-use crate::registry::{DetectError, Registry};
+use crate::registry::{DetectError, Origin, Registry};
+use crate::split::{Appendable, SplitOptions, read_split, split_point};
 
 /// One input file, and whether the user named it (rather than a directory or glob finding it).
 ///
@@ -116,7 +117,7 @@ fn spool(arg: &Path) -> Result<Input, IngestError> {
     let copied = if stdin {
         std::io::copy(&mut std::io::stdin().lock(), &mut tmp)
     } else {
-        fs::File::open(arg).and_then(|mut f| std::io::copy(&mut f, &mut tmp))
+        File::open(arg).and_then(|mut f| std::io::copy(&mut f, &mut tmp))
     };
     copied.map_err(|e| fail(crate::io_reason(&e)))?;
     Ok(Input {
@@ -264,6 +265,8 @@ pub struct IngestOptions {
     /// Run on the rayon pool the caller is already in (batch scoring reads many repositories
     /// on one pool) instead of building a pool of `jobs` threads for this call.
     pub current_pool: bool,
+    /// When [`ingest_appendable`] reads a large JUnit file on two threads.
+    pub split: SplitOptions,
 }
 
 impl IngestOptions {
@@ -273,6 +276,7 @@ impl IngestOptions {
             format,
             jobs,
             current_pool: false,
+            split: SplitOptions::default(),
         }
     }
 }
@@ -329,10 +333,60 @@ where
     C: EventSink + Send,
     F: Fn(&str, &str) -> C + Sync,
 {
+    ingest_with(registry, inputs, opts, make, None)
+}
+
+/// [`ingest`], with a large JUnit file read on two threads when `opts.split` allows it
+/// (see [`SplitOptions`]): its consumer is made twice and the second appended to the first.
+pub fn ingest_appendable<C, F>(
+    registry: &Registry,
+    inputs: &[Input],
+    opts: &IngestOptions,
+    make: F,
+) -> Vec<Outcome<C>>
+where
+    C: EventSink + Send + Appendable,
+    F: Fn(&str, &str) -> C + Sync,
+{
+    ingest_with(registry, inputs, opts, make, Some(split_read::<C, F>))
+}
+
+/// How [`ingest_appendable`] reads a file in two halves (a function, so that [`ingest`]'s
+/// consumers need not be [`Appendable`]).
+type SplitRead<C, F> =
+    fn(&mut dyn std::io::BufRead, File, u64, bool, &F, &str, &str) -> Result<C, AdapterError>;
+
+fn split_read<C, F>(
+    whole: &mut dyn std::io::BufRead,
+    tail: File,
+    at: u64,
+    wait: bool,
+    make: &F,
+    shown: &str,
+    format: &str,
+) -> Result<C, AdapterError>
+where
+    C: EventSink + Send + Appendable,
+    F: Fn(&str, &str) -> C + Sync,
+{
+    read_split(whole, tail, at, wait, || make(shown, format))
+}
+
+fn ingest_with<C, F>(
+    registry: &Registry,
+    inputs: &[Input],
+    opts: &IngestOptions,
+    make: F,
+    split: Option<SplitRead<C, F>>,
+) -> Vec<Outcome<C>>
+where
+    C: EventSink + Send,
+    F: Fn(&str, &str) -> C + Sync,
+{
     let work = || -> Vec<Outcome<C>> {
         inputs
             .par_iter()
-            .map(|input| ingest_one(registry, input, opts, &make))
+            .map(|input| ingest_one(registry, input, opts, &make, split))
             .collect()
     };
     if opts.current_pool {
@@ -353,6 +407,7 @@ fn ingest_one<C, F>(
     input: &Input,
     opts: &IngestOptions,
     make: &F,
+    split: Option<SplitRead<C, F>>,
 ) -> Outcome<C>
 where
     C: EventSink + Send,
@@ -413,10 +468,27 @@ where
     };
     let mut popts = ParseOptions::with_source(shown.clone());
     popts.format_id = Some(format.clone());
+    // The built-in JUnit reader only: its two halves give its one pass's events.
+    let two_halves = split
+        .filter(|_| {
+            entry.origin == Origin::BuiltIn && info.name == "junit" && encoding == Encoding::Utf8
+        })
+        .and_then(|read| Some((read, split_point(input.source(), &opts.split)?)));
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let mut sink = Normalizer::new(make(&shown, &format));
         let mut reader =
             std::io::BufReader::with_capacity(64 * 1024, std::io::Cursor::new(prefix).chain(file));
+        if let Some((read, (tail, at))) = two_halves {
+            return read(
+                &mut reader,
+                tail,
+                at,
+                opts.split.wait_for_second,
+                make,
+                &shown,
+                &format,
+            );
+        }
+        let mut sink = Normalizer::new(make(&shown, &format));
         entry
             .adapter
             .parse_reader(&mut reader, &popts, &mut sink)
@@ -467,7 +539,7 @@ fn open_with_prefix(path: &Path) -> Result<(Vec<u8>, Source, Encoding), String> 
     if !meta.is_file() {
         return Err("not a regular file".to_owned());
     }
-    let mut f = fs::File::open(path).map_err(|e| crate::io_reason(&e))?;
+    let mut f = File::open(path).map_err(|e| crate::io_reason(&e))?;
     let mut prefix = Vec::with_capacity(DETECT_PREFIX_LEN.min(meta.len() as usize));
     (&mut f)
         .take(DETECT_PREFIX_LEN as u64)
@@ -512,7 +584,7 @@ fn locate(e: AdapterError, path: &Path, encoding: Encoding) -> AdapterError {
     else {
         return e;
     };
-    let Ok(f) = fs::File::open(path) else {
+    let Ok(f) = File::open(path) else {
         return AdapterError::Input(InputError::Syntax {
             location: Location::Offset(offset),
             message,

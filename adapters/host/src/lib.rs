@@ -30,14 +30,17 @@ pub mod exec;
 mod ingest;
 pub mod loader;
 mod registry;
+mod split;
 mod unread;
 
 pub use exec::ExecAdapter;
 pub use ingest::{
     IngestError, IngestOptions, Input, Outcome, Parsed, STDIN_NAME, SURE, expand_inputs, ingest,
+    ingest_appendable,
 };
 pub use loader::{PLUGIN_PATH_ENV, PluginAdapter, PluginError, PluginSearch, load_plugin};
 pub use registry::{DetectError, Origin, Registered, Registry};
+pub use split::{Appendable, SplitOptions};
 
 /// An I/O error as a message in gapscore's style: the OS text lowercased, without
 /// "(os error N)" or a path suffix (the caller names the file).

@@ -7,7 +7,8 @@
 //! `flakyFailure`/`rerunFailure` elements become attempts; pytest's xfail and node's todo keep
 //! their meaning; the pseudo-testcases producers use for a build failure, a collection error or a
 //! suite that failed to run become problems; a file cut off mid-element keeps every complete
-//! testcase and reports `truncated`.
+//! testcase and reports `truncated`. [`parser::split`] reads a large file in two halves on two
+//! threads with exactly the events of one pass (the host uses it for `score`).
 //!
 //! Reading a small report:
 //!

@@ -6,5 +6,6 @@
 
 #![allow(clippy::unwrap_used)] // Test code.
 
+mod append;
 mod properties;
 mod suite_counts;

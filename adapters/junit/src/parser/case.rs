@@ -1,11 +1,11 @@
 //! What a finished `<testcase>` becomes: a producer's pseudo-testcase turned into a problem,
 //! or a test with its status and messages; Go parent tests and gotestsum's reruns.
 
-use gapscore_adapter_sdk::{Attempt, Problem, ProblemKind, Status, TestCase};
+use gapscore_adapter_sdk::{Attempt, EventSink, Problem, ProblemKind, Status, TestCase};
 
 use super::{Case, Outcome, Reading, producer};
 
-impl Reading<'_> {
+impl<K: EventSink + ?Sized> Reading<'_, K> {
     /// Producers write run-level trouble as fake testcases; those become problems, not tests.
     pub(super) fn pseudo_case(&mut self, case: &Case) -> bool {
         // pytest: KeyboardInterrupt or `pytest.exit()` leaves a `<testcase>` without a name

@@ -5,7 +5,9 @@
 mod case;
 mod declared;
 mod panic;
+mod pass;
 mod producer;
+pub mod split;
 mod suite;
 mod testcase;
 mod xml;
@@ -13,12 +15,9 @@ mod xml;
 use std::collections::HashSet;
 
 use gapscore_adapter_sdk::{
-    AdapterError, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer,
-    Status, TestCase,
+    AdapterError, Category, EventSink, InputError, Location, Status, TestCase,
 };
-use quick_xml::XmlVersion;
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::reader::Reader;
+use quick_xml::events::BytesStart;
 use xml::{StartError, attr, attrs, line_col, to_utf8};
 
 /// Failure bodies and captured output beyond this many bytes are cut, with a note (the SDK's
@@ -90,8 +89,10 @@ struct Suite {
     path_before: Option<usize>,
 }
 
-struct Reading<'a> {
-    sink: &'a mut dyn EventSink,
+/// The reader's state; `K` is the sink's type (`dyn EventSink`, or a concrete sink when the
+/// split reader must look at it).
+struct Reading<'a, K: EventSink + ?Sized = dyn EventSink> {
+    sink: &'a mut K,
     suites: Vec<Suite>,
     /// The names of `suites` joined by ` > `, kept up to date on every push and pop since every
     /// testcase needs it: appended to and truncated, never rebuilt, so deep nesting stays linear.
@@ -119,7 +120,93 @@ struct Reading<'a> {
     any_pseudo: bool,
 }
 
-impl Reading<'_> {
+/// What the reader carries from one top-level suite to the next, besides counts: equal
+/// values here, at the same byte between top-level suites, mean the rest of the file is read
+/// the same way (the split reader, [`split`], checks it).
+#[derive(Debug, Clone, PartialEq)]
+struct Boundary {
+    producer: Option<&'static str>,
+    reported_suite_errors: HashSet<String>,
+    root_declared: Option<u64>,
+    target: Target,
+    in_properties: bool,
+}
+
+/// What is left when the last event has been read: the root's check and the producer, said
+/// after every test (see [`Ending::close`]).
+#[derive(Debug, Clone, PartialEq)]
+struct Ending {
+    producer: Option<&'static str>,
+    root_declared: Option<u64>,
+    root_held: u64,
+    any_pseudo: bool,
+}
+
+impl<'a, K: EventSink + ?Sized> Reading<'a, K> {
+    fn new(sink: &'a mut K) -> Self {
+        Reading {
+            sink,
+            suites: Vec::new(),
+            path: None,
+            case: None,
+            spare_case: None,
+            spare_test: None,
+            target: Target::Ignore,
+            in_properties: false,
+            pending: None,
+            producer: None,
+            reported_suite_errors: HashSet::new(),
+            reruns: Vec::new(),
+            suite_error: None,
+            root_declared: None,
+            root_held: 0,
+            any_pseudo: false,
+        }
+    }
+
+    /// A reader that goes on from a boundary between top-level suites, with none of the
+    /// counts before it.
+    fn resume(sink: &'a mut K, b: &Boundary) -> Self {
+        let mut r = Reading::new(sink);
+        r.producer = b.producer;
+        r.reported_suite_errors.clone_from(&b.reported_suite_errors);
+        r.root_declared = b.root_declared;
+        r.target = b.target;
+        r.in_properties = b.in_properties;
+        r
+    }
+
+    /// The state to carry, when nothing is open or held back (between top-level suites).
+    fn boundary(&self) -> Option<Boundary> {
+        let idle = self.suites.is_empty()
+            && self.path.is_none()
+            && self.case.is_none()
+            && self.pending.is_none()
+            && self.reruns.is_empty()
+            && self.suite_error.is_none();
+        idle.then(|| Boundary {
+            producer: self.producer,
+            reported_suite_errors: self.reported_suite_errors.clone(),
+            root_declared: self.root_declared,
+            target: self.target,
+            in_properties: self.in_properties,
+        })
+    }
+
+    /// Delivers what is held back and hands back the sink with what the end needs.
+    fn into_ending(mut self) -> (Ending, &'a mut K) {
+        self.flush();
+        let ending = Ending {
+            producer: self.producer,
+            root_declared: self.root_declared,
+            root_held: self.root_held,
+            any_pseudo: self.any_pseudo,
+        };
+        (ending, self.sink)
+    }
+}
+
+impl<K: EventSink + ?Sized> Reading<'_, K> {
     fn suite_path(&self) -> Option<String> {
         self.path.clone()
     }
@@ -492,175 +579,9 @@ fn parse_stream<R: std::io::BufRead>(
     source: R,
     sink: &mut dyn EventSink,
 ) -> Result<(), AdapterError> {
-    let mut reader = Reader::from_reader(source);
-    reader.config_mut().check_end_names = true;
-    let mut r = Reading {
-        sink,
-        suites: Vec::new(),
-        path: None,
-        case: None,
-        spare_case: None,
-        spare_test: None,
-        target: Target::Ignore,
-        in_properties: false,
-        pending: None,
-        producer: None,
-        reported_suite_errors: HashSet::new(),
-        reruns: Vec::new(),
-        suite_error: None,
-        root_declared: None,
-        root_held: 0,
-        any_pseudo: false,
-    };
-    let mut buf = Vec::new();
-    let mut depth = 0usize;
-    let mut root_seen = false;
-    let at = |offset: u64, message: String| -> AdapterError {
-        AdapterError::Input(InputError::Syntax {
-            location: Location::Offset(offset),
-            message,
-        })
-    };
-    loop {
-        // Errors of the XML reader point at `error_position`; errors found in an event it read
-        // (an undefined entity, a wrong root) point at the start of that event.
-        let before = reader.buffer_position();
-        let event = match reader.read_event_into(&mut buf) {
-            Ok(e) => e,
-            Err(e) => {
-                let at_end = reader.get_mut().fill_buf().map_or(true, |b| b.is_empty());
-                // A document cut off mid-element: keep what was complete, flag the cut.
-                if root_seen && at_end {
-                    r.flush();
-                    r.sink.problem(Problem::new(
-                        ProblemKind::Truncated,
-                        format!(
-                            "file ends at byte {} inside an element ({e})",
-                            reader.buffer_position()
-                        ),
-                    ));
-                    break;
-                }
-                if !root_seen && at_end && reader.buffer_position() == 0 {
-                    return Err(AdapterError::Input(InputError::Empty(
-                        "empty file: expected a JUnit XML document".into(),
-                    )));
-                }
-                return Err(at(reader.error_position(), e.to_string()));
-            }
-        };
-        let root_check = |name: &str| -> Result<(), AdapterError> {
-            if name.contains('\0') {
-                // `<\0?\0x\0m\0l\0`: the bytes are UTF-16, and there is no byte-order mark to
-                // say so; printing the name would put NUL bytes on the terminal.
-                return Err(at(
-                    before,
-                    "NUL bytes in the first element's name: UTF-16 without a byte-order mark? \
-                     (JUnit files are read as UTF-8 unless a UTF-16 byte-order mark says otherwise)"
-                        .into(),
-                ));
-            }
-            if !matches!(name, "testsuites" | "testsuite") {
-                return Err(at(
-                    before,
-                    format!(
-                        "root element is <{}>, expected <testsuites> or <testsuite>",
-                        name.escape_debug()
-                    ),
-                ));
-            }
-            Ok(())
-        };
-        match event {
-            Event::Start(e) => {
-                if !root_seen {
-                    root_check(e.local_name().as_ref())?;
-                }
-                root_seen = true;
-                depth += 1;
-                r.start(&e, false)
-                    .map_err(|err| at(before, err.to_string()))?;
-            }
-            Event::Empty(e) => {
-                if !root_seen {
-                    root_check(e.local_name().as_ref())?;
-                }
-                root_seen = true;
-                r.start(&e, true)
-                    .map_err(|err| at(before, err.to_string()))?;
-            }
-            Event::End(e) => {
-                depth = depth.saturating_sub(1);
-                r.end(e.local_name().as_ref());
-            }
-            // Whitespace between elements (one per testcase in most files) is not decoded.
-            Event::Text(_) if root_seen && !r.wants_text() => {}
-            Event::Text(t) => {
-                let s = t.xml_content(XmlVersion::Implicit1_0);
-                if !root_seen && !s.trim().is_empty() {
-                    return Err(at(before, "text before the root element".into()));
-                }
-                r.text(&s);
-            }
-            Event::CData(t) => r.text(&t.xml_content(XmlVersion::Implicit1_0)),
-            Event::GeneralRef(e) => {
-                let resolved = match e.resolve_char_ref() {
-                    Ok(Some(c)) => c.to_string(),
-                    Ok(None) => match e.as_ref() {
-                        "lt" => "<".into(),
-                        "gt" => ">".into(),
-                        "amp" => "&".into(),
-                        "apos" => "'".into(),
-                        "quot" => "\"".into(),
-                        other => {
-                            return Err(at(
-                                before,
-                                format!(
-                                    "undefined entity `&{other};` (entities declared in a DTD are never expanded)"
-                                ),
-                            ));
-                        }
-                    },
-                    Err(err) => return Err(at(before, err.to_string())),
-                };
-                r.text(&resolved);
-            }
-            Event::Eof => {
-                if !root_seen {
-                    return Err(AdapterError::Input(if reader.buffer_position() == 0 {
-                        InputError::Empty("empty file: expected a JUnit XML document".into())
-                    } else {
-                        // The place is the end: everything before it was read and was not a root.
-                        InputError::Syntax {
-                            location: Location::Offset(reader.buffer_position()),
-                            message: "end of file before any <testsuites> or <testsuite> element"
-                                .into(),
-                        }
-                    }));
-                }
-                if depth > 0 {
-                    r.flush();
-                    r.sink.problem(Problem::new(
-                        ProblemKind::Truncated,
-                        format!(
-                            "file ends at byte {} with {depth} element{} still open",
-                            reader.buffer_position(),
-                            if depth == 1 { "" } else { "s" }
-                        ),
-                    ));
-                }
-                break;
-            }
-            // Declarations, comments, processing instructions, DTDs: nothing to read, and DTD
-            // entity definitions are never expanded.
-            _ => {}
-        }
-        buf.clear();
-    }
-    r.flush();
-    r.check_root();
-    if let Some(p) = r.producer {
-        r.sink.producer(Producer::new(p));
-    }
+    let mut pass = pass::Pass::new(source, Reading::new(sink), 0);
+    pass.run(pass::Until::End)?;
+    let (ending, sink) = pass.end();
+    ending.close(sink);
     Ok(())
 }

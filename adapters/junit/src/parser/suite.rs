@@ -2,11 +2,11 @@
 //! `suite-error`), a Go panic in a suite's `<system-out>` (a `crash`), and the root's declared
 //! total (a warning only).
 
-use gapscore_adapter_sdk::{Problem, ProblemKind};
+use gapscore_adapter_sdk::{EventSink, Problem, ProblemKind, Producer};
 
-use super::{Reading, Target, case};
+use super::{Ending, Reading, Target, case};
 
-impl Reading<'_> {
+impl<K: EventSink + ?Sized> Reading<'_, K> {
     /// The end of an `<error>`/`<failure>` directly under a `<testsuite>`: a `suite-error`.
     pub(super) fn end_suite_error(&mut self) {
         self.target = Target::Ignore;
@@ -65,19 +65,26 @@ impl Reading<'_> {
             .with_suite(suite.unwrap_or_default()),
         );
     }
+}
 
+impl Ending {
     /// The root `<testsuites tests="N">`: a warning only when it disagrees, never counted:
     /// converters and trimmed files write root totals that their suites do not hold (an
     /// xUnit.net conversion declares 173 and holds 2, container-structure-test 8 and 3).
-    pub(super) fn check_root(&mut self) {
-        let Some(d) = self.root_declared else { return };
-        let held = self.root_held;
-        let surplus_expected = self.any_pseudo || self.producer == Some("gotestsum");
-        if d > held || (d < held && !surplus_expected) {
-            self.sink.warning(format!(
-                "testsuites declares tests=\"{d}\" but the file holds {held} (the root's total \
-                 is not counted: trimmed and converted files disagree with it)"
-            ));
+    /// Then the producer.
+    pub(super) fn close<K: EventSink + ?Sized>(&self, sink: &mut K) {
+        if let Some(d) = self.root_declared {
+            let held = self.root_held;
+            let surplus_expected = self.any_pseudo || self.producer == Some("gotestsum");
+            if d > held || (d < held && !surplus_expected) {
+                sink.warning(format!(
+                    "testsuites declares tests=\"{d}\" but the file holds {held} (the root's total \
+                     is not counted: trimmed and converted files disagree with it)"
+                ));
+            }
+        }
+        if let Some(p) = self.producer {
+            sink.producer(Producer::new(p));
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use gapscore_adapter_sdk::{Status, TestCase};
+use gapscore_adapter_sdk::{EventSink, Status, TestCase};
 use quick_xml::XmlVersion;
 use quick_xml::events::BytesStart;
 use quick_xml::events::attributes::Attribute;
@@ -39,7 +39,7 @@ pub(super) fn refill(slot: &mut Option<String>, value: Option<&str>) {
     }
 }
 
-impl Reading<'_> {
+impl<K: EventSink + ?Sized> Reading<'_, K> {
     /// A `<testcase>` opens: its attributes go into the reused case. One pass over the
     /// attributes without quick-xml's duplicate tracking (it allocates per element); a
     /// duplicate of an attribute read here is still refused.

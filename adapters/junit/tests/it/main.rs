@@ -7,4 +7,5 @@
 mod fixtures;
 mod real;
 mod regressions;
+mod split;
 mod wild;

@@ -1,0 +1,258 @@
+//! The split reader (`parser::split`) against the sequential one: for every JUnit file in the
+//! repository's fixtures and the bad-input corpus, and many split points in each (every `<`
+//! of a small file), the events of the two halves, in order, must be the sequential read's
+//! events, and an error the same error at the same offset. Hand-made files check that each
+//! kind of false guess falls back and that real boundaries are split.
+
+use std::fs::File;
+use std::io::{BufReader, Write as _};
+use std::path::{Path, PathBuf};
+
+use gapscore_adapter_junit::parser::parse_reader;
+use gapscore_adapter_junit::parser::split::{Fallback, Split, find_split, parse_split_waiting};
+use gapscore_adapter_sdk::{AdapterError, EventSink, Problem, Producer, TestCase};
+
+/// Every event, in order, as text.
+#[derive(Debug, Default)]
+struct Recorder(Vec<String>);
+
+impl EventSink for Recorder {
+    fn producer(&mut self, producer: Producer) {
+        self.0.push(format!("producer {producer:?}"));
+    }
+    fn test_started(&mut self, suite: Option<&str>, name: &str, id: &str) {
+        self.0.push(format!("started {suite:?} {name} {id}"));
+    }
+    fn test_finished(&mut self, test: TestCase) {
+        self.0.push(format!("test {test:?}"));
+    }
+    fn problem(&mut self, problem: Problem) {
+        self.0.push(format!("problem {problem:?}"));
+    }
+    fn warning(&mut self, message: String) {
+        self.0.push(format!("warning {message}"));
+    }
+}
+
+type Read = Result<Vec<String>, String>;
+
+fn sequential(path: &Path) -> Read {
+    let mut rec = Recorder::default();
+    let mut r = BufReader::new(File::open(path).unwrap());
+    parse_reader(&mut r, &mut rec)
+        .map(|()| rec.0)
+        .map_err(|e: AdapterError| format!("{e:?}"))
+}
+
+/// The split read at `at`: its events (A's then B's) and how it went.
+fn split(path: &Path, at: u64) -> (Read, Option<Fallback>) {
+    let mut a = Recorder::default();
+    let mut r = BufReader::new(File::open(path).unwrap());
+    let tail = File::open(path).unwrap();
+    match parse_split_waiting(&mut r, tail, at, &mut a, Recorder::default(), &|_, _| true) {
+        Ok(Split::Appended(b)) => {
+            a.0.extend(b.0);
+            (Ok(a.0), None)
+        }
+        Ok(Split::Sequential(why)) => (Ok(a.0), Some(why)),
+        Err(e) => (Err(format!("{e:?}")), None),
+    }
+}
+
+fn xml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            xml_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "xml") {
+            out.push(p);
+        }
+    }
+}
+
+/// Offsets to split at: every `<` (every n-th in a large file, so each file costs at most
+/// about 60 reads), and every boundary guess [`find_split`] makes.
+fn offsets(path: &Path) -> Vec<u64> {
+    let bytes = std::fs::read(path).unwrap();
+    let lts: Vec<u64> = (0..bytes.len())
+        .filter(|&i| bytes[i] == b'<')
+        .map(|i| i as u64)
+        .collect();
+    let step = (lts.len() / 60).max(1);
+    let mut out: Vec<u64> = lts.iter().copied().step_by(step).collect();
+    let mut f = File::open(path).unwrap();
+    let mut from = 0;
+    while let Some(at) = find_split(&mut f, from).unwrap() {
+        out.push(at);
+        from = at + 1;
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+#[test]
+fn every_fixture_split_anywhere_reads_as_in_one_pass() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    xml_files(&root.join("tests/fixtures"), &mut files);
+    xml_files(&root.join("../../tests/bad-input/junit"), &mut files);
+    files.sort();
+    assert!(files.len() > 100, "fixtures not found: {}", files.len());
+    let mut appended = 0;
+    for path in &files {
+        let want = sequential(path);
+        for at in offsets(path) {
+            let (got, why) = split(path, at);
+            assert_eq!(got, want, "{} split at byte {at} ({why:?})", path.display());
+            appended += usize::from(why.is_none() && got.is_ok());
+        }
+    }
+    // Not vacuous: many reads really went through two halves.
+    assert!(appended > 300, "only {appended} split reads were appended");
+}
+
+/// A temporary file holding `text`.
+fn file(text: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f
+}
+
+/// Splits `text` at the `n`-th (from 0) occurrence of `mark`, checks the events against one
+/// pass and returns how it went (`None`: appended).
+fn split_at_mark(text: &str, mark: &str, n: usize) -> Option<Fallback> {
+    let at = text.match_indices(mark).nth(n).expect("mark").0 as u64;
+    let f = file(text);
+    let (got, why) = split(f.path(), at);
+    assert_eq!(got, sequential(f.path()), "split at {at}");
+    why
+}
+
+const GOOD: &str = r#"<?xml version="1.0"?>
+<testsuites tests="5">
+  <testsuite name="one" tests="2"><testcase classname="a" name="t1"/><testcase classname="a" name="t2"><failure message="x">boom</failure></testcase></testsuite>
+  <testsuite name="two" tests="2"><testcase classname="b" name="t1"/><testcase classname="a" name="t1"/></testsuite>
+  <testsuite name="three" tests="1"><testcase classname="c" name="t1"/></testsuite>
+</testsuites>
+"#;
+
+#[test]
+fn a_real_boundary_is_split_and_root_totals_add_up() {
+    assert_eq!(split_at_mark(GOOD, "<testsuite name=\"two\"", 0), None);
+    assert_eq!(split_at_mark(GOOD, "<testsuite name=\"three\"", 0), None);
+    // The root declares 5 and holds 5 only across both halves: no warning, as in one pass.
+    let f = file(GOOD);
+    assert!(
+        !sequential(f.path())
+            .unwrap()
+            .iter()
+            .any(|e| e.starts_with("warning"))
+    );
+}
+
+#[test]
+fn a_guess_in_a_comment_cdata_or_instruction_falls_back() {
+    let comment = GOOD.replace(
+        "  <testsuite name=\"two\"",
+        "  <!-- </testsuite> <testsuite name=\"fake\"> -->\n  <testsuite name=\"two\"",
+    );
+    assert_eq!(
+        split_at_mark(&comment, "<testsuite name=\"fake\"", 0),
+        Some(Fallback::GuessDidNotHold)
+    );
+    let cdata = GOOD.replace(
+        "<testcase classname=\"b\" name=\"t1\"/>",
+        "<testcase classname=\"b\" name=\"t1\"><system-out><![CDATA[</testsuite> <testsuite name=\"fake\">]]></system-out></testcase>",
+    );
+    assert_eq!(
+        split_at_mark(&cdata, "<testsuite name=\"fake\"", 0),
+        Some(Fallback::GuessDidNotHold)
+    );
+    let pi = GOOD.replace(
+        "  <testsuite name=\"two\"",
+        "  <?note </testsuite> <testsuite name=\"fake\" ?>\n  <testsuite name=\"two\"",
+    );
+    assert_eq!(
+        split_at_mark(&pi, "<testsuite name=\"fake\"", 0),
+        Some(Fallback::GuessDidNotHold)
+    );
+    // A nested suite is not a top-level boundary.
+    let nested = GOOD.replace(
+        "<testsuite name=\"two\" tests=\"2\">",
+        "<testsuite name=\"two\" tests=\"2\"><testsuite name=\"in\"></testsuite><testsuite name=\"in2\"></testsuite>",
+    );
+    assert_eq!(
+        split_at_mark(&nested, "<testsuite name=\"in2\"", 0),
+        Some(Fallback::GuessDidNotHold)
+    );
+}
+
+#[test]
+fn go_parents_and_gotestsum_reruns_near_the_split_read_as_one_pass() {
+    // go-junit-report: a parent right before its subtests; gotestsum: reruns in one suite.
+    let go = r#"<testsuites>
+  <testsuite name="pkg/a" tests="2" id="0"><properties><property name="go.version" value="go1.22"/></properties><testcase classname="pkg/a" name="TestA"/><testcase classname="pkg/a" name="TestA/b"><failure message="f"/></testcase></testsuite>
+  <testsuite name="pkg/b" tests="2" id="1"><testcase classname="pkg/b" name="TestB"/><testcase classname="pkg/b" name="TestB/c"/></testsuite>
+  <testsuite name="pkg/c" tests="1" id="2"><testcase classname="pkg/b" name="TestB/d"><failure message="late"/></testcase></testsuite>
+</testsuites>"#;
+    assert_eq!(split_at_mark(go, "<testsuite name=\"pkg/b\"", 0), None);
+    assert_eq!(split_at_mark(go, "<testsuite name=\"pkg/c\"", 0), None);
+    let gotestsum = r#"<testsuites tests="4">
+  <testsuite name="pkg/a" tests="3"><properties><property name="go.version" value="go1.22"/></properties><testcase classname="pkg/a" name="TestX"><failure message="1st"/></testcase><testcase classname="pkg/a" name="TestX"/><testcase classname="pkg/a" name="TestY"/></testsuite>
+  <testsuite name="pkg/b" tests="1"><testcase classname="pkg/b" name="TestZ"><failure message="f"/></testcase></testsuite>
+  <testsuite name="pkg/c" tests="1"><testcase classname="pkg/b" name="TestZ"/></testsuite>
+</testsuites>"#;
+    assert_eq!(
+        split_at_mark(gotestsum, "<testsuite name=\"pkg/b\"", 0),
+        None
+    );
+    assert_eq!(
+        split_at_mark(gotestsum, "<testsuite name=\"pkg/c\"", 0),
+        None
+    );
+}
+
+#[test]
+fn a_once_per_file_flag_set_before_the_split_is_carried_or_falls_back() {
+    let jest = r#"<testsuites name="jest tests">
+  <testsuite name="x.test.js" tests="1"><testcase classname="Test suite failed to run" name="x.test.js"><failure>SyntaxError</failure></testcase></testsuite>
+  <testsuite name="x.test.js" tests="1"><testcase classname="Test suite failed to run" name="x.test.js"><failure>SyntaxError</failure></testcase></testsuite>
+  <testsuite name="y.test.js" tests="1"><testcase classname="Test suite failed to run" name="y.test.js"><failure>TypeError</failure></testcase></testsuite>
+  <testsuite name="y.test.js" tests="1"><testcase classname="Test suite failed to run" name="y.test.js"><failure>TypeError</failure></testcase></testsuite>
+</testsuites>"#;
+    // After the first suite: the flag for x is in the carried state, and still the same there.
+    assert_eq!(
+        split_at_mark(jest, "<testsuite name=\"x.test.js\"", 1),
+        None
+    );
+    assert_eq!(
+        split_at_mark(jest, "<testsuite name=\"y.test.js\"", 0),
+        None
+    );
+    // After the third: y's flag was set after the state was carried, so the guess is refused.
+    assert_eq!(
+        split_at_mark(jest, "<testsuite name=\"y.test.js\"", 1),
+        Some(Fallback::GuessDidNotHold)
+    );
+}
+
+#[test]
+fn a_file_cut_or_broken_after_the_split_reads_as_one_pass() {
+    let cut = &GOOD[..GOOD.find("<testcase classname=\"c\"").unwrap() + 20];
+    assert_eq!(split_at_mark(cut, "<testsuite name=\"two\"", 0), None);
+    let broken = GOOD.replace("</testsuite>\n</testsuites>", "</testcase>\n</testsuites>");
+    let at = broken.find("<testsuite name=\"two\"").unwrap() as u64;
+    let f = file(&broken);
+    let (got, _) = split(f.path(), at);
+    assert!(got.is_err());
+    assert_eq!(got, sequential(f.path()));
+    // A byte-order mark moves every offset by three bytes, in both halves alike.
+    let bom = format!("\u{feff}{}", broken);
+    let at = bom.find("<testsuite name=\"two\"").unwrap() as u64;
+    let f = file(&bom);
+    assert_eq!(split(f.path(), at).0, sequential(f.path()));
+}

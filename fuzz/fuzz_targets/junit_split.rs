@@ -1,0 +1,85 @@
+//! `junit` split read against one pass: the input written to a file, split at each of its
+//! first boundary guesses and at the `<` its first byte picks; the events of the two halves,
+//! in order, must be the one-pass events, and an error the same error at the same offset.
+#![no_main]
+
+use std::fs::File;
+use std::io::{BufReader, Write as _};
+use std::path::PathBuf;
+use std::sync::LazyLock;
+
+use gapscore_adapter_junit::parser::parse_reader;
+use gapscore_adapter_junit::parser::split::{Split, find_split, parse_split_waiting};
+use gapscore_adapter_sdk::{EventSink, Problem, Producer, TestCase};
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Default)]
+struct Recorder(Vec<String>);
+
+impl EventSink for Recorder {
+    fn producer(&mut self, producer: Producer) {
+        self.0.push(format!("producer {producer:?}"));
+    }
+    fn test_started(&mut self, suite: Option<&str>, name: &str, id: &str) {
+        self.0.push(format!("started {suite:?} {name} {id}"));
+    }
+    fn test_finished(&mut self, test: TestCase) {
+        self.0.push(format!("test {test:?}"));
+    }
+    fn problem(&mut self, problem: Problem) {
+        self.0.push(format!("problem {problem:?}"));
+    }
+    fn warning(&mut self, message: String) {
+        self.0.push(format!("warning {message}"));
+    }
+}
+
+static PATH: LazyLock<PathBuf> = LazyLock::new(|| {
+    std::env::temp_dir().join(format!(
+        "gapscore-fuzz-junit-split-{}.xml",
+        std::process::id()
+    ))
+});
+
+fuzz_target!(|data: &[u8]| {
+    let path = &*PATH;
+    File::create(path).unwrap().write_all(data).unwrap();
+    let mut one = Recorder::default();
+    let want = parse_reader(&mut BufReader::new(File::open(path).unwrap()), &mut one)
+        .map(|()| one.0)
+        .map_err(|e| format!("{e:?}"));
+    let mut offsets = Vec::new();
+    let mut f = File::open(path).unwrap();
+    let mut from = 0;
+    while offsets.len() < 4
+        && let Some(at) = find_split(&mut f, from).unwrap()
+    {
+        offsets.push(at);
+        from = at + 1;
+    }
+    let lts: Vec<usize> = (0..data.len()).filter(|&i| data[i] == b'<').collect();
+    if let (Some(first), false) = (data.first(), lts.is_empty()) {
+        offsets.push(lts[usize::from(*first) % lts.len()] as u64);
+    }
+    for at in offsets {
+        let mut a = Recorder::default();
+        let mut r = BufReader::new(File::open(path).unwrap());
+        let tail = File::open(path).unwrap();
+        let got = match parse_split_waiting(
+            &mut r,
+            tail,
+            at,
+            &mut a,
+            Recorder::default(),
+            &|_, _| true,
+        ) {
+            Ok(Split::Appended(b)) => {
+                a.0.extend(b.0);
+                Ok(a.0)
+            }
+            Ok(Split::Sequential(_)) => Ok(a.0),
+            Err(e) => Err(format!("{e:?}")),
+        };
+        assert_eq!(got, want, "split at {at}");
+    }
+});
