@@ -273,7 +273,7 @@ impl Tally {
     /// Whether [`Tally::merge`] of `later`, a tally of the rest of the same input that neither
     /// was [`Tally::finish`]ed, gives exactly the tally one pass would: no suite counted under
     /// [`OTHER_SUITES`] (which suites are kept apart depends on arrival order) and the
-    /// duplicate-id check short of its bound in the sum.
+    /// duplicate-id check short of its bound in the sum, and the warning kinds short of theirs.
     pub fn can_append(&self, later: &Tally) -> bool {
         let suites = |t: &Tally| (t.suites.len() + t.recent_suites.len()) as u64;
         let ids = |t: &Tally| Status::ALL.iter().map(|s| t.by_status.get(*s)).sum::<u64>();
@@ -284,6 +284,8 @@ impl Tally {
             && later.dups.stopped_after().is_none()
             && ids(self) + ids(later) <= DUPLICATE_CHECK_LIMIT
             && self.manifest.is_none() == later.manifest.is_none()
+            && self.warnings.counts().len() + later.warnings.counts().len()
+                < crate::warnings::LOGGED_KINDS
     }
 
     /// The score over what was counted.
