@@ -34,16 +34,23 @@ pub struct SuiteCounts {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StatusCounts([u64; 7]);
 
+/// Adds `n` to a count without wrapping. Counts carry weights from the input (a problem stands
+/// for the tests a file declared and did not hold): a declared count near `u64::MAX` must not
+/// wrap the totals round to a small number, which could read as fewer failures.
+fn add(count: &mut u64, n: u64) {
+    *count = count.saturating_add(n);
+}
+
 impl StatusCounts {
     /// Adds one test.
     pub fn add(&mut self, s: Status) {
-        self.0[s as usize] += 1;
+        add(&mut self.0[s as usize], 1);
     }
 
     /// Adds another set of counts.
     pub fn absorb(&mut self, other: &StatusCounts) {
         for (a, b) in self.0.iter_mut().zip(other.0) {
-            *a += b;
+            add(a, b);
         }
     }
 
@@ -60,13 +67,13 @@ pub struct CategoryCounts([u64; 5]);
 impl CategoryCounts {
     /// Adds one test.
     pub fn add(&mut self, c: Category) {
-        self.0[c as usize] += 1;
+        add(&mut self.0[c as usize], 1);
     }
 
     /// Adds another set of counts.
     pub fn absorb(&mut self, other: &CategoryCounts) {
         for (a, b) in self.0.iter_mut().zip(other.0) {
-            *a += b;
+            add(a, b);
         }
     }
 
@@ -186,8 +193,8 @@ impl Tally {
         };
         self.missing = manifest.missing(&self.manifest_seen);
         for id in self.missing.clone() {
-            self.counts.total += 1;
-            self.counts.failed += 1;
+            add(&mut self.counts.total, 1);
+            add(&mut self.counts.failed, 1);
             self.categories.add(Category::Unknown);
             self.bump_suite(Some(MISSING_SUITE), true);
             self.failures.push(FailureEntry {
@@ -241,16 +248,16 @@ impl Tally {
     pub fn merge(&mut self, mut other: Tally) {
         self.flush_suite();
         other.flush_suite();
-        self.counts.total += other.counts.total;
-        self.counts.passed += other.counts.passed;
-        self.counts.failed += other.counts.failed;
-        self.excluded += other.excluded;
+        add(&mut self.counts.total, other.counts.total);
+        add(&mut self.counts.passed, other.counts.passed);
+        add(&mut self.counts.failed, other.counts.failed);
+        add(&mut self.excluded, other.excluded);
         self.by_status.absorb(&other.by_status);
         self.categories.absorb(&other.categories);
         for (suite, c) in other.suites {
             self.add_suite_counts(&suite, c);
         }
-        self.suites_merged_away += other.suites_merged_away;
+        add(&mut self.suites_merged_away, other.suites_merged_away);
         self.failures.append(other.failures);
         self.flaky.extend(other.flaky);
         self.problems.extend(other.problems);
@@ -298,10 +305,10 @@ impl Tally {
     fn count(&mut self, test: &mut TestCase) {
         let outcome = self.policy.outcome(test);
         if outcome == Outcome::Excluded {
-            self.excluded += 1;
+            add(&mut self.excluded, 1);
             return;
         }
-        self.counts.total += 1;
+        add(&mut self.counts.total, 1);
         self.categories
             .add(test.category.unwrap_or(Category::Unknown));
         if self.collect_names {
@@ -312,9 +319,9 @@ impl Tally {
         }
         self.bump_suite(test.suite.as_deref(), outcome == Outcome::Fail);
         match outcome {
-            Outcome::Pass => self.counts.passed += 1,
+            Outcome::Pass => add(&mut self.counts.passed, 1),
             Outcome::Fail => {
-                self.counts.failed += 1;
+                add(&mut self.counts.failed, 1);
                 self.failures.push(failure_of(test));
             }
             Outcome::Excluded => {}
@@ -325,11 +332,11 @@ impl Tally {
     /// among the recent ones takes the buffer of the one it pushes out.
     fn bump_suite(&mut self, suite: Option<&str>, failed: bool) {
         let c = self.suite_counts(suite);
-        c.total += 1;
+        add(&mut c.total, 1);
         if failed {
-            c.failed += 1;
+            add(&mut c.failed, 1);
         } else {
-            c.passed += 1;
+            add(&mut c.passed, 1);
         }
     }
 
@@ -387,9 +394,9 @@ impl Tally {
     /// million classes must not make it grow without bound (the totals are exact regardless).
     fn add_suite_counts(&mut self, key: &str, c: SuiteCounts) {
         let add = |mine: &mut SuiteCounts| {
-            mine.total += c.total;
-            mine.passed += c.passed;
-            mine.failed += c.failed;
+            add(&mut mine.total, c.total);
+            add(&mut mine.passed, c.passed);
+            add(&mut mine.failed, c.failed);
         };
         if let Some(mine) = self.suites.get_mut(key) {
             add(mine);
@@ -536,10 +543,10 @@ impl EventSink for Tally {
             }
         }
         if outcome == Outcome::Excluded {
-            self.excluded += 1;
+            add(&mut self.excluded, 1);
             return;
         }
-        self.counts.total += 1;
+        add(&mut self.counts.total, 1);
         self.categories.add(category.unwrap_or(Category::Unknown));
         if self.collect_names {
             self.names.push(test.name.to_owned());
@@ -548,7 +555,7 @@ impl EventSink for Tally {
             self.flaky.push(test.id.to_owned());
         }
         self.bump_suite(test.suite, false);
-        self.counts.passed += 1;
+        add(&mut self.counts.passed, 1);
     }
 
     fn problem(&mut self, problem: Problem) {
@@ -557,11 +564,11 @@ impl EventSink for Tally {
         // A problem standing for n tests (declared and not held) counts n failures: a file that
         // promised 50 tests and holds 11 must not score better than one that holds all 50.
         let n = problem.weight();
-        self.counts.total += n;
-        self.counts.failed += n;
+        add(&mut self.counts.total, n);
+        add(&mut self.counts.failed, n);
         let c = self.suite_counts(Some(&place));
-        c.total += n;
-        c.failed += n;
+        add(&mut c.total, n);
+        add(&mut c.failed, n);
         self.failures.push(FailureEntry {
             test_name: match problem.count {
                 Some(n) if n > 1 => format!("[{}] {place} ({n} tests)", problem.kind),

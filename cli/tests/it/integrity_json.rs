@@ -169,3 +169,23 @@ fn a_jest_reporters_success_false_beside_a_clean_run_passes() {
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     assert!(advisory(&json_of(&out)));
 }
+
+/// A CTRF summary declaring `u64::MAX` tests and failures (found by the `ctrf` fuzz target):
+/// the missing tests and the failures beyond them are two weighted problems whose counts added
+/// up past `u64::MAX`. The release build wrapped the totals round to `Sealed: 1/0 passed`, a
+/// score of 0.0 that `--allow-advisory` let through the gate; the debug build panicked. Counts
+/// now saturate: every missing test still counts as failed.
+#[test]
+fn declared_counts_near_u64_max_do_not_wrap_the_totals() {
+    let dir = tempfile::tempdir().unwrap();
+    let max = u64::MAX;
+    let doc = format!(
+        r#"{{"reportFormat":"CTRF","specVersion":"0.0.0","results":{{"tool":{{"name":"x"}},"summary":{{"tests":{max},"passed":1,"failed":{max},"pending":0,"skipped":0,"other":0,"start":0,"stop":1}},"tests":[{{"name":"a","status":"passed","duration":1}}]}}}}"#
+    );
+    let o = score(dir.path(), "huge.json", &doc, &["--allow-advisory"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let r = json_of(&o);
+    let (total, passed, failed) = sealed(&r);
+    assert_eq!((total, passed, failed), (max, 1, max), "{r}");
+    assert_eq!(r["report"]["shadow_score"], 100.0, "{r}");
+}
