@@ -58,6 +58,7 @@
 #![deny(missing_docs)]
 
 pub mod categories;
+mod counts;
 pub mod envelope;
 pub mod failures;
 pub mod feedback;
