@@ -126,7 +126,7 @@ pub fn aggregate(rows: &[RepoRow], threshold: Option<Threshold>) -> Aggregate {
         for (cat, n) in &r.failing_categories {
             let e = failing_categories.entry(cat.clone()).or_default();
             e.repos += 1;
-            e.failures += n;
+            e.failures = e.failures.saturating_add(*n);
         }
         let mut kinds: Vec<String> = r.problems.iter().map(|p| p.kind.to_string()).collect();
         kinds.sort();
