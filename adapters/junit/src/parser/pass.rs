@@ -156,7 +156,9 @@ impl<'s, R: std::io::BufRead, K: EventSink + ?Sized> Pass<'s, R, K> {
                             "empty file: expected a JUnit XML document".into(),
                         )));
                     }
-                    return Err(at(reader.error_position(), e.to_string()));
+                    // quick-xml leaves `error_position` at 0 for some errors (invalid UTF-8 in
+                    // a start tag): then the place is the start of the event being read.
+                    return Err(at(reader.error_position().max(before), e.to_string()));
                 }
             };
             let root_check = |name: &str| -> Result<(), AdapterError> {

@@ -256,3 +256,14 @@ fn a_file_cut_or_broken_after_the_split_reads_as_one_pass() {
     let f = file(&bom);
     assert_eq!(split(f.path(), at).0, sequential(f.path()));
 }
+
+/// An invalid UTF-8 byte after the split (found by the `junit_split` fuzz target): B's decoder
+/// placed the error elsewhere than the one-pass read; now B's error sends A on alone.
+#[test]
+fn an_error_after_the_split_is_the_one_pass_error_at_its_place() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/split/invalid-utf8-after-the-split.xml");
+    let (got, _) = split(&path, 679);
+    assert!(got.is_err(), "{got:?}");
+    assert_eq!(got, sequential(&path));
+}
