@@ -1,7 +1,7 @@
 //! Helpers for adapter tests and benchmarks: the data-driven fixture harness every adapter crate
 //! uses ([`each_fixture`] over `tests/fixtures/{valid,invalid}/<scenario>.<ext>`, every failing
 //! fixture named), the cdylib cargo built for a test, a process's peak memory, and what every
-//! adapter's benchmark binary shares: [`NullSink`], [`thread_cpu_seconds`], [`time_best`],
+//! adapter's benchmark binary shares: [`NullSink`] (and [`RouteSink`] for the borrowed-path tests), [`thread_cpu_seconds`], [`time_best`],
 //! [`run_mode`] (one of the `null`, `score` and `parse` modes, measured as a [`BenchResult`]) and
 //! [`run_in_own_process`].
 //! The real-runner corpus checks (`tests/it/real.rs`) share [`real_cases`], [`Truth`] (a case's
@@ -176,6 +176,37 @@ impl EventSink for NullSink {
     fn warning(&mut self, _: String) {
         self.warnings += 1;
     }
+}
+
+/// A sink that keeps every finished test with the way it came: `true` when through the
+/// borrowed fast path ([`EventSink::test_finished_ref`]), `false` when owned. The adapters'
+/// `tests/it/borrowed.rs` check with it that a reader's tests go borrowed and read as the owned
+/// path does.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct RouteSink(pub Vec<(bool, TestCase)>);
+
+impl RouteSink {
+    /// True when every test came borrowed.
+    pub fn all_borrowed(&self) -> bool {
+        self.0.iter().all(|(b, _)| *b)
+    }
+
+    /// The tests, in arrival order.
+    pub fn into_tests(self) -> Vec<TestCase> {
+        self.0.into_iter().map(|(_, t)| t).collect()
+    }
+}
+
+impl EventSink for RouteSink {
+    fn producer(&mut self, _: Producer) {}
+    fn test_finished(&mut self, t: TestCase) {
+        self.0.push((false, t));
+    }
+    fn test_finished_ref(&mut self, t: TestCaseRef<'_>) {
+        self.0.push((true, t.to_test_case()));
+    }
+    fn problem(&mut self, _: Problem) {}
+    fn warning(&mut self, _: String) {}
 }
 
 /// The calling thread's time on a CPU in seconds (`/proc/thread-self/schedstat`), or 0 where

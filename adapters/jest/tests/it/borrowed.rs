@@ -4,26 +4,8 @@
 //! owned reading (`parse_to_run`), in the same order.
 
 use gapscore_adapter_jest::Jest;
-use gapscore_adapter_sdk::{
-    Adapter, EventSink, ParseOptions, Problem, Producer, Status, TestCase, TestCaseRef,
-    parse_to_run,
-};
-
-/// Every test with the way it came: `true` for borrowed.
-#[derive(Default)]
-struct Routes(Vec<(bool, TestCase)>);
-
-impl EventSink for Routes {
-    fn producer(&mut self, _: Producer) {}
-    fn test_finished(&mut self, t: TestCase) {
-        self.0.push((false, t));
-    }
-    fn test_finished_ref(&mut self, t: TestCaseRef<'_>) {
-        self.0.push((true, t.to_test_case()));
-    }
-    fn problem(&mut self, _: Problem) {}
-    fn warning(&mut self, _: String) {}
-}
+use gapscore_adapter_sdk::{Adapter, ParseOptions, Status, TestCase, parse_to_run};
+use gapscore_adapter_testing::RouteSink as Routes;
 
 #[test]
 fn plain_tests_go_borrowed_and_read_as_the_owned_path() {
