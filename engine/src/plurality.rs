@@ -49,6 +49,19 @@ fn text_is_combined(path: &Path, text: &str) -> Result<bool, Error> {
     Ok(v.get("gapscore_seal_combined").is_some())
 }
 
+/// The combined record at `path`, read once; `None` when the file is not one (a single
+/// suite's record, or a file that cannot be read or is not JSON: its own check says what is
+/// wrong with it). A file marked combined that is not a valid combined record is an error.
+pub fn read_if_combined(path: &Path) -> Result<Option<CombinedSeal>, Error> {
+    let Ok(text) = read_text(path) else {
+        return Ok(None);
+    };
+    if !text_is_combined(path, &text).unwrap_or(false) {
+        return Ok(None);
+    }
+    combined_from_text(path, &text).map(Some)
+}
+
 /// A seal record file of either kind, read once.
 #[derive(Debug, Clone)]
 pub enum AnyRecord {

@@ -316,10 +316,8 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
     // A combined seal tags each suite with its author's family: those are the seal authors'
     // families (declared ones must be the same), and its spec ambiguity is the report's.
     let combined = match &req.seal {
-        Some(seal) if crate::plurality::is_combined(&seal.record).unwrap_or(false) => {
-            Some(crate::plurality::read_combined(&seal.record)?)
-        }
-        _ => None,
+        Some(seal) => crate::plurality::read_if_combined(&seal.record)?,
+        None => None,
     };
     let families: Vec<String> = combined
         .iter()
