@@ -57,49 +57,58 @@ fn repository(root: &Path) {
     assert_eq!(code(&sealed), 0, "{sealed:?}");
 }
 
+/// `gapscore batch tree -o out -q EXTRA`: the report it wrote for `acme`.
+fn batch_report(root: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["batch", "tree", "-o", "out", "-q"];
+    args.extend_from_slice(extra);
+    let batch = run_in(root, &args);
+    assert!(
+        code(&batch) <= 1,
+        "{}",
+        String::from_utf8_lossy(&batch.stderr)
+    );
+    fs::read_to_string(root.join("out/reports/acme.json")).unwrap()
+}
+
+/// `gapscore score` with what `acme`'s `gapscore.toml` says and EXTRA: its report.
+fn score_report(root: &Path, extra: &[&str]) -> String {
+    let mut args = vec![
+        "score",
+        "--sealed",
+        "tree/acme/sealed/junit.xml",
+        "--sealed",
+        "tree/acme/sealed/pytest.json",
+        "--open",
+        "tree/acme/open/open.json",
+        "--skipped",
+        "exclude",
+        "--categories",
+        "tree/acme/rules.toml",
+        "--seal",
+        "tree/acme/seal.json",
+        "--sealed-dir",
+        "tree/acme/sealed-tests",
+        "--id",
+        "acme",
+    ];
+    args.extend_from_slice(extra);
+    let score = run_in(root, &args);
+    assert!(
+        code(&score) <= 1,
+        "{}",
+        String::from_utf8_lossy(&score.stderr)
+    );
+    stdout(&score)
+}
+
 #[test]
 fn score_and_batch_give_identical_reports_for_one_repository() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     repository(root);
 
-    let batch = run_in(root, &["batch", "tree", "-o", "out", "-q"]);
-    assert!(
-        code(&batch) <= 1,
-        "{}",
-        String::from_utf8_lossy(&batch.stderr)
-    );
-    let from_batch = fs::read_to_string(root.join("out/reports/acme.json")).unwrap();
-
-    let score = run_in(
-        root,
-        &[
-            "score",
-            "--sealed",
-            "tree/acme/sealed/junit.xml",
-            "--sealed",
-            "tree/acme/sealed/pytest.json",
-            "--open",
-            "tree/acme/open/open.json",
-            "--skipped",
-            "exclude",
-            "--categories",
-            "tree/acme/rules.toml",
-            "--seal",
-            "tree/acme/seal.json",
-            "--sealed-dir",
-            "tree/acme/sealed-tests",
-            "--id",
-            "acme",
-            "--allow-truncated",
-        ],
-    );
-    assert!(
-        code(&score) <= 1,
-        "{}",
-        String::from_utf8_lossy(&score.stderr)
-    );
-    let from_score = stdout(&score);
+    let from_batch = batch_report(root, &[]);
+    let from_score = score_report(root, &["--allow-truncated"]);
     // The repository is not a trivial one: failures, an advisory problem, a seal, categories.
     let report: serde_json::Value = serde_json::from_str(&from_score).unwrap();
     assert!(
@@ -126,48 +135,16 @@ fn score_and_batch_give_identical_v2_reports_with_a_repositorys_provenance() {
     let text = fs::read_to_string(&config).unwrap();
     fs::write(&config, format!("{text}provenance = \"provenance.toml\"\n")).unwrap();
 
-    let batch = run_in(
-        root,
-        &["batch", "tree", "-o", "out", "-q", "--spec-version", "2"],
-    );
-    assert!(
-        code(&batch) <= 1,
-        "{}",
-        String::from_utf8_lossy(&batch.stderr)
-    );
-    let from_batch = fs::read_to_string(root.join("out/reports/acme.json")).unwrap();
-    let score = run_in(
+    let from_batch = batch_report(root, &["--spec-version", "2"]);
+    let from_score = score_report(
         root,
         &[
-            "score",
-            "--sealed",
-            "tree/acme/sealed/junit.xml",
-            "--sealed",
-            "tree/acme/sealed/pytest.json",
-            "--open",
-            "tree/acme/open/open.json",
-            "--skipped",
-            "exclude",
-            "--categories",
-            "tree/acme/rules.toml",
-            "--seal",
-            "tree/acme/seal.json",
-            "--sealed-dir",
-            "tree/acme/sealed-tests",
-            "--id",
-            "acme",
             "--spec-version",
             "2",
             "--provenance",
             "tree/acme/provenance.toml",
         ],
     );
-    assert!(
-        code(&score) <= 1,
-        "{}",
-        String::from_utf8_lossy(&score.stderr)
-    );
-    let from_score = stdout(&score);
     let report: serde_json::Value = serde_json::from_str(&from_score).unwrap();
     assert_eq!(report["report"]["independence"], "strong", "{report}");
     assert_eq!(
