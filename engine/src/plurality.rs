@@ -299,7 +299,17 @@ pub fn verify_combined(
     base: &Path,
     opts: &VerifyOptions,
 ) -> Result<CombinedCheck, Error> {
-    let combined = read_combined(path)?;
+    verify_combined_record(path, read_combined(path)?, base, opts)
+}
+
+/// [`verify_combined`] for a record already read from `path` (by [`read_if_combined`]), so
+/// that a caller which had to read it to learn its kind does not read it again.
+pub fn verify_combined_record(
+    path: &Path,
+    combined: CombinedSeal,
+    base: &Path,
+    opts: &VerifyOptions,
+) -> Result<CombinedCheck, Error> {
     CombinedSeal::new(combined.suites.clone(), "")
         .map_err(|e| Error::Input(format!("{}: not a plural seal: {e}", path.display())))?;
     let pairs: Vec<(String, String)> = combined

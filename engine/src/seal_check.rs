@@ -89,8 +89,8 @@ impl CheckedSeal {
 /// combined record, the directory its suites' directories are relative to).
 pub fn check(record: &Path, dir: &Path, opts: &VerifyOptions) -> Result<CheckedSeal, Error> {
     // Not JSON or unreadable: read as a single record, whose error says what is wrong.
-    if plurality::is_combined(record).unwrap_or(false) {
-        let c = plurality::verify_combined(record, dir, opts)?;
+    if let Some(combined) = plurality::read_if_combined(record)? {
+        let c = plurality::verify_combined_record(record, combined, dir, opts)?;
         return Ok(CheckedSeal {
             hash: c.combined.hash.clone(),
             problems: c.problems(record),
