@@ -4,10 +4,11 @@
 //! every test (the Markdown one has a section for every failure).
 //!
 //! Slow (it writes 2 GB and reads them back), so it is ignored by default; `.ci/run` runs it on
-//! the release build (the ignored tests of this module of the test binary `it`):
+//! an optimised build (the ignored tests of this module of the test binary `it`; profile
+//! `ci-release` is release without LTO, built much faster, with the same memory):
 //!
 //! ```sh
-//! cargo test --release -p gapscore --test it -- --ignored --nocapture bounded_memory::
+//! cargo test --profile ci-release -p gapscore --test it -- --ignored --nocapture bounded_memory::
 //! ```
 //!
 //! The peak is measured by GNU time (`/usr/bin/time -f %M`, Debian package `time`), which reads
@@ -245,7 +246,7 @@ fn score_markdown(input: &Path, report: &Path) -> (f64, u64, usize, bool) {
 }
 
 #[test]
-#[ignore = "writes and scores 2 GB; run by .ci/run on the release build"]
+#[ignore = "writes and scores 2 GB; run by .ci/run on an optimised build"]
 fn score_stays_under_64_mib_on_1_gb_inputs() {
     assert!(
         Path::new(TIME).exists(),
@@ -319,7 +320,7 @@ fn junit_warnings(path: &Path, suites: u64) {
 /// Warnings are kept up to a bound while reading, and every one is counted by kind: a file
 /// raising a million warnings (about 100 MB) stays under the same 64 MiB.
 #[test]
-#[ignore = "writes and scores 100 MB; run by .ci/run on the release build"]
+#[ignore = "writes and scores 100 MB; run by .ci/run on an optimised build"]
 fn a_million_warnings_stay_under_64_mib_and_are_all_counted() {
     assert!(
         Path::new(TIME).exists(),
