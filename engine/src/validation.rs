@@ -4,16 +4,16 @@
 
 use std::path::{Path, PathBuf};
 
-use gapscore_adapters::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
+use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_core::feedback::FailureInput;
 use gapscore_core::hardening::History;
 use gapscore_core::hash::canonical_sha256;
-use gapscore_core::{Category, Score, StatusPolicy, Tally};
+use gapscore_core::{Category, Score, StatusPolicy};
 use serde_json::Value;
 
 use crate::error::Error;
 use crate::fs::FsError;
-use crate::suite::Diagnostic;
+use crate::suite::{Diagnostic, SuiteOptions, tally_suite, tally_warnings};
 
 /// One validation of the sealed suite: its failures and score.
 #[derive(Debug)]
@@ -28,8 +28,11 @@ pub struct Validation {
 }
 
 /// Reads a validation: one Gap Report when `inputs` is a single file that is one, otherwise
-/// sealed result files in any format scored under the default status policy. Diagnostics (files
-/// skipped or unreadable) are pushed to `diagnostics` in order; any unreadable input is an error.
+/// sealed result files in any format, read by [`tally_suite`] under the default status policy
+/// exactly as `gapscore score` reads them (console text beside structured results left out,
+/// repeated ids named, a file nothing recognises an error), so a cycle recorded from files is
+/// the score a report of them says. Diagnostics (files left out or unreadable, the inputs'
+/// warnings) are pushed to `diagnostics` in order; any unreadable input is an error.
 pub fn load_validation(
     inputs: &[PathBuf],
     registry: &Registry,
@@ -41,47 +44,27 @@ pub fn load_validation(
     {
         return Ok(v);
     }
-    let (expanded, errors) = expand_inputs(inputs);
-    let mut failed = errors.len();
-    for e in errors {
-        diagnostics.push(Diagnostic::Error(e.to_string()));
-    }
-    let policy = StatusPolicy::default();
-    let mut tally = Tally::new(policy);
-    for o in ingest(registry, &expanded, ingest_opts, |source, _| {
-        let mut t = Tally::new(policy);
-        t.set_source(Some(source.to_owned()));
-        t
-    }) {
-        match o {
-            Outcome::Parsed(mut p) => {
-                p.consumer.finish();
-                tally.merge(p.consumer);
-            }
-            Outcome::Skipped { path, reason } => {
-                diagnostics.push(Diagnostic::Error(format!(
-                    "{path}: {reason} (found in a directory; name the result files to leave other files out)"
-                )));
-                failed += 1;
-            }
-            Outcome::LeftOut { path, reason } => {
-                diagnostics.push(Diagnostic::Warning(format!("{path}: not read: {reason}")));
-            }
-            Outcome::Failed(e) => {
-                diagnostics.push(Diagnostic::Error(e.to_string()));
-                failed += 1;
-            }
-        }
-    }
-    if failed > 0 {
+    let mut opts = SuiteOptions::new(StatusPolicy::default());
+    opts.ingest = ingest_opts.clone();
+    let suite = tally_suite(registry, "sealed", inputs, &opts);
+    diagnostics.extend(suite.diagnostics);
+    if suite.failed > 0 {
         return Err(Error::Input(format!(
-            "{failed} input{} could not be read",
-            if failed == 1 { "" } else { "s" }
+            "{} input{} could not be read",
+            suite.failed,
+            if suite.failed == 1 { "" } else { "s" }
         )));
     }
-    tally.finish();
+    let tally = suite.tally;
+    diagnostics.extend(tally_warnings(&tally, None));
+    let score = tally.score();
+    if score.total == 0 {
+        diagnostics.push(Diagnostic::Warning(
+            "no sealed tests were counted: the score 0.0 over zero tests proves nothing (a report of these files is advisory)".to_owned(),
+        ));
+    }
     Ok(Validation {
-        score: tally.score(),
+        score,
         failures: tally
             .failures
             .iter()
