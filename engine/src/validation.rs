@@ -239,7 +239,7 @@ mod tests {
         assert!(!may_be(b"[{\"sealed_tests\": 1}]"));
         assert!(!may_be(b""));
         assert!(!may_be(b"   \n"));
-        let missing = std::path::Path::new("/nonexistent/gapscore/f.json");
+        let missing = Path::new("/nonexistent/gapscore/f.json");
         assert!(!may_be_report(missing));
     }
 
