@@ -85,7 +85,9 @@ pub fn load_validation(
 fn read_report(path: &Path) -> Result<Option<Validation>, Error> {
     // Result files are streamed by the readers; only a file that may be a report is held
     // whole, so that a large result file costs no more memory here than it does in `score`.
-    if !may_be_report(path) {
+    // A pipe cannot be looked at twice: it is read whole, as before.
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if regular && !may_be_report(path) {
         return Ok(None);
     }
     let Ok(bytes) = std::fs::read(path) else {
