@@ -1,7 +1,8 @@
 //! The one score pipeline: seal check → category rules → expected-test manifest → tally both
-//! suites → hardening and overlap → report. `gapscore score` and `gapscore batch` (and, through
-//! [`crate::validation`], `feedback` and `harden`) score through [`score`], so a scoring rule is
-//! written once and a repository scores the same whichever command reads it.
+//! suites → hardening and overlap → report. `gapscore score` and `gapscore batch` score through
+//! [`score`], and `feedback` and `harden` read result files through the same
+//! [`tally_suite`] ([`crate::validation`]), so a scoring rule is written once and a repository
+//! scores the same whichever command reads it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,7 +26,7 @@ use crate::fs::{self, FsError};
 use crate::run::{self, RunnerInput};
 use crate::seal::{Verification, VerifyOptions};
 use crate::seal_check;
-use crate::suite::{Diagnostic, SuiteOptions, tally_suite};
+use crate::suite::{Diagnostic, SuiteOptions, tally_suite, tally_warnings};
 use crate::validation::load_history;
 
 /// The seal a run is scored under: the record `gapscore seal` wrote and the directory it seals.
@@ -513,21 +514,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         return ScoreOutcome::refused(Refusal::Unreadable { failed }, diagnostics);
     }
 
-    for w in sealed.warnings.messages() {
-        diagnostics.push(Diagnostic::Warning(w.clone()));
-    }
-    if let Some(o) = &open {
-        for w in o.warnings.messages() {
-            diagnostics.push(Diagnostic::Warning(format!("open: {w}")));
-        }
-    }
-    let not_kept = sealed.warnings.not_kept() + open.as_ref().map_or(0, |o| o.warnings.not_kept());
-    if not_kept > 0 {
-        diagnostics.push(Diagnostic::Warning(format!(
-            "{not_kept} more warnings were raised and not kept (the first {} of each suite are shown); the report's gapscore.warning_counts counts every one by kind",
-            gapscore_core::warnings::KEPT_WARNINGS
-        )));
-    }
+    diagnostics.extend(tally_warnings(&sealed, open.as_ref()));
     let score = sealed.score();
     if score.total == 0 {
         if req.strict {

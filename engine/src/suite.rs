@@ -1,6 +1,7 @@
 //! Scoring one suite (the sealed or the open results of a run): expand the inputs, read every
 //! file in parallel into a [`Tally`] and merge them in input order ([`tally_suite`]). Shared by
-//! `gapscore score` and batch scoring, so a repository scores the same either way.
+//! `gapscore score`, batch scoring and the validations `feedback` and `harden record` read
+//! ([`crate::validation`]), so the same files score the same whichever command reads them.
 //!
 //! Nothing is printed here: every note is returned as a [`Diagnostic`], in the order it arose,
 //! and the caller prints (or records) them.
@@ -234,6 +235,34 @@ pub fn tally_suite(
         failed,
         diagnostics,
     }
+}
+
+/// The warnings the inputs raised while being read (each suite's kept messages, the open
+/// suite's marked `open:`), and a note of how many more were not kept: what a score shows on
+/// stderr once its inputs were all read, and what a hardening cycle shows for the same files.
+pub fn tally_warnings(sealed: &Tally, open: Option<&Tally>) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = sealed
+        .warnings
+        .messages()
+        .iter()
+        .map(|w| Diagnostic::Warning(w.clone()))
+        .collect();
+    if let Some(o) = open {
+        out.extend(
+            o.warnings
+                .messages()
+                .iter()
+                .map(|w| Diagnostic::Warning(format!("open: {w}"))),
+        );
+    }
+    let not_kept = sealed.warnings.not_kept() + open.map_or(0, |o| o.warnings.not_kept());
+    if not_kept > 0 {
+        out.push(Diagnostic::Warning(format!(
+            "{not_kept} more warnings were raised and not kept (the first {} of each suite are shown); the report's gapscore.warning_counts counts every one by kind",
+            gapscore_core::warnings::KEPT_WARNINGS
+        )));
+    }
+    out
 }
 
 /// A cut file for the message that names it: its path and where it is cut, from the

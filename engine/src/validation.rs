@@ -2,18 +2,19 @@
 //! from a Gap Report (any tool's, either dialect) or scored from result files; and the
 //! hardening history those cycles are recorded in.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use gapscore_adapters::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
+use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_core::feedback::FailureInput;
 use gapscore_core::hardening::History;
 use gapscore_core::hash::canonical_sha256;
-use gapscore_core::{Category, Score, StatusPolicy, Tally};
+use gapscore_core::{Category, Score, StatusPolicy};
 use serde_json::Value;
 
 use crate::error::Error;
 use crate::fs::FsError;
-use crate::suite::Diagnostic;
+use crate::suite::{Diagnostic, SuiteOptions, tally_suite, tally_warnings};
 
 /// One validation of the sealed suite: its failures and score.
 #[derive(Debug)]
@@ -28,8 +29,11 @@ pub struct Validation {
 }
 
 /// Reads a validation: one Gap Report when `inputs` is a single file that is one, otherwise
-/// sealed result files in any format scored under the default status policy. Diagnostics (files
-/// skipped or unreadable) are pushed to `diagnostics` in order; any unreadable input is an error.
+/// sealed result files in any format, read by [`tally_suite`] under the default status policy
+/// exactly as `gapscore score` reads them (console text beside structured results left out,
+/// repeated ids named, a file nothing recognises an error), so a cycle recorded from files is
+/// the score a report of them says. Diagnostics (files left out or unreadable, the inputs'
+/// warnings) are pushed to `diagnostics` in order; any unreadable input is an error.
 pub fn load_validation(
     inputs: &[PathBuf],
     registry: &Registry,
@@ -41,47 +45,27 @@ pub fn load_validation(
     {
         return Ok(v);
     }
-    let (expanded, errors) = expand_inputs(inputs);
-    let mut failed = errors.len();
-    for e in errors {
-        diagnostics.push(Diagnostic::Error(e.to_string()));
-    }
-    let policy = StatusPolicy::default();
-    let mut tally = Tally::new(policy);
-    for o in ingest(registry, &expanded, ingest_opts, |source, _| {
-        let mut t = Tally::new(policy);
-        t.set_source(Some(source.to_owned()));
-        t
-    }) {
-        match o {
-            Outcome::Parsed(mut p) => {
-                p.consumer.finish();
-                tally.merge(p.consumer);
-            }
-            Outcome::Skipped { path, reason } => {
-                diagnostics.push(Diagnostic::Error(format!(
-                    "{path}: {reason} (found in a directory; name the result files to leave other files out)"
-                )));
-                failed += 1;
-            }
-            Outcome::LeftOut { path, reason } => {
-                diagnostics.push(Diagnostic::Warning(format!("{path}: not read: {reason}")));
-            }
-            Outcome::Failed(e) => {
-                diagnostics.push(Diagnostic::Error(e.to_string()));
-                failed += 1;
-            }
-        }
-    }
-    if failed > 0 {
+    let mut opts = SuiteOptions::new(StatusPolicy::default());
+    opts.ingest = ingest_opts.clone();
+    let suite = tally_suite(registry, "sealed", inputs, &opts);
+    diagnostics.extend(suite.diagnostics);
+    if suite.failed > 0 {
         return Err(Error::Input(format!(
-            "{failed} input{} could not be read",
-            if failed == 1 { "" } else { "s" }
+            "{} input{} could not be read",
+            suite.failed,
+            if suite.failed == 1 { "" } else { "s" }
         )));
     }
-    tally.finish();
+    let tally = suite.tally;
+    diagnostics.extend(tally_warnings(&tally, None));
+    let score = tally.score();
+    if score.total == 0 {
+        diagnostics.push(Diagnostic::Warning(
+            "no sealed tests were counted: the score 0.0 over zero tests proves nothing (a report of these files is advisory)".to_owned(),
+        ));
+    }
     Ok(Validation {
-        score: tally.score(),
+        score,
         failures: tally
             .failures
             .iter()
@@ -99,6 +83,13 @@ pub fn load_validation(
 
 /// A Gap Report, when the file is one: a JSON object with `sealed_tests` and `failures`.
 fn read_report(path: &Path) -> Result<Option<Validation>, Error> {
+    // Result files are streamed by the readers; only a file that may be a report is held
+    // whole, so that a large result file costs no more memory here than it does in `score`.
+    // A pipe cannot be looked at twice: it is read whole, as before.
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if regular && !may_be_report(path) {
+        return Ok(None);
+    }
     let Ok(bytes) = std::fs::read(path) else {
         return Ok(None); // Not a readable file: let the result reader report it.
     };
@@ -150,6 +141,43 @@ fn read_report(path: &Path) -> Result<Option<Validation>, Error> {
     }))
 }
 
+/// Whether a file could be a Gap Report: a JSON object (its first byte past whitespace is `{`)
+/// that mentions `"sealed_tests"` somewhere. Read in bounded chunks; an unreadable file is not
+/// one (the result reader reports it).
+fn may_be_report(path: &Path) -> bool {
+    const KEY: &[u8] = b"\"sealed_tests\"";
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let finder = memchr::memmem::Finder::new(KEY);
+    let mut buf = vec![0u8; 64 * 1024];
+    // The last KEY.len() - 1 bytes of the previous chunk, so a key cut by a chunk is found.
+    let mut carry = Vec::new();
+    let mut opened = false;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => n,
+        };
+        let mut chunk = &buf[..n];
+        if !opened {
+            let start = chunk.iter().position(|b| !b.is_ascii_whitespace());
+            match start.map(|i| chunk[i]) {
+                None => continue,
+                Some(b'{') => opened = true,
+                Some(_) => return false,
+            }
+            chunk = &chunk[start.unwrap_or(0)..];
+        }
+        carry.extend_from_slice(chunk);
+        if finder.find(&carry).is_some() {
+            return true;
+        }
+        let keep = carry.len().min(KEY.len() - 1);
+        carry.drain(..carry.len() - keep);
+    }
+}
+
 /// Reads a hardening history file; a missing file is an empty history.
 pub fn load_history(path: &Path) -> Result<History, Error> {
     let text = match std::fs::read_to_string(path) {
@@ -183,4 +211,58 @@ pub fn save_history(path: &Path, history: &History) -> Result<(), Error> {
     text.push('\n');
     crate::fs::write_atomic(path, true, &mut |w| w.write_all(text.as_bytes()))
         .map_err(|e: FsError| e.into())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Test code.
+
+    use super::*;
+
+    fn may_be(bytes: &[u8]) -> bool {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, bytes).unwrap();
+        may_be_report(&path)
+    }
+
+    #[test]
+    fn only_a_json_object_naming_sealed_tests_may_be_a_report() {
+        assert!(may_be(
+            br#"{"sealed_tests": {"total": 1, "failed": 0}, "failures": []}"#
+        ));
+        assert!(may_be(b"\n  \t{\"failures\": [], \"sealed_tests\": {}}"));
+        assert!(!may_be(
+            br#"{"tests": [{"name": "a", "status": "passed"}]}"#
+        ));
+        assert!(!may_be(
+            b"<testsuites><testcase name=\"sealed_tests\"/></testsuites>"
+        ));
+        assert!(!may_be(b"[{\"sealed_tests\": 1}]"));
+        assert!(!may_be(b""));
+        assert!(!may_be(b"   \n"));
+        let missing = Path::new("/nonexistent/gapscore/f.json");
+        assert!(!may_be_report(missing));
+    }
+
+    #[test]
+    fn the_key_is_found_across_a_chunk_boundary_and_far_into_the_file() {
+        let key = b"\"sealed_tests\"";
+        for cut in 1..key.len() {
+            // The key starts `cut` bytes before the end of the first 64 KiB chunk.
+            let mut bytes = b"{\"x\": \"".to_vec();
+            bytes.resize(64 * 1024 - cut, b'a');
+            bytes.extend_from_slice(key);
+            bytes.extend_from_slice(b": {}}");
+            assert!(may_be(&bytes), "cut at {cut}");
+        }
+        let mut far = b"{\"x\": \"".to_vec();
+        far.resize(300 * 1024, b' ');
+        far.extend_from_slice(b"\", \"sealed_tests\": {}}");
+        assert!(may_be(&far));
+        // Leading whitespace longer than a chunk.
+        let mut spaced = vec![b' '; 70 * 1024];
+        spaced.extend_from_slice(b"{\"sealed_tests\": {}}");
+        assert!(may_be(&spaced));
+    }
 }

@@ -21,6 +21,7 @@ mod everyday;
 mod exec_plugin;
 mod flags;
 mod golden;
+mod harden_score;
 mod hardening;
 mod hardening_loop;
 mod help;
