@@ -14,7 +14,7 @@ use gapscore_core::categories::CategoryRules;
 use gapscore_core::{IdFinder, InputInfo, Manifest, ProblemKind, Spill, StatusPolicy, Tally};
 
 use gapscore_adapters::{
-    IngestOptions, Outcome, Registry, expand_inputs, ingest, ingest_appendable,
+    IngestError, IngestOptions, Input, Outcome, Registry, expand_inputs, ingest, ingest_appendable,
 };
 
 /// Formats that are a runner's console text: read from a directory only when no structured
@@ -90,11 +90,25 @@ pub fn tally_suite(
     paths: &[PathBuf],
     opts: &SuiteOptions,
 ) -> SuiteScore {
+    let (expanded, errors) = expand_inputs(paths);
+    tally_inputs(registry, role, expanded, errors, opts)
+}
+
+/// [`tally_suite`] for arguments already expanded (by [`expand_inputs`]: directories walked,
+/// globs matched, pipes and standard input copied), for a caller that looks at an input before
+/// it is scored (`harden record` asks whether its one input is a Gap Report; a pipe can be read
+/// only once).
+pub fn tally_inputs(
+    registry: &Registry,
+    role: &str,
+    expanded: Vec<Input>,
+    errors: Vec<IngestError>,
+    opts: &SuiteOptions,
+) -> SuiteScore {
     let mut diagnostics = Vec::new();
     let mut failed = 0usize;
     let mut inputs = Vec::new();
     let mut cut = Vec::new();
-    let (expanded, errors) = expand_inputs(paths);
     for e in errors {
         diagnostics.push(Diagnostic::Error(format!("{e} ({role} results)")));
         failed += 1;

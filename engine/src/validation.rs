@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use gapscore_adapters::{IngestOptions, Registry};
+use gapscore_adapters::{IngestOptions, Registry, expand_inputs};
 use gapscore_core::feedback::FailureInput;
 use gapscore_core::hardening::History;
 use gapscore_core::hash::canonical_sha256;
@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::fs::FsError;
-use crate::suite::{Diagnostic, SuiteOptions, tally_suite, tally_warnings};
+use crate::suite::{Diagnostic, SuiteOptions, tally_inputs, tally_warnings};
 
 /// One validation of the sealed suite: its failures and score.
 #[derive(Debug)]
@@ -29,7 +29,7 @@ pub struct Validation {
 }
 
 /// Reads a validation: one Gap Report when `inputs` is a single file that is one, otherwise
-/// sealed result files in any format, read by [`tally_suite`] under the default status policy
+/// sealed result files in any format, read by [`tally_suite`](crate::suite::tally_suite) under the default status policy
 /// exactly as `gapscore score` reads them (console text beside structured results left out,
 /// repeated ids named, a file nothing recognises an error), so a cycle recorded from files is
 /// the score a report of them says. Diagnostics (files left out or unreadable, the inputs'
@@ -40,14 +40,18 @@ pub fn load_validation(
     ingest_opts: &IngestOptions,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<Validation, Error> {
-    if let [one] = inputs
-        && let Some(v) = read_report(one)?
+    // Expanded first, so that a pipe or standard input is copied once and can then be looked
+    // at as a possible report and still be read as result files.
+    let (expanded, errors) = expand_inputs(inputs);
+    if let ([_], [one], []) = (inputs, expanded.as_slice(), errors.as_slice())
+        && one.explicit
+        && let Some(v) = read_report(&one.path, one.source())?
     {
         return Ok(v);
     }
     let mut opts = SuiteOptions::new(StatusPolicy::default());
     opts.ingest = ingest_opts.clone();
-    let suite = tally_suite(registry, "sealed", inputs, &opts);
+    let suite = tally_inputs(registry, "sealed", expanded, errors, &opts);
     diagnostics.extend(suite.diagnostics);
     if suite.failed > 0 {
         return Err(Error::Input(format!(
@@ -81,16 +85,16 @@ pub fn load_validation(
     })
 }
 
-/// A Gap Report, when the file is one: a JSON object with `sealed_tests` and `failures`.
-fn read_report(path: &Path) -> Result<Option<Validation>, Error> {
+/// A Gap Report, when the file is one: a JSON object with `sealed_tests` and `failures`. `shown`
+/// is the path as the user gave it (messages name it); `source` holds the bytes (the path, or
+/// the copy of a pipe).
+fn read_report(shown: &Path, source: &Path) -> Result<Option<Validation>, Error> {
     // Result files are streamed by the readers; only a file that may be a report is held
     // whole, so that a large result file costs no more memory here than it does in `score`.
-    // A pipe cannot be looked at twice: it is read whole, as before.
-    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-    if regular && !may_be_report(path) {
+    if !may_be_report(source) {
         return Ok(None);
     }
-    let Ok(bytes) = std::fs::read(path) else {
+    let Ok(bytes) = std::fs::read(source) else {
         return Ok(None); // Not a readable file: let the result reader report it.
     };
     let Ok(doc) = serde_json::from_slice::<Value>(&bytes) else {
@@ -99,7 +103,7 @@ fn read_report(path: &Path) -> Result<Option<Validation>, Error> {
     let (Some(counts), Some(list)) = (doc.get("sealed_tests"), doc.get("failures")) else {
         return Ok(None);
     };
-    let shown = path.display();
+    let shown = shown.display();
     let number = |key: &str| -> Result<u64, Error> {
         let v = &counts[key];
         v.as_u64()

@@ -45,8 +45,9 @@ impl Input {
         }
     }
 
-    /// The file that holds the bytes: the path, or the copy of a pipe.
-    fn source(&self) -> &Path {
+    /// The file that holds the bytes: the path, or the copy of a pipe (which can be read
+    /// again, unlike the pipe).
+    pub fn source(&self) -> &Path {
         self.spool.as_deref().map_or(&self.path, |t| t.as_ref())
     }
 }
