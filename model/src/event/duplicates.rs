@@ -31,7 +31,7 @@ pub struct DuplicateTracker {
 pub const DUPLICATE_CHECK_LIMIT: u64 = 1 << 21;
 
 /// Fingerprints per chunk (512 KiB).
-pub(super) const CHUNK: usize = 1 << 16;
+const CHUNK: usize = 1 << 16;
 
 /// A fast, well-mixed 64-bit fingerprint: each 16-byte block is folded in with one
 /// 64×64→128-bit multiply of its two words (one XORed with the state), whose halves are XORed
@@ -107,8 +107,8 @@ impl DuplicateTracker {
         match self.chunks.last_mut() {
             Some(c) if c.len() < CHUNK => {
                 if c.len() == c.capacity() {
-                    // Doubling, but never past a chunk (a chunk [`repeated`] or [`merge`]
-                    // left with an odd capacity would otherwise overshoot).
+                    // Doubling, but never past a chunk (a chunk `merge` left with an odd
+                    // capacity would otherwise overshoot).
                     c.reserve_exact((c.len() * 2).clamp(64, CHUNK) - c.len());
                 }
                 c.push(fp);
@@ -162,8 +162,8 @@ impl DuplicateTracker {
     }
 
     /// The fingerprints that were recorded more than once, ascending. The chunks are reordered
-    /// in place (see `repeats.rs` for how); the search needs one chunk's worth of scratch
-    /// memory and never a combined copy.
+    /// in place (see `repeats.rs` for how); the search needs about 200 KiB of scratch memory at
+    /// a million ids, never a combined copy.
     pub fn repeated(&mut self) -> Vec<u64> {
         repeated_in(&mut self.chunks)
     }

@@ -2,53 +2,68 @@
 //! [`DuplicateTracker`](super::DuplicateTracker) keeps, without a combined copy of them.
 //!
 //! Fingerprints are uniform, so their top byte splits them into 256 even buckets, and a repeat
-//! lies within one bucket. Each chunk is first put in top-byte order (a counting sort through
-//! one chunk-sized scratch buffer, which then takes the chunk's place: the chunks trade
-//! buffers, none is copied twice), keeping where each bucket starts. Then bucket by bucket,
-//! the bucket's slice of every chunk is count-sorted by the next bits into the scratch buffer
-//! (about one value per sub-bucket), an insertion sort finishes the order, and a scan reports
-//! the equal neighbours. Every pass is sequential or within a buffer of a few tens of KiB.
+//! lies within one bucket. Each run of 8,192 values of a chunk is first put in top-byte order
+//! (a counting sort through a 64 KiB scratch buffer, and back), keeping where each bucket
+//! starts. Then bucket by bucket, the bucket's slice of every run is count-sorted by the next
+//! bits into the scratch buffer (about one value per sub-bucket), an insertion sort finishes
+//! the order, and a scan reports the equal neighbours. Every pass is sequential or within a
+//! buffer of tens of KiB; all of it needs about 200 KiB besides the chunks at a million values.
 //!
-//! Measured (one core, thread CPU time, chunks of the tracker's size): 1M JUnit-style ids in
-//! 9 ms, where sorting each chunk and merging them through a heap took 44 ms; 595,700
-//! TAP-style ids in 5.5 ms (was 25 ms); 2M in 19 ms (was 91 ms).
+//! Measured (one core, thread CPU time, chunks of the tracker's size, on a loaded machine):
+//! 1M JUnit-style ids in 8-10 ms, where sorting each chunk and merging them through a heap
+//! took 44 ms; 595,700 TAP-style ids in 5-6 ms (was 25 ms); 2M in 17-23 ms (was 91 ms).
 //!
-//! Skewed input stays correct and bounded: a bucket holding more than a chunk's worth (one id
-//! repeated 100,000 times) is searched the old way, by sorting its slice of each chunk in place
+//! Skewed input stays correct and bounded: a bucket holding more than twice its share (one id
+//! repeated 100,000 times) is searched the old way, by sorting its slice of each run in place
 //! and merging those through a heap; an insertion sort that moves values too often (values
 //! crafted to share a sub-bucket) hands over to `sort_unstable`.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::duplicates::CHUNK;
+/// Values per run: each run of a chunk is put in top-byte order on its own, through a scratch
+/// buffer of this size (64 KiB), and its bucket starts fit in `u16`.
+const RUN: usize = 1 << 13;
 
-/// The most values one bucket is searched with through the scratch buffer (a chunk's worth,
-/// so the buffer never outgrows the one the chunks were sorted with). An even split of the
-/// 2,097,152 fingerprints `gapscore score` keeps gives 8,192 a bucket.
-const BUCKET_CAP: usize = CHUNK;
+/// The fewest values one bucket may be searched with through the scratch buffer, before the
+/// heap takes over; the cap grows with the number of values, to twice an even bucket's share.
+/// An even split of the 2,097,152 fingerprints `gapscore score` keeps gives 8,192 a bucket.
+const BUCKET_CAP_MIN: usize = 1 << 14;
 
 /// The most bits a bucket is split by in its second pass: 8,192 sub-buckets, 32 KiB of counts.
 const SUB_BITS_MAX: u32 = 13;
 
 /// Values that occur more than once across `chunks`, ascending, each once. Reorders the values
-/// within each chunk (and may swap chunks' buffers); the values each chunk holds stay the same.
+/// within each chunk; the values each chunk holds stay the same.
 pub(super) fn repeated_in(chunks: &mut [Vec<u64>]) -> Vec<u64> {
-    let mut scratch = Vec::new();
-    let starts: Vec<[u32; 257]> = chunks
-        .iter_mut()
-        .map(|c| sort_by_top_byte(c, &mut scratch))
-        .collect();
+    let mut buf: Vec<u64> = Vec::new();
+    let mut starts: Vec<[u16; 257]> = Vec::new();
+    let mut total = 0;
+    for c in chunks.iter_mut() {
+        total += c.len();
+        for run in c.chunks_mut(RUN) {
+            starts.push(sort_by_top_byte(run, &mut buf));
+        }
+    }
+    let cap = BUCKET_CAP_MIN.max(total >> 7);
     let mut out = Vec::new();
-    let mut count = vec![0u32; (1 << SUB_BITS_MAX) + 1];
-    let mut next = count.clone();
+    let mut count: Vec<u32> = Vec::new();
+    let mut next: Vec<u32> = Vec::new();
     for top in 0..256 {
-        let range = |s: &[u32; 257]| s[top] as usize..s[top + 1] as usize;
+        let range = |s: &[u16; 257]| usize::from(s[top])..usize::from(s[top + 1]);
+        // The bucket's slice of every run.
+        let slices = || {
+            chunks
+                .iter()
+                .flat_map(|c| c.chunks(RUN))
+                .zip(&starts)
+                .map(|(run, s)| &run[range(s)])
+        };
         let n: usize = starts.iter().map(|s| range(s).len()).sum();
         if n < 2 {
             continue;
         }
-        if n > BUCKET_CAP {
+        if n > cap {
             merge_bucket(chunks, &starts, top, &mut out);
             continue;
         }
@@ -57,62 +72,58 @@ pub(super) fn repeated_in(chunks: &mut [Vec<u64>]) -> Vec<u64> {
         let shift = 56 - bits;
         let mask = (1u64 << bits) - 1;
         let sub = |v: u64| ((v >> shift) & mask) as usize;
-        let count = &mut count[..=1 << bits];
+        let subs = (1 << bits) + 1;
+        if count.len() < subs {
+            count.resize(subs, 0);
+            next.resize(subs, 0);
+        }
+        let count = &mut count[..subs];
         count.fill(0);
-        for (c, s) in chunks.iter().zip(&starts) {
-            for &v in &c[range(s)] {
+        for slice in slices() {
+            for &v in slice {
                 count[sub(v) + 1] += 1;
             }
         }
-        for k in 1..count.len() {
+        for k in 1..subs {
             count[k] += count[k - 1];
         }
         // Every place is written below (a permutation), so old contents do not matter.
-        scratch.truncate(n);
-        scratch.resize(n, 0);
-        let next = &mut next[..count.len()];
+        buf.truncate(n);
+        buf.resize(n, 0);
+        let next = &mut next[..subs];
         next.copy_from_slice(count);
-        for (c, s) in chunks.iter().zip(&starts) {
-            for &v in &c[range(s)] {
+        for slice in slices() {
+            for &v in slice {
                 let k = sub(v);
-                scratch[next[k] as usize] = v;
+                buf[next[k] as usize] = v;
                 next[k] += 1;
             }
         }
-        finish_sort(&mut scratch);
-        push_repeats(&scratch, &mut out);
+        finish_sort(&mut buf);
+        push_repeats(&buf, &mut out);
     }
     out
 }
 
-/// Puts a chunk in order of its values' top byte, through `scratch` (whose buffer it takes,
-/// leaving its own there for the next chunk). Returns where each top byte's values start, and
-/// at 256, the end.
-fn sort_by_top_byte(chunk: &mut Vec<u64>, scratch: &mut Vec<u64>) -> [u32; 257] {
-    let mut starts = [0u32; 257];
-    for &v in chunk.iter() {
+/// Puts a run (at most [`RUN`] values) in order of its values' top byte, through `buf`.
+/// Returns where each top byte's values start, and at 256, the end.
+fn sort_by_top_byte(run: &mut [u64], buf: &mut Vec<u64>) -> [u16; 257] {
+    let mut starts = [0u16; 257];
+    for &v in run.iter() {
         starts[(v >> 56) as usize + 1] += 1;
     }
     for k in 1..257 {
         starts[k] += starts[k - 1];
     }
-    if chunk.len() < 2 {
-        return starts;
-    }
-    let n = chunk.len();
-    scratch.truncate(n);
-    if scratch.capacity() < n {
-        // Exactly a chunk's worth: the buffer goes on to be a chunk.
-        scratch.reserve_exact(n - scratch.len());
-    }
-    scratch.resize(n, 0);
+    buf.truncate(run.len());
+    buf.resize(run.len(), 0);
     let mut next = starts;
-    for &v in chunk.iter() {
+    for &v in run.iter() {
         let k = (v >> 56) as usize;
-        scratch[next[k] as usize] = v;
+        buf[usize::from(next[k])] = v;
         next[k] += 1;
     }
-    std::mem::swap(chunk, scratch);
+    run.copy_from_slice(buf);
     starts
 }
 
@@ -147,25 +158,32 @@ fn push_repeats(sorted: &[u64], out: &mut Vec<u64>) {
     }
 }
 
-/// The search for an oversized bucket (heavy repetition): its slice of each chunk is sorted in
+/// The search for an oversized bucket (heavy repetition): its slice of each run is sorted in
 /// place and the slices are merged through a heap, with no buffer beyond the heap.
-fn merge_bucket(chunks: &mut [Vec<u64>], starts: &[[u32; 257]], top: usize, out: &mut Vec<u64>) {
-    let mut heap = BinaryHeap::with_capacity(chunks.len());
-    for (i, (c, s)) in chunks.iter_mut().zip(starts).enumerate() {
-        let (from, to) = (s[top] as usize, s[top + 1] as usize);
-        c[from..to].sort_unstable();
-        if from < to {
-            heap.push(Reverse((c[from], i, from)));
-        }
+fn merge_bucket(chunks: &mut [Vec<u64>], starts: &[[u16; 257]], top: usize, out: &mut Vec<u64>) {
+    let mut slices: Vec<&[u64]> = Vec::with_capacity(starts.len());
+    for (run, s) in chunks
+        .iter_mut()
+        .flat_map(|c| c.chunks_mut(RUN))
+        .zip(starts)
+    {
+        let slice = &mut run[usize::from(s[top])..usize::from(s[top + 1])];
+        slice.sort_unstable();
+        slices.push(slice);
     }
+    let mut heap: BinaryHeap<_> = slices
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.first().map(|&v| Reverse((v, i, 0))))
+        .collect();
     let mut last = None;
     while let Some(Reverse((v, i, at))) = heap.pop() {
         if last == Some(v) && out.last() != Some(&v) {
             out.push(v);
         }
         last = Some(v);
-        if at + 1 < starts[i][top + 1] as usize {
-            heap.push(Reverse((chunks[i][at + 1], i, at + 1)));
+        if let Some(&following) = slices[i].get(at + 1) {
+            heap.push(Reverse((following, i, at + 1)));
         }
     }
 }
@@ -270,18 +288,27 @@ mod tests {
         let mut shuffled = distinct.clone();
         shuffled.reverse();
         check(vec![distinct, Vec::new(), shuffled]);
+        // Chunks of several runs, with repeats within a run, across runs and across chunks.
+        let mut rng = Rng(3);
+        let mut long: Vec<u64> = (0..20_000).map(|_| rng.next()).collect();
+        long[9000] = long[100];
+        long[19_999] = long[RUN - 1];
+        long[RUN] = long[RUN + 1];
+        let mut other: Vec<u64> = (0..RUN + 1).map(|_| rng.next()).collect();
+        other[RUN] = long[15_000];
+        check(vec![long, other]);
     }
 
     #[test]
     fn a_bucket_over_the_cap_is_merged_in_place() {
-        // One id repeated more than a chunk's worth of times, beside ordinary values: the
-        // bucket it falls in is searched through the heap.
+        // One id repeated 60,000 times, beside ordinary values: the bucket it falls in is
+        // searched through the heap.
         let mut rng = Rng(7);
         let heavy = 0x5555_0000_0000_0001;
         let mut chunks: Vec<Vec<u64>> = Vec::new();
         for _ in 0..3 {
-            let mut c: Vec<u64> = (0..CHUNK / 2).map(|_| heavy).collect();
-            c.extend((0..CHUNK / 2).map(|_| rng.next()));
+            let mut c: Vec<u64> = (0..20_000).map(|_| heavy).collect();
+            c.extend((0..20_000).map(|_| rng.next()));
             chunks.push(c);
         }
         // And a repeat sharing the heavy bucket, and one outside it.
@@ -294,7 +321,8 @@ mod tests {
             .flatten()
             .filter(|&&v| v >> 56 == 0x55)
             .count();
-        assert!(n > BUCKET_CAP);
+        let total: usize = chunks.iter().map(Vec::len).sum();
+        assert!(n > BUCKET_CAP_MIN.max(total >> 7));
         check(chunks);
     }
 
