@@ -2,11 +2,16 @@
 //! the consumer turns "started but never finished" into problems; consumers either keep the whole
 //! run ([`RunCollector`]) or only what scoring needs (the core's `Tally`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::borrowed::TestCaseRef;
 use crate::run::{Problem, ProblemKind, Producer, TestCase, TestRun};
 use crate::text::{TEXT_CAP, is_cut};
+
+mod duplicates;
+mod repeats;
+
+pub use duplicates::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, IdFinder, id_fingerprint};
 
 /// Where adapters send what they read. Every method but one takes owned data so a sink may keep
 /// it or drop it; [`EventSink::test_finished_ref`] lends a test for the call, so that a sink
@@ -291,220 +296,6 @@ impl<S: EventSink> EventSink for Normalizer<S> {
     }
 }
 
-/// Notices ids seen more than once. Keeps a 64-bit fingerprint per id (8 bytes per test) and
-/// looks for repeats once, at the end, by sorting: per test this is one push, where a hash set
-/// costs a cache miss and about three times the memory at a million tests (its table doubles,
-/// and briefly exists twice while it grows). Fingerprints are kept in chunks of at most
-/// 512 KiB, so growing never copies or briefly doubles a large buffer either. The price is that
-/// repeats are known as fingerprints; [`IdFinder`] names them, on a second look at the tests.
-///
-/// A tracker made with [`DuplicateTracker::bounded`] stops recording after a number of ids, so
-/// that the memory of `gapscore score` does not grow with the number of passing tests; it then
-/// says so ([`DuplicateTracker::stopped_after`]).
-#[derive(Debug, Default, Clone)]
-pub struct DuplicateTracker {
-    chunks: Vec<Vec<u64>>,
-    recorded: u64,
-    limit: Option<u64>,
-    stopped: bool,
-}
-
-/// The bound `gapscore score` uses: 2,097,152 ids, 16 MiB of fingerprints.
-pub const DUPLICATE_CHECK_LIMIT: u64 = 1 << 21;
-
-/// Fingerprints per chunk (512 KiB).
-const CHUNK: usize = 1 << 16;
-
-/// A fast, well-mixed 64-bit fingerprint: each 8-byte word is folded in with a 64×64→128-bit
-/// multiply whose halves are XORed (as foldhash and wyhash do), then a murmur3 finaliser. The
-/// fold carries every bit of a word into every bit of the state; a plain multiply only carries
-/// bits upwards, and the rotate-and-multiply used before it made ids that differ in two places
-/// (`pkg.mod19.Cls::test_100`, `pkg.mod96.Cls::test_100`) collide by the thousand, so every
-/// large file was read a second time to name duplicates it did not have. Not
-/// collision-resistant against a chosen input, which is fine here: a collision can only cost
-/// that second read, never add a warning (the ids are compared), merge or drop a result.
-fn fingerprint(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let fold = |h: u64, w: u64| {
-        let m = u128::from(h ^ w) * u128::from(K);
-        (m as u64) ^ ((m >> 64) as u64)
-    };
-    let mut h = bytes.len() as u64 ^ 0x9e37_79b9_7f4a_7c15;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = fold(h, u64::from_le_bytes(w));
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        h = fold(h, u64::from_le_bytes(w));
-    }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
-}
-
-impl DuplicateTracker {
-    /// Records one occurrence of an id.
-    pub fn record(&mut self, id: &str) {
-        if self.limit.is_some_and(|l| self.recorded >= l) {
-            self.stopped = true;
-            return;
-        }
-        self.recorded += 1;
-        let fp = fingerprint(id.as_bytes());
-        match self.chunks.last_mut() {
-            Some(c) if c.len() < CHUNK => c.push(fp),
-            _ => {
-                // The first chunk grows from small (most files hold few tests); later ones are
-                // allocated whole.
-                let mut c = Vec::with_capacity(if self.chunks.is_empty() { 64 } else { CHUNK });
-                c.push(fp);
-                self.chunks.push(c);
-            }
-        }
-    }
-
-    /// A tracker that records at most `limit` ids.
-    pub fn bounded(limit: u64) -> Self {
-        DuplicateTracker {
-            limit: Some(limit),
-            ..DuplicateTracker::default()
-        }
-    }
-
-    /// The number of ids recorded, when some were not (the bound was reached).
-    pub fn stopped_after(&self) -> Option<u64> {
-        self.stopped.then_some(self.recorded)
-    }
-
-    /// Takes in another tracker's ids (another input file's), keeping them all: their memory
-    /// is already spent. The bound then applies to the sum.
-    pub fn merge(&mut self, other: DuplicateTracker) {
-        self.recorded += other.recorded;
-        self.stopped |= other.stopped;
-        for mut c in other.chunks {
-            c.shrink_to_fit();
-            self.chunks.push(c);
-        }
-    }
-
-    /// The fingerprints that were recorded more than once, ascending: each chunk is sorted in
-    /// place, then the chunks are merged through a heap, without a combined copy.
-    pub fn repeated(&mut self) -> Vec<u64> {
-        use std::cmp::Reverse;
-        use std::collections::BinaryHeap;
-        let mut heap = BinaryHeap::with_capacity(self.chunks.len());
-        for (i, c) in self.chunks.iter_mut().enumerate() {
-            c.sort_unstable();
-            if let Some(&first) = c.first() {
-                heap.push(Reverse((first, i, 0usize)));
-            }
-        }
-        let mut out = Vec::new();
-        let mut last: Option<u64> = None;
-        while let Some(Reverse((fp, i, at))) = heap.pop() {
-            if last == Some(fp) && out.last() != Some(&fp) {
-                out.push(fp);
-            }
-            last = Some(fp);
-            if let Some(&next) = self.chunks[i].get(at + 1) {
-                heap.push(Reverse((next, i, at + 1)));
-            }
-        }
-        out
-    }
-}
-
-/// The fingerprint [`DuplicateTracker`] keeps for an id.
-pub fn id_fingerprint(id: &str) -> u64 {
-    fingerprint(id.as_bytes())
-}
-
-/// A sink that names the ids behind [`DuplicateTracker::repeated`]: it counts the tests whose
-/// id has one of the given fingerprints and returns, in first-seen order, those seen more than
-/// once (so a fingerprint shared by two different ids names neither).
-#[derive(Debug, Default)]
-pub struct IdFinder {
-    wanted: HashSet<u64>,
-    order: Vec<String>,
-    counts: HashMap<String, usize>,
-}
-
-impl IdFinder {
-    /// A finder for these fingerprints.
-    pub fn new(wanted: &[u64]) -> Self {
-        IdFinder {
-            wanted: wanted.iter().copied().collect(),
-            ..IdFinder::default()
-        }
-    }
-
-    /// Counts one test id.
-    pub fn see(&mut self, id: &str) {
-        if !self.wanted.contains(&id_fingerprint(id)) {
-            return;
-        }
-        match self.counts.get_mut(id) {
-            Some(n) => *n += 1,
-            None => {
-                self.counts.insert(id.to_owned(), 1);
-                self.order.push(id.to_owned());
-            }
-        }
-    }
-
-    /// Adds another finder's counts after this one's (the next input file's).
-    pub fn merge(&mut self, other: IdFinder) {
-        for id in other.order {
-            let n = other.counts.get(&id).copied().unwrap_or(0);
-            match self.counts.get_mut(&id) {
-                Some(mine) => *mine += n,
-                None => {
-                    self.counts.insert(id.clone(), n);
-                    self.order.push(id);
-                }
-            }
-        }
-    }
-
-    /// Every wanted id seen, in first-seen order, with how often.
-    pub fn seen(&self) -> impl Iterator<Item = (&str, usize)> {
-        self.order
-            .iter()
-            .map(|id| (id.as_str(), self.counts.get(id).copied().unwrap_or(0)))
-    }
-
-    /// The ids seen more than once, in first-seen order, with their counts.
-    pub fn into_repeated(self) -> Vec<(String, usize)> {
-        let IdFinder { order, counts, .. } = self;
-        order
-            .into_iter()
-            .filter_map(|id| {
-                let n = counts.get(&id).copied().unwrap_or(0);
-                (n > 1).then_some((id, n))
-            })
-            .collect()
-    }
-}
-
-impl EventSink for IdFinder {
-    fn producer(&mut self, _: Producer) {}
-    fn test_finished(&mut self, test: TestCase) {
-        self.see(&test.id);
-    }
-    fn test_finished_ref(&mut self, test: TestCaseRef<'_>) {
-        self.see(test.id);
-    }
-    fn problem(&mut self, _: Problem) {}
-    fn warning(&mut self, _: String) {}
-}
-
 /// A consumer that keeps the whole run, for `gapscore parse` and for tests.
 #[derive(Debug, Default)]
 pub struct RunCollector {
@@ -690,52 +481,6 @@ mod tests {
         let mut n = Normalizer::new(RunCollector::new("x", None));
         n.test_finished(TestCase::new(None, "t", Status::Passed));
         assert!(n.finish().into_run().warnings.is_empty());
-    }
-
-    #[test]
-    fn repeats_are_found_across_chunks_and_merged_trackers() {
-        let mut a = DuplicateTracker::default();
-        for i in 0..(CHUNK * 2 + 10) {
-            a.record(&format!("t{i}"));
-        }
-        a.record("t5");
-        a.record("t5");
-        let mut b = DuplicateTracker::default();
-        b.record(&format!("t{}", CHUNK + 3));
-        b.record("only-b");
-        a.merge(b);
-        let mut want = vec![
-            id_fingerprint("t5"),
-            id_fingerprint(&format!("t{}", CHUNK + 3)),
-        ];
-        want.sort_unstable();
-        assert_eq!(a.repeated(), want);
-        assert!(DuplicateTracker::default().repeated().is_empty());
-    }
-
-    #[test]
-    fn ids_that_differ_in_two_places_do_not_collide() {
-        // The shape of generated and real suites: numbered modules times numbered tests. The
-        // fingerprint used before collided 1,600 times in the first 100,000 of these.
-        let mut d = DuplicateTracker::default();
-        for module in 1..=400 {
-            for test in 0..500 {
-                d.record(&format!("pkg.mod{module}.Cls::test_{test}"));
-            }
-        }
-        assert_eq!(d.repeated(), Vec::<u64>::new());
-    }
-
-    #[test]
-    fn a_bounded_tracker_stops_and_says_so() {
-        let mut d = DuplicateTracker::bounded(3);
-        for id in ["a", "b", "c"] {
-            d.record(id);
-        }
-        assert_eq!(d.stopped_after(), None);
-        d.record("a");
-        assert_eq!(d.stopped_after(), Some(3));
-        assert!(d.repeated().is_empty());
     }
 
     #[test]
