@@ -54,6 +54,8 @@ impl Call<'_> {
         self.rejected.is_some() || self.read_error.is_some() || self.panic.is_some()
     }
 
+    #[cold]
+    #[inline(never)]
     fn reject(&mut self, what: &str, reason: String, returned: Option<&[u8]>) {
         let event = self.events + 1;
         let reason = format!("event {event} (`{what}`) rejected: {reason}");
@@ -319,13 +321,8 @@ fn test_ref<'v: 'o, 'o>(
     t: &'v GapscoreTest,
     owned: &'o mut Owned,
 ) -> Result<TestCaseRef<'o>, Rejection<'v>> {
-    let status = status_of(t.status).ok_or_else(|| {
-        (
-            format!("status code {} is not a GAPSCORE_STATUS_* code", t.status),
-            None,
-        )
-    })?;
-    let name = view(&t.name, "name")?.ok_or_else(|| ("`name` is absent".to_owned(), None))?;
+    let status = status_of(t.status).ok_or_else(|| bad_status(t.status))?;
+    let name = view(&t.name, "name")?.ok_or_else(name_absent)?;
     let suite = view(&t.suite, "suite")?;
     let id = view(&t.id, "id")?.filter(|id| !id.is_empty());
     let Owned {
@@ -350,62 +347,107 @@ fn test_ref<'v: 'o, 'o>(
     tc.output = text(view(&t.output, "output")?, output);
     tc.file = view(&t.file, "file")?;
     tc.parent_id = view(&t.parent_id, "parent_id")?;
-    tc.category = category_of(t.category).ok_or_else(|| {
-        (
-            format!(
-                "category code {} is not a GAPSCORE_CATEGORY_* code",
-                t.category
-            ),
-            None,
-        )
-    })?;
+    tc.category = category_of(t.category).ok_or_else(|| bad_category(t.category))?;
     tc.line = (t.line > 0).then_some(t.line);
     if t.flags & !(GAPSCORE_TEST_HAS_DURATION | GAPSCORE_TEST_PARENT) != 0 {
-        return Err((format!("flags {:#x} has unknown bits", t.flags), None));
+        return Err(bad_flags(t.flags));
     }
     tc.parent = t.flags & GAPSCORE_TEST_PARENT != 0;
     if t.flags & GAPSCORE_TEST_HAS_DURATION != 0 {
         tc.duration = Some(duration(t.duration, "duration")?);
     }
     if t.attempt_count > 0 {
-        if t.attempts.is_null() || t.attempt_count > MAX_ATTEMPTS {
-            return Err((
-                format!(
-                    "`attempts` is {} with attempt_count {} (at most {MAX_ATTEMPTS})",
-                    if t.attempts.is_null() { "NULL" } else { "set" },
-                    t.attempt_count
-                ),
-                None,
-            ));
-        }
-        // SAFETY: non-null, count bounded; the plugin promises `attempt_count` attempts for
-        // the duration of the callback.
-        let views: &[GapscoreAttempt] =
-            unsafe { std::slice::from_raw_parts(t.attempts, t.attempt_count) };
-        attempts.clear();
-        attempts.reserve(views.len());
-        for (i, a) in views.iter().enumerate() {
-            let status = status_of(a.status).ok_or_else(|| {
-                (
-                    format!(
-                        "attempts[{i}].status {} is not a GAPSCORE_STATUS_* code",
-                        a.status
-                    ),
-                    None,
-                )
-            })?;
-            let mut at = Attempt::new(status);
-            at.message = capped(view(&a.message, "attempts[].message")?);
-            at.duration = match a.has_duration {
-                0 => None,
-                1 => Some(duration(a.duration, "attempts[].duration")?),
-                n => return Err((format!("attempts[{i}].has_duration is {n}"), None)),
-            };
-            attempts.push(at);
-        }
-        tc.attempts = attempts;
+        tc.attempts = earlier_attempts(t, attempts)?;
     }
     Ok(tc)
+}
+
+/// The earlier attempts of a retried test, checked and copied into `attempts` (reused). Out of
+/// line: most tests have none, and the loop would otherwise sit in every test's path.
+#[inline(never)]
+fn earlier_attempts<'v, 'o>(
+    t: &'v GapscoreTest,
+    attempts: &'o mut Vec<Attempt>,
+) -> Result<&'o [Attempt], Rejection<'v>> {
+    if t.attempts.is_null() || t.attempt_count > MAX_ATTEMPTS {
+        return Err((
+            format!(
+                "`attempts` is {} with attempt_count {} (at most {MAX_ATTEMPTS})",
+                if t.attempts.is_null() { "NULL" } else { "set" },
+                t.attempt_count
+            ),
+            None,
+        ));
+    }
+    // SAFETY: non-null, count bounded; the plugin promises `attempt_count` attempts for
+    // the duration of the callback.
+    let views: &[GapscoreAttempt] =
+        unsafe { std::slice::from_raw_parts(t.attempts, t.attempt_count) };
+    attempts.clear();
+    attempts.reserve(views.len());
+    for (i, a) in views.iter().enumerate() {
+        let status = status_of(a.status).ok_or_else(|| {
+            (
+                format!(
+                    "attempts[{i}].status {} is not a GAPSCORE_STATUS_* code",
+                    a.status
+                ),
+                None,
+            )
+        })?;
+        let mut at = Attempt::new(status);
+        at.message = capped(view(&a.message, "attempts[].message")?);
+        at.duration = match a.has_duration {
+            0 => None,
+            1 => Some(duration(a.duration, "attempts[].duration")?),
+            n => return Err((format!("attempts[{i}].has_duration is {n}"), None)),
+        };
+        attempts.push(at);
+    }
+    Ok(attempts)
+}
+
+// The refusals of a test are built out of line, like the views' (views.rs): the checks stay a
+// short straight path through `host_test_finished`, and the formatting runs only for a broken
+// plugin.
+
+#[cold]
+#[inline(never)]
+fn bad_status<'v>(code: u32) -> Rejection<'v> {
+    (
+        format!("status code {code} is not a GAPSCORE_STATUS_* code"),
+        None,
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn name_absent<'v>() -> Rejection<'v> {
+    ("`name` is absent".to_owned(), None)
+}
+
+#[cold]
+#[inline(never)]
+fn bad_category<'v>(code: u32) -> Rejection<'v> {
+    (
+        format!("category code {code} is not a GAPSCORE_CATEGORY_* code"),
+        None,
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn bad_flags<'v>(flags: u32) -> Rejection<'v> {
+    (format!("flags {flags:#x} has unknown bits"), None)
+}
+
+#[cold]
+#[inline(never)]
+fn bad_duration<'v>(d: f64, field: &str) -> Rejection<'v> {
+    (
+        format!("`{field}` is {d} (expected a finite number of seconds ≥ 0)"),
+        None,
+    )
 }
 
 #[inline]
@@ -413,10 +455,7 @@ fn duration<'v>(d: f64, field: &str) -> Result<f64, Rejection<'v>> {
     if d.is_finite() && d >= 0.0 {
         Ok(d)
     } else {
-        Err((
-            format!("`{field}` is {d} (expected a finite number of seconds ≥ 0)"),
-            None,
-        ))
+        Err(bad_duration(d, field))
     }
 }
 

@@ -1,6 +1,6 @@
 //! Reading a plugin's string views ([`GapscoreStr`]) on the ABI v2 hot path: every view is
 //! checked (null pointer with a length, corrupt length, UTF-8) on every call, so the checks are
-//! made cheap rather than skipped. A view that is absent costs one comparison; a short string
+//! made cheap rather than skipped. A view that is absent costs two comparisons; a short string
 //! (the ids, names and suites of nearly every test) is checked as ASCII a word at a time and
 //! only falls back to the full validator when a byte is not ASCII, which then also gives the
 //! position of the first bad byte for the error.
@@ -57,16 +57,25 @@ pub(super) fn utf8(bytes: &[u8]) -> Result<&str, usize> {
 /// Reads a borrowed string view: `Ok(None)` when absent, an error for a null pointer with a
 /// length, a corrupt length or bytes that are not UTF-8 (with the bytes, for the debug view).
 ///
-/// The returned borrow is valid only during the callback that received the view. Always
-/// inlined: a test has nine views, most of them absent, and a call costs more than the check.
+/// The returned borrow is valid only during the callback that received the view. Only the
+/// absence test is inlined (a test has nine views, most of them absent: two comparisons each);
+/// a present view is checked by one shared out-of-line function. Inlining all of it into the
+/// callback made `test_finished` 8 KiB of code, and on the plugin path every test runs through
+/// the plugin's parser and the host's sinks as well, more code than the instruction cache
+/// holds: the misses cost more than the call (docs/abi.md, "Measured").
 #[inline(always)]
 pub(super) fn view<'v>(s: &'v GapscoreStr, field: &str) -> Result<Option<&'v str>, Rejection<'v>> {
+    if s.ptr.is_null() && s.len == 0 {
+        return Ok(None);
+    }
+    present(s, field)
+}
+
+/// [`view`] of a view that is not absent: a null pointer here has a length.
+#[inline(never)]
+fn present<'v>(s: &'v GapscoreStr, field: &str) -> Result<Option<&'v str>, Rejection<'v>> {
     if s.ptr.is_null() {
-        return if s.len == 0 {
-            Ok(None)
-        } else {
-            Err(null_with_len(field, s.len))
-        };
+        return Err(null_with_len(field, s.len));
     }
     if s.len > MAX_STR_LEN {
         return Err(too_long(field, s.len));
