@@ -112,6 +112,8 @@ struct Tail {
     file: Arc<File>,
     writer: Mutex<BufWriter<SharedFile>>,
     count: u64,
+    /// Bytes written through `writer` (buffered ones included): the file's length once flushed.
+    bytes: u64,
 }
 
 /// `&File` is `Write`; this owns the `Arc` so the buffered writer can live beside readers.
@@ -138,8 +140,9 @@ pub struct FailureLog {
     head_bytes: usize,
     tail: Option<Tail>,
     spill: Option<Spill>,
-    /// Set when the spill file could not be written: entries then stay in memory (never lost)
-    /// and the caller can tell the user why memory grew.
+    /// Set when a spill file (this log's or one merged into it) could not be written, so the
+    /// caller can tell the user why memory grew. This log's own failure also drops `spill`:
+    /// its entries then stay in memory, never lost.
     spill_error: Option<String>,
 }
 
@@ -194,11 +197,11 @@ impl FailureLog {
                 .spill
                 .as_ref()
                 .is_some_and(|s| self.head_bytes + bytes > s.budget);
-        if spilling && self.spill_error.is_none() {
+        if spilling {
             match self.write_tail(&entry) {
                 Ok(()) => return,
                 Err(e) => {
-                    self.spill_error = Some(e.to_string());
+                    self.spill_error.get_or_insert_with(|| e.to_string());
                     self.unspill();
                 }
             }
@@ -210,15 +213,12 @@ impl FailureLog {
     /// After a spill write failed: brings what was spilled back into memory, keeping the order,
     /// and stops spilling.
     fn unspill(&mut self) {
+        self.spill = None;
         let Some(tail) = self.tail.take() else {
             return;
         };
-        let _ = flush(&tail);
-        for e in TailReader::new(tail.file.clone(), tail.count) {
-            let e = e.map_or_else(|e| unreadable(&e), FailureEntry::from);
-            self.head_bytes += entry_bytes(&e);
-            self.head.push(e);
-        }
+        // With no spill and no tail, every push stays in memory.
+        self.push_read_back(&tail);
     }
 
     fn write_tail(&mut self, entry: &FailureEntry) -> io::Result<()> {
@@ -236,6 +236,7 @@ impl FailureLog {
                 )),
                 file,
                 count: 0,
+                bytes: 0,
             });
         }
         let Some(tail) = self.tail.as_mut() else {
@@ -245,41 +246,62 @@ impl FailureLog {
             .writer
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner);
-        serde_json::to_writer(&mut *w, &SpilledEntry::from(entry))?;
-        w.write_all(b"\n")?;
+        let mut line = serde_json::to_vec(&SpilledEntry::from(entry))?;
+        line.push(b'\n');
+        w.write_all(&line)?;
         tail.count += 1;
+        tail.bytes += line.len() as u64;
         Ok(())
     }
 
-    /// Appends every entry of `other`, keeping their order after this log's own.
+    /// Appends every entry of `other`, keeping their order after this log's own. Nothing is
+    /// parsed: an empty log takes `other` whole, a log still in memory takes over `other`'s
+    /// spill file, and a spilled log copies the bytes of `other`'s file onto the end of its own.
     pub fn append(&mut self, mut other: FailureLog) {
+        if self.is_empty() {
+            // Nothing of ours goes first: `other` as it stands is the result (the suite's tally
+            // receiving its one file's).
+            let (spill, error) = (self.spill.take(), self.spill_error.take());
+            *self = other;
+            if spill.is_some() {
+                self.spill = spill;
+            }
+            if error.is_some() {
+                self.spill_error = error;
+            }
+            return;
+        }
         if self.spill_error.is_none() {
             self.spill_error = other.spill_error.take();
         }
         for e in std::mem::take(&mut other.head) {
             self.push(e);
         }
-        if let Some(tail) = other.tail.take() {
-            let copied = flush(&tail).and_then(|()| {
-                let mut reader = BufReader::new(At::new(tail.file.clone()));
-                let mut line = String::new();
-                loop {
-                    line.clear();
-                    if reader.read_line(&mut line)? == 0 {
-                        return Ok(());
-                    }
-                    let entry: SpilledEntry = serde_json::from_str(&line)?;
-                    self.push(entry.into());
-                }
-            });
-            if let Err(e) = copied {
-                // The other log's entries cannot be read back: say so in the list itself, so
-                // the count still matches and nothing is silently missing.
-                let e: io::Error = e;
-                for _ in 0..tail.count {
-                    self.push(unreadable(&e));
-                }
+        let Some(theirs) = other.tail.take() else {
+            return;
+        };
+        let Some(ours) = self.tail.as_mut() else {
+            // Every entry of ours is in memory, so `other`'s file can follow them as it is.
+            self.tail = Some(theirs);
+            return;
+        };
+        if let Err(e) = copy_tail(&theirs, ours) {
+            // Our file's end is in an unknown state now: bring our entries back into memory,
+            // then read `other`'s back one by one (an unreadable one says so; the count holds).
+            if self.spill_error.is_none() {
+                self.spill_error = Some(e.to_string());
             }
+            self.unspill();
+            self.push_read_back(&theirs);
+        }
+    }
+
+    /// Pushes the entries of a spill file read back, in order; one that cannot be read back is
+    /// replaced by one saying so.
+    fn push_read_back(&mut self, tail: &Tail) {
+        for e in TailReader::new(read_back(tail), tail.count) {
+            let e = e.map_or_else(|e| unreadable(&e), FailureEntry::from);
+            self.push(e);
         }
     }
 
@@ -326,16 +348,9 @@ impl FailureLog {
     }
 
     fn tail_entries(&self) -> impl Iterator<Item = io::Result<FailureEntry>> + '_ {
-        let reader = self.tail.as_ref().map(|t| {
-            let flushed = flush(t);
-            (flushed, TailReader::new(t.file.clone(), t.count))
-        });
-        reader.into_iter().flat_map(|(flushed, r)| {
-            let first = flushed.err().map(Err);
-            first
-                .into_iter()
-                .chain(r.map(|x| x.map(FailureEntry::from)))
-        })
+        self.tail
+            .iter()
+            .flat_map(|t| TailReader::new(read_back(t), t.count).map(|x| x.map(FailureEntry::from)))
     }
 
     /// The report's list: the entries in memory converted, the spilled ones shared.
@@ -349,6 +364,34 @@ impl FailureLog {
             tail,
         }
     }
+}
+
+/// Reads a tail's entries back: the file once flushed, or when the flush fails, what the file
+/// holds and then what is still in the writer's buffer (a failed write keeps what it could not
+/// write there).
+fn read_back(t: &Tail) -> io::Chain<At, io::Cursor<Vec<u8>>> {
+    let mut w = t.writer.lock().unwrap_or_else(PoisonError::into_inner);
+    let pending = match w.flush() {
+        Ok(()) => Vec::new(),
+        Err(_) => w.buffer().to_vec(),
+    };
+    At::new(t.file.clone()).chain(io::Cursor::new(pending))
+}
+
+/// Copies the spilled entries of `from` onto the end of `to`, byte for byte.
+fn copy_tail(from: &Tail, to: &mut Tail) -> io::Result<()> {
+    flush(from)?;
+    let w = to.writer.get_mut().unwrap_or_else(PoisonError::into_inner);
+    let copied = io::copy(&mut At::new(from.file.clone()).take(from.bytes), w)?;
+    if copied != from.bytes {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "spill file ended early",
+        ));
+    }
+    to.count += from.count;
+    to.bytes += from.bytes;
+    Ok(())
 }
 
 fn flush(t: &Tail) -> io::Result<()> {
@@ -476,23 +519,23 @@ impl Read for At {
 
 /// The spilled entries of a file, in order; stops after `count` (the file may hold entries a
 /// later merge appended).
-struct TailReader {
-    reader: BufReader<At>,
+struct TailReader<R> {
+    reader: BufReader<R>,
     left: u64,
     line: String,
 }
 
-impl TailReader {
-    fn new(file: Arc<File>, count: u64) -> Self {
+impl<R: Read> TailReader<R> {
+    fn new(read: R, count: u64) -> Self {
         TailReader {
-            reader: BufReader::with_capacity(64 * 1024, At::new(file)),
+            reader: BufReader::with_capacity(64 * 1024, read),
             left: count,
             line: String::new(),
         }
     }
 }
 
-impl Iterator for TailReader {
+impl<R: Read> Iterator for TailReader<R> {
     type Item = io::Result<SpilledEntry>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -544,7 +587,7 @@ impl FailureList {
     fn tail_entries(&self) -> impl Iterator<Item = io::Result<Failure>> + '_ {
         self.tail
             .iter()
-            .flat_map(|(file, n)| TailReader::new(file.clone(), *n))
+            .flat_map(|(file, n)| TailReader::new(At::new(file.clone()), *n))
             .map(|r| r.map(|e| Failure::from(&FailureEntry::from(e))))
     }
 
@@ -619,97 +662,4 @@ impl JsonSchema for FailureList {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)] // Test code.
-
-    use super::*;
-    use gapscore_model::{Category, ProblemKind, Status};
-
-    fn entry(i: usize) -> FailureEntry {
-        FailureEntry {
-            test_name: format!("suite::test_{i}"),
-            category: Category::EdgeCase,
-            expected: i.is_multiple_of(2).then(|| format!("{i}")),
-            actual: Some("x\ny \"quoted\"".to_owned()),
-            message: Some(format!("failure number {i}")),
-            origin: if i.is_multiple_of(7) {
-                FailureOrigin::Problem(ProblemKind::Crash)
-            } else {
-                FailureOrigin::Test(Status::Failed)
-            },
-        }
-    }
-
-    fn temp_file() -> io::Result<File> {
-        // A named file removed at once: what an anonymous temporary file is.
-        let path = std::env::temp_dir().join(format!(
-            "gapscore-failures-test-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)?;
-        std::fs::remove_file(&path)?;
-        Ok(f)
-    }
-
-    fn spill(budget: usize) -> Spill {
-        Spill::new(budget, Arc::new(temp_file))
-    }
-
-    #[test]
-    fn a_spilling_log_keeps_every_entry_in_order() {
-        let all: Vec<FailureEntry> = (0..1000).map(entry).collect();
-        let mut log = FailureLog::with_spill(spill(4096));
-        for e in &all[..400] {
-            log.push(e.clone());
-        }
-        let mut other = FailureLog::with_spill(spill(2048));
-        for e in &all[400..] {
-            other.push(e.clone());
-        }
-        assert!(other.spilled() > 0);
-        log.append(other);
-        log.flush();
-        assert_eq!(log.len(), 1000);
-        assert!(log.spilled() > 900, "{}", log.spilled());
-        assert!(log.in_memory().len() < 40);
-        assert_eq!(log.to_vec(), all);
-        let list = log.to_list();
-        let want: Vec<Failure> = all.iter().map(Failure::from).collect();
-        assert_eq!(list.len(), 1000);
-        assert_eq!(list.to_vec(), want);
-        // Serialised, it is the same array as an in-memory list, and reads back equal.
-        let streamed = serde_json::to_string(&list).unwrap();
-        let plain = serde_json::to_string(&FailureList::from(want.clone())).unwrap();
-        assert_eq!(streamed, plain);
-        let back: FailureList = serde_json::from_str(&streamed).unwrap();
-        assert_eq!(back, list);
-        // Pushing after a report was taken does not change the report.
-        log.push(entry(5000));
-        assert_eq!(list.len(), 1000);
-        assert_eq!(list.to_vec(), want);
-    }
-
-    #[test]
-    fn without_a_spill_or_when_the_file_cannot_be_made_entries_stay_in_memory() {
-        let mut plain = FailureLog::new();
-        let mut broken = FailureLog::with_spill(Spill::new(
-            10,
-            Arc::new(|| Err(io::Error::other("disk full"))),
-        ));
-        for i in 0..50 {
-            plain.push(entry(i));
-            broken.push(entry(i));
-        }
-        assert_eq!(plain.spilled(), 0);
-        assert_eq!(broken.spilled(), 0);
-        assert_eq!(broken.in_memory().len(), 50);
-        assert_eq!(broken.spill_error(), Some("disk full"));
-        assert_eq!(plain.to_vec(), broken.to_vec());
-    }
-}
+mod tests;
