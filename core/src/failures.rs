@@ -8,8 +8,8 @@
 //!
 //! The report lists every failing sealed test (§5.2: failures listed = failed), so a run with a
 //! million failures has a million entries. A [`FailureLog`] (a [`crate::Tally`]'s failures) keeps
-//! the first entries in memory up to a byte budget and appends the rest, as JSON lines, to a
-//! spill file the caller provides ([`Spill`]; the library itself opens no files). A
+//! the first entries in memory up to a byte budget and appends the rest, as compact binary
+//! records (see `spill.rs`), to a spill file the caller provides ([`Spill`]; the library itself opens no files). A
 //! [`FailureList`] (a [`crate::GapReport`]'s failures) shares that file and reads it back entry
 //! by entry while the report is serialised, so neither scoring nor writing the report holds the
 //! whole list. Without a spill both are plain in-memory lists, as before.
@@ -17,13 +17,16 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use gapscore_model::{Category, ProblemKind, Status};
+
+mod spill;
+use spill::{At, EntryRef, RecordReader, write_record};
 
 /// Where a failure entry comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,11 +249,8 @@ impl FailureLog {
             .writer
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner);
-        let mut line = serde_json::to_vec(&SpilledEntry::from(entry))?;
-        line.push(b'\n');
-        w.write_all(&line)?;
+        tail.bytes += write_record(&mut *w, entry)?;
         tail.count += 1;
-        tail.bytes += line.len() as u64;
         Ok(())
     }
 
@@ -299,9 +299,8 @@ impl FailureLog {
     /// Pushes the entries of a spill file read back, in order; one that cannot be read back is
     /// replaced by one saying so.
     fn push_read_back(&mut self, tail: &Tail) {
-        for e in TailReader::new(read_back(tail), tail.count) {
-            let e = e.map_or_else(|e| unreadable(&e), FailureEntry::from);
-            self.push(e);
+        for e in RecordReader::new(read_back(tail), tail.count).entries() {
+            self.push(e.unwrap_or_else(|e| unreadable(&e)));
         }
     }
 
@@ -350,7 +349,7 @@ impl FailureLog {
     fn tail_entries(&self) -> impl Iterator<Item = io::Result<FailureEntry>> + '_ {
         self.tail
             .iter()
-            .flat_map(|t| TailReader::new(read_back(t), t.count).map(|x| x.map(FailureEntry::from)))
+            .flat_map(|t| RecordReader::new(read_back(t), t.count).entries())
     }
 
     /// The report's list: the entries in memory converted, the spilled ones shared.
@@ -413,58 +412,6 @@ fn unreadable(e: &io::Error) -> FailureEntry {
     }
 }
 
-/// A spilled entry on disk: the report's shape plus where it came from.
-#[derive(Serialize, Deserialize)]
-struct SpilledEntry {
-    n: String,
-    c: Category,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    e: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    a: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    m: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    s: Option<Status>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    p: Option<ProblemKind>,
-}
-
-impl From<&FailureEntry> for SpilledEntry {
-    fn from(e: &FailureEntry) -> Self {
-        let (s, p) = match e.origin {
-            FailureOrigin::Test(s) => (Some(s), None),
-            FailureOrigin::Problem(k) => (None, Some(k)),
-        };
-        SpilledEntry {
-            n: e.test_name.clone(),
-            c: e.category,
-            e: e.expected.clone(),
-            a: e.actual.clone(),
-            m: e.message.clone(),
-            s,
-            p,
-        }
-    }
-}
-
-impl From<SpilledEntry> for FailureEntry {
-    fn from(e: SpilledEntry) -> Self {
-        FailureEntry {
-            test_name: e.n,
-            category: e.c,
-            expected: e.e,
-            actual: e.a,
-            message: e.m,
-            origin: match (e.s, e.p) {
-                (_, Some(k)) => FailureOrigin::Problem(k),
-                (Some(s), None) => FailureOrigin::Test(s),
-                (None, None) => FailureOrigin::Test(Status::Failed),
-            },
-        }
-    }
-}
-
 impl From<&FailureEntry> for Failure {
     fn from(f: &FailureEntry) -> Self {
         Failure {
@@ -482,76 +429,6 @@ impl From<&FailureEntry> for Failure {
                 FailureOrigin::Test(_) => None,
             },
         }
-    }
-}
-
-/// Reads a shared file from an offset of its own.
-#[derive(Debug)]
-struct At {
-    file: Arc<File>,
-    pos: u64,
-}
-
-impl At {
-    fn new(file: Arc<File>) -> Self {
-        At { file, pos: 0 }
-    }
-}
-
-impl Read for At {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        #[cfg(unix)]
-        let n = std::os::unix::fs::FileExt::read_at(&*self.file, buf, self.pos)?;
-        #[cfg(windows)]
-        let n = std::os::windows::fs::FileExt::seek_read(&*self.file, buf, self.pos)?;
-        #[cfg(not(any(unix, windows)))]
-        let n: usize = {
-            let _ = buf;
-            return Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "no positional reads on this platform",
-            ));
-        };
-        self.pos += n as u64;
-        Ok(n)
-    }
-}
-
-/// The spilled entries of a file, in order; stops after `count` (the file may hold entries a
-/// later merge appended).
-struct TailReader<R> {
-    reader: BufReader<R>,
-    left: u64,
-    line: String,
-}
-
-impl<R: Read> TailReader<R> {
-    fn new(read: R, count: u64) -> Self {
-        TailReader {
-            reader: BufReader::with_capacity(64 * 1024, read),
-            left: count,
-            line: String::new(),
-        }
-    }
-}
-
-impl<R: Read> Iterator for TailReader<R> {
-    type Item = io::Result<SpilledEntry>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        self.line.clear();
-        Some(match self.reader.read_line(&mut self.line) {
-            Ok(0) => Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "spill file ended early",
-            )),
-            Ok(_) => serde_json::from_str(&self.line).map_err(io::Error::from),
-            Err(e) => Err(e),
-        })
     }
 }
 
@@ -585,10 +462,10 @@ impl FailureList {
     }
 
     fn tail_entries(&self) -> impl Iterator<Item = io::Result<Failure>> + '_ {
-        self.tail
-            .iter()
-            .flat_map(|(file, n)| TailReader::new(At::new(file.clone()), *n))
-            .map(|r| r.map(|e| Failure::from(&FailureEntry::from(e))))
+        self.tail.iter().flat_map(|(file, n)| {
+            let mut records = RecordReader::new(At::new(file.clone()), *n);
+            std::iter::from_fn(move || records.next_ref().map(|r| r.map(EntryRef::to_failure)))
+        })
     }
 
     /// The entries in a vector (reads the spill file whole: for tests and small lists).

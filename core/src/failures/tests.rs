@@ -248,3 +248,151 @@ fn another_logs_spill_error_is_reported_and_our_file_still_used() {
     want.push(entry(300));
     assert_eq!(log.to_vec(), want);
 }
+
+/// Entries with every kind of origin and category, and strings a line- or escape-based format
+/// would trip on.
+fn odd_entries() -> Vec<FailureEntry> {
+    let long = "ü".repeat(100_000) + "\n\0end";
+    let mut all = Vec::new();
+    for (i, origin) in Status::ALL
+        .map(FailureOrigin::Test)
+        .into_iter()
+        .chain(ProblemKind::ALL.map(FailureOrigin::Problem))
+        .enumerate()
+    {
+        all.push(FailureEntry {
+            test_name: format!("suite::t{i} \"q\"\0\n\r\t\\ 日本語 🦀"),
+            category: [
+                Category::HappyPath,
+                Category::EdgeCase,
+                Category::ErrorHandling,
+                Category::Security,
+                Category::Unknown,
+            ][i % 5],
+            expected: (i % 2 == 0).then(|| long.clone()),
+            actual: (i % 3 != 0).then(String::new),
+            message: (i % 4 != 1).then(|| format!("line one\nline two {i}\u{2028}")),
+            origin,
+        });
+    }
+    all.push(FailureEntry {
+        test_name: String::new(),
+        category: Category::Unknown,
+        expected: None,
+        actual: None,
+        message: None,
+        origin: FailureOrigin::Test(Status::Failed),
+    });
+    all
+}
+
+/// A spill file holding `entries`, and its bytes.
+fn spill_file(entries: &[FailureEntry]) -> (Arc<File>, Vec<u8>) {
+    let mut bytes = Vec::new();
+    for e in entries {
+        let n = write_record(&mut bytes, e).unwrap();
+        assert!(n > 0);
+    }
+    let mut f = temp_file().unwrap();
+    f.write_all(&bytes).unwrap();
+    (Arc::new(f), bytes)
+}
+
+fn read_all(file: &Arc<File>, count: u64) -> Vec<io::Result<FailureEntry>> {
+    RecordReader::new(At::new(file.clone()), count)
+        .entries()
+        .collect()
+}
+
+#[test]
+fn the_spill_format_reads_back_what_was_written() {
+    let all = odd_entries();
+    let (file, bytes) = spill_file(&all);
+    // Lengths are exact: the record lengths add up to the file.
+    let sizes: u64 = all
+        .iter()
+        .map(|e| write_record(&mut io::sink(), e).unwrap())
+        .sum();
+    assert_eq!(sizes, bytes.len() as u64);
+    let back: Vec<FailureEntry> = read_all(&file, all.len() as u64)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(back, all);
+    // Fewer than the file holds: stops there.
+    assert_eq!(read_all(&file, 3).len(), 3);
+    // Through a log that spills everything, and a report list of it.
+    let mut log = FailureLog::with_spill(spill(0));
+    for e in &all {
+        log.push(e.clone());
+    }
+    assert_eq!(log.spilled(), all.len() as u64);
+    assert_eq!(log.to_vec(), all);
+    let want: Vec<Failure> = all.iter().map(Failure::from).collect();
+    assert_eq!(log.to_list().to_vec(), want);
+}
+
+#[test]
+fn a_cut_or_corrupt_spill_file_gives_unreadable_entries_never_fewer() {
+    let all: Vec<FailureEntry> = (0..20).map(entry).collect();
+    let (_, bytes) = spill_file(&all);
+    let first = write_record(&mut io::sink(), &all[0]).unwrap() as usize;
+    let mut cases: Vec<(&str, Vec<u8>, usize)> = Vec::new();
+    // Cut inside the 6th record: five read back.
+    let sixth: usize = all[..5]
+        .iter()
+        .map(|e| write_record(&mut io::sink(), e).unwrap() as usize)
+        .sum();
+    cases.push(("cut", bytes[..sixth + 9].to_vec(), 5));
+    cases.push(("empty", Vec::new(), 0));
+    // A category byte out of range in the first record.
+    let mut bad = bytes.clone();
+    bad[4] = 200;
+    cases.push(("category", bad, 0));
+    // A first record claiming 4 GiB.
+    let mut huge = bytes.clone();
+    huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    cases.push(("length", huge, 0));
+    // A string length running past its record in the second record.
+    let mut long = bytes.clone();
+    long[first + 7..first + 11].copy_from_slice(&1000u32.to_le_bytes());
+    cases.push(("string length", long, 1));
+    // Invalid UTF-8 inside the third record's name.
+    let third = first + write_record(&mut io::sink(), &all[1]).unwrap() as usize;
+    let mut utf = bytes.clone();
+    utf[third + 11] = 0xff;
+    cases.push(("utf-8", utf, 2));
+    for (what, bytes, good) in cases {
+        let mut f = temp_file().unwrap();
+        f.write_all(&bytes).unwrap();
+        let file = Arc::new(f);
+        let back = read_all(&file, all.len() as u64);
+        assert_eq!(back.len(), all.len(), "{what}");
+        for (i, r) in back.iter().enumerate() {
+            match r {
+                Ok(e) => assert!(i < good && *e == all[i], "{what}: entry {i}"),
+                Err(_) => assert!(i >= good, "{what}: entry {i}"),
+            }
+        }
+        // The report's list says so in place of each entry; serialising it fails loudly.
+        let list = FailureList {
+            head: Vec::new(),
+            tail: Some((file, all.len() as u64)),
+        };
+        let listed = list.to_vec();
+        assert_eq!(listed.len(), all.len(), "{what}");
+        assert!(
+            listed[good..].iter().all(|f| f
+                .message
+                .starts_with("cannot read back a spilled failure entry")),
+            "{what}"
+        );
+        if good < all.len() {
+            let err = serde_json::to_string(&list).unwrap_err().to_string();
+            assert!(
+                err.contains("cannot read spilled failures"),
+                "{what}: {err}"
+            );
+        }
+    }
+}
