@@ -26,7 +26,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use gapscore_model::{Category, ProblemKind, Status};
 
 mod spill;
-use spill::{At, EntryRef, RecordReader, write_record};
+use spill::{At, EntryRef, RecordReader, split_origin, write_record};
 
 /// Where a failure entry comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -511,12 +511,46 @@ impl Serialize for FailureList {
         for f in &self.head {
             seq.serialize_element(f)?;
         }
-        for f in self.tail_entries() {
-            let f =
-                f.map_err(|e| S::Error::custom(format!("cannot read spilled failures: {e}")))?;
-            seq.serialize_element(&f)?;
+        // Spilled entries are serialised from the read buffer, with no owned copy of each.
+        if let Some((file, n)) = &self.tail {
+            let mut records = RecordReader::new(At::new(file.clone()), *n);
+            while let Some(r) = records.next_ref() {
+                let e =
+                    r.map_err(|e| S::Error::custom(format!("cannot read spilled failures: {e}")))?;
+                seq.serialize_element(&FailureView::from(e))?;
+            }
         }
         seq.end()
+    }
+}
+
+/// A failure in the report's shape, borrowed: serialises exactly as [`Failure`] does (the same
+/// fields in the same order, the same ones left out).
+#[derive(Serialize)]
+struct FailureView<'a> {
+    test_name: &'a str,
+    category: Category,
+    expected: &'a str,
+    actual: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<Status>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    problem: Option<ProblemKind>,
+}
+
+impl<'a> From<EntryRef<'a>> for FailureView<'a> {
+    fn from(e: EntryRef<'a>) -> Self {
+        let (status, problem) = split_origin(e.origin);
+        FailureView {
+            test_name: e.test_name,
+            category: e.category,
+            expected: e.expected.unwrap_or_default(),
+            actual: e.actual.unwrap_or_default(),
+            message: e.message.unwrap_or_default(),
+            status,
+            problem,
+        }
     }
 }
 

@@ -396,3 +396,23 @@ fn a_cut_or_corrupt_spill_file_gives_unreadable_entries_never_fewer() {
         }
     }
 }
+
+#[test]
+fn a_spilled_list_serialises_byte_for_byte_as_the_same_list_in_memory() {
+    let all = odd_entries();
+    let mut log = FailureLog::with_spill(spill(1_000_000));
+    for e in &all {
+        log.push(e.clone());
+    }
+    assert!(log.spilled() > 0 && !log.in_memory().is_empty());
+    let list = log.to_list();
+    let plain = FailureList::from(all.iter().map(Failure::from).collect::<Vec<_>>());
+    assert_eq!(
+        serde_json::to_string_pretty(&list).unwrap(),
+        serde_json::to_string_pretty(&plain).unwrap()
+    );
+    assert_eq!(
+        serde_json::to_vec(&list).unwrap(),
+        serde_json::to_vec(&plain).unwrap()
+    );
+}
