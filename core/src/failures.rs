@@ -9,10 +9,12 @@
 //! The report lists every failing sealed test (§5.2: failures listed = failed), so a run with a
 //! million failures has a million entries. A [`FailureLog`] (a [`crate::Tally`]'s failures) keeps
 //! the first entries in memory up to a byte budget and appends the rest, as compact binary
-//! records (see `spill.rs`), to a spill file the caller provides ([`Spill`]; the library itself opens no files). A
-//! [`FailureList`] (a [`crate::GapReport`]'s failures) shares that file and reads it back entry
-//! by entry while the report is serialised, so neither scoring nor writing the report holds the
-//! whole list. Without a spill both are plain in-memory lists, as before.
+//! records (`failures/spill.rs`), to a spill file the caller provides ([`Spill`]; the library
+//! itself opens no files). A [`FailureList`] (a [`crate::GapReport`]'s failures) shares that
+//! file and reads it back entry by entry while the report is serialised, so neither scoring nor
+//! writing the report holds the whole list. Without a spill both are plain in-memory lists.
+//! Merging logs copies spill files byte for byte, and the report serialises spilled entries
+//! from the read buffer: a failure is never parsed or converted more than once.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -6,7 +6,7 @@
 //! | bytes | field |
 //! |---|---|
 //! | 1 | category (index in `CATEGORIES`) |
-//! | 1 | origin: a test's status (index in `Status::ALL`), or `0x80` + a problem kind's index in `ProblemKind::ALL` |
+//! | 1 | origin: a status (its index in `Status::ALL`) or `0x80` + a `ProblemKind::ALL` index |
 //! | 1 | which of expected, actual, message follow (bits 0, 1, 2) |
 //! | 4 + n | the test name: `u32` length, then its UTF-8 bytes |
 //! | 4 + n each | expected, actual, message, when present |
