@@ -8,22 +8,27 @@
 //!
 //! The report lists every failing sealed test (§5.2: failures listed = failed), so a run with a
 //! million failures has a million entries. A [`FailureLog`] (a [`crate::Tally`]'s failures) keeps
-//! the first entries in memory up to a byte budget and appends the rest, as JSON lines, to a
-//! spill file the caller provides ([`Spill`]; the library itself opens no files). A
-//! [`FailureList`] (a [`crate::GapReport`]'s failures) shares that file and reads it back entry
-//! by entry while the report is serialised, so neither scoring nor writing the report holds the
-//! whole list. Without a spill both are plain in-memory lists, as before.
+//! the first entries in memory up to a byte budget and appends the rest, as compact binary
+//! records (`failures/spill.rs`), to a spill file the caller provides ([`Spill`]; the library
+//! itself opens no files). A [`FailureList`] (a [`crate::GapReport`]'s failures) shares that
+//! file and reads it back entry by entry while the report is serialised, so neither scoring nor
+//! writing the report holds the whole list. Without a spill both are plain in-memory lists.
+//! Merging logs copies spill files byte for byte, and the report serialises spilled entries
+//! from the read buffer: a failure is never parsed or converted more than once.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use gapscore_model::{Category, ProblemKind, Status};
+
+mod spill;
+use spill::{At, EntryRef, RecordReader, split_origin, write_record};
 
 /// Where a failure entry comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,6 +117,8 @@ struct Tail {
     file: Arc<File>,
     writer: Mutex<BufWriter<SharedFile>>,
     count: u64,
+    /// Bytes written through `writer` (buffered ones included): the file's length once flushed.
+    bytes: u64,
 }
 
 /// `&File` is `Write`; this owns the `Arc` so the buffered writer can live beside readers.
@@ -138,8 +145,9 @@ pub struct FailureLog {
     head_bytes: usize,
     tail: Option<Tail>,
     spill: Option<Spill>,
-    /// Set when the spill file could not be written: entries then stay in memory (never lost)
-    /// and the caller can tell the user why memory grew.
+    /// Set when a spill file (this log's or one merged into it) could not be written, so the
+    /// caller can tell the user why memory grew. This log's own failure also drops `spill`:
+    /// its entries then stay in memory, never lost.
     spill_error: Option<String>,
 }
 
@@ -194,11 +202,11 @@ impl FailureLog {
                 .spill
                 .as_ref()
                 .is_some_and(|s| self.head_bytes + bytes > s.budget);
-        if spilling && self.spill_error.is_none() {
+        if spilling {
             match self.write_tail(&entry) {
                 Ok(()) => return,
                 Err(e) => {
-                    self.spill_error = Some(e.to_string());
+                    self.spill_error.get_or_insert_with(|| e.to_string());
                     self.unspill();
                 }
             }
@@ -210,15 +218,12 @@ impl FailureLog {
     /// After a spill write failed: brings what was spilled back into memory, keeping the order,
     /// and stops spilling.
     fn unspill(&mut self) {
+        self.spill = None;
         let Some(tail) = self.tail.take() else {
             return;
         };
-        let _ = flush(&tail);
-        for e in TailReader::new(tail.file.clone(), tail.count) {
-            let e = e.map_or_else(|e| unreadable(&e), FailureEntry::from);
-            self.head_bytes += entry_bytes(&e);
-            self.head.push(e);
-        }
+        // With no spill and no tail, every push stays in memory.
+        self.push_read_back(&tail);
     }
 
     fn write_tail(&mut self, entry: &FailureEntry) -> io::Result<()> {
@@ -236,6 +241,7 @@ impl FailureLog {
                 )),
                 file,
                 count: 0,
+                bytes: 0,
             });
         }
         let Some(tail) = self.tail.as_mut() else {
@@ -245,41 +251,58 @@ impl FailureLog {
             .writer
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner);
-        serde_json::to_writer(&mut *w, &SpilledEntry::from(entry))?;
-        w.write_all(b"\n")?;
+        tail.bytes += write_record(&mut *w, entry)?;
         tail.count += 1;
         Ok(())
     }
 
-    /// Appends every entry of `other`, keeping their order after this log's own.
+    /// Appends every entry of `other`, keeping their order after this log's own. Nothing is
+    /// parsed: an empty log takes `other` whole, a log still in memory takes over `other`'s
+    /// spill file, and a spilled log copies the bytes of `other`'s file onto the end of its own.
     pub fn append(&mut self, mut other: FailureLog) {
+        if self.is_empty() {
+            // Nothing of ours goes first: `other` as it stands is the result (the suite's tally
+            // receiving its one file's).
+            let (spill, error) = (self.spill.take(), self.spill_error.take());
+            *self = other;
+            if spill.is_some() {
+                self.spill = spill;
+            }
+            if error.is_some() {
+                self.spill_error = error;
+            }
+            return;
+        }
         if self.spill_error.is_none() {
             self.spill_error = other.spill_error.take();
         }
         for e in std::mem::take(&mut other.head) {
             self.push(e);
         }
-        if let Some(tail) = other.tail.take() {
-            let copied = flush(&tail).and_then(|()| {
-                let mut reader = BufReader::new(At::new(tail.file.clone()));
-                let mut line = String::new();
-                loop {
-                    line.clear();
-                    if reader.read_line(&mut line)? == 0 {
-                        return Ok(());
-                    }
-                    let entry: SpilledEntry = serde_json::from_str(&line)?;
-                    self.push(entry.into());
-                }
-            });
-            if let Err(e) = copied {
-                // The other log's entries cannot be read back: say so in the list itself, so
-                // the count still matches and nothing is silently missing.
-                let e: io::Error = e;
-                for _ in 0..tail.count {
-                    self.push(unreadable(&e));
-                }
+        let Some(theirs) = other.tail.take() else {
+            return;
+        };
+        let Some(ours) = self.tail.as_mut() else {
+            // Every entry of ours is in memory, so `other`'s file can follow them as it is.
+            self.tail = Some(theirs);
+            return;
+        };
+        if let Err(e) = copy_tail(&theirs, ours) {
+            // Our file's end is in an unknown state now: bring our entries back into memory,
+            // then read `other`'s back one by one (an unreadable one says so; the count holds).
+            if self.spill_error.is_none() {
+                self.spill_error = Some(e.to_string());
             }
+            self.unspill();
+            self.push_read_back(&theirs);
+        }
+    }
+
+    /// Pushes the entries of a spill file read back, in order; one that cannot be read back is
+    /// replaced by one saying so.
+    fn push_read_back(&mut self, tail: &Tail) {
+        for e in RecordReader::new(read_back(tail), tail.count).entries() {
+            self.push(e.unwrap_or_else(|e| unreadable(&e)));
         }
     }
 
@@ -326,16 +349,9 @@ impl FailureLog {
     }
 
     fn tail_entries(&self) -> impl Iterator<Item = io::Result<FailureEntry>> + '_ {
-        let reader = self.tail.as_ref().map(|t| {
-            let flushed = flush(t);
-            (flushed, TailReader::new(t.file.clone(), t.count))
-        });
-        reader.into_iter().flat_map(|(flushed, r)| {
-            let first = flushed.err().map(Err);
-            first
-                .into_iter()
-                .chain(r.map(|x| x.map(FailureEntry::from)))
-        })
+        self.tail
+            .iter()
+            .flat_map(|t| RecordReader::new(read_back(t), t.count).entries())
     }
 
     /// The report's list: the entries in memory converted, the spilled ones shared.
@@ -349,6 +365,34 @@ impl FailureLog {
             tail,
         }
     }
+}
+
+/// Reads a tail's entries back: the file once flushed, or when the flush fails, what the file
+/// holds and then what is still in the writer's buffer (a failed write keeps what it could not
+/// write there).
+fn read_back(t: &Tail) -> io::Chain<At, io::Cursor<Vec<u8>>> {
+    let mut w = t.writer.lock().unwrap_or_else(PoisonError::into_inner);
+    let pending = match w.flush() {
+        Ok(()) => Vec::new(),
+        Err(_) => w.buffer().to_vec(),
+    };
+    At::new(t.file.clone()).chain(io::Cursor::new(pending))
+}
+
+/// Copies the spilled entries of `from` onto the end of `to`, byte for byte.
+fn copy_tail(from: &Tail, to: &mut Tail) -> io::Result<()> {
+    flush(from)?;
+    let w = to.writer.get_mut().unwrap_or_else(PoisonError::into_inner);
+    let copied = io::copy(&mut At::new(from.file.clone()).take(from.bytes), w)?;
+    if copied != from.bytes {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "spill file ended early",
+        ));
+    }
+    to.count += from.count;
+    to.bytes += from.bytes;
+    Ok(())
 }
 
 fn flush(t: &Tail) -> io::Result<()> {
@@ -370,58 +414,6 @@ fn unreadable(e: &io::Error) -> FailureEntry {
     }
 }
 
-/// A spilled entry on disk: the report's shape plus where it came from.
-#[derive(Serialize, Deserialize)]
-struct SpilledEntry {
-    n: String,
-    c: Category,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    e: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    a: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    m: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    s: Option<Status>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    p: Option<ProblemKind>,
-}
-
-impl From<&FailureEntry> for SpilledEntry {
-    fn from(e: &FailureEntry) -> Self {
-        let (s, p) = match e.origin {
-            FailureOrigin::Test(s) => (Some(s), None),
-            FailureOrigin::Problem(k) => (None, Some(k)),
-        };
-        SpilledEntry {
-            n: e.test_name.clone(),
-            c: e.category,
-            e: e.expected.clone(),
-            a: e.actual.clone(),
-            m: e.message.clone(),
-            s,
-            p,
-        }
-    }
-}
-
-impl From<SpilledEntry> for FailureEntry {
-    fn from(e: SpilledEntry) -> Self {
-        FailureEntry {
-            test_name: e.n,
-            category: e.c,
-            expected: e.e,
-            actual: e.a,
-            message: e.m,
-            origin: match (e.s, e.p) {
-                (_, Some(k)) => FailureOrigin::Problem(k),
-                (Some(s), None) => FailureOrigin::Test(s),
-                (None, None) => FailureOrigin::Test(Status::Failed),
-            },
-        }
-    }
-}
-
 impl From<&FailureEntry> for Failure {
     fn from(f: &FailureEntry) -> Self {
         Failure {
@@ -439,76 +431,6 @@ impl From<&FailureEntry> for Failure {
                 FailureOrigin::Test(_) => None,
             },
         }
-    }
-}
-
-/// Reads a shared file from an offset of its own.
-#[derive(Debug)]
-struct At {
-    file: Arc<File>,
-    pos: u64,
-}
-
-impl At {
-    fn new(file: Arc<File>) -> Self {
-        At { file, pos: 0 }
-    }
-}
-
-impl Read for At {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        #[cfg(unix)]
-        let n = std::os::unix::fs::FileExt::read_at(&*self.file, buf, self.pos)?;
-        #[cfg(windows)]
-        let n = std::os::windows::fs::FileExt::seek_read(&*self.file, buf, self.pos)?;
-        #[cfg(not(any(unix, windows)))]
-        let n: usize = {
-            let _ = buf;
-            return Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "no positional reads on this platform",
-            ));
-        };
-        self.pos += n as u64;
-        Ok(n)
-    }
-}
-
-/// The spilled entries of a file, in order; stops after `count` (the file may hold entries a
-/// later merge appended).
-struct TailReader {
-    reader: BufReader<At>,
-    left: u64,
-    line: String,
-}
-
-impl TailReader {
-    fn new(file: Arc<File>, count: u64) -> Self {
-        TailReader {
-            reader: BufReader::with_capacity(64 * 1024, At::new(file)),
-            left: count,
-            line: String::new(),
-        }
-    }
-}
-
-impl Iterator for TailReader {
-    type Item = io::Result<SpilledEntry>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        self.line.clear();
-        Some(match self.reader.read_line(&mut self.line) {
-            Ok(0) => Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "spill file ended early",
-            )),
-            Ok(_) => serde_json::from_str(&self.line).map_err(io::Error::from),
-            Err(e) => Err(e),
-        })
     }
 }
 
@@ -542,10 +464,10 @@ impl FailureList {
     }
 
     fn tail_entries(&self) -> impl Iterator<Item = io::Result<Failure>> + '_ {
-        self.tail
-            .iter()
-            .flat_map(|(file, n)| TailReader::new(file.clone(), *n))
-            .map(|r| r.map(|e| Failure::from(&FailureEntry::from(e))))
+        self.tail.iter().flat_map(|(file, n)| {
+            let mut records = RecordReader::new(At::new(file.clone()), *n);
+            std::iter::from_fn(move || records.next_ref().map(|r| r.map(EntryRef::to_failure)))
+        })
     }
 
     /// The entries in a vector (reads the spill file whole: for tests and small lists).
@@ -591,12 +513,46 @@ impl Serialize for FailureList {
         for f in &self.head {
             seq.serialize_element(f)?;
         }
-        for f in self.tail_entries() {
-            let f =
-                f.map_err(|e| S::Error::custom(format!("cannot read spilled failures: {e}")))?;
-            seq.serialize_element(&f)?;
+        // Spilled entries are serialised from the read buffer, with no owned copy of each.
+        if let Some((file, n)) = &self.tail {
+            let mut records = RecordReader::new(At::new(file.clone()), *n);
+            while let Some(r) = records.next_ref() {
+                let e =
+                    r.map_err(|e| S::Error::custom(format!("cannot read spilled failures: {e}")))?;
+                seq.serialize_element(&FailureView::from(e))?;
+            }
         }
         seq.end()
+    }
+}
+
+/// A failure in the report's shape, borrowed: serialises exactly as [`Failure`] does (the same
+/// fields in the same order, the same ones left out).
+#[derive(Serialize)]
+struct FailureView<'a> {
+    test_name: &'a str,
+    category: Category,
+    expected: &'a str,
+    actual: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<Status>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    problem: Option<ProblemKind>,
+}
+
+impl<'a> From<EntryRef<'a>> for FailureView<'a> {
+    fn from(e: EntryRef<'a>) -> Self {
+        let (status, problem) = split_origin(e.origin);
+        FailureView {
+            test_name: e.test_name,
+            category: e.category,
+            expected: e.expected.unwrap_or_default(),
+            actual: e.actual.unwrap_or_default(),
+            message: e.message.unwrap_or_default(),
+            status,
+            problem,
+        }
     }
 }
 
@@ -619,97 +575,4 @@ impl JsonSchema for FailureList {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)] // Test code.
-
-    use super::*;
-    use gapscore_model::{Category, ProblemKind, Status};
-
-    fn entry(i: usize) -> FailureEntry {
-        FailureEntry {
-            test_name: format!("suite::test_{i}"),
-            category: Category::EdgeCase,
-            expected: i.is_multiple_of(2).then(|| format!("{i}")),
-            actual: Some("x\ny \"quoted\"".to_owned()),
-            message: Some(format!("failure number {i}")),
-            origin: if i.is_multiple_of(7) {
-                FailureOrigin::Problem(ProblemKind::Crash)
-            } else {
-                FailureOrigin::Test(Status::Failed)
-            },
-        }
-    }
-
-    fn temp_file() -> io::Result<File> {
-        // A named file removed at once: what an anonymous temporary file is.
-        let path = std::env::temp_dir().join(format!(
-            "gapscore-failures-test-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)?;
-        std::fs::remove_file(&path)?;
-        Ok(f)
-    }
-
-    fn spill(budget: usize) -> Spill {
-        Spill::new(budget, Arc::new(temp_file))
-    }
-
-    #[test]
-    fn a_spilling_log_keeps_every_entry_in_order() {
-        let all: Vec<FailureEntry> = (0..1000).map(entry).collect();
-        let mut log = FailureLog::with_spill(spill(4096));
-        for e in &all[..400] {
-            log.push(e.clone());
-        }
-        let mut other = FailureLog::with_spill(spill(2048));
-        for e in &all[400..] {
-            other.push(e.clone());
-        }
-        assert!(other.spilled() > 0);
-        log.append(other);
-        log.flush();
-        assert_eq!(log.len(), 1000);
-        assert!(log.spilled() > 900, "{}", log.spilled());
-        assert!(log.in_memory().len() < 40);
-        assert_eq!(log.to_vec(), all);
-        let list = log.to_list();
-        let want: Vec<Failure> = all.iter().map(Failure::from).collect();
-        assert_eq!(list.len(), 1000);
-        assert_eq!(list.to_vec(), want);
-        // Serialised, it is the same array as an in-memory list, and reads back equal.
-        let streamed = serde_json::to_string(&list).unwrap();
-        let plain = serde_json::to_string(&FailureList::from(want.clone())).unwrap();
-        assert_eq!(streamed, plain);
-        let back: FailureList = serde_json::from_str(&streamed).unwrap();
-        assert_eq!(back, list);
-        // Pushing after a report was taken does not change the report.
-        log.push(entry(5000));
-        assert_eq!(list.len(), 1000);
-        assert_eq!(list.to_vec(), want);
-    }
-
-    #[test]
-    fn without_a_spill_or_when_the_file_cannot_be_made_entries_stay_in_memory() {
-        let mut plain = FailureLog::new();
-        let mut broken = FailureLog::with_spill(Spill::new(
-            10,
-            Arc::new(|| Err(io::Error::other("disk full"))),
-        ));
-        for i in 0..50 {
-            plain.push(entry(i));
-            broken.push(entry(i));
-        }
-        assert_eq!(plain.spilled(), 0);
-        assert_eq!(broken.spilled(), 0);
-        assert_eq!(broken.in_memory().len(), 50);
-        assert_eq!(broken.spill_error(), Some("disk full"));
-        assert_eq!(plain.to_vec(), broken.to_vec());
-    }
-}
+mod tests;
