@@ -343,6 +343,22 @@ impl FailureLog {
         )
     }
 
+    /// Every entry in order, the log consumed: those in memory moved out (not copied), then
+    /// the spilled ones read back. An entry that cannot be read back is replaced by one saying
+    /// so, never skipped. For a caller that keeps the entries in another form (`harden
+    /// record`'s cycle), so that they are not held twice.
+    pub fn into_entries(mut self) -> impl Iterator<Item = FailureEntry> {
+        let head = std::mem::take(&mut self.head);
+        let tail = self
+            .tail
+            .take()
+            .map(|t| RecordReader::new(read_back(&t), t.count));
+        head.into_iter().chain(
+            tail.into_iter()
+                .flat_map(|r| r.entries().map(|e| e.unwrap_or_else(|e| unreadable(&e)))),
+        )
+    }
+
     /// Every entry in a vector (reads the spill file whole: for tests and small lists).
     pub fn to_vec(&self) -> Vec<FailureEntry> {
         self.iter().map(Cow::into_owned).collect()

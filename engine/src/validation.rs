@@ -60,7 +60,7 @@ pub fn load_validation(
             if suite.failed == 1 { "" } else { "s" }
         )));
     }
-    let tally = suite.tally;
+    let mut tally = suite.tally;
     diagnostics.extend(tally_warnings(&tally, None));
     let score = tally.score();
     if score.total == 0 {
@@ -70,15 +70,15 @@ pub fn load_validation(
     }
     Ok(Validation {
         score,
-        failures: tally
-            .failures
-            .iter()
+        // Moved out of the tally, not copied: the entries are held once.
+        failures: std::mem::take(&mut tally.failures)
+            .into_entries()
             .map(|f| FailureInput {
-                name: f.test_name.clone(),
+                name: f.test_name,
                 category: Some(f.category),
-                expected: f.expected.clone(),
-                actual: f.actual.clone(),
-                message: f.message.clone(),
+                expected: f.expected,
+                actual: f.actual,
+                message: f.message,
             })
             .collect(),
         sealed_hash: None,

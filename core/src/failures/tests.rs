@@ -416,3 +416,18 @@ fn a_spilled_list_serialises_byte_for_byte_as_the_same_list_in_memory() {
         serde_json::to_vec(&plain).unwrap()
     );
 }
+
+#[test]
+fn into_entries_gives_every_entry_in_order_from_memory_and_the_spill_file() {
+    let all: Vec<FailureEntry> = (0..500).map(entry).collect();
+    let mut spilled = FailureLog::with_spill(spill(4096));
+    let mut plain = FailureLog::new();
+    for e in &all {
+        spilled.push(e.clone());
+        plain.push(e.clone());
+    }
+    assert!(spilled.spilled() > 400 && !spilled.in_memory().is_empty());
+    assert_eq!(spilled.into_entries().collect::<Vec<_>>(), all);
+    assert_eq!(plain.into_entries().collect::<Vec<_>>(), all);
+    assert_eq!(FailureLog::new().into_entries().count(), 0);
+}
