@@ -145,19 +145,29 @@ fn parse_reads_standard_input() {
     assert_eq!(runs[0]["tests"].as_array().unwrap().len(), 2);
 }
 
+/// Runs `gapscore ARGS <(a three-test TAP stream)` through bash, with `TMPDIR` set to `tmp`;
+/// `None` (said on stderr) when there is no bash to do the substitution.
+#[cfg(unix)]
+#[allow(clippy::print_stderr)] // Test code: the skip note.
+fn with_tap_substituted(tmp: &Path, args: &str) -> Option<Output> {
+    let script = format!(
+        "exec '{BIN}' {args} <(printf 'TAP version 13\\n1..3\\nok 1 - a\\nnot ok 2 - b\\nok 3 - c\\n')"
+    );
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .env("TMPDIR", tmp)
+        .output();
+    if out.is_err() {
+        eprintln!("no bash: process substitution not tried");
+    }
+    out.ok()
+}
+
 #[cfg(unix)]
 #[test]
 fn process_substitution_is_read() {
     let tmp = tempfile::tempdir().unwrap();
-    let script = format!(
-        "exec '{BIN}' score --sealed <(printf 'TAP version 13\\n1..3\\nok 1 - a\\nnot ok 2 - b\\nok 3 - c\\n')"
-    );
-    let Ok(out) = Command::new("bash")
-        .args(["-c", &script])
-        .env("TMPDIR", tmp.path())
-        .output()
-    else {
-        eprintln!("no bash: process substitution not tried");
+    let Some(out) = with_tap_substituted(tmp.path(), "score --sealed") else {
         return;
     };
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -201,16 +211,8 @@ fn harden_record_reads_results_from_process_substitution() {
     let tmp = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let history = work.path().join("history.json");
-    let script = format!(
-        "exec '{BIN}' harden record '{}' <(printf 'TAP version 13\\n1..3\\nok 1 - a\\nnot ok 2 - b\\nok 3 - c\\n')",
-        history.display()
-    );
-    let Ok(out) = Command::new("bash")
-        .args(["-c", &script])
-        .env("TMPDIR", tmp.path())
-        .output()
-    else {
-        eprintln!("no bash: process substitution not tried");
+    let args = format!("harden record '{}'", history.display());
+    let Some(out) = with_tap_substituted(tmp.path(), &args) else {
         return;
     };
     assert_eq!(code(&out), 0, "{}", stderr(&out));
