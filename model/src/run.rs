@@ -110,6 +110,16 @@ pub enum Category {
 }
 
 impl Category {
+    /// Every category: the spec's four, then `Unknown`. Codes are indexes into it (the C ABI's
+    /// category byte, less one; the failure spill file's), so the order never changes.
+    pub const ALL: [Category; 5] = [
+        Category::HappyPath,
+        Category::EdgeCase,
+        Category::ErrorHandling,
+        Category::Security,
+        Category::Unknown,
+    ];
+
     /// The four categories of spec §5.3, in the order reports list them.
     pub const SPEC: [Category; 4] = [
         Category::HappyPath,

@@ -5,7 +5,7 @@
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 1 | category (index in `CATEGORIES`) |
+//! | 1 | category (index in `Category::ALL`) |
 //! | 1 | origin: a status (its index in `Status::ALL`) or `0x80` + a `ProblemKind::ALL` index |
 //! | 1 | which of expected, actual, message follow (bits 0, 1, 2) |
 //! | 4 + n | the test name: `u32` length, then its UTF-8 bytes |
@@ -25,15 +25,6 @@ use gapscore_model::{Category, ProblemKind, Status};
 
 use super::{Failure, FailureEntry, FailureOrigin};
 
-/// The categories by their byte in a record.
-const CATEGORIES: [Category; 5] = [
-    Category::HappyPath,
-    Category::EdgeCase,
-    Category::ErrorHandling,
-    Category::Security,
-    Category::Unknown,
-];
-
 /// The origin byte's flag for a problem kind (a status otherwise).
 const PROBLEM: u8 = 0x80;
 
@@ -51,7 +42,7 @@ pub(super) fn write_record(w: &mut impl Write, e: &FailureEntry) -> io::Result<u
             .and_then(|i| u8::try_from(i).ok())
             .ok_or_else(|| io::Error::other("a failure entry's kind has no spill code"))
     };
-    let category = index(CATEGORIES.iter().position(|c| *c == e.category))?;
+    let category = index(Category::ALL.iter().position(|c| *c == e.category))?;
     let origin = match e.origin {
         FailureOrigin::Test(s) => index(Status::ALL.iter().position(|x| *x == s))?,
         FailureOrigin::Problem(k) => {
@@ -151,7 +142,7 @@ fn parse(body: &[u8]) -> io::Result<EntryRef<'_>> {
     let [category, origin, flags, rest @ ..] = body else {
         return Err(corrupt("short record"));
     };
-    let category = *CATEGORIES
+    let category = *Category::ALL
         .get(usize::from(*category))
         .ok_or_else(|| corrupt("unknown category"))?;
     let origin = if origin & PROBLEM != 0 {

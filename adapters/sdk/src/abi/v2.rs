@@ -248,14 +248,6 @@ pub fn status_of(code: u32) -> Option<Status> {
     Status::ALL.get((code as usize).checked_sub(1)?).copied()
 }
 
-const CATEGORIES: [Category; 5] = [
-    Category::HappyPath,
-    Category::EdgeCase,
-    Category::ErrorHandling,
-    Category::Security,
-    Category::Unknown,
-];
-
 /// The C code of a category: 1 + its index in §5.3 order, `unknown` last; 0 is "none".
 pub fn category_code(c: Option<Category>) -> u32 {
     match c {
@@ -272,7 +264,7 @@ pub fn category_code(c: Option<Category>) -> u32 {
 pub fn category_of(code: u32) -> Option<Option<Category>> {
     match code {
         0 => Some(None),
-        n => CATEGORIES.get(n as usize - 1).copied().map(Some),
+        n => Category::ALL.get(n as usize - 1).copied().map(Some),
     }
 }
 
@@ -628,7 +620,7 @@ mod tests {
         for (i, s) in Status::ALL.into_iter().enumerate() {
             assert_eq!(status_code(s) as usize, i + 1, "{s:?}: the list's order");
         }
-        for (i, c) in CATEGORIES.into_iter().enumerate() {
+        for (i, c) in Category::ALL.into_iter().enumerate() {
             assert_eq!(category_of(category_code(Some(c))), Some(Some(c)));
             assert_eq!(
                 category_code(Some(c)) as usize,
