@@ -10,29 +10,8 @@ use std::sync::LazyLock;
 
 use gapscore_adapter_junit::parser::parse_reader;
 use gapscore_adapter_junit::parser::split::{Split, find_split, parse_split_waiting};
-use gapscore_adapter_sdk::{EventSink, Problem, Producer, TestCase};
+use gapscore_adapter_testing::EventLog;
 use libfuzzer_sys::fuzz_target;
-
-#[derive(Default)]
-struct Recorder(Vec<String>);
-
-impl EventSink for Recorder {
-    fn producer(&mut self, producer: Producer) {
-        self.0.push(format!("producer {producer:?}"));
-    }
-    fn test_started(&mut self, suite: Option<&str>, name: &str, id: &str) {
-        self.0.push(format!("started {suite:?} {name} {id}"));
-    }
-    fn test_finished(&mut self, test: TestCase) {
-        self.0.push(format!("test {test:?}"));
-    }
-    fn problem(&mut self, problem: Problem) {
-        self.0.push(format!("problem {problem:?}"));
-    }
-    fn warning(&mut self, message: String) {
-        self.0.push(format!("warning {message}"));
-    }
-}
 
 static PATH: LazyLock<PathBuf> = LazyLock::new(|| {
     std::env::temp_dir().join(format!(
@@ -44,7 +23,7 @@ static PATH: LazyLock<PathBuf> = LazyLock::new(|| {
 fuzz_target!(|data: &[u8]| {
     let path = &*PATH;
     File::create(path).unwrap().write_all(data).unwrap();
-    let mut one = Recorder::default();
+    let mut one = EventLog::default();
     let want = parse_reader(&mut BufReader::new(File::open(path).unwrap()), &mut one)
         .map(|()| one.0)
         .map_err(|e| format!("{e:?}"));
@@ -62,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
         offsets.push(lts[usize::from(*first) % lts.len()] as u64);
     }
     for at in offsets {
-        let mut a = Recorder::default();
+        let mut a = EventLog::default();
         let mut r = BufReader::new(File::open(path).unwrap());
         let tail = File::open(path).unwrap();
         let got = match parse_split_waiting(
@@ -70,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
             tail,
             at,
             &mut a,
-            Recorder::default(),
+            EventLog::default(),
             &|_, _| true,
         ) {
             Ok(Split::Appended(b)) => {

@@ -30,7 +30,10 @@
 //! assert_eq!(sink.tests, 1);
 //! ```
 
+pub mod sinks;
 pub mod wild;
+
+pub use sinks::{EventLog, NullSink, RouteSink};
 pub use wild::check_wild;
 
 use std::fmt;
@@ -43,10 +46,7 @@ use std::time::Instant;
 use gapscore_core::failures::DEFAULT_BUDGET;
 use gapscore_core::{Spill, StatusPolicy, Tally};
 
-use gapscore_adapter_sdk::{
-    Adapter, EventSink, Normalizer, ParseOptions, Problem, Producer, RunCollector, TestCase,
-    TestCaseRef, TestRun,
-};
+use gapscore_adapter_sdk::{Adapter, Normalizer, ParseOptions, RunCollector, TestCase, TestRun};
 
 /// The files directly in `<crate>/tests/fixtures/<kind>`, sorted. Panics (this is for tests)
 /// when the folder is missing or empty, so a renamed folder cannot make the test pass on nothing.
@@ -147,66 +147,6 @@ pub fn peak_rss_mib() -> f64 {
                 .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         })
         .map_or(0.0, |kib| kib / 1024.0)
-}
-
-/// A sink that counts the tests, problems and warnings it is given and keeps nothing: a
-/// benchmark's `null` mode, the reader's own cost.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct NullSink {
-    /// Finished tests seen.
-    pub tests: usize,
-    /// Run-level problems seen.
-    pub problems: usize,
-    /// Warnings seen.
-    pub warnings: usize,
-}
-
-impl EventSink for NullSink {
-    fn producer(&mut self, _: Producer) {}
-    fn test_finished(&mut self, _: TestCase) {
-        self.tests += 1;
-    }
-    // The borrowed fast path, not the default's owned copy: `null` mode measures the reader.
-    fn test_finished_ref(&mut self, _: TestCaseRef<'_>) {
-        self.tests += 1;
-    }
-    fn problem(&mut self, _: Problem) {
-        self.problems += 1;
-    }
-    fn warning(&mut self, _: String) {
-        self.warnings += 1;
-    }
-}
-
-/// A sink that keeps every finished test with the way it came: `true` when through the
-/// borrowed fast path ([`EventSink::test_finished_ref`]), `false` when owned. The adapters'
-/// `tests/it/borrowed.rs` check with it that a reader's tests go borrowed and read as the owned
-/// path does.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct RouteSink(pub Vec<(bool, TestCase)>);
-
-impl RouteSink {
-    /// True when every test came borrowed.
-    pub fn all_borrowed(&self) -> bool {
-        self.0.iter().all(|(b, _)| *b)
-    }
-
-    /// The tests, in arrival order.
-    pub fn into_tests(self) -> Vec<TestCase> {
-        self.0.into_iter().map(|(_, t)| t).collect()
-    }
-}
-
-impl EventSink for RouteSink {
-    fn producer(&mut self, _: Producer) {}
-    fn test_finished(&mut self, t: TestCase) {
-        self.0.push((false, t));
-    }
-    fn test_finished_ref(&mut self, t: TestCaseRef<'_>) {
-        self.0.push((true, t.to_test_case()));
-    }
-    fn problem(&mut self, _: Problem) {}
-    fn warning(&mut self, _: String) {}
 }
 
 /// The calling thread's time on a CPU in seconds (`/proc/thread-self/schedstat`), or 0 where
@@ -634,7 +574,9 @@ pub fn compare_problems(run: &TestRun, truth: &Truth, exceptions: &[(&str, &str)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gapscore_adapter_sdk::{AdapterError, AdapterInfo, ProblemKind, Status};
+    use gapscore_adapter_sdk::{
+        AdapterError, AdapterInfo, EventSink, Problem, ProblemKind, Status,
+    };
 
     /// One line per test (`p` passed, `f` failed); a `!` line is a run-level problem.
     struct Lines(AdapterInfo);

@@ -10,34 +10,13 @@ use std::path::{Path, PathBuf};
 
 use gapscore_adapter_junit::parser::parse_reader;
 use gapscore_adapter_junit::parser::split::{Fallback, Split, find_split, parse_split_waiting};
-use gapscore_adapter_sdk::{AdapterError, EventSink, Problem, Producer, TestCase};
-
-/// Every event, in order, as text.
-#[derive(Debug, Default)]
-struct Recorder(Vec<String>);
-
-impl EventSink for Recorder {
-    fn producer(&mut self, producer: Producer) {
-        self.0.push(format!("producer {producer:?}"));
-    }
-    fn test_started(&mut self, suite: Option<&str>, name: &str, id: &str) {
-        self.0.push(format!("started {suite:?} {name} {id}"));
-    }
-    fn test_finished(&mut self, test: TestCase) {
-        self.0.push(format!("test {test:?}"));
-    }
-    fn problem(&mut self, problem: Problem) {
-        self.0.push(format!("problem {problem:?}"));
-    }
-    fn warning(&mut self, message: String) {
-        self.0.push(format!("warning {message}"));
-    }
-}
+use gapscore_adapter_sdk::AdapterError;
+use gapscore_adapter_testing::EventLog;
 
 type Read = Result<Vec<String>, String>;
 
 fn sequential(path: &Path) -> Read {
-    let mut rec = Recorder::default();
+    let mut rec = EventLog::default();
     let mut r = BufReader::new(File::open(path).unwrap());
     parse_reader(&mut r, &mut rec)
         .map(|()| rec.0)
@@ -46,10 +25,10 @@ fn sequential(path: &Path) -> Read {
 
 /// The split read at `at`: its events (A's then B's) and how it went.
 fn split(path: &Path, at: u64) -> (Read, Option<Fallback>) {
-    let mut a = Recorder::default();
+    let mut a = EventLog::default();
     let mut r = BufReader::new(File::open(path).unwrap());
     let tail = File::open(path).unwrap();
-    match parse_split_waiting(&mut r, tail, at, &mut a, Recorder::default(), &|_, _| true) {
+    match parse_split_waiting(&mut r, tail, at, &mut a, EventLog::default(), &|_, _| true) {
         Ok(Split::Appended(b)) => {
             a.0.extend(b.0);
             (Ok(a.0), None)
