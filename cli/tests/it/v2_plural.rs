@@ -24,37 +24,52 @@ fn tests(list: &[(&str, &str)]) -> Value {
     json!({ "tests": t })
 }
 
+/// Seals suite `a` (openai: `tx1`, `tx2`) and suite `b` (google: `ty1`), directories under
+/// `root` or under its subdirectory `under`, each holding one file (`files`), with their
+/// expected tests: `seal` runs where the suites are, and writes the stubs `stub_a.json`,
+/// `stub_b.json` and the records `a.seal.json`, `b.seal.json` in `root`.
+fn seal_two_suites(root: &Path, under: Option<&str>, files: [&str; 2]) {
+    let (base, up) = match under {
+        Some(d) => (root.join(d), "../"),
+        None => (root.to_owned(), ""),
+    };
+    for ((dir, family, ids), file) in [
+        ("a", "openai", &["tx1", "tx2"][..]),
+        ("b", "google", &["ty1"][..]),
+    ]
+    .into_iter()
+    .zip(files)
+    {
+        fs::create_dir_all(base.join(dir)).unwrap();
+        fs::write(base.join(dir).join(file), format!("# suite {dir}\n")).unwrap();
+        let stub: Vec<(&str, &str)> = ids.iter().map(|i| (*i, "passed")).collect();
+        write(&root.join(format!("stub_{dir}.json")), &tests(&stub));
+        let (stub, rec) = (
+            format!("{up}stub_{dir}.json"),
+            format!("{up}{dir}.seal.json"),
+        );
+        let args = [
+            "seal",
+            dir,
+            "--author-family",
+            family,
+            "--expect",
+            &stub,
+            "-o",
+            &rec,
+        ];
+        let o = run_in(&base, &args);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+}
+
 /// Two sealed suites (`a` by openai: `tx1`, `tx2`; `b` by google: `ty1`), each sealed with its
 /// expected tests, combined with 1 contradicting criterion of 6 into `combined.json`; the
 /// results `res.json` (one failure) and a two-cycle hardening history `h.json` ending on them.
 fn plural() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    for (dir, file, family, ids) in [
-        ("a", "test_x.py", "openai", &["tx1", "tx2"][..]),
-        ("b", "test_y.py", "google", &["ty1"][..]),
-    ] {
-        fs::create_dir(root.join(dir)).unwrap();
-        fs::write(root.join(dir).join(file), format!("# suite {dir}\n")).unwrap();
-        let stub: Vec<(&str, &str)> = ids.iter().map(|i| (*i, "passed")).collect();
-        write(&root.join(format!("stub_{dir}.json")), &tests(&stub));
-        let stub = format!("stub_{dir}.json");
-        let rec = format!("{dir}.seal.json");
-        let o = run_in(
-            root,
-            &[
-                "seal",
-                dir,
-                "--author-family",
-                family,
-                "--expect",
-                &stub,
-                "-o",
-                &rec,
-            ],
-        );
-        assert_eq!(code(&o), 0, "{}", stderr(&o));
-    }
+    seal_two_suites(root, None, ["test_x.py", "test_y.py"]);
     write(
         &root.join("contra.json"),
         &json!({"total_acceptance_criteria": 6, "findings": [{"criterion": "AC-1"}]}),
@@ -499,32 +514,7 @@ fn a_v1_report_refuses_a_combined_seal() {
 fn plural_project(script: &str) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    for (dir, family, ids) in [
-        ("a", "openai", &["tx1", "tx2"][..]),
-        ("b", "google", &["ty1"][..]),
-    ] {
-        fs::create_dir_all(root.join("sealed").join(dir)).unwrap();
-        fs::write(
-            root.join("sealed").join(dir).join("test.py"),
-            format!("# suite {dir}\n"),
-        )
-        .unwrap();
-        let stub: Vec<(&str, &str)> = ids.iter().map(|i| (*i, "passed")).collect();
-        write(&root.join(format!("stub_{dir}.json")), &tests(&stub));
-        let (stub, rec) = (format!("../stub_{dir}.json"), format!("../{dir}.seal.json"));
-        let args = [
-            "seal",
-            dir,
-            "--author-family",
-            family,
-            "--expect",
-            &stub,
-            "-o",
-            &rec,
-        ];
-        let o = run_in(&root.join("sealed"), &args);
-        assert_eq!(code(&o), 0, "{}", stderr(&o));
-    }
+    seal_two_suites(root, Some("sealed"), ["test.py", "test.py"]);
     let args = [
         "seal",
         "--combine",
