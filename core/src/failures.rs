@@ -432,21 +432,7 @@ fn unreadable(e: &io::Error) -> FailureEntry {
 
 impl From<&FailureEntry> for Failure {
     fn from(f: &FailureEntry) -> Self {
-        Failure {
-            test_name: f.test_name.clone(),
-            category: f.category,
-            expected: f.expected.clone().unwrap_or_default(),
-            actual: f.actual.clone().unwrap_or_default(),
-            message: f.message.clone().unwrap_or_default(),
-            status: match f.origin {
-                FailureOrigin::Test(s) => Some(s),
-                FailureOrigin::Problem(_) => None,
-            },
-            problem: match f.origin {
-                FailureOrigin::Problem(k) => Some(k),
-                FailureOrigin::Test(_) => None,
-            },
-        }
+        EntryRef::from(f).to_failure()
     }
 }
 

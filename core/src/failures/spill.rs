@@ -90,6 +90,19 @@ pub(super) struct EntryRef<'a> {
     pub(super) origin: FailureOrigin,
 }
 
+impl<'a> From<&'a FailureEntry> for EntryRef<'a> {
+    fn from(e: &'a FailureEntry) -> Self {
+        EntryRef {
+            test_name: &e.test_name,
+            category: e.category,
+            expected: e.expected.as_deref(),
+            actual: e.actual.as_deref(),
+            message: e.message.as_deref(),
+            origin: e.origin,
+        }
+    }
+}
+
 impl EntryRef<'_> {
     /// The entry, owned.
     pub(super) fn to_entry(self) -> FailureEntry {
