@@ -29,8 +29,8 @@ pub struct Validation {
 }
 
 /// Reads a validation: one Gap Report when `inputs` is a single file that is one, otherwise
-/// sealed result files in any format, read by [`tally_suite`](crate::suite::tally_suite) under the default status policy
-/// exactly as `gapscore score` reads them (console text beside structured results left out,
+/// sealed result files in any format, read by [`tally_suite`](crate::suite::tally_suite) under
+/// the default status policy exactly as `gapscore score` reads them (console text beside structured results left out,
 /// repeated ids named, a file nothing recognises an error), so a cycle recorded from files is
 /// the score a report of them says. Diagnostics (files left out or unreadable, the inputs'
 /// warnings) are pushed to `diagnostics` in order; any unreadable input is an error.
