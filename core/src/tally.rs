@@ -275,8 +275,8 @@ impl Tally {
     fn suite_counts(&mut self, suite: Option<&str>) -> &mut SuiteCounts {
         let key = self.suite_key(suite);
         let at = match self.recent_suites.get(self.current_suite) {
-            Some((k, _)) if k == key => Some(self.current_suite),
-            _ => self.recent_suites.iter().position(|(k, _)| k == key),
+            Some((k, _)) if same_suite(k, key) => Some(self.current_suite),
+            _ => self.recent_suites.iter().position(|(k, _)| same_suite(k, key)),
         };
         let at = match at {
             Some(i) => i,
@@ -353,6 +353,18 @@ impl Tally {
     fn suite_key<'a>(&'a self, suite: Option<&'a str>) -> &'a str {
         suite.or(self.source.as_deref()).unwrap_or("run")
     }
+}
+
+/// `a == b`, their ends compared first: names of suites in turn (a module's classes, a
+/// package's files) share long beginnings and differ near the end.
+fn same_suite(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if let (Some(x), Some(y)) = (a.last_chunk::<8>(), b.last_chunk::<8>())
+        && x != y
+    {
+        return false;
+    }
+    a == b
 }
 
 /// Suites a tally keeps apart in its per-suite counts (about 2 MiB of them).

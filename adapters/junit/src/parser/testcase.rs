@@ -27,6 +27,64 @@ fn value<'a>(a: &Attribute<'a>) -> Result<Cow<'a, str>, quick_xml::Error> {
     }
 }
 
+/// `classname`, `name`, `file`, `line` and `time` of a `<testcase>` whose attributes are
+/// written the common way: `key="value"` or `key='value'` pairs with nothing around the `=`,
+/// the five values free of `&` and control characters, none of them twice, and no `status` or
+/// `result`. That is the subset of quick-xml's attribute grammar where its iterator gives
+/// these very slices and [`value`] gives them back unchanged, so the result is the same as
+/// [`Reading::read_case_attributes`]'s; `None` for anything else (which that reads, or
+/// refuses with its error). A `<testcase>` is the one element read once per test, and this
+/// is one pass over its bytes, without the iterator's per-attribute state.
+fn plain_attributes(raw: &str) -> Option<[Option<&str>; 5]> {
+    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let b = raw.as_bytes();
+    let mut out = [None; 5];
+    let mut i = 0;
+    loop {
+        while i < b.len() && is_space(b[i]) {
+            i += 1;
+        }
+        if i == b.len() {
+            return Some(out);
+        }
+        // The key's first byte is never its end, even an `=` (as in quick-xml's iterator).
+        let key_start = i;
+        i += 1;
+        while i < b.len() && b[i] != b'=' && !is_space(b[i]) {
+            i += 1;
+        }
+        // A key alone, or space before the `=`: quick-xml's iterator decides.
+        if b.get(i) != Some(&b'=') {
+            return None;
+        }
+        // `=` and the spaces are ASCII, so these are character boundaries.
+        let key = &raw[key_start..i];
+        let quote = *b.get(i + 1)?;
+        if quote != b'"' && quote != b'\'' {
+            return None;
+        }
+        let start = i + 2;
+        let end = start + memchr::memchr(quote, &b[start..])?;
+        i = end + 1;
+        let slot = match key.as_bytes() {
+            b"classname" => 0,
+            b"name" => 1,
+            b"file" => 2,
+            b"line" => 3,
+            b"time" => 4,
+            b"status" | b"result" => return None,
+            _ => continue,
+        };
+        let v = &raw[start..end];
+        let special = v
+            .bytes()
+            .fold(false, |any, c| any | (c == b'&') | (c < 0x20));
+        if special || out[slot].replace(v).is_some() {
+            return None;
+        }
+    }
+}
+
 /// `slot = value`, reusing the slot's buffer when it has one.
 pub(super) fn refill(slot: &mut Option<String>, value: Option<&str>) {
     match (slot.as_mut(), value) {
@@ -40,12 +98,40 @@ pub(super) fn refill(slot: &mut Option<String>, value: Option<&str>) {
 }
 
 impl<K: EventSink + ?Sized> Reading<'_, K> {
-    /// A `<testcase>` opens: its attributes go into the reused case. One pass over the
-    /// attributes without quick-xml's duplicate tracking (it allocates per element); a
-    /// duplicate of an attribute read here is still refused.
+    /// A `<testcase>` opens: its attributes go into the reused case. Written the common way
+    /// they are read by [`plain_attributes`]; anything else goes through quick-xml's iterator.
     pub(super) fn start_case(&mut self, e: &BytesStart<'_>, empty: bool) -> Result<(), StartError> {
         let mut case = self.spare_case.take().unwrap_or_default();
         case.reset();
+        match plain_attributes(e.attributes_raw()) {
+            Some(plain) => {
+                let [classname, name, file, line, time] = plain;
+                case.classname.push_str(classname.unwrap_or_default());
+                case.name.push_str(name.unwrap_or_default());
+                refill(&mut case.file, file);
+                case.line = line.and_then(|v| v.trim().parse().ok());
+                (case.time, case.negative_time) = seconds(time);
+            }
+            None => self.read_case_attributes(e, &mut case)?,
+        }
+        if self.producer.is_none() && self.suites.is_empty() && case.classname == "test" {
+            self.producer = Some("node");
+        }
+        self.case = Some(case);
+        if empty {
+            self.end_case();
+        }
+        Ok(())
+    }
+
+    /// The attributes of a `<testcase>` through quick-xml: one pass without its duplicate
+    /// tracking (it allocates per element); a duplicate of an attribute read here is still
+    /// refused.
+    fn read_case_attributes(
+        &mut self,
+        e: &BytesStart<'_>,
+        case: &mut Case,
+    ) -> Result<(), StartError> {
         let (mut has_classname, mut has_name, mut has_file) = (false, false, false);
         let (mut has_line, mut has_time) = (false, false);
         for a in e.attributes().with_checks(false) {
@@ -92,13 +178,6 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
         }
         if !has_file {
             case.file = None;
-        }
-        if self.producer.is_none() && self.suites.is_empty() && case.classname == "test" {
-            self.producer = Some("node");
-        }
-        self.case = Some(case);
-        if empty {
-            self.end_case();
         }
         Ok(())
     }
@@ -160,5 +239,124 @@ impl Case {
         self.output.clear();
         self.category = None;
         self.not_run = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gapscore_adapter_testing::sinks::EventLog;
+
+    /// What a `<testcase>`'s attributes left in the case and the reader.
+    fn read(content: &str, plain: bool) -> Option<String> {
+        let mut sink = EventLog::default();
+        let mut r = Reading::new(&mut sink);
+        let mut case = Case::default();
+        let e = BytesStart::from_content(content, "testcase".len());
+        if plain {
+            let [classname, name, file, line, time] = plain_attributes(e.attributes_raw())?;
+            case.classname.push_str(classname.unwrap_or_default());
+            case.name.push_str(name.unwrap_or_default());
+            refill(&mut case.file, file);
+            case.line = line.and_then(|v| v.trim().parse().ok());
+            (case.time, case.negative_time) = seconds(time);
+        } else if let Err(e) = r.read_case_attributes(&e, &mut case) {
+            return Some(format!("error: {e}"));
+        }
+        Some(format!(
+            "{:?} {:?} {:?} {:?} {:?} {} {:?} {:?}",
+            case.classname,
+            case.name,
+            case.file,
+            case.line,
+            case.time.map(f64::to_bits),
+            case.negative_time,
+            case.not_run,
+            r.producer
+        ))
+    }
+
+    /// Every start tag the plain scan reads, it reads as quick-xml's iterator does; and it
+    /// reads the common ones. Tags are made of pieces that touch each rule of the scan.
+    #[test]
+    fn plain_attributes_read_as_quick_xml_does() {
+        let keys = [
+            "classname", "name", "file", "line", "time", "status", "result", "timestamp", "x",
+            "", "a:b", "name2",
+        ];
+        let values = [
+            "abc", "1.5", "-2", " 3 ", "a&amp;b", "a&bogus;", "a\tb", "a\nb", "", "é", "1,234.5",
+            "0.017", "x'y", "notrun", "disabled", "skipped", "<", ">",
+        ];
+        let spaces = [" ", "  ", "\t", "\n", "\r\n", ""];
+        let eqs = ["=", "=", "=", " =", "= ", ""];
+        let (mut plain, mut total) = (0, 0);
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..60_000 {
+            let mut tag = String::from("testcase");
+            for _ in 0..next(7) {
+                // Mostly well formed; now and then a space, `=` or quote out of place.
+                let n = if next(4) == 0 { 6 } else { 4 };
+                tag.push_str(spaces[next(n)]);
+                tag.push_str(keys[next(keys.len())]);
+                let n = if next(8) == 0 { 6 } else { 3 };
+                tag.push_str(eqs[next(n)]);
+                let q = match next(10) {
+                    0 => "",
+                    1..=3 => "'",
+                    _ => "\"",
+                };
+                let v = values[next(values.len())];
+                let v = if q == "\"" { v } else { &v.replace('\'', "") };
+                tag.push_str(q);
+                tag.push_str(v);
+                if next(30) != 0 {
+                    tag.push_str(q);
+                }
+            }
+            if next(5) == 0 {
+                tag.push_str(spaces[next(spaces.len())]);
+            }
+            total += 1;
+            if let Some(fast) = read(&tag, true) {
+                plain += 1;
+                assert_eq!(Some(fast), read(&tag, false), "{tag:?}");
+            }
+        }
+        // The scan must take the common case, not fall back on everything.
+        assert!(plain * 10 > total, "{plain} of {total} read by the plain scan");
+    }
+
+    #[test]
+    fn plain_attributes_take_common_tags_and_leave_the_rest() {
+        let raw = r#" classname="pkg.C" name='t[1]' file="t.py" line="3" time="0.5" x="&amp;""#;
+        assert_eq!(
+            plain_attributes(raw),
+            Some([
+                Some("pkg.C"),
+                Some("t[1]"),
+                Some("t.py"),
+                Some("3"),
+                Some("0.5")
+            ])
+        );
+        for raw in [
+            r#" name="a" name="b""#,
+            r#" name="a&amp;b""#,
+            r#" name ="a""#,
+            r#" name=a"#,
+            r#" name="a"#,
+            r#" status="notrun" name="a""#,
+            " name=\"a\tb\"",
+            " name",
+        ] {
+            assert_eq!(plain_attributes(raw), None, "{raw}");
+        }
     }
 }
