@@ -185,8 +185,13 @@ impl Tally {
         add(&mut self.excluded, other.excluded);
         self.by_status.absorb(&other.by_status);
         self.categories.absorb(&other.categories);
-        for (suite, c) in other.suites {
-            self.add_suite_counts(&suite, c);
+        if self.suites.is_empty() && other.suites.len() < SUITE_LIMIT {
+            // Into an empty tally (the engine's sum of one input): the same map, not rebuilt.
+            self.suites = other.suites;
+        } else {
+            for (suite, c) in other.suites {
+                self.add_suite_counts(&suite, c);
+            }
         }
         add(&mut self.suites_merged_away, other.suites_merged_away);
         self.failures.append(other.failures);

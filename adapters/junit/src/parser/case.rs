@@ -264,7 +264,8 @@ fn message_of(o: &Outcome) -> Option<String> {
     ) {
         (Some(m), true) => Some(m.to_owned()),
         (Some(m), false) if body.starts_with(m) => Some(body.to_owned()),
-        (Some(m), false) => Some(format!("{m}\n{body}")),
+        // One allocation of the right size (`format!` grows its buffer as it writes).
+        (Some(m), false) => Some([m, "\n", body].concat()),
         (None, false) => Some(body.to_owned()),
         // `<error type="ZeroDivisionError"/>`: the type is all there is to say.
         (None, true) => o

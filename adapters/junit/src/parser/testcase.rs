@@ -36,45 +36,53 @@ fn value<'a>(a: &Attribute<'a>) -> Result<Cow<'a, str>, quick_xml::Error> {
 /// refuses with its error). A `<testcase>` is the one element read once per test, and this
 /// is one pass over its bytes, without the iterator's per-attribute state.
 fn plain_attributes(raw: &str) -> Option<[Option<&str>; 5]> {
-    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let is_space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
     let b = raw.as_bytes();
     let mut out = [None; 5];
     let mut i = 0;
     loop {
-        while i < b.len() && is_space(b[i]) {
+        while b.get(i).is_some_and(|c| is_space(*c)) {
             i += 1;
         }
-        if i == b.len() {
+        let rest = &b[i..];
+        let Some(first) = rest.first() else {
             return Some(out);
-        }
-        // The key's first byte is never its end, even an `=` (as in quick-xml's iterator).
-        let key_start = i;
-        i += 1;
-        while i < b.len() && b[i] != b'=' && !is_space(b[i]) {
-            i += 1;
-        }
+        };
+        // The five keys by their first byte, each with its `=`; any other key is scanned.
+        let (slot, key) = match first {
+            b'c' => (0, b"classname=".as_slice()),
+            b'n' => (1, b"name=".as_slice()),
+            b'f' => (2, b"file=".as_slice()),
+            b'l' => (3, b"line=".as_slice()),
+            b't' => (4, b"time=".as_slice()),
+            _ => (5, b"".as_slice()),
+        };
+        let (slot, eq) = if slot < 5 && rest.starts_with(key) {
+            (Some(slot), i + key.len() - 1)
+        } else {
+            // The key's first byte is never its end, even an `=` (as in quick-xml's iterator).
+            let len = 1 + rest[1..]
+                .iter()
+                .position(|c| *c == b'=' || is_space(*c))
+                .unwrap_or(rest.len() - 1);
+            if matches!(&rest[..len], b"status" | b"result") {
+                return None;
+            }
+            (None, i + len)
+        };
         // A key alone, or space before the `=`: quick-xml's iterator decides.
-        if b.get(i) != Some(&b'=') {
+        if b.get(eq) != Some(&b'=') {
             return None;
         }
-        // `=` and the spaces are ASCII, so these are character boundaries.
-        let key = &raw[key_start..i];
-        let quote = *b.get(i + 1)?;
+        let quote = *b.get(eq + 1)?;
         if quote != b'"' && quote != b'\'' {
             return None;
         }
-        let start = i + 2;
+        let start = eq + 2;
         let end = start + memchr::memchr(quote, &b[start..])?;
         i = end + 1;
-        let slot = match key.as_bytes() {
-            b"classname" => 0,
-            b"name" => 1,
-            b"file" => 2,
-            b"line" => 3,
-            b"time" => 4,
-            b"status" | b"result" => return None,
-            _ => continue,
-        };
+        let Some(slot) = slot else { continue };
+        // The quotes are ASCII, so these are character boundaries.
         let v = &raw[start..end];
         let special = v
             .bytes()
