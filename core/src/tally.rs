@@ -218,16 +218,21 @@ impl Tally {
     /// [`OTHER_SUITES`] (which suites are kept apart depends on arrival order) and the
     /// duplicate-id check short of its bound in the sum, and the warning kinds short of theirs.
     pub fn can_append(&self, later: &Tally) -> bool {
+        self.can_append_all(&[later])
+    }
+
+    /// [`Tally::can_append`] for several later parts of the same input, merged in order.
+    pub fn can_append_all(&self, later: &[&Tally]) -> bool {
         let suites = |t: &Tally| (t.suites.len() + t.recent_suites.len()) as u64;
         let ids = |t: &Tally| Status::ALL.iter().map(|s| t.by_status.get(*s)).sum::<u64>();
-        self.suites_merged_away == 0
-            && later.suites_merged_away == 0
-            && suites(self) + suites(later) + 1 < SUITE_LIMIT as u64
-            && self.dups.stopped_after().is_none()
-            && later.dups.stopped_after().is_none()
-            && ids(self) + ids(later) <= DUPLICATE_CHECK_LIMIT
-            && self.manifest.is_none() == later.manifest.is_none()
-            && self.warnings.counts().len() + later.warnings.counts().len()
+        let all = || std::iter::once(self).chain(later.iter().copied());
+        all().all(|t| {
+            t.suites_merged_away == 0
+                && t.dups.stopped_after().is_none()
+                && t.manifest.is_none() == self.manifest.is_none()
+        }) && all().map(suites).sum::<u64>() + 1 < SUITE_LIMIT as u64
+            && all().map(ids).sum::<u64>() <= DUPLICATE_CHECK_LIMIT
+            && all().map(|t| t.warnings.counts().len()).sum::<usize>()
                 < crate::warnings::LOGGED_KINDS
     }
 
@@ -281,7 +286,10 @@ impl Tally {
         let key = self.suite_key(suite);
         let at = match self.recent_suites.get(self.current_suite) {
             Some((k, _)) if same_suite(k, key) => Some(self.current_suite),
-            _ => self.recent_suites.iter().position(|(k, _)| same_suite(k, key)),
+            _ => self
+                .recent_suites
+                .iter()
+                .position(|(k, _)| same_suite(k, key)),
         };
         let at = match at {
             Some(i) => i,

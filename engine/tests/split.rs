@@ -1,4 +1,4 @@
-//! `score` with a JUnit file read in two halves (the host's split read) against `score` with
+//! `score` with a JUnit file read in parts (the host's split read) against `score` with
 //! it read in one pass: the whole report, the diagnostics (errors with their file, line and
 //! column) and the exit code must be the same for every JUnit file in the repository's
 //! fixtures and bad-input corpus, split at every boundary guess, and for hand-made files with
@@ -33,7 +33,7 @@ fn scored(path: &Path, split: SplitOptions) -> String {
 const ONE_PASS: SplitOptions = SplitOptions {
     min_bytes: u64::MAX,
     at: None,
-    wait_for_second: false,
+    parts: 0,
 };
 
 /// Offsets of `<testsuite` right after `</testsuite>` and whitespace: the split guesses.
@@ -62,7 +62,7 @@ fn check(path: &Path) -> usize {
         let split = SplitOptions {
             min_bytes: 0,
             at: Some(at),
-            wait_for_second: true,
+            parts: 0,
         };
         assert_eq!(
             scored(path, split),
@@ -71,6 +71,20 @@ fn check(path: &Path) -> usize {
             path.display()
         );
         tried += 1;
+    }
+    // Several parts at once, at the guesses nearest to evenly spaced offsets.
+    for parts in [3, 5, 9] {
+        let split = SplitOptions {
+            min_bytes: 0,
+            at: None,
+            parts,
+        };
+        assert_eq!(
+            scored(path, split),
+            want,
+            "{} in {parts} parts",
+            path.display()
+        );
     }
     tried
 }

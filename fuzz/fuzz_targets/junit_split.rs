@@ -1,6 +1,7 @@
 //! `junit` split read against one pass: the input written to a file, split at each of its
-//! first boundary guesses and at the `<` its first byte picks; the events of the two halves,
-//! in order, must be the one-pass events, and an error the same error at the same offset.
+//! first boundary guesses and at the `<` its first byte picks, then at all of those at once;
+//! the events of the parts, in order, must be the one-pass events, and an error the same
+//! error at the same offset.
 #![no_main]
 
 use std::fs::File;
@@ -9,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use gapscore_adapter_junit::parser::parse_reader;
-use gapscore_adapter_junit::parser::split::{Split, find_split, parse_split_waiting};
+use gapscore_adapter_junit::parser::split::{Part, Split, find_split, parse_split_in_parts};
 use gapscore_adapter_testing::EventLog;
 use libfuzzer_sys::fuzz_target;
 
@@ -40,25 +41,32 @@ fuzz_target!(|data: &[u8]| {
     if let (Some(first), false) = (data.first(), lts.is_empty()) {
         offsets.push(lts[usize::from(*first) % lts.len()] as u64);
     }
-    for at in offsets {
+    let mut all = offsets.clone();
+    all.sort_unstable();
+    all.dedup();
+    let mut splits: Vec<Vec<u64>> = offsets.into_iter().map(|at| vec![at]).collect();
+    splits.push(all);
+    for ats in splits {
         let mut a = EventLog::default();
         let mut r = BufReader::new(File::open(path).unwrap());
-        let tail = File::open(path).unwrap();
-        let got = match parse_split_waiting(
-            &mut r,
-            tail,
-            at,
-            &mut a,
-            EventLog::default(),
-            &|_, _| true,
-        ) {
-            Ok(Split::Appended(b)) => {
-                a.0.extend(b.0);
+        let parts = ats
+            .iter()
+            .map(|&at| Part {
+                file: File::open(path).unwrap(),
+                at,
+                sink: EventLog::default(),
+            })
+            .collect();
+        let got = match parse_split_in_parts(&mut r, parts, &mut a, &|_, _| true) {
+            Ok(Split::Appended(later)) => {
+                for b in later {
+                    a.0.extend(b.0);
+                }
                 Ok(a.0)
             }
             Ok(Split::Sequential(_)) => Ok(a.0),
             Err(e) => Err(format!("{e:?}")),
         };
-        assert_eq!(got, want, "split at {at}");
+        assert_eq!(got, want, "split at {ats:?}");
     }
 });

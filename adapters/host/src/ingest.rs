@@ -16,7 +16,7 @@ use gapscore_adapter_sdk::{
 use rayon::prelude::*;
 
 use crate::registry::{DetectError, Origin, Registry};
-use crate::split::{Appendable, SplitOptions, read_split, split_point};
+use crate::split::{Appendable, SplitOptions, read_split, split_points};
 
 /// One input file, and whether the user named it (rather than a directory or glob finding it).
 ///
@@ -266,7 +266,7 @@ pub struct IngestOptions {
     /// Run on the rayon pool the caller is already in (batch scoring reads many repositories
     /// on one pool) instead of building a pool of `jobs` threads for this call.
     pub current_pool: bool,
-    /// When [`ingest_appendable`] reads a large JUnit file on two threads.
+    /// When and in how many parts [`ingest_appendable`] reads a large JUnit file.
     pub split: SplitOptions,
 }
 
@@ -337,8 +337,9 @@ where
     ingest_with(registry, inputs, opts, make, None)
 }
 
-/// [`ingest`], with a large JUnit file read on two threads when `opts.split` allows it
-/// (see [`SplitOptions`]): its consumer is made twice and the second appended to the first.
+/// [`ingest`], with a large JUnit file read in parts on several threads when `opts.split`
+/// allows it (see [`SplitOptions`]): its consumer is made once per part and the later ones
+/// appended to the first.
 pub fn ingest_appendable<C, F>(
     registry: &Registry,
     inputs: &[Input],
@@ -352,16 +353,14 @@ where
     ingest_with(registry, inputs, opts, make, Some(split_read::<C, F>))
 }
 
-/// How [`ingest_appendable`] reads a file in two halves (a function, so that [`ingest`]'s
+/// How [`ingest_appendable`] reads a file in parts (a function, so that [`ingest`]'s
 /// consumers need not be [`Appendable`]).
 type SplitRead<C, F> =
-    fn(&mut dyn std::io::BufRead, File, u64, bool, &F, &str, &str) -> Result<C, AdapterError>;
+    fn(&mut dyn std::io::BufRead, Vec<(File, u64)>, &F, &str, &str) -> Result<C, AdapterError>;
 
 fn split_read<C, F>(
-    whole: &mut dyn std::io::BufRead,
-    tail: File,
-    at: u64,
-    wait: bool,
+    mut whole: &mut dyn std::io::BufRead,
+    points: Vec<(File, u64)>,
     make: &F,
     shown: &str,
     format: &str,
@@ -370,7 +369,7 @@ where
     C: EventSink + Send + Appendable,
     F: Fn(&str, &str) -> C + Sync,
 {
-    read_split(whole, tail, at, wait, || make(shown, format))
+    read_split(&mut whole, points, || make(shown, format))
 }
 
 fn ingest_with<C, F>(
@@ -469,25 +468,17 @@ where
     };
     let mut popts = ParseOptions::with_source(shown.clone());
     popts.format_id = Some(format.clone());
-    // The built-in JUnit reader only: its two halves give its one pass's events.
-    let two_halves = split
+    // The built-in JUnit reader only: its parts give its one pass's events.
+    let in_parts = split
         .filter(|_| {
             entry.origin == Origin::BuiltIn && info.name == "junit" && encoding == Encoding::Utf8
         })
-        .and_then(|read| Some((read, split_point(input.source(), &opts.split)?)));
+        .and_then(|read| Some((read, split_points(input.source(), &opts.split)?)));
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut reader =
             std::io::BufReader::with_capacity(64 * 1024, std::io::Cursor::new(prefix).chain(file));
-        if let Some((read, (tail, at))) = two_halves {
-            return read(
-                &mut reader,
-                tail,
-                at,
-                opts.split.wait_for_second,
-                make,
-                &shown,
-                &format,
-            );
+        if let Some((read, points)) = in_parts {
+            return read(&mut reader, points, make, &shown, &format);
         }
         let mut sink = Normalizer::new(make(&shown, &format));
         entry

@@ -1,4 +1,4 @@
-//! `Tally::can_append` and `merge` of two unfinished tallies of one input read in two halves
+//! `Tally::can_append(_all)` and `merge` of unfinished tallies of one input read in parts
 //! (the split JUnit read): the result must be the one tally that read both halves in order,
 //! at every cut, with ids repeated across the halves, a failing Go parent in one half and its
 //! failing child in the other, problems, warnings and a producer.
@@ -96,4 +96,48 @@ fn two_halves_appended_are_the_tally_of_one_pass() {
     one.finish();
     assert_eq!(one.repeated().len(), 2);
     assert!(one.failures.iter().any(|f| f.test_name.contains("TestQ")));
+}
+
+#[test]
+fn three_parts_appended_in_order_are_the_tally_of_one_pass() {
+    let evs = events();
+    let mut one = Tally::new(StatusPolicy::default());
+    one.collect_names(true);
+    feed(&mut one, &evs);
+    let want = seen(one);
+    let tally = |evs: &[_]| {
+        let mut t = Tally::new(StatusPolicy::default());
+        t.collect_names(true);
+        feed(&mut t, evs);
+        t
+    };
+    for first in 0..=evs.len() {
+        for second in first..=evs.len() {
+            let mut a = tally(&evs[..first]);
+            let (b, c) = (tally(&evs[first..second]), tally(&evs[second..]));
+            assert!(a.can_append_all(&[&b, &c]));
+            a.merge(b);
+            a.merge(c);
+            assert_eq!(seen(a), want, "cut at {first} and {second}");
+        }
+    }
+}
+
+/// The suite bound holds for the parts together: two parts of 6,000 suites each may be
+/// appended, a third takes the sum past `SUITE_LIMIT` (which suites are kept apart would then
+/// depend on the order of arrival) and is refused.
+#[test]
+fn appending_parts_is_refused_when_their_suites_together_reach_the_bound() {
+    let part = |from: usize| {
+        let mut t = Tally::new(StatusPolicy::default());
+        for i in from..from + 6_000 {
+            t.test_finished(TestCase::new(Some(format!("s{i}")), "t", Status::Passed));
+        }
+        t
+    };
+    let (a, b, c) = (part(0), part(6_000), part(12_000));
+    const { assert!(6_000 * 3 > gapscore_core::tally::SUITE_LIMIT) };
+    assert!(a.can_append(&b));
+    assert!(a.can_append_all(&[&b]));
+    assert!(!a.can_append_all(&[&b, &c]));
 }

@@ -1,20 +1,25 @@
-//! Reading one large JUnit file on two threads, with the result of reading it on one.
+//! Reading one large JUnit file on several threads, with the result of reading it on one.
 //!
-//! The file is cut at a guess: a `</testsuite>` followed by `<testsuite` near its middle
-//! ([`find_split`]). The first half (A) is read as always, on the caller's thread. After A's
-//! first top-level suite, its carried state (`Boundary`: the producer, the root's declared
-//! total, the once-per-file flags) is what the second half (B) starts from: B reads from the
-//! guess on its own file handle, into its own sink, on a rayon worker if one is free. When A
-//! reaches the guess it checks that it is exactly there (an event starts at that byte), between
-//! top-level suites (depth 1, nothing open or held back) and in the state B started from. Only
-//! then is B's sink the rest of the result; otherwise (the guess was in a comment, CDATA, a
-//! nested suite, or the state changed) A reads on to the end and B's work is dropped. B never
-//! starts once A has passed the guess, so with no free core the cost is the sequential one.
+//! The file is cut at guesses: a `</testsuite>` followed by `<testsuite` near each of a few
+//! evenly spaced offsets ([`find_split`]). The first part is read as always, on the caller's
+//! thread (A). After A's first top-level suite, its carried state (`Boundary`: the producer,
+//! the root's declared total, the once-per-file flags) is what every later part starts from:
+//! each is read from its guess to the next on its own file handle, into its own sink, by
+//! whichever thread claims it first: a rayon worker, or A. A reads on through every part that
+//! no other thread has started when it gets there, as its one pass (with no free core, the file
+//! is read in one pass and nothing is appended); after the first part another thread took, A
+//! reads the parts still left as parts of their own. A part that stops at the next guess
+//! checks that it is exactly there (an event starts at that byte), between top-level suites
+//! (depth 1, nothing open or held back) and in the state it started from; A checks the same
+//! where it stops. Only when every part held and read without an error are the parts' sinks
+//! the rest of the result; otherwise (a guess in a comment, CDATA, a nested suite, a state that
+//! changed, an error) A reads on alone from where it stopped to the end and the parts' work is
+//! dropped, so the events, and an error and its place, are always the one-pass read's.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, mpsc};
 
 use gapscore_adapter_sdk::{AdapterError, EventSink};
 
@@ -47,13 +52,26 @@ pub fn find_split(file: &mut File, from: u64) -> std::io::Result<Option<u64>> {
     Ok(None)
 }
 
+/// A later part of the file: read from `at` (a [`find_split`] guess) to the next part's `at`,
+/// or to the end, over its own handle `file`, into `sink`.
+#[derive(Debug)]
+pub struct Part<S> {
+    /// A handle of its own on the file.
+    pub file: File,
+    /// Where the part begins: a byte offset in the file.
+    pub at: u64,
+    /// Where the part's events go.
+    pub sink: S,
+}
+
 /// How a split read ended.
 #[derive(Debug)]
 pub enum Split<S> {
-    /// B's sink holds the rest of the file's events, to be appended after the first sink's.
-    Appended(S),
-    /// The first sink holds every event: the guess did not hold, B had not started, or
-    /// `appendable` refused B's sink.
+    /// The parts' sinks hold the rest of the file's events, in order, to be appended after
+    /// the first sink's.
+    Appended(Vec<S>),
+    /// The first sink holds every event: a guess did not hold, a part failed, or
+    /// `appendable` refused the parts' sinks.
     Sequential(Fallback),
 }
 
@@ -62,68 +80,68 @@ pub enum Split<S> {
 pub enum Fallback {
     /// UTF-16, a guess before the first suite's end, or the file ended before it.
     NotSplittable,
-    /// A was not exactly at the guess, between top-level suites, in B's starting state.
+    /// A part (A's or a later one) did not end exactly at the next guess, between top-level
+    /// suites, in the state the parts started from.
     GuessDidNotHold,
-    /// No worker had picked B up when A reached the guess.
+    /// No other thread had started a later part when A reached it: A read them all itself.
     NotStarted,
-    /// `appendable` refused B's sink.
+    /// `appendable` refused the parts' sinks.
     NotAppendable,
-    /// B's read failed: A reads on alone, so the error and its place are the one-pass read's
-    /// (B's decoder places some errors differently; found by the `junit_split` fuzz target).
+    /// A later part's read failed: A reads on alone, so the error and its place are the
+    /// one-pass read's (a part's decoder places some errors differently; found by the
+    /// `junit_split` fuzz target).
     TailFailed,
 }
 
-const PENDING: u8 = 0;
-const RUNNING: u8 = 1;
-const CANCELLED: u8 = 2;
-
-/// What B sends back: how its read ended and its sink.
-type Half<S> = (Result<Option<Ending>, AdapterError>, S);
+/// How a later part's read ended.
+enum PartEnd {
+    /// At the next guess in the starting state, or at the end of the document (the last part).
+    Held(Ending),
+    /// Not exactly at the next guess or not in the starting state there; the document ended
+    /// before it; or stopped because another part went wrong.
+    DidNotHold,
+    /// An error.
+    Failed,
+}
 
 /// Reads the JUnit document in `whole` (from its first byte, as [`super::parse_reader`]
-/// would) with the part from file offset `at` read by a second reader over `tail` (the same
-/// file) into `sink_b`. The events in `sink_a`, then (when [`Split::Appended`]) those of the
-/// returned sink, are the events [`super::parse_reader`] gives; an error is its error.
-/// `appendable(a, b)` says whether the caller can put the two sinks together exactly.
-pub fn parse_split<S: EventSink + Send>(
-    whole: &mut dyn BufRead,
-    tail: File,
-    at: u64,
+/// would), with the file from each of `parts`' offsets (increasing) read by a reader of its
+/// own into the part's sink. The events in `sink_a`, then (when [`Split::Appended`]) those of
+/// the returned sinks in order, are the events [`super::parse_reader`] gives; an error is its
+/// error. `appendable(a, later)` says whether the caller can put the sinks together exactly.
+pub fn parse_split<R: BufRead, S: EventSink + Send>(
+    whole: &mut R,
+    parts: Vec<Part<S>>,
     sink_a: &mut S,
-    sink_b: S,
-    appendable: &dyn Fn(&S, &S) -> bool,
+    appendable: &dyn Fn(&S, &[S]) -> bool,
 ) -> Result<Split<S>, AdapterError> {
-    split_read(whole, tail, at, sink_a, sink_b, appendable, false)
+    split_read(whole, parts, sink_a, appendable, true)
 }
 
-/// [`parse_split`], but A waits for B to start rather than going on alone: for tests, which
-/// must see both halves read whatever the machine's load (B must be able to start: a free
-/// rayon worker).
+/// [`parse_split`], but A never reads a later part in its own pass: every part is read as a
+/// part, whatever the machine's load; for tests, which must see the parts appended.
 #[doc(hidden)]
-pub fn parse_split_waiting<S: EventSink + Send>(
-    whole: &mut dyn BufRead,
-    tail: File,
-    at: u64,
+pub fn parse_split_in_parts<R: BufRead, S: EventSink + Send>(
+    whole: &mut R,
+    parts: Vec<Part<S>>,
     sink_a: &mut S,
-    sink_b: S,
-    appendable: &dyn Fn(&S, &S) -> bool,
+    appendable: &dyn Fn(&S, &[S]) -> bool,
 ) -> Result<Split<S>, AdapterError> {
-    split_read(whole, tail, at, sink_a, sink_b, appendable, true)
+    split_read(whole, parts, sink_a, appendable, false)
 }
 
-fn split_read<S: EventSink + Send>(
-    whole: &mut dyn BufRead,
-    tail: File,
-    at: u64,
+fn split_read<R: BufRead, S: EventSink + Send>(
+    whole: &mut R,
+    parts: Vec<Part<S>>,
     sink_a: &mut S,
-    sink_b: S,
-    appendable: &dyn Fn(&S, &S) -> bool,
-    wait: bool,
+    appendable: &dyn Fn(&S, &[S]) -> bool,
+    absorb: bool,
 ) -> Result<Split<S>, AdapterError> {
     let head = whole
         .fill_buf()
         .map_err(|e| AdapterError::Read(e.to_string()))?;
-    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+    let increasing = parts.windows(2).all(|w| w[0].at < w[1].at);
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) || !increasing {
         super::parse_reader(whole, sink_a)?;
         return Ok(Split::Sequential(Fallback::NotSplittable));
     }
@@ -134,91 +152,139 @@ fn split_read<S: EventSink + Send>(
         0
     };
     // Offsets below are in the stream after the byte-order mark, as the sequential reader's.
-    let at = at.saturating_sub(bom);
+    let ats: Vec<u64> = parts.iter().map(|p| p.at.saturating_sub(bom)).collect();
     let mut a = Pass::new(whole, Reading::new(sink_a), 0);
     if a.run(Until::FirstSuiteEnd)? == Step::Done {
         let (ending, sink) = a.end();
         ending.close(sink);
         return Ok(Split::Sequential(Fallback::NotSplittable));
     }
+    let Some(&first) = ats.first() else {
+        return sequential(a, Fallback::NotSplittable);
+    };
     let start = match a.reading().boundary() {
-        Some(b) if a.offset() < at => b,
+        Some(b) if a.offset() < first => b,
         _ => return sequential(a, Fallback::NotSplittable),
     };
     let mut root = Vec::with_capacity(a.root_name().len() + 2);
     root.push(b'<');
     root.extend_from_slice(a.root_name());
     root.push(b'>');
-    let Some(base) = at.checked_sub(root.len() as u64) else {
+    if first < root.len() as u64 {
         return sequential(a, Fallback::NotSplittable);
-    };
-    let state = AtomicU8::new(PENDING);
+    }
+    let n = ats.len();
     let stop = AtomicBool::new(false);
-    let (send, receive) = mpsc::channel::<Half<S>>();
-    let tail_at = at + bom;
+    // Whichever thread takes a part out of its slot reads it.
+    let slots: Vec<Mutex<Option<Part<S>>>> =
+        parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+    let claim_and_read = |i: usize| -> Option<(PartEnd, S)> {
+        let part = slots[i].lock().ok()?.take()?;
+        let mut sink = part.sink;
+        let at = Span {
+            file_at: part.at,
+            at: ats[i],
+            next: ats.get(i + 1).copied(),
+        };
+        let end = read_part(part.file, at, &root, &start, &stop, &mut sink);
+        // The split cannot be used once a part went wrong: the others stop early.
+        if !matches!(end, PartEnd::Held(_)) {
+            stop.store(true, Ordering::Relaxed);
+        }
+        Some((end, sink))
+    };
+    let (send, receive) = mpsc::channel::<(usize, PartEnd, S)>();
     rayon::in_place_scope(|scope| {
-        let (state, stop, start) = (&state, &stop, &start);
-        scope.spawn(move |_| {
-            if state
-                .compare_exchange(PENDING, RUNNING, Ordering::AcqRel, Ordering::Acquire)
-                .is_err()
-            {
-                return;
+        let claim_and_read = &claim_and_read;
+        for i in 0..n {
+            let send = send.clone();
+            scope.spawn(move |_| {
+                if let Some((end, sink)) = claim_and_read(i) {
+                    // A listens until it has every part; a part sent after it gave up is dropped.
+                    let _ = send.send((i, end, sink));
+                }
+            });
+        }
+        // Only the parts' senders are left: when they are all gone, nothing more comes.
+        drop(send);
+        // A reads on through the parts no other thread has started, as its one pass; the
+        // parts from the first one another thread took are appended.
+        let mut from = 0;
+        loop {
+            let until = ats.get(from).map_or(Until::End, |&at| Until::Offset(at));
+            let step = a
+                .run(until)
+                .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
+            if step == Step::Done {
+                stop.store(true, Ordering::Relaxed);
+                let (ending, sink) = a.end();
+                ending.close(sink);
+                let why = if from == n {
+                    Fallback::NotStarted
+                } else {
+                    Fallback::GuessDidNotHold
+                };
+                return Ok(Split::Sequential(why));
             }
-            let mut sink_b = sink_b;
-            let result = read_tail(tail, tail_at, root, base, start, stop, &mut sink_b);
-            // A waits for this only when it went no further; otherwise nobody listens.
-            let _ = send.send((result, sink_b));
-        });
-        // From here on, whatever way A goes on alone, B is told to stop.
-        let alone = |a, why| {
-            stop.store(true, Ordering::Relaxed);
-            sequential(a, why)
-        };
-        let step = a
-            .run(Until::Offset(at))
-            .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
-        if step == Step::Done {
-            stop.store(true, Ordering::Relaxed);
-            let (ending, sink) = a.end();
-            ending.close(sink);
-            return Ok(Split::Sequential(Fallback::GuessDidNotHold));
+            if !absorb {
+                break;
+            }
+            let taken = slots[from].lock().ok().and_then(|mut slot| slot.take());
+            if taken.is_none() {
+                break;
+            }
+            from += 1;
         }
-        let holds =
-            a.offset() == at && a.depth() == 1 && a.reading().boundary().as_ref() == Some(start);
+        let holds = a.offset() == ats[from]
+            && a.depth() == 1
+            && a.reading().boundary().as_ref() == Some(&start);
         if !holds {
-            return alone(a, Fallback::GuessDidNotHold);
+            stop.store(true, Ordering::Relaxed);
+            return sequential(a, Fallback::GuessDidNotHold);
         }
-        if !wait
-            && state
-                .compare_exchange(PENDING, CANCELLED, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-        {
-            return sequential(a, Fallback::NotStarted);
+        // A reads the later parts no thread has started yet; then waits for the others.
+        let mut ends: Vec<Option<(PartEnd, S)>> = (from..n).map(claim_and_read).collect();
+        while ends.iter().any(Option::is_none) {
+            match receive.recv() {
+                Ok((i, end, sink)) => ends[i - from] = Some((end, sink)),
+                // A part panicked: the scope passes the panic on.
+                Err(_) => return sequential(a, Fallback::TailFailed),
+            }
         }
-        // B ended without a word when it panicked; the scope passes the panic on.
-        let Ok((result, mut sink_b)) = receive.recv() else {
-            return sequential(a, Fallback::NotStarted);
-        };
-        let tail_end = match result {
-            Ok(Some(end)) => end,
-            Ok(None) => return sequential(a, Fallback::NotStarted),
+        let (mut endings, mut sinks) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut failed = false;
+        let mut held = true;
+        for (end, sink) in ends.into_iter().flatten() {
+            match end {
+                PartEnd::Held(e) => endings.push(e),
+                PartEnd::DidNotHold => held = false,
+                PartEnd::Failed => failed = true,
+            }
+            sinks.push(sink);
+        }
+        if failed {
             // An error is rare and its place must be the one-pass read's: A reads on alone.
-            Err(_) => return sequential(a, Fallback::TailFailed),
-        };
-        if !appendable(a.sink(), &sink_b) {
+            return sequential(a, Fallback::TailFailed);
+        }
+        if !held {
+            return sequential(a, Fallback::GuessDidNotHold);
+        }
+        if !appendable(a.sink(), &sinks) {
             return sequential(a, Fallback::NotAppendable);
         }
         // Nothing is held back at a boundary: ending A delivers nothing more.
         let (head_end, _) = a.end();
-        let ending = Ending {
-            producer: tail_end.producer,
-            root_declared: tail_end.root_declared,
-            root_held: head_end.root_held + tail_end.root_held,
-            any_pseudo: head_end.any_pseudo || tail_end.any_pseudo,
+        let (Some(last), Some(last_sink)) = (endings.last(), sinks.last_mut()) else {
+            unreachable!("at least one part was read");
         };
-        ending.close(&mut sink_b);
-        Ok(Split::Appended(sink_b))
+        let ending = Ending {
+            producer: last.producer,
+            root_declared: last.root_declared,
+            root_held: head_end.root_held + endings.iter().map(|e| e.root_held).sum::<u64>(),
+            any_pseudo: head_end.any_pseudo || endings.iter().any(|e| e.any_pseudo),
+        };
+        ending.close(last_sink);
+        Ok(Split::Appended(sinks))
     })
 }
 
@@ -234,25 +300,48 @@ fn sequential<R: BufRead, S: EventSink>(
     Ok(Split::Sequential(why))
 }
 
-/// B: reads the file from `at` as the rest of a document whose root is `root` (a made-up
-/// start tag, so closing tags are checked as in one pass), from the carried state.
-/// `Ok(None)` when stopped.
-fn read_tail<S: EventSink>(
-    mut tail: File,
+/// Where a later part lies: from `at` (in the stream after a byte-order mark; `file_at` in the
+/// file) to `next`, or to the end.
+#[derive(Clone, Copy)]
+struct Span {
+    file_at: u64,
     at: u64,
-    root: Vec<u8>,
-    base: u64,
+    next: Option<u64>,
+}
+
+/// Reads a later part: the file from `span.at` as the rest of a document whose root is `root`
+/// (a made-up start tag, so closing tags are checked as in one pass), from the carried state,
+/// up to the next part.
+fn read_part<S: EventSink>(
+    mut file: File,
+    span: Span,
+    root: &[u8],
     start: &Boundary,
     stop: &AtomicBool,
     sink: &mut S,
-) -> Result<Option<Ending>, AdapterError> {
-    tail.seek(SeekFrom::Start(at))
-        .map_err(|e| AdapterError::Read(e.to_string()))?;
-    let source = BufReader::with_capacity(64 * 1024, std::io::Cursor::new(root).chain(tail));
-    let mut b = Pass::new(source, Reading::resume(sink, start), base).with_stop(stop);
-    if !b.skip_root() || b.run(Until::End)? == Step::Paused {
-        return Ok(None);
+) -> PartEnd {
+    if stop.load(Ordering::Relaxed) || file.seek(SeekFrom::Start(span.file_at)).is_err() {
+        return PartEnd::DidNotHold;
     }
-    let (ending, _) = b.end();
-    Ok(Some(ending))
+    // The made-up root tag sits right in front of the part, so offsets come out as the file's.
+    let base = span.at - root.len() as u64;
+    let source =
+        BufReader::with_capacity(64 * 1024, std::io::Cursor::new(root.to_vec()).chain(file));
+    let mut b = Pass::new(source, Reading::resume(sink, start), base).with_stop(stop);
+    if !b.skip_root() {
+        return PartEnd::DidNotHold;
+    }
+    let until = span.next.map_or(Until::End, Until::Offset);
+    match b.run(until) {
+        Err(_) => PartEnd::Failed,
+        Ok(Step::Done) if span.next.is_none() => PartEnd::Held(b.end().0),
+        Ok(Step::Paused)
+            if span.next == Some(b.offset())
+                && b.depth() == 1
+                && b.reading().boundary().as_ref() == Some(start) =>
+        {
+            PartEnd::Held(b.end().0)
+        }
+        Ok(_) => PartEnd::DidNotHold,
+    }
 }

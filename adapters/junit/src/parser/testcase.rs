@@ -289,8 +289,18 @@ mod tests {
     #[test]
     fn plain_attributes_read_as_quick_xml_does() {
         let keys = [
-            "classname", "name", "file", "line", "time", "status", "result", "timestamp", "x",
-            "", "a:b", "name2",
+            "classname",
+            "name",
+            "file",
+            "line",
+            "time",
+            "status",
+            "result",
+            "timestamp",
+            "x",
+            "",
+            "a:b",
+            "name2",
         ];
         let values = [
             "abc", "1.5", "-2", " 3 ", "a&amp;b", "a&bogus;", "a\tb", "a\nb", "", "é", "1,234.5",
@@ -338,7 +348,10 @@ mod tests {
             }
         }
         // The scan must take the common case, not fall back on everything.
-        assert!(plain * 10 > total, "{plain} of {total} read by the plain scan");
+        assert!(
+            plain * 10 > total,
+            "{plain} of {total} read by the plain scan"
+        );
     }
 
     #[test]

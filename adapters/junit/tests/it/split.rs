@@ -1,15 +1,18 @@
 //! The split reader (`parser::split`) against the sequential one: for every JUnit file in the
 //! repository's fixtures and the bad-input corpus, and many split points in each (every `<`
-//! of a small file), the events of the two halves, in order, must be the sequential read's
-//! events, and an error the same error at the same offset. Hand-made files check that each
-//! kind of false guess falls back and that real boundaries are split.
+//! of a small file, alone, in pairs and all of its boundary guesses at once), the events of
+//! the parts, in order, must be the sequential read's events, and an error the same error at
+//! the same offset. Hand-made files check that each kind of false guess falls back and that
+//! real boundaries are split.
 
 use std::fs::File;
 use std::io::{BufReader, Write as _};
 use std::path::{Path, PathBuf};
 
 use gapscore_adapter_junit::parser::parse_reader;
-use gapscore_adapter_junit::parser::split::{Fallback, Split, find_split, parse_split_waiting};
+use gapscore_adapter_junit::parser::split::{
+    Fallback, Part, Split, find_split, parse_split, parse_split_in_parts,
+};
 use gapscore_adapter_sdk::AdapterError;
 use gapscore_adapter_testing::EventLog;
 
@@ -25,12 +28,38 @@ fn sequential(path: &Path) -> Read {
 
 /// The split read at `at`: its events (A's then B's) and how it went.
 fn split(path: &Path, at: u64) -> (Read, Option<Fallback>) {
+    split_parts(path, &[at])
+}
+
+/// The read in parts from each of `ats` (increasing): its events (A's, then each part's) and
+/// how it went.
+fn split_parts(path: &Path, ats: &[u64]) -> (Read, Option<Fallback>) {
+    read_in_parts(path, ats, parse_split_in_parts)
+}
+
+type SplitFn = fn(
+    &mut BufReader<File>,
+    Vec<Part<EventLog>>,
+    &mut EventLog,
+    &dyn Fn(&EventLog, &[EventLog]) -> bool,
+) -> Result<Split<EventLog>, AdapterError>;
+
+fn read_in_parts(path: &Path, ats: &[u64], read: SplitFn) -> (Read, Option<Fallback>) {
     let mut a = EventLog::default();
     let mut r = BufReader::new(File::open(path).unwrap());
-    let tail = File::open(path).unwrap();
-    match parse_split_waiting(&mut r, tail, at, &mut a, EventLog::default(), &|_, _| true) {
-        Ok(Split::Appended(b)) => {
-            a.0.extend(b.0);
+    let parts = ats
+        .iter()
+        .map(|&at| Part {
+            file: File::open(path).unwrap(),
+            at,
+            sink: EventLog::default(),
+        })
+        .collect();
+    match read(&mut r, parts, &mut a, &|_, _| true) {
+        Ok(Split::Appended(later)) => {
+            for b in later {
+                a.0.extend(b.0);
+            }
             (Ok(a.0), None)
         }
         Ok(Split::Sequential(why)) => (Ok(a.0), Some(why)),
@@ -62,14 +91,20 @@ fn offsets(path: &Path) -> Vec<u64> {
         .collect();
     let step = (lts.len() / 60).max(1);
     let mut out: Vec<u64> = lts.iter().copied().step_by(step).collect();
+    out.extend(guesses(path));
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Every boundary guess [`find_split`] makes in a file, in order.
+fn guesses(path: &Path) -> Vec<u64> {
     let mut f = File::open(path).unwrap();
-    let mut from = 0;
+    let (mut out, mut from) = (Vec::new(), 0);
     while let Some(at) = find_split(&mut f, from).unwrap() {
         out.push(at);
         from = at + 1;
     }
-    out.sort_unstable();
-    out.dedup();
     out
 }
 
@@ -81,17 +116,42 @@ fn every_fixture_split_anywhere_reads_as_in_one_pass() {
     xml_files(&root.join("../../tests/bad-input/junit"), &mut files);
     files.sort();
     assert!(files.len() > 100, "fixtures not found: {}", files.len());
-    let mut appended = 0;
+    let (mut appended, mut in_many) = (0, 0);
     for path in &files {
         let want = sequential(path);
-        for at in offsets(path) {
+        let offsets = offsets(path);
+        for (i, &at) in offsets.iter().enumerate() {
             let (got, why) = split(path, at);
             assert_eq!(got, want, "{} split at byte {at} ({why:?})", path.display());
             appended += usize::from(why.is_none() && got.is_ok());
+            // With the next offset as a second point: three parts (every other one, for time).
+            if let (0, Some(&next)) = (i % 2, offsets.get(i + 1)) {
+                let (got, why) = split_parts(path, &[at, next]);
+                assert_eq!(
+                    got,
+                    want,
+                    "{} split at {at} and {next} ({why:?})",
+                    path.display()
+                );
+            }
+        }
+        // Every guess at once: as many parts as the file has top-level suites, nearly; and
+        // so again with A reading on through the parts no other thread has started.
+        let all = guesses(path);
+        if all.len() > 1 {
+            let (got, why) = split_parts(path, &all);
+            assert_eq!(got, want, "{} split at {all:?} ({why:?})", path.display());
+            in_many += usize::from(why.is_none() && got.is_ok());
+            let (got, why) = read_in_parts(path, &all, parse_split);
+            assert_eq!(got, want, "{} read on at {all:?} ({why:?})", path.display());
         }
     }
-    // Not vacuous: many reads really went through two halves.
+    // Not vacuous: many reads really went through two parts, and some through more.
     assert!(appended > 300, "only {appended} split reads were appended");
+    assert!(
+        in_many > 5,
+        "only {in_many} reads in many parts were appended"
+    );
 }
 
 /// A temporary file holding `text`.
@@ -123,6 +183,14 @@ const GOOD: &str = r#"<?xml version="1.0"?>
 fn a_real_boundary_is_split_and_root_totals_add_up() {
     assert_eq!(split_at_mark(GOOD, "<testsuite name=\"two\"", 0), None);
     assert_eq!(split_at_mark(GOOD, "<testsuite name=\"three\"", 0), None);
+    // Three parts: the root's total adds up across all of them.
+    let two = GOOD.find("<testsuite name=\"two\"").unwrap() as u64;
+    let three = GOOD.find("<testsuite name=\"three\"").unwrap() as u64;
+    let f = file(GOOD);
+    assert_eq!(
+        split_parts(f.path(), &[two, three]),
+        (sequential(f.path()), None)
+    );
     // The root declares 5 and holds 5 only across both halves: no warning, as in one pass.
     let f = file(GOOD);
     assert!(
@@ -141,6 +209,20 @@ fn a_guess_in_a_comment_cdata_or_instruction_falls_back() {
     );
     assert_eq!(
         split_at_mark(&comment, "<testsuite name=\"fake\"", 0),
+        Some(Fallback::GuessDidNotHold)
+    );
+    // A false guess between two real ones: the part before it does not end there.
+    let fake = comment.find("<testsuite name=\"fake\"").unwrap() as u64;
+    let two = comment.find("<testsuite name=\"two\"").unwrap() as u64;
+    let three = comment.find("<testsuite name=\"three\"").unwrap() as u64;
+    let f = file(&comment);
+    for ats in [[fake, two], [two, three]] {
+        let (got, _) = split_parts(f.path(), &ats);
+        assert_eq!(got, sequential(f.path()), "{ats:?}");
+    }
+    assert_eq!(split_parts(f.path(), &[two, three]).1, None);
+    assert_eq!(
+        split_parts(f.path(), &[fake, three]).1,
         Some(Fallback::GuessDidNotHold)
     );
     let cdata = GOOD.replace(
