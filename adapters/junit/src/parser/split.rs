@@ -31,25 +31,62 @@ const SEARCH_WINDOW: u64 = 4 << 20;
 
 /// The file offset of a `<testsuite` that follows a `</testsuite>` (and optional whitespace),
 /// first at or after `from`, within `SEARCH_WINDOW` (4 MiB): a guess at a boundary between
-/// top-level suites, which [`parse_split`] checks.
+/// top-level suites, which [`parse_split`] checks. The window is read 64 KiB at a time as far
+/// as the search needs (a boundary is usually within a few KiB): reading all 4 MiB up front
+/// cost the first part's thread a few milliseconds before any thread could start.
 pub fn find_split(file: &mut File, from: u64) -> std::io::Result<Option<u64>> {
+    find_split_by(file, from, 64 << 10)
+}
+
+/// [`find_split`], reading `step` bytes at a time.
+fn find_split_by(file: &mut File, from: u64, step: u64) -> std::io::Result<Option<u64>> {
     file.seek(SeekFrom::Start(from))?;
     let mut window = Vec::new();
-    file.take(SEARCH_WINDOW).read_to_end(&mut window)?;
-    let close = b"</testsuite>";
-    for at in memchr::memmem::find_iter(&window, close) {
-        let rest = &window[at + close.len()..];
-        let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
-        let open = &rest[ws..];
-        if open.starts_with(b"<testsuite")
-            && open
-                .get(b"<testsuite".len())
-                .is_some_and(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/')
-        {
-            return Ok(Some(from + (at + close.len() + ws) as u64));
+    let mut source = file.take(SEARCH_WINDOW);
+    let mut searched = 0;
+    loop {
+        let read = (&mut source).take(step).read_to_end(&mut window)?;
+        let complete = read == 0;
+        match find_boundary(&window, searched, complete) {
+            Found::At(at) => return Ok(Some(from + at as u64)),
+            Found::NotYet(next) if !complete => searched = next,
+            Found::NotYet(_) => return Ok(None),
         }
     }
-    Ok(None)
+}
+
+/// What [`find_boundary`] found.
+enum Found {
+    /// The offset of the `<testsuite`.
+    At(usize),
+    /// None in the window; look again from this offset once more is read.
+    NotYet(usize),
+}
+
+/// The first `</testsuite>`, whitespace, `<testsuite` in `window` whose `</testsuite>` starts
+/// at or after `from`. Unless the window is `complete`, a candidate that runs to the window's
+/// end is left undecided (more bytes could make it a boundary), and so is everything after it,
+/// so that the result is the one a search of the whole window gives.
+fn find_boundary(window: &[u8], from: usize, complete: bool) -> Found {
+    let close = b"</testsuite>";
+    let open = b"<testsuite";
+    for at in memchr::memmem::find_iter(&window[from..], close).map(|at| from + at) {
+        let rest = &window[at + close.len()..];
+        let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let next = &rest[ws..];
+        if next.len() <= open.len() && !complete {
+            return Found::NotYet(at);
+        }
+        if next.starts_with(open)
+            && next
+                .get(open.len())
+                .is_some_and(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/')
+        {
+            return Found::At(at + close.len() + ws);
+        }
+    }
+    // A `</testsuite>` cut at the window's end is searched again with the next bytes.
+    Found::NotYet(window.len().saturating_sub(close.len() - 1).max(from))
 }
 
 /// A later part of the file: read from `at` (a [`find_split`] guess) to the next part's `at`,
@@ -343,5 +380,69 @@ fn read_part<S: EventSink>(
             PartEnd::Held(b.end().0)
         }
         Ok(_) => PartEnd::DidNotHold,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+
+    /// The search over the whole window at once, as it was before the window was read in steps.
+    fn whole_window(bytes: &[u8], from: usize) -> Option<u64> {
+        let window = &bytes[from.min(bytes.len())..bytes.len().min(from + SEARCH_WINDOW as usize)];
+        match find_boundary(window, 0, true) {
+            Found::At(at) => Some((from + at) as u64),
+            Found::NotYet(_) => None,
+        }
+    }
+
+    /// Read in steps of any size, the search finds the boundary the whole window holds:
+    /// candidates cut by a step's end (in `</testsuite>`, in the whitespace, in `<testsuite`
+    /// or before its delimiter) are decided with the next step.
+    #[test]
+    fn a_window_read_in_steps_finds_what_the_whole_window_holds() {
+        let pieces: [&[u8]; 9] = [
+            b"</testsuite>",
+            b"<testsuite ",
+            b"<testsuite>",
+            b"<testsuites>",
+            b"<testsuite",
+            b"  \n",
+            b"\t",
+            b"x",
+            b"</testsuite",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut found, mut total) = (0, 0);
+        for _ in 0..400 {
+            let mut bytes = Vec::new();
+            for _ in 0..next(40) {
+                bytes.extend_from_slice(pieces[next(pieces.len())]);
+            }
+            let mut f = tempfile::tempfile().unwrap();
+            f.write_all(&bytes).unwrap();
+            for from in [0, next(bytes.len() + 1)] {
+                let want = whole_window(&bytes, from);
+                for step in [1, 2, 3, 5, 7, 11, 64] {
+                    assert_eq!(
+                        find_split_by(&mut f, from as u64, step).unwrap(),
+                        want,
+                        "{:?} from {from} by {step}",
+                        String::from_utf8_lossy(&bytes)
+                    );
+                }
+                total += 1;
+                found += usize::from(want.is_some());
+            }
+        }
+        assert!(found * 4 > total, "only {found} of {total} windows hold a boundary");
     }
 }
