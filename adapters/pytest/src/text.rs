@@ -65,10 +65,12 @@ fn patterns() -> &'static Patterns {
 /// How sure the text detection is: the session banner or the platform line.
 pub(crate) fn detect(prefix: &[u8]) -> u8 {
     let text = String::from_utf8_lossy(&prefix[..prefix.len().min(16 * 1024)]);
-    let p = patterns();
     let evidence = text.lines().take(200).any(|l| {
         let l = strip_ansi(l.trim_end());
-        (l.starts_with('=') && l.contains(" test session starts ")) || p.platform.is_match(&l)
+        (l.starts_with('=') && l.contains(" test session starts "))
+            // The patterns are compiled on first use (a few ms): not for every file that is
+            // not pytest's console text.
+            || (l.starts_with("platform ") && patterns().platform.is_match(&l))
     });
     if evidence { 60 } else { 0 }
 }
