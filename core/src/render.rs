@@ -2,7 +2,6 @@
 //! text, and Markdown fit for a pull-request comment.
 
 use std::fmt::{self, Write as _};
-use std::io::Write as _;
 
 use crate::failures::Failure;
 use crate::level::Level;
@@ -87,10 +86,9 @@ pub fn render_to_with(
 ) -> std::io::Result<()> {
     match format {
         OutputFormat::Json => {
-            let mut w = std::io::BufWriter::with_capacity(64 * 1024, out);
-            serde_json::to_writer_pretty(&mut w, report).map_err(std::io::Error::from)?;
-            w.write_all(b"\n")?;
-            w.flush()
+            crate::pretty::to_writer(out, report)?;
+            out.write_all(b"\n")?;
+            out.flush()
         }
         OutputFormat::Markdown => streamed(out, |s| markdown_into(report, opts, s)),
         OutputFormat::Summary => streamed(out, |s| summary_into(report, opts, s)),

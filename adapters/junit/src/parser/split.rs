@@ -443,6 +443,9 @@ mod tests {
                 found += usize::from(want.is_some());
             }
         }
-        assert!(found * 4 > total, "only {found} of {total} windows hold a boundary");
+        assert!(
+            found * 4 > total,
+            "only {found} of {total} windows hold a boundary"
+        );
     }
 }
