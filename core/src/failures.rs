@@ -359,6 +359,22 @@ impl FailureLog {
         )
     }
 
+    /// The report's list, taking the entries in memory rather than copying them (see
+    /// [`FailureLog::to_list`]).
+    pub fn into_list(mut self) -> FailureList {
+        let tail = self.tail.take().map(|t| {
+            let _ = flush(&t);
+            (t.file.clone(), t.count)
+        });
+        FailureList {
+            head: std::mem::take(&mut self.head)
+                .into_iter()
+                .map(Failure::from)
+                .collect(),
+            tail,
+        }
+    }
+
     /// Every entry in a vector (reads the spill file whole: for tests and small lists).
     pub fn to_vec(&self) -> Vec<FailureEntry> {
         self.iter().map(Cow::into_owned).collect()
@@ -433,6 +449,22 @@ fn unreadable(e: &io::Error) -> FailureEntry {
 impl From<&FailureEntry> for Failure {
     fn from(f: &FailureEntry) -> Self {
         EntryRef::from(f).to_failure()
+    }
+}
+
+impl From<FailureEntry> for Failure {
+    /// The entry's strings moved, not copied.
+    fn from(f: FailureEntry) -> Self {
+        let (status, problem) = split_origin(f.origin);
+        Failure {
+            test_name: f.test_name,
+            category: f.category,
+            expected: f.expected.unwrap_or_default(),
+            actual: f.actual.unwrap_or_default(),
+            message: f.message.unwrap_or_default(),
+            status,
+            problem,
+        }
     }
 }
 

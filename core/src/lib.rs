@@ -92,6 +92,6 @@ pub use provenance::{Independence, Provenance, SpecVersion, WorkspaceIsolation};
 pub use render::{MARKDOWN_LIMIT, OutputFormat, RenderOptions, render, render_to, render_to_with};
 pub use report::{
     Dialect, GapReport, Gate, InputInfo, ReportOptions, SPEC_VERSION, SealCheck, Verdict,
-    build_report,
+    build_report, build_report_from,
 };
 pub use tally::{SuiteCounts, Tally};

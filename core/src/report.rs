@@ -491,6 +491,35 @@ pub enum SealCheck {
 
 /// Builds a report from the scored sealed suite and, optionally, the open suite.
 pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) -> GapReport {
+    build(
+        sealed,
+        sealed.failures.to_list(),
+        sealed.suites.clone(),
+        open,
+        opts,
+    )
+}
+
+/// [`build_report`], taking the sealed tally's failure list and per-suite counts into the
+/// report rather than copying them: a copy of every failure held in memory and of every
+/// suite's name, and then the drop of the originals, when the tally is not needed after.
+pub fn build_report_from(
+    mut sealed: Tally,
+    open: Option<&Tally>,
+    opts: &ReportOptions,
+) -> GapReport {
+    let failures = std::mem::take(&mut sealed.failures).into_list();
+    let suites = std::mem::take(&mut sealed.suites);
+    build(&sealed, failures, suites, open, opts)
+}
+
+fn build(
+    sealed: &Tally,
+    failures: FailureList,
+    suites: BTreeMap<String, SuiteCounts>,
+    open: Option<&Tally>,
+    opts: &ReportOptions,
+) -> GapReport {
     let score = sealed.score();
     let rounded = score.rounded();
     let dialect = opts.dialect;
@@ -583,8 +612,6 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
         advisory_reason: advisory.then(|| reasons.join("; ")),
     };
 
-    let failures = sealed.failures.to_list();
-
     let coverage_comparison = open.map(|o| {
         let c = |cat| CategoryComparison::new(sealed.categories.get(cat), o.categories.get(cat));
         let unknown = c(Category::Unknown);
@@ -630,7 +657,7 @@ pub fn build_report(sealed: &Tally, open: Option<&Tally>, opts: &ReportOptions) 
                 .spec_categories_tested()
                 .abs_diff(o.categories.spec_categories_tested())
         }),
-        suites: sealed.suites.clone(),
+        suites,
         inputs: opts.inputs.clone(),
         sealed_dir_excluded_present: opts.excluded_present.clone(),
         warnings,

@@ -17,7 +17,7 @@ use gapscore_core::hash::canonical_sha256;
 use gapscore_core::provenance::Resolved;
 use gapscore_core::{
     Dialect, GapReport, Gate, Manifest, Provenance, ReportOptions, SealCheck, SpecVersion, Spill,
-    StatusPolicy, Tally, Threshold, Verdict, WorkspaceIsolation, build_report,
+    StatusPolicy, Tally, Threshold, Verdict, WorkspaceIsolation, build_report_from,
 };
 
 use crate::error::Error;
@@ -580,7 +580,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         opts.overlap = Some(overlap(&sealed.names, &o.names, threshold));
     }
     opts.runner = runner;
-    let mut report = build_report(&sealed, open.as_ref(), &opts);
+    let mut report = build_report_from(sealed, open.as_ref(), &opts);
     if let Some(r) = &req.runner {
         run::rename_stdout(r, &mut report);
     }

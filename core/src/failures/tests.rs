@@ -415,6 +415,14 @@ fn a_spilled_list_serialises_byte_for_byte_as_the_same_list_in_memory() {
         serde_json::to_vec(&list).unwrap(),
         serde_json::to_vec(&plain).unwrap()
     );
+    // Taken rather than copied, the list is the same list.
+    assert_eq!(
+        serde_json::to_string_pretty(&log.into_list()).unwrap(),
+        serde_json::to_string_pretty(&plain).unwrap()
+    );
+    let failures: Vec<Failure> = all.iter().map(Failure::from).collect();
+    let moved: Vec<Failure> = all.into_iter().map(Failure::from).collect();
+    assert_eq!(moved, failures);
 }
 
 #[test]
