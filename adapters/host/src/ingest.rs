@@ -355,12 +355,17 @@ where
 
 /// How [`ingest_appendable`] reads a file in parts (a function, so that [`ingest`]'s
 /// consumers need not be [`Appendable`]).
-type SplitRead<C, F> =
-    fn(&mut dyn std::io::BufRead, Vec<(File, u64)>, &F, &str, &str) -> Result<C, AdapterError>;
+type SplitRead<C, F> = fn(
+    &mut dyn std::io::BufRead,
+    (Vec<(File, u64)>, u64),
+    &F,
+    &str,
+    &str,
+) -> Result<C, AdapterError>;
 
 fn split_read<C, F>(
     mut whole: &mut dyn std::io::BufRead,
-    points: Vec<(File, u64)>,
+    (points, len): (Vec<(File, u64)>, u64),
     make: &F,
     shown: &str,
     format: &str,
@@ -369,7 +374,7 @@ where
     C: EventSink + Send + Appendable,
     F: Fn(&str, &str) -> C + Sync,
 {
-    read_split(&mut whole, points, || make(shown, format))
+    read_split(&mut whole, points, len, || make(shown, format))
 }
 
 fn ingest_with<C, F>(

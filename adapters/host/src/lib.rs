@@ -40,7 +40,7 @@ pub use ingest::{
 };
 pub use loader::{PLUGIN_PATH_ENV, PluginAdapter, PluginError, PluginSearch, load_plugin};
 pub use registry::{DetectError, Origin, Registered, Registry};
-pub use split::{Appendable, SplitOptions};
+pub use split::{Appendable, MAX_PARTS, MIN_PART_BYTES, SplitOptions};
 
 /// An I/O error as a message in gapscore's style: the OS text lowercased, without
 /// "(os error N)" or a path suffix (the caller names the file).

@@ -40,10 +40,14 @@ impl Default for SplitOptions {
 /// The least bytes per part when [`SplitOptions::parts`] is 0.
 pub const MIN_PART_BYTES: u64 = 4 << 20;
 
-/// The most parts when [`SplitOptions::parts`] is 0: each holds a consumer until they are
-/// appended (a tally with a large failure list about 4 MiB: the 52 MB bench file peaks at
-/// 23 MiB in two parts, 31 MiB in four), which keeps a 1 GB file within the 64 MiB bound.
-pub const MAX_PARTS: usize = 4;
+/// The most parts when [`SplitOptions::parts`] is 0. Each part holds a consumer until the
+/// parts are appended, and on a file past the duplicate check's bound (2,097,152 ids) the parts
+/// are read and then dropped (one pass is the only exact count), so every part's tally is held
+/// at once: the kit's 1 GB JUnit file (5.85 million tests) peaked at 53 MiB in two parts and
+/// 83 MiB in four, past the 64 MiB bound. Such a file is no longer split
+/// ([`Appendable::may_append`]), but more parts are not measured to gain on more cores either
+/// (the bench machine has two), so the default stays at two.
+pub const MAX_PARTS: usize = 2;
 
 /// A consumer that can take in the consumers of the rest of the same input, read separately.
 pub trait Appendable: Sized {
@@ -52,11 +56,22 @@ pub trait Appendable: Sized {
     fn can_append(&self, later: &[&Self]) -> bool;
     /// Takes in `later`, whose events came after this one's.
     fn append(&mut self, later: Self);
+    /// Whether parts of an input of about `tests` tests in all could be appended at all; when
+    /// not, the input is read in one pass rather than in parts read and then dropped.
+    fn may_append(tests: u64) -> bool {
+        let _ = tests;
+        true
+    }
 }
 
 impl Appendable for Tally {
     fn can_append(&self, later: &[&Self]) -> bool {
         Tally::can_append_all(self, later)
+    }
+    /// A tally refuses parts past the duplicate check's bound between them (see
+    /// [`Tally::can_append_all`]).
+    fn may_append(tests: u64) -> bool {
+        tests <= gapscore_core::DUPLICATE_CHECK_LIMIT
     }
     fn append(&mut self, later: Self) {
         self.merge(later);
@@ -64,8 +79,8 @@ impl Appendable for Tally {
 }
 
 /// The file offsets of likely boundaries between top-level suites, increasing, each with the
-/// file opened for that part, when the file is worth splitting.
-pub(crate) fn split_points(path: &Path, opts: &SplitOptions) -> Option<Vec<(File, u64)>> {
+/// file opened for that part, and the file's length, when the file is worth splitting.
+pub(crate) fn split_points(path: &Path, opts: &SplitOptions) -> Option<(Vec<(File, u64)>, u64)> {
     let threads = rayon::current_num_threads();
     let mut f = File::open(path).ok()?;
     let len = f.metadata().ok()?.len();
@@ -91,7 +106,7 @@ pub(crate) fn split_points(path: &Path, opts: &SplitOptions) -> Option<Vec<(File
             points.push((File::open(path).ok()?, at));
         }
     }
-    (!points.is_empty()).then_some(points)
+    (!points.is_empty()).then_some((points, len))
 }
 
 /// Reads `whole` (the file from its first byte) with the built-in JUnit adapter, the parts
@@ -99,6 +114,7 @@ pub(crate) fn split_points(path: &Path, opts: &SplitOptions) -> Option<Vec<(File
 pub(crate) fn read_split<R: std::io::BufRead, C: EventSink + Send + Appendable>(
     whole: &mut R,
     points: Vec<(File, u64)>,
+    len: u64,
     make: impl Fn() -> C,
 ) -> Result<C, AdapterError> {
     let mut sink = Normalizer::new(make());
@@ -114,7 +130,12 @@ pub(crate) fn read_split<R: std::io::BufRead, C: EventSink + Send + Appendable>(
         let later: Vec<&C> = later.iter().map(Normalizer::get_ref).collect();
         a.get_ref().can_append(&later)
     };
-    if let Split::Appended(later) = parse_split(whole, parts, &mut sink, &can)? {
+    // The tests in the whole file, guessed from the first top-level suite's share of its bytes.
+    let worth = |offset: u64, tests: u64| {
+        let guess = u128::from(tests) * u128::from(len) / u128::from(offset.max(1));
+        C::may_append(u64::try_from(guess).unwrap_or(u64::MAX))
+    };
+    if let Split::Appended(later) = parse_split(whole, parts, &mut sink, &can, &worth)? {
         for part in later {
             let rest = sink.append(part);
             sink.get_mut().append(rest);

@@ -145,14 +145,19 @@ enum PartEnd {
 /// would), with the file from each of `parts`' offsets (increasing) read by a reader of its
 /// own into the part's sink. The events in `sink_a`, then (when [`Split::Appended`]) those of
 /// the returned sinks in order, are the events [`super::parse_reader`] gives; an error is its
-/// error. `appendable(a, later)` says whether the caller can put the sinks together exactly.
+/// error. `appendable(a, later)` says whether the caller can put the sinks together exactly;
+/// `worth(offset, tests)`, asked after the first top-level suite (which ends at `offset` and
+/// holds `tests`), whether the parts are worth reading at all: a caller that will refuse parts
+/// holding too many tests between them says no for a file that looks that large, rather than
+/// have every part read and held, then dropped.
 pub fn parse_split<R: BufRead, S: EventSink + Send>(
     whole: &mut R,
     parts: Vec<Part<S>>,
     sink_a: &mut S,
     appendable: &dyn Fn(&S, &[S]) -> bool,
+    worth: &dyn Fn(u64, u64) -> bool,
 ) -> Result<Split<S>, AdapterError> {
-    split_read(whole, parts, sink_a, appendable, true)
+    split_read(whole, parts, sink_a, appendable, worth, true)
 }
 
 /// [`parse_split`], but A never reads a later part in its own pass: every part is read as a
@@ -164,7 +169,7 @@ pub fn parse_split_in_parts<R: BufRead, S: EventSink + Send>(
     sink_a: &mut S,
     appendable: &dyn Fn(&S, &[S]) -> bool,
 ) -> Result<Split<S>, AdapterError> {
-    split_read(whole, parts, sink_a, appendable, false)
+    split_read(whole, parts, sink_a, appendable, &|_, _| true, false)
 }
 
 fn split_read<R: BufRead, S: EventSink + Send>(
@@ -172,6 +177,7 @@ fn split_read<R: BufRead, S: EventSink + Send>(
     parts: Vec<Part<S>>,
     sink_a: &mut S,
     appendable: &dyn Fn(&S, &[S]) -> bool,
+    worth: &dyn Fn(u64, u64) -> bool,
     absorb: bool,
 ) -> Result<Split<S>, AdapterError> {
     let head = whole
@@ -200,7 +206,7 @@ fn split_read<R: BufRead, S: EventSink + Send>(
         return sequential(a, Fallback::NotSplittable);
     };
     let start = match a.reading().boundary() {
-        Some(b) if a.offset() < first => b,
+        Some(b) if a.offset() < first && worth(a.offset(), a.reading().root_held) => b,
         _ => return sequential(a, Fallback::NotSplittable),
     };
     let mut root = Vec::with_capacity(a.root_name().len() + 2);
@@ -299,15 +305,20 @@ fn split_read<R: BufRead, S: EventSink + Send>(
             }
             sinks.push(sink);
         }
-        if failed {
-            // An error is rare and its place must be the one-pass read's: A reads on alone.
-            return sequential(a, Fallback::TailFailed);
-        }
-        if !held {
-            return sequential(a, Fallback::GuessDidNotHold);
-        }
-        if !appendable(a.sink(), &sinks) {
-            return sequential(a, Fallback::NotAppendable);
+        // A reads on alone with the parts' sinks dropped first: they may hold a lot.
+        let why = if failed {
+            // An error is rare and its place must be the one-pass read's.
+            Some(Fallback::TailFailed)
+        } else if !held {
+            Some(Fallback::GuessDidNotHold)
+        } else if !appendable(a.sink(), &sinks) {
+            Some(Fallback::NotAppendable)
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            drop(sinks);
+            return sequential(a, why);
         }
         // Nothing is held back at a boundary: ending A delivers nothing more.
         let (head_end, _) = a.end();

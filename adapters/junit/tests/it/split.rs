@@ -34,17 +34,17 @@ fn split(path: &Path, at: u64) -> (Read, Option<Fallback>) {
 /// The read in parts from each of `ats` (increasing): its events (A's, then each part's) and
 /// how it went.
 fn split_parts(path: &Path, ats: &[u64]) -> (Read, Option<Fallback>) {
-    read_in_parts(path, ats, parse_split_in_parts)
+    read_in_parts(path, ats, &parse_split_in_parts)
 }
 
-type SplitFn = fn(
+type SplitFn<'a> = &'a dyn Fn(
     &mut BufReader<File>,
     Vec<Part<EventLog>>,
     &mut EventLog,
     &dyn Fn(&EventLog, &[EventLog]) -> bool,
 ) -> Result<Split<EventLog>, AdapterError>;
 
-fn read_in_parts(path: &Path, ats: &[u64], read: SplitFn) -> (Read, Option<Fallback>) {
+fn read_in_parts(path: &Path, ats: &[u64], read: SplitFn<'_>) -> (Read, Option<Fallback>) {
     let mut a = EventLog::default();
     let mut r = BufReader::new(File::open(path).unwrap());
     let parts = ats
@@ -142,7 +142,9 @@ fn every_fixture_split_anywhere_reads_as_in_one_pass() {
             let (got, why) = split_parts(path, &all);
             assert_eq!(got, want, "{} split at {all:?} ({why:?})", path.display());
             in_many += usize::from(why.is_none() && got.is_ok());
-            let (got, why) = read_in_parts(path, &all, parse_split);
+            let (got, why) = read_in_parts(path, &all, &|r, p, a, ok| {
+                parse_split(r, p, a, ok, &|_, _| true)
+            });
             assert_eq!(got, want, "{} read on at {all:?} ({why:?})", path.display());
         }
     }
@@ -178,6 +180,28 @@ const GOOD: &str = r#"<?xml version="1.0"?>
   <testsuite name="three" tests="1"><testcase classname="c" name="t1"/></testsuite>
 </testsuites>
 "#;
+
+/// A caller that says the parts are not worth reading (a file too large for them to be
+/// appended) gets the one-pass read, and no part is read.
+#[test]
+fn parts_not_worth_reading_are_not_read() {
+    let f = file(GOOD);
+    let two = GOOD.find("<testsuite name=\"two\"").unwrap() as u64;
+    let asked = std::cell::Cell::new(None);
+    let (got, why) = read_in_parts(f.path(), &[two], &|r, p, a, ok| {
+        parse_split(r, p, a, ok, &|offset, tests| {
+            asked.set(Some((offset, tests)));
+            false
+        })
+    });
+    assert_eq!(
+        (got, why),
+        (sequential(f.path()), Some(Fallback::NotSplittable))
+    );
+    // Asked after the first suite: where it ends and the two tests it holds.
+    let first_end = GOOD.find("</testsuite>").unwrap() + "</testsuite>".len();
+    assert_eq!(asked.get(), Some((first_end as u64, 2)));
+}
 
 #[test]
 fn a_real_boundary_is_split_and_root_totals_add_up() {
