@@ -361,17 +361,10 @@ impl FailureLog {
 
     /// The report's list, taking the entries in memory rather than copying them (see
     /// [`FailureLog::to_list`]).
-    pub fn into_list(mut self) -> FailureList {
-        let tail = self.tail.take().map(|t| {
-            let _ = flush(&t);
-            (t.file.clone(), t.count)
-        });
+    pub fn into_list(self) -> FailureList {
         FailureList {
-            head: std::mem::take(&mut self.head)
-                .into_iter()
-                .map(Failure::from)
-                .collect(),
-            tail,
+            tail: self.tail.as_ref().map(shared_tail),
+            head: self.head.into_iter().map(Failure::from).collect(),
         }
     }
 
@@ -388,15 +381,17 @@ impl FailureLog {
 
     /// The report's list: the entries in memory converted, the spilled ones shared.
     pub fn to_list(&self) -> FailureList {
-        let tail = self.tail.as_ref().map(|t| {
-            let _ = flush(t);
-            (t.file.clone(), t.count)
-        });
         FailureList {
             head: self.head.iter().map(Failure::from).collect(),
-            tail,
+            tail: self.tail.as_ref().map(shared_tail),
         }
     }
+}
+
+/// A tail as a report's list reads it: its file, flushed, and its entry count.
+fn shared_tail(t: &Tail) -> (Arc<File>, u64) {
+    let _ = flush(t);
+    (t.file.clone(), t.count)
 }
 
 /// Reads a tail's entries back: the file once flushed, or when the flush fails, what the file
