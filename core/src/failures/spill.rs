@@ -116,18 +116,9 @@ impl EntryRef<'_> {
         }
     }
 
-    /// The entry in the report's shape, owned.
+    /// The entry in the report's shape, owned (each string copied once, then moved).
     pub(super) fn to_failure(self) -> Failure {
-        let (status, problem) = split_origin(self.origin);
-        Failure {
-            test_name: self.test_name.to_owned(),
-            category: self.category,
-            expected: self.expected.unwrap_or_default().to_owned(),
-            actual: self.actual.unwrap_or_default().to_owned(),
-            message: self.message.unwrap_or_default().to_owned(),
-            status,
-            problem,
-        }
+        Failure::from(self.to_entry())
     }
 }
 
