@@ -585,3 +585,15 @@ fn parse_stream<R: std::io::BufRead>(
     ending.close(sink);
     Ok(())
 }
+
+/// A seeded generator for the parser's tests of generated input: each call gives a number in
+/// `0..n` (xorshift64; the same sequence on every run).
+#[cfg(test)]
+fn test_rng(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    }
+}

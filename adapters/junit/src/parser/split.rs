@@ -425,13 +425,7 @@ mod tests {
             b"x",
             b"</testsuite",
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = crate::parser::test_rng(0x2545_f491_4f6c_dd1d_u64);
         let (mut found, mut total) = (0, 0);
         for _ in 0..400 {
             let mut bytes = Vec::new();

@@ -309,13 +309,7 @@ mod tests {
         let spaces = [" ", "  ", "\t", "\n", "\r\n", ""];
         let eqs = ["=", "=", "=", " =", "= ", ""];
         let (mut plain, mut total) = (0, 0);
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = crate::parser::test_rng(0x9e37_79b9_7f4a_7c15_u64);
         for _ in 0..60_000 {
             let mut tag = String::from("testcase");
             for _ in 0..next(7) {
