@@ -415,7 +415,9 @@ static int32_t c_lines_parse_stream(const GapscoreHost *host, const uint8_t *opt
     size_t line_no = 0;
     int32_t status = GAPSCORE_OK;
 
-    if (host == NULL || host->struct_size < sizeof(GapscoreHost) || host->read == NULL ||
+    /* The members from `parts` on (reading in parts) are newer and unused here: a host table
+     * that ends before them is accepted. */
+    if (host == NULL || host->struct_size < offsetof(GapscoreHost, parts) || host->read == NULL ||
         host->test_finished == NULL || host->error == NULL) {
         return GAPSCORE_ERR_INVALID_ARG;
     }

@@ -15,8 +15,11 @@ use gapscore_adapter_sdk::{
 };
 use rayon::prelude::*;
 
+use crate::loader::PluginAdapter;
 use crate::registry::{DetectError, Origin, Registry};
-use crate::split::{Appendable, SplitOptions, read_split, split_points};
+use crate::split::{
+    Appendable, PartInput, Parted, SplitOptions, part_input, read_split, split_points,
+};
 
 /// One input file, and whether the user named it (rather than a directory or glob finding it).
 ///
@@ -347,14 +350,51 @@ pub fn ingest_appendable<C, F>(
     make: F,
 ) -> Vec<Outcome<C>>
 where
-    C: EventSink + Send + Appendable,
+    C: EventSink + Send + Appendable + 'static,
     F: Fn(&str, &str) -> C + Sync,
 {
-    ingest_with(registry, inputs, opts, make, Some(split_read::<C, F>))
+    let splits: Splits<C, F> = (split_read::<C, F>, plugin_parts::<C, F>);
+    ingest_with(registry, inputs, opts, make, Some(splits))
 }
 
-/// How [`ingest_appendable`] reads a file in parts (a function, so that [`ingest`]'s
-/// consumers need not be [`Appendable`]).
+/// How [`ingest_appendable`] reads a file in parts, with the built-in JUnit reader and with a
+/// v2 plugin (functions, so that [`ingest`]'s consumers need not be [`Appendable`]).
+type Splits<C, F> = (SplitRead<C, F>, PluginParts<C, F>);
+
+/// A v2 plugin offered a file in parts ([`crate::loader::PartInput`]).
+type PluginParts<C, F> = fn(
+    &PluginAdapter,
+    &mut dyn std::io::BufRead,
+    &ParseOptions,
+    PartInput,
+    &F,
+    &str,
+    &str,
+) -> Result<C, AdapterError>;
+
+fn plugin_parts<C, F>(
+    plugin: &PluginAdapter,
+    whole: &mut dyn std::io::BufRead,
+    opts: &ParseOptions,
+    input: PartInput,
+    make: &F,
+    shown: &str,
+    format: &str,
+) -> Result<C, AdapterError>
+where
+    C: EventSink + Send + Appendable + 'static,
+    F: Fn(&str, &str) -> C + Sync,
+{
+    let make_part = || make(shown, format);
+    let mut sink = Parted {
+        sink: Normalizer::new(make(shown, format)),
+        make: &make_part,
+    };
+    plugin.parse_parted(whole, opts, &mut sink, input)?;
+    Ok(sink.sink.finish())
+}
+
+/// How the built-in JUnit reader reads a file in parts.
 type SplitRead<C, F> = fn(
     &mut dyn std::io::BufRead,
     (Vec<(File, u64)>, u64),
@@ -371,7 +411,7 @@ fn split_read<C, F>(
     format: &str,
 ) -> Result<C, AdapterError>
 where
-    C: EventSink + Send + Appendable,
+    C: EventSink + Send + Appendable + 'static,
     F: Fn(&str, &str) -> C + Sync,
 {
     read_split(&mut whole, points, len, || make(shown, format))
@@ -382,7 +422,7 @@ fn ingest_with<C, F>(
     inputs: &[Input],
     opts: &IngestOptions,
     make: F,
-    split: Option<SplitRead<C, F>>,
+    split: Option<Splits<C, F>>,
 ) -> Vec<Outcome<C>>
 where
     C: EventSink + Send,
@@ -412,7 +452,7 @@ fn ingest_one<C, F>(
     input: &Input,
     opts: &IngestOptions,
     make: &F,
-    split: Option<SplitRead<C, F>>,
+    split: Option<Splits<C, F>>,
 ) -> Outcome<C>
 where
     C: EventSink + Send,
@@ -473,17 +513,34 @@ where
     };
     let mut popts = ParseOptions::with_source(shown.clone());
     popts.format_id = Some(format.clone());
-    // The built-in JUnit reader only: its parts give its one pass's events.
+    // The built-in JUnit reader: its parts give its one pass's events. A v2 plugin is offered
+    // parts and decides itself whether its format can be cut.
+    let utf8 = encoding == Encoding::Utf8;
     let in_parts = split
-        .filter(|_| {
-            entry.origin == Origin::BuiltIn && info.name == "junit" && encoding == Encoding::Utf8
-        })
-        .and_then(|read| Some((read, split_points(input.source(), &opts.split)?)));
+        .filter(|_| entry.origin == Origin::BuiltIn && info.name == "junit" && utf8)
+        .and_then(|(read, _)| Some((read, split_points(input.source(), &opts.split)?)));
+    let plugin_parts = split
+        .zip(entry.plugin.as_ref())
+        .filter(|(_, plugin)| utf8 && plugin.takes_parts())
+        .and_then(|((_, read), plugin)| {
+            Some((read, plugin, part_input(input.source(), &opts.split)?))
+        });
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut reader =
             std::io::BufReader::with_capacity(64 * 1024, std::io::Cursor::new(prefix).chain(file));
         if let Some((read, points)) = in_parts {
             return read(&mut reader, points, make, &shown, &format);
+        }
+        if let Some((read, plugin, part_input)) = plugin_parts {
+            return read(
+                plugin,
+                &mut reader,
+                &popts,
+                part_input,
+                make,
+                &shown,
+                &format,
+            );
         }
         let mut sink = Normalizer::new(make(&shown, &format));
         entry

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use gapscore_adapter_sdk::Adapter;
 
-use crate::loader::{PluginError, PluginSearch, load_plugin};
+use crate::loader::{PluginAdapter, PluginError, PluginSearch, load_plugin};
 
 /// Where an adapter comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +36,9 @@ pub struct Registered {
     pub adapter: Arc<dyn Adapter>,
     /// Where it comes from.
     pub origin: Origin,
+    /// The same adapter when it is a plugin loaded through the C ABI: ingest offers a v2
+    /// plugin a large file in parts through it.
+    pub(crate) plugin: Option<Arc<PluginAdapter>>,
 }
 
 impl std::fmt::Debug for Registered {
@@ -107,34 +110,42 @@ impl Registry {
         r.entries.push(Registered {
             adapter: Arc::new(gapscore_adapter_simple::Simple::new()),
             origin: Origin::BuiltIn,
+            plugin: None,
         });
         r.entries.push(Registered {
             adapter: Arc::new(gapscore_adapter_junit::JUnit::new()),
             origin: Origin::BuiltIn,
+            plugin: None,
         });
         r.entries.push(Registered {
             adapter: Arc::new(gapscore_adapter_pytest::Pytest::new()),
             origin: Origin::BuiltIn,
+            plugin: None,
         });
         r.entries.push(Registered {
             adapter: Arc::new(gapscore_adapter_jest::Jest::new()),
             origin: Origin::BuiltIn,
+            plugin: None,
         });
         r.entries.push(Registered {
             adapter: Arc::new(gapscore_adapter_ctrf::Ctrf::new()),
             origin: Origin::BuiltIn,
+            plugin: None,
         });
         r.entries.push(Registered {
             adapter: Arc::new(gapscore_adapter_gotest::GoTest::new()),
             origin: Origin::BuiltIn,
+            plugin: None,
         });
         r.entries.push(Registered {
             adapter: Arc::new(gapscore_adapter_tap::Tap::new()),
             origin: Origin::BuiltIn,
+            plugin: None,
         });
         r.entries.push(Registered {
             adapter: Arc::new(gapscore_adapter_libtest::Libtest::new()),
             origin: Origin::BuiltIn,
+            plugin: None,
         });
         r
     }
@@ -168,7 +179,21 @@ impl Registry {
                 ));
             }
         }
-        self.entries.push(Registered { adapter, origin });
+        self.entries.push(Registered {
+            adapter,
+            origin,
+            plugin: None,
+        });
+        Ok(())
+    }
+
+    /// [`Registry::add`] for a plugin loaded from `path`.
+    pub fn add_plugin(&mut self, plugin: PluginAdapter, path: PathBuf) -> Result<(), String> {
+        let plugin = Arc::new(plugin);
+        self.add(plugin.clone(), Origin::Plugin(path))?;
+        if let Some(entry) = self.entries.last_mut() {
+            entry.plugin = Some(plugin);
+        }
         Ok(())
     }
 
@@ -180,7 +205,7 @@ impl Registry {
             match load_plugin(&path) {
                 Ok(p) => {
                     let p = p.with_debug(search.debug);
-                    if let Err(reason) = self.add(Arc::new(p), Origin::Plugin(path.clone())) {
+                    if let Err(reason) = self.add_plugin(p, path.clone()) {
                         errors.push(PluginError { path, reason });
                     }
                 }

@@ -4,11 +4,14 @@
 //! consumer that can take in the consumers of the file's later parts ([`Appendable`]); the
 //! events are the sequential read's, so the result is too.
 
+use std::any::Any;
 use std::fs::File;
 use std::path::Path;
 
-use gapscore_adapter_junit::parser::split::{Part, Split, find_split, parse_split};
-use gapscore_adapter_sdk::{AdapterError, EventSink, Normalizer};
+use gapscore_adapter_junit::parser::split::{Part, Split, find_split, find_splits, parse_split};
+use gapscore_adapter_sdk::{
+    AdapterError, EventSink, Normalizer, Problem, Producer, TestCase, TestCaseRef,
+};
 use gapscore_core::tally::Tally;
 
 /// When and in how many parts a file is read.
@@ -78,6 +81,39 @@ impl Appendable for Tally {
     }
 }
 
+/// In how many parts a file of `len` bytes is read on a pool of `threads`.
+pub(crate) fn wanted_parts(len: u64, threads: usize, opts: &SplitOptions) -> u64 {
+    match opts.parts {
+        0 => (threads.min(MAX_PARTS) as u64).min(len / MIN_PART_BYTES),
+        n => n as u64,
+    }
+}
+
+/// The file a plugin is offered in parts.
+#[derive(Debug)]
+pub(crate) struct PartInput {
+    /// A handle of its own on the file, read at any offset (`read_at`).
+    pub(crate) file: File,
+    /// The file's length.
+    pub(crate) len: u64,
+    /// The most parts, the first among them.
+    pub(crate) parts: u32,
+}
+
+/// The file at `path` as a v2 plugin is offered it in parts, when it is worth reading in
+/// more than one (the built-in's rule: [`SplitOptions`]).
+pub(crate) fn part_input(path: &Path, opts: &SplitOptions) -> Option<PartInput> {
+    let threads = rayon::current_num_threads();
+    let file = File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    let len = meta.len();
+    if !meta.is_file() || len < opts.min_bytes || threads < 2 {
+        return None;
+    }
+    let parts = u32::try_from(wanted_parts(len, threads, opts)).ok()?;
+    (parts > 1).then_some(PartInput { file, len, parts })
+}
+
 /// The file offsets of likely boundaries between top-level suites, increasing, each with the
 /// file opened for that part, and the file's length, when the file is worth splitting.
 pub(crate) fn split_points(path: &Path, opts: &SplitOptions) -> Option<(Vec<(File, u64)>, u64)> {
@@ -87,25 +123,14 @@ pub(crate) fn split_points(path: &Path, opts: &SplitOptions) -> Option<(Vec<(Fil
     if len < opts.min_bytes || threads < 2 {
         return None;
     }
-    let froms: Vec<u64> = match opts.at {
-        Some(at) => vec![at],
-        None => {
-            let wanted = match opts.parts {
-                0 => (threads.min(MAX_PARTS) as u64).min(len / MIN_PART_BYTES),
-                n => n as u64,
-            };
-            (1..wanted).map(|i| len / wanted * i).collect()
-        }
+    let ats = match opts.at {
+        Some(at) => find_split(&mut f, at).ok()?.into_iter().collect(),
+        None => find_splits(&mut f, len, wanted_parts(len, threads, opts)).ok()?,
     };
-    let mut points: Vec<(File, u64)> = Vec::with_capacity(froms.len());
-    for from in froms {
-        let Some(at) = find_split(&mut f, from).ok()? else {
-            continue;
-        };
-        if points.last().is_none_or(|(_, last)| *last < at) {
-            points.push((File::open(path).ok()?, at));
-        }
-    }
+    let points = ats
+        .into_iter()
+        .map(|at| Some((File::open(path).ok()?, at)))
+        .collect::<Option<Vec<_>>>()?;
     (!points.is_empty()).then_some((points, len))
 }
 
@@ -142,4 +167,89 @@ pub(crate) fn read_split<R: std::io::BufRead, C: EventSink + Send + Appendable>(
         }
     }
     Ok(sink.finish())
+}
+
+/// A plugin's main sink when the host offers it parts (ABI v2, "Reading in parts"): the
+/// plugin call cannot name the consumer's type, so it makes, checks and appends parts through
+/// this.
+pub(crate) trait PartedSink: EventSink {
+    /// A fresh sink for a later part.
+    fn part(&self) -> Box<dyn PartConsumer>;
+    /// [`Appendable::may_append`] for an input of about `tests` tests.
+    fn fits(&self, tests: u64) -> bool;
+    /// [`Appendable::can_append`] of the parts' consumers, in order.
+    fn can_append(&self, later: &[&dyn PartConsumer]) -> bool;
+    /// Takes in the parts, in order ([`PartedSink::can_append`] said yes).
+    fn append(&mut self, later: Vec<Box<dyn PartConsumer>>);
+}
+
+/// A later part's sink, given back to the [`PartedSink`] that made it.
+pub(crate) trait PartConsumer: EventSink + Send {
+    fn as_any(&self) -> &dyn Any;
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
+
+impl<C: EventSink + Send + 'static> PartConsumer for Normalizer<C> {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+/// The consumer of a file a plugin reads, with what makes the consumers of its parts.
+pub(crate) struct Parted<'m, C> {
+    pub(crate) sink: Normalizer<C>,
+    pub(crate) make: &'m (dyn Fn() -> C + Sync),
+}
+
+impl<C: EventSink> EventSink for Parted<'_, C> {
+    fn producer(&mut self, producer: Producer) {
+        self.sink.producer(producer);
+    }
+    fn test_started(&mut self, suite: Option<&str>, name: &str, id: &str) {
+        self.sink.test_started(suite, name, id);
+    }
+    fn test_finished(&mut self, test: TestCase) {
+        self.sink.test_finished(test);
+    }
+    fn test_finished_ref(&mut self, test: TestCaseRef<'_>) {
+        self.sink.test_finished_ref(test);
+    }
+    fn problem(&mut self, problem: Problem) {
+        self.sink.problem(problem);
+    }
+    fn warning(&mut self, message: String) {
+        self.sink.warning(message);
+    }
+}
+
+impl<C: EventSink + Send + Appendable + 'static> PartedSink for Parted<'_, C> {
+    fn part(&self) -> Box<dyn PartConsumer> {
+        Box::new(Normalizer::new((self.make)()))
+    }
+    fn fits(&self, tests: u64) -> bool {
+        C::may_append(tests)
+    }
+    fn can_append(&self, later: &[&dyn PartConsumer]) -> bool {
+        let later: Option<Vec<&C>> = later
+            .iter()
+            .map(|p| {
+                p.as_any()
+                    .downcast_ref::<Normalizer<C>>()
+                    .map(Normalizer::get_ref)
+            })
+            .collect();
+        later.is_some_and(|later| self.sink.get_ref().can_append(&later))
+    }
+    fn append(&mut self, later: Vec<Box<dyn PartConsumer>>) {
+        for part in later {
+            // Every part was made by `part`: the downcast cannot fail.
+            if let Ok(part) = part.into_any().downcast::<Normalizer<C>>() {
+                let rest = self.sink.append(*part);
+                self.sink.get_mut().append(rest);
+            }
+        }
+    }
 }

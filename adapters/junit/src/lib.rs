@@ -141,6 +141,17 @@ impl Adapter for JUnit {
     ) -> Result<(), AdapterError> {
         parser::parse_reader(reader, sink)
     }
+
+    /// As a plugin, a large file is read on several threads, as the built-in reads it.
+    fn parse_in_parts(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        _opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+        parts: &gapscore_adapter_sdk::abi::parts::Parts<'_>,
+    ) -> Result<(), AdapterError> {
+        parser::split::parse_offered(reader, sink, parts)
+    }
 }
 
 gapscore_adapter_sdk::export_adapter!("junit" as gapscore_adapter_junit => JUnit, JUnit::new());

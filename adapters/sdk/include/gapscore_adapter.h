@@ -170,7 +170,25 @@ typedef int32_t (*GapscoreWarningFn)(void *ctx, GapscoreStr message);
 typedef void (*GapscoreErrorFn)(void *ctx, GapscoreStr message, uint64_t line,
                                 uint64_t column, uint64_t offset);
 
-/* What the host passes to parse_stream(): valid for that call only, on that thread. */
+/* Reading in parts (docs/abi.md): NULL members unless host->parts > 1. */
+typedef struct GapscoreHost GapscoreHost;
+/* The input from byte offset: the count, 0 at or past the end, -1 on a host error.
+ * Called with input_ctx, from any thread, concurrently. */
+typedef intptr_t (*GapscoreReadAtFn)(void *input_ctx, uint64_t offset, uint8_t *buf,
+                                     size_t cap);
+/* A new table for a later part (its events from any one thread at a time); NULL: no more. */
+typedef const GapscoreHost *(*GapscorePartOpenFn)(void *ctx);
+/* 0: the host takes parts of an input of about this many tests in all. */
+typedef int32_t (*GapscorePartsFitFn)(void *ctx, uint64_t tests);
+/* 0: the parts, in the input's order, append exactly after ctx's events. */
+typedef int32_t (*GapscorePartsCheckFn)(void *ctx, const GapscoreHost *const *parts,
+                                        size_t count);
+/* Ends the parts: append 1 appends them (non-zero: refused, the parse stops), 0 drops them. */
+typedef int32_t (*GapscorePartsEndFn)(void *ctx, const GapscoreHost *const *parts,
+                                      size_t count, uint32_t append);
+
+/* What the host passes to parse_stream(): valid for that call only, on that thread (but
+ * read_at, and the tables of parts: docs/abi.md, "Reading in parts"). */
 typedef struct GapscoreHost {
     uint32_t struct_size;
     uint32_t reserved;
@@ -182,6 +200,15 @@ typedef struct GapscoreHost {
     GapscoreProblemFn problem;
     GapscoreWarningFn warning;
     GapscoreErrorFn error;
+    uint32_t parts;
+    uint32_t reserved2;
+    uint64_t input_len;
+    void *input_ctx;
+    GapscoreReadAtFn read_at;
+    GapscorePartOpenFn part_open;
+    GapscorePartsFitFn parts_fit;
+    GapscorePartsCheckFn parts_check;
+    GapscorePartsEndFn parts_end;
 } GapscoreHost;
 
 /* Read one document through host->read and report it through host's functions. */
@@ -254,7 +281,16 @@ _Static_assert(offsetof(GapscoreHost, test_finished) == 40, "GapscoreHost.test_f
 _Static_assert(offsetof(GapscoreHost, problem) == 48, "GapscoreHost.problem offset");
 _Static_assert(offsetof(GapscoreHost, warning) == 56, "GapscoreHost.warning offset");
 _Static_assert(offsetof(GapscoreHost, error) == 64, "GapscoreHost.error offset");
-_Static_assert(sizeof(GapscoreHost) == 72, "GapscoreHost size");
+_Static_assert(offsetof(GapscoreHost, parts) == 72, "GapscoreHost.parts offset");
+_Static_assert(offsetof(GapscoreHost, reserved2) == 76, "GapscoreHost.reserved2 offset");
+_Static_assert(offsetof(GapscoreHost, input_len) == 80, "GapscoreHost.input_len offset");
+_Static_assert(offsetof(GapscoreHost, input_ctx) == 88, "GapscoreHost.input_ctx offset");
+_Static_assert(offsetof(GapscoreHost, read_at) == 96, "GapscoreHost.read_at offset");
+_Static_assert(offsetof(GapscoreHost, part_open) == 104, "GapscoreHost.part_open offset");
+_Static_assert(offsetof(GapscoreHost, parts_fit) == 112, "GapscoreHost.parts_fit offset");
+_Static_assert(offsetof(GapscoreHost, parts_check) == 120, "GapscoreHost.parts_check offset");
+_Static_assert(offsetof(GapscoreHost, parts_end) == 128, "GapscoreHost.parts_end offset");
+_Static_assert(sizeof(GapscoreHost) == 136, "GapscoreHost size");
 _Static_assert(offsetof(GapscoreAdapterV2, abi_version) == 0, "GapscoreAdapterV2.abi_version offset");
 _Static_assert(offsetof(GapscoreAdapterV2, struct_size) == 4, "GapscoreAdapterV2.struct_size offset");
 _Static_assert(offsetof(GapscoreAdapterV2, name) == 8, "GapscoreAdapterV2.name offset");

@@ -179,6 +179,22 @@ pub trait Adapter: Send + Sync {
             .map_err(|e| AdapterError::Read(e.to_string()))?;
         self.parse(&input, opts, sink)
     }
+
+    /// Reads a document that the host also offers in parts ([`abi::parts`]: a plugin, a large
+    /// file, more than one thread): an adapter that can read a later stretch of its format on
+    /// its own may read some of it on other threads, into [`abi::parts::PartSink`]s, and
+    /// append them; the events must be those [`Adapter::parse_reader`] gives. The default
+    /// ignores the offer.
+    fn parse_in_parts(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+        parts: &abi::parts::Parts<'_>,
+    ) -> Result<(), AdapterError> {
+        let _ = parts;
+        self.parse_reader(reader, opts, sink)
+    }
 }
 
 /// For detection: true when `key` (with its quotes, `b"\"tests\""`) occurs in `text` as a JSON

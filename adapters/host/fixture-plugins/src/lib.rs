@@ -9,6 +9,7 @@
 
 use std::ffi::c_char;
 
+pub mod parts;
 pub mod v2;
 
 use gapscore_adapter_sdk::abi::{GAPSCORE_OK, GapscoreAdapterV1, GapscoreBuf};
@@ -315,6 +316,15 @@ impl Adapter for JUnitPlugin {
         sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
         self.1.parse_reader(reader, opts, sink)
+    }
+    fn parse_in_parts(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+        parts: &gapscore_adapter_sdk::abi::parts::Parts<'_>,
+    ) -> Result<(), AdapterError> {
+        self.1.parse_in_parts(reader, opts, sink, parts)
     }
 }
 

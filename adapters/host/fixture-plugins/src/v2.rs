@@ -16,13 +16,17 @@ use crate::{FORMAT_LIST, detect};
 
 /// A `Sync` wrapper so v2 descriptors with raw pointers can be statics.
 #[derive(Debug)]
-pub struct Desc2(GapscoreAdapterV2);
+pub struct Desc2(pub(crate) GapscoreAdapterV2);
 // SAFETY: immutable statics pointing at static data only.
 unsafe impl Sync for Desc2 {}
 
-const V2: u32 = size_of::<GapscoreAdapterV2>() as u32;
+pub(crate) const V2: u32 = size_of::<GapscoreAdapterV2>() as u32;
 
-const fn desc(name: &'static std::ffi::CStr, size: u32, parse: Option<ParseStreamFn>) -> Desc2 {
+pub(crate) const fn desc(
+    name: &'static std::ffi::CStr,
+    size: u32,
+    parse: Option<ParseStreamFn>,
+) -> Desc2 {
     Desc2(GapscoreAdapterV2 {
         abi_version: 2,
         struct_size: size,
@@ -35,7 +39,7 @@ const fn desc(name: &'static std::ffi::CStr, size: u32, parse: Option<ParseStrea
     })
 }
 
-fn s(bytes: &'static [u8]) -> GapscoreStr {
+pub(crate) fn s(bytes: &'static [u8]) -> GapscoreStr {
     GapscoreStr {
         ptr: bytes.as_ptr(),
         len: bytes.len(),
@@ -43,7 +47,7 @@ fn s(bytes: &'static [u8]) -> GapscoreStr {
 }
 
 /// A passing test named `name`, everything else absent.
-fn test(name: GapscoreStr) -> GapscoreTest {
+pub(crate) fn test(name: GapscoreStr) -> GapscoreTest {
     GapscoreTest {
         struct_size: size_of::<GapscoreTest>() as u32,
         status: 1,

@@ -19,6 +19,8 @@ use gapscore_adapter_sdk::abi::{
 };
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
+mod call;
+mod parts;
 mod v1;
 mod v2;
 mod views;
@@ -529,6 +531,26 @@ fn located_in(input: &[u8], e: AdapterError) -> AdapterError {
 }
 
 impl PluginAdapter {
+    /// Whether [`PluginAdapter::parse_parted`] can offer this plugin parts (ABI v2).
+    pub(crate) fn takes_parts(&self) -> bool {
+        matches!(self.abi, Abi::V2(_))
+    }
+
+    /// [`Adapter::parse_reader`], offering a v2 plugin to read `input` (the same file as
+    /// `reader`'s) in parts; a v1 plugin reads it in one pass.
+    pub(crate) fn parse_parted(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        opts: &ParseOptions,
+        sink: &mut dyn crate::split::PartedSink,
+        input: crate::split::PartInput,
+    ) -> Result<(), AdapterError> {
+        match self.abi {
+            Abi::V2(d) => parts::parse_parted(self, d, reader, opts, sink, input),
+            Abi::V1(_) => self.parse_reader(reader, opts, sink),
+        }
+    }
+
     fn v1_too_big(&self) -> AdapterError {
         self.fail(format!(
             "the input is larger than {} bytes, the most a plugin built for adapter ABI v1 can read (v1 hands it the whole input at once); rebuild the plugin for ABI v2 (gapscore-adapter-sdk {}, or `parse_stream` in C), which streams with no size limit",

@@ -25,46 +25,11 @@ use gapscore_adapter_sdk::{
 };
 
 use super::PluginAdapter;
+use super::call::{Call, Owned, Target, with_call};
 use super::views::{Rejection, capped, text, view};
 
 /// The most earlier attempts one test may carry.
 pub const MAX_ATTEMPTS: usize = 10_000;
-
-/// What one `parse_stream` call shares with the callbacks through `ctx`.
-struct Call<'a> {
-    reader: &'a mut dyn BufRead,
-    sink: &'a mut dyn EventSink,
-    debug: bool,
-    /// Why the host stopped the parse (a rejected event), with the debug excerpt.
-    rejected: Option<String>,
-    /// The input could not be read.
-    read_error: Option<std::io::Error>,
-    /// What the plugin reported through `error`.
-    error: Option<(String, u64, u64, u64)>,
-    /// A panic caught inside a callback, resumed after the call.
-    panic: Option<Box<dyn std::any::Any + Send>>,
-    /// Events accepted so far (for messages: "event 3").
-    events: u64,
-    /// Buffers for what a test cannot borrow from the plugin, reused from event to event.
-    owned: Owned,
-}
-
-impl Call<'_> {
-    fn stopped(&self) -> bool {
-        self.rejected.is_some() || self.read_error.is_some() || self.panic.is_some()
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn reject(&mut self, what: &str, reason: String, returned: Option<&[u8]>) {
-        let event = self.events + 1;
-        let reason = format!("event {event} (`{what}`) rejected: {reason}");
-        self.rejected = Some(match returned {
-            Some(bytes) => crate::debug::with_returned(reason, self.debug, bytes, None),
-            None => reason,
-        });
-    }
-}
 
 /// Runs a v2 `parse_stream` over `reader`, forwarding the plugin's events into `sink`.
 pub(super) fn parse(
@@ -74,37 +39,58 @@ pub(super) fn parse(
     opts: &ParseOptions,
     sink: &mut dyn EventSink,
 ) -> Result<(), AdapterError> {
-    let Some(parse_stream) = desc.parse_stream else {
-        return Err(plugin.fail("function pointers vanished"));
-    };
-    let opts_json = serde_json::to_vec(opts).map_err(|e| plugin.fail(e))?;
-    let mut call = Call {
-        reader,
-        sink,
-        debug: plugin.debug,
-        rejected: None,
-        read_error: None,
-        error: None,
-        panic: None,
-        events: 0,
-        owned: Owned::default(),
-    };
-    let table = GapscoreHost {
+    run(plugin, desc, reader, opts, Target::Plain(sink), |_, _| {})
+}
+
+/// The table of a call's event callbacks over `ctx`, with `read` when the call has an input
+/// to pull, and no parts.
+pub(super) fn table(ctx: *mut c_void, read: bool) -> GapscoreHost {
+    GapscoreHost {
         struct_size: size_of::<GapscoreHost>() as u32,
         reserved: 0,
-        ctx: (&raw mut call).cast::<c_void>(),
-        read: Some(host_read),
+        ctx,
+        read: if read { Some(host_read) } else { None },
         producer: Some(host_producer),
         test_started: Some(host_test_started),
         test_finished: Some(host_test_finished),
         problem: Some(host_problem),
         warning: Some(host_warning),
         error: Some(host_error),
+        parts: 0,
+        reserved2: 0,
+        input_len: 0,
+        input_ctx: std::ptr::null_mut(),
+        read_at: None,
+        part_open: None,
+        parts_fit: None,
+        parts_check: None,
+        parts_end: None,
+    }
+}
+
+/// Runs `parse_stream` over `reader` into `sink`, with `setup` adding to the table and call
+/// (the parts offer) before the plugin sees them.
+pub(super) fn run<'a>(
+    plugin: &PluginAdapter,
+    desc: &GapscoreAdapterV2,
+    reader: &'a mut dyn BufRead,
+    opts: &ParseOptions,
+    sink: Target<'a>,
+    setup: impl FnOnce(&mut GapscoreHost, &mut Call<'a>),
+) -> Result<(), AdapterError> {
+    let Some(parse_stream) = desc.parse_stream else {
+        return Err(plugin.fail("function pointers vanished"));
     };
+    let opts_json = serde_json::to_vec(opts).map_err(|e| plugin.fail(e))?;
+    let mut call = Call::new(Some(reader), sink, plugin.debug);
+    let mut table = table((&raw mut call).cast::<c_void>(), true);
+    setup(&mut table, &mut call);
     // SAFETY: `table` and the `call` its ctx points to outlive the call; the callbacks match
     // the declared signatures; the options are valid for their length during the call. The
     // plugin must not keep any of these pointers after returning (docs/abi.md).
     let status = unsafe { parse_stream(&table, opts_json.as_ptr(), opts_json.len()) };
+    // Parts still open are dropped before the file's consumer is used again.
+    call.parts = None;
     if let Some(p) = call.panic.take() {
         resume_unwind(p);
     }
@@ -151,25 +137,6 @@ pub(super) fn parse(
     }
 }
 
-/// Runs a callback body on the call behind `ctx`: nothing once the parse is stopped, and a
-/// panic caught and kept. Returns 0 to go on, 1 to stop.
-///
-/// # Safety
-/// `ctx` must be the pointer to the [`Call`] of the running `parse_stream`, which the plugin
-/// passes back unchanged.
-unsafe fn with_call(ctx: *mut c_void, f: impl FnOnce(&mut Call<'_>)) -> i32 {
-    // SAFETY: per the function's contract `ctx` is the live `Call` of this parse_stream call;
-    // the plugin calls back on the calling thread, so no other reference is active.
-    let call = unsafe { &mut *ctx.cast::<Call<'_>>() };
-    if call.stopped() {
-        return 1;
-    }
-    if let Err(p) = catch_unwind(AssertUnwindSafe(|| f(&mut *call))) {
-        call.panic = Some(p);
-    }
-    i32::from(call.stopped())
-}
-
 macro_rules! view_or_reject {
     ($call:expr, $what:expr, $s:expr, $field:expr) => {
         match view(&$s, $field) {
@@ -196,8 +163,16 @@ unsafe extern "C" fn host_read(ctx: *mut c_void, buf: *mut u8, cap: usize) -> is
         }
         // SAFETY: non-null, and the plugin promises `cap` writable bytes for the call.
         let out = unsafe { std::slice::from_raw_parts_mut(buf, cap) };
+        let Some(reader) = call.reader.as_mut() else {
+            call.reject(
+                "read",
+                "a part's table has no input to read".to_owned(),
+                None,
+            );
+            return;
+        };
         loop {
-            match call.reader.read(out) {
+            match reader.read(out) {
                 Ok(k) => {
                     n = k as isize;
                     return;
@@ -230,7 +205,7 @@ unsafe extern "C" fn host_producer(
         let mut p = Producer::new(name);
         p.version = version.map(str::to_owned);
         call.events += 1;
-        call.sink.producer(p);
+        call.sink.get().producer(p);
     };
     // SAFETY: `ctx` is the call's, passed back by the plugin.
     unsafe { with_call(ctx, body) }
@@ -258,7 +233,7 @@ unsafe extern "C" fn host_test_started(
             }
         };
         call.events += 1;
-        call.sink.test_started(suite, name, id);
+        call.sink.get().test_started(suite, name, id);
     };
     // SAFETY: `ctx` is the call's, passed back by the plugin.
     unsafe { with_call(ctx, body) }
@@ -291,27 +266,13 @@ unsafe extern "C" fn host_test_finished(ctx: *mut c_void, test: *const GapscoreT
                 call.events += 1;
                 // Borrowed: only a sink that keeps the test (a failure, the run collector)
                 // copies it, so a passing test costs no allocation here.
-                call.sink.test_finished_ref(tc);
+                call.sink.get().test_finished_ref(tc);
             }
             Err((reason, bytes)) => call.reject(what, reason, bytes),
         }
     };
     // SAFETY: `ctx` is the call's, passed back by the plugin.
     unsafe { with_call(ctx, body) }
-}
-
-/// What a borrowed test cannot borrow from the plugin: a derived id, a text cut at the text
-/// cap, the earlier attempts. Kept in the [`Call`] and reused, so an ordinary test neither
-/// builds nor drops anything here, and each buffer is only written when its field needs it
-/// (a stale one is never read: a field borrows its buffer only right after writing it).
-#[derive(Default)]
-struct Owned {
-    id: String,
-    message: String,
-    expected: String,
-    actual: String,
-    output: String,
-    attempts: Vec<Attempt>,
 }
 
 /// Checks every member of a plugin's test and views it as a [`TestCaseRef`] over the plugin's
@@ -484,7 +445,7 @@ unsafe extern "C" fn host_problem(
             p = p.with_count(count);
         }
         call.events += 1;
-        call.sink.problem(p);
+        call.sink.get().problem(p);
     };
     // SAFETY: `ctx` is the call's, passed back by the plugin.
     unsafe { with_call(ctx, body) }
@@ -498,7 +459,9 @@ unsafe extern "C" fn host_warning(ctx: *mut c_void, message: GapscoreStr) -> i32
             return;
         };
         call.events += 1;
-        call.sink.warning(capped(Some(message)).unwrap_or_default());
+        call.sink
+            .get()
+            .warning(capped(Some(message)).unwrap_or_default());
     };
     // SAFETY: `ctx` is the call's, passed back by the plugin.
     unsafe { with_call(ctx, body) }

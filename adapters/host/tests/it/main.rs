@@ -8,5 +8,6 @@ mod c_plugin;
 mod detection;
 mod exec;
 mod ingest;
+mod parts;
 mod plugins;
 mod plugins_v2;

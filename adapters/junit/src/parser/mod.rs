@@ -553,9 +553,9 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), AdapterError>
 
 /// Reads a JUnit document from a stream with memory that does not grow with it. UTF-16 input
 /// (rare) is read whole and re-encoded. Errors carry a byte offset ([`Location::Offset`]).
-pub fn parse_reader(
+pub fn parse_reader<K: EventSink + ?Sized>(
     reader: &mut dyn std::io::BufRead,
-    sink: &mut dyn EventSink,
+    sink: &mut K,
 ) -> Result<(), AdapterError> {
     let head = reader
         .fill_buf()
@@ -575,9 +575,9 @@ pub fn parse_reader(
 }
 
 /// The reader proper, over any buffered source (no byte-order mark).
-fn parse_stream<R: std::io::BufRead>(
+fn parse_stream<R: std::io::BufRead, K: EventSink + ?Sized>(
     source: R,
-    sink: &mut dyn EventSink,
+    sink: &mut K,
 ) -> Result<(), AdapterError> {
     let mut pass = pass::Pass::new(source, Reading::new(sink), 0);
     pass.run(pass::Until::End)?;

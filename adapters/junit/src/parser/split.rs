@@ -21,6 +21,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, mpsc};
 
+use gapscore_adapter_sdk::abi::parts::Parts;
 use gapscore_adapter_sdk::{AdapterError, EventSink};
 
 use super::pass::{Pass, Step, Until};
@@ -34,12 +35,34 @@ const SEARCH_WINDOW: u64 = 4 << 20;
 /// top-level suites, which [`parse_split`] checks. The window is read 64 KiB at a time as far
 /// as the search needs (a boundary is usually within a few KiB): reading all 4 MiB up front
 /// cost the first part's thread a few milliseconds before any thread could start.
-pub fn find_split(file: &mut File, from: u64) -> std::io::Result<Option<u64>> {
+pub fn find_split<F: Read + Seek>(file: &mut F, from: u64) -> std::io::Result<Option<u64>> {
     find_split_by(file, from, 64 << 10)
 }
 
+/// The boundary guesses ([`find_split`]) near `wanted - 1` evenly spaced offsets of a file of
+/// `len` bytes, increasing, none twice: where a file read in `wanted` parts is cut.
+pub fn find_splits<F: Read + Seek>(
+    file: &mut F,
+    len: u64,
+    wanted: u64,
+) -> std::io::Result<Vec<u64>> {
+    let mut points: Vec<u64> = Vec::new();
+    for i in 1..wanted {
+        if let Some(at) = find_split(file, len / wanted * i)?
+            && points.last().is_none_or(|last| *last < at)
+        {
+            points.push(at);
+        }
+    }
+    Ok(points)
+}
+
 /// [`find_split`], reading `step` bytes at a time.
-fn find_split_by(file: &mut File, from: u64, step: u64) -> std::io::Result<Option<u64>> {
+fn find_split_by<F: Read + Seek>(
+    file: &mut F,
+    from: u64,
+    step: u64,
+) -> std::io::Result<Option<u64>> {
     file.seek(SeekFrom::Start(from))?;
     let mut window = Vec::new();
     let mut source = file.take(SEARCH_WINDOW);
@@ -89,12 +112,56 @@ fn find_boundary(window: &[u8], from: usize, complete: bool) -> Found {
     Found::NotYet(window.len().saturating_sub(close.len() - 1).max(from))
 }
 
+/// Reads the document in `whole` (from its first byte) in the parts a plugin's host offers
+/// ([`Parts`]: the plugin build of this adapter): the same cuts, reads and checks as the
+/// built-in's, with the parts' events going to the host's part tables and the host deciding
+/// whether they append exactly.
+pub fn parse_offered(
+    mut whole: &mut dyn BufRead,
+    sink: &mut dyn EventSink,
+    offer: &Parts<'_>,
+) -> Result<(), AdapterError> {
+    let len = offer.input_len();
+    let points = find_splits(&mut offer.reader_at(0), len, offer.max() as u64).unwrap_or_default();
+    let mut parts = Vec::with_capacity(points.len());
+    for at in points {
+        // A host that takes fewer parts: the last part opened reads on to the end.
+        let Some(sink) = offer.open() else { break };
+        parts.push(Part {
+            file: offer.reader_at(at),
+            at,
+            sink,
+        });
+    }
+    if parts.is_empty() {
+        return super::parse_reader(whole, sink);
+    }
+    // As the built-in's host guesses: from the first top-level suite's share of the bytes.
+    let worth = |offset: u64, tests: u64| {
+        let guess = u128::from(tests) * u128::from(len) / u128::from(offset.max(1));
+        offer.fit(u64::try_from(guess).unwrap_or(u64::MAX))
+    };
+    if let Split::Appended(later) = parse_split(
+        &mut whole,
+        parts,
+        sink,
+        &|_, later| offer.check(later),
+        &worth,
+    )? {
+        // Checked just before, so the host takes them; if it did not, it has stopped the
+        // parse and reports why, whatever this returns.
+        offer.append(later);
+    }
+    Ok(())
+}
+
 /// A later part of the file: read from `at` (a [`find_split`] guess) to the next part's `at`,
 /// or to the end, over its own handle `file`, into `sink`.
 #[derive(Debug)]
-pub struct Part<S> {
-    /// A handle of its own on the file.
-    pub file: File,
+pub struct Part<S, F = File> {
+    /// A handle of its own on the file (or anything read from any offset, like a plugin's
+    /// view of its host's file).
+    pub file: F,
     /// Where the part begins: a byte offset in the file.
     pub at: u64,
     /// Where the part's events go.
@@ -150,36 +217,54 @@ enum PartEnd {
 /// holds `tests`), whether the parts are worth reading at all: a caller that will refuse parts
 /// holding too many tests between them says no for a file that looks that large, rather than
 /// have every part read and held, then dropped.
-pub fn parse_split<R: BufRead, S: EventSink + Send>(
+pub fn parse_split<R, A, S, F>(
     whole: &mut R,
-    parts: Vec<Part<S>>,
-    sink_a: &mut S,
-    appendable: &dyn Fn(&S, &[S]) -> bool,
+    parts: Vec<Part<S, F>>,
+    sink_a: &mut A,
+    appendable: &dyn Fn(&A, &[S]) -> bool,
     worth: &dyn Fn(u64, u64) -> bool,
-) -> Result<Split<S>, AdapterError> {
+) -> Result<Split<S>, AdapterError>
+where
+    R: BufRead,
+    A: EventSink + ?Sized,
+    S: EventSink + Send,
+    F: Read + Seek + Send,
+{
     split_read(whole, parts, sink_a, appendable, worth, true)
 }
 
 /// [`parse_split`], but A never reads a later part in its own pass: every part is read as a
 /// part, whatever the machine's load; for tests, which must see the parts appended.
 #[doc(hidden)]
-pub fn parse_split_in_parts<R: BufRead, S: EventSink + Send>(
+pub fn parse_split_in_parts<R, A, S, F>(
     whole: &mut R,
-    parts: Vec<Part<S>>,
-    sink_a: &mut S,
-    appendable: &dyn Fn(&S, &[S]) -> bool,
-) -> Result<Split<S>, AdapterError> {
+    parts: Vec<Part<S, F>>,
+    sink_a: &mut A,
+    appendable: &dyn Fn(&A, &[S]) -> bool,
+) -> Result<Split<S>, AdapterError>
+where
+    R: BufRead,
+    A: EventSink + ?Sized,
+    S: EventSink + Send,
+    F: Read + Seek + Send,
+{
     split_read(whole, parts, sink_a, appendable, &|_, _| true, false)
 }
 
-fn split_read<R: BufRead, S: EventSink + Send>(
+fn split_read<R, A, S, F>(
     whole: &mut R,
-    parts: Vec<Part<S>>,
-    sink_a: &mut S,
-    appendable: &dyn Fn(&S, &[S]) -> bool,
+    parts: Vec<Part<S, F>>,
+    sink_a: &mut A,
+    appendable: &dyn Fn(&A, &[S]) -> bool,
     worth: &dyn Fn(u64, u64) -> bool,
     absorb: bool,
-) -> Result<Split<S>, AdapterError> {
+) -> Result<Split<S>, AdapterError>
+where
+    R: BufRead,
+    A: EventSink + ?Sized,
+    S: EventSink + Send,
+    F: Read + Seek + Send,
+{
     let head = whole
         .fill_buf()
         .map_err(|e| AdapterError::Read(e.to_string()))?;
@@ -219,7 +304,7 @@ fn split_read<R: BufRead, S: EventSink + Send>(
     let n = ats.len();
     let stop = AtomicBool::new(false);
     // Whichever thread takes a part out of its slot reads it.
-    let slots: Vec<Mutex<Option<Part<S>>>> =
+    let slots: Vec<Mutex<Option<Part<S, F>>>> =
         parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
     let claim_and_read = |i: usize| -> Option<(PartEnd, S)> {
         let part = slots[i].lock().ok()?.take()?;
@@ -337,8 +422,8 @@ fn split_read<R: BufRead, S: EventSink + Send>(
 }
 
 /// A reads on to the end alone.
-fn sequential<R: BufRead, S: EventSink>(
-    mut a: Pass<'_, R, S>,
+fn sequential<R: BufRead, A: EventSink + ?Sized, S>(
+    mut a: Pass<'_, R, A>,
     why: Fallback,
 ) -> Result<Split<S>, AdapterError> {
     if a.run(Until::End)? == Step::Done {
@@ -360,8 +445,8 @@ struct Span {
 /// Reads a later part: the file from `span.at` as the rest of a document whose root is `root`
 /// (a made-up start tag, so closing tags are checked as in one pass), from the carried state,
 /// up to the next part.
-fn read_part<S: EventSink>(
-    mut file: File,
+fn read_part<S: EventSink, F: Read + Seek>(
+    mut file: F,
     span: Span,
     root: &[u8],
     start: &Boundary,

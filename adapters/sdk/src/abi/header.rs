@@ -225,12 +225,24 @@ pub fn c_header() -> String {
          typedef int32_t (*GapscoreProblemFn)(void *ctx, uint32_t kind, GapscoreStr detail,\n                                     GapscoreStr suite, uint64_t count);\n\
          typedef int32_t (*GapscoreWarningFn)(void *ctx, GapscoreStr message);\n\
          /* Why parse_stream() is about to return a failing status; line/column 1-based or 0,\n * offset a byte offset into the input or GAPSCORE_NO_OFFSET. */\n\
-         typedef void (*GapscoreErrorFn)(void *ctx, GapscoreStr message, uint64_t line,\n                                uint64_t column, uint64_t offset);\n"
+         typedef void (*GapscoreErrorFn)(void *ctx, GapscoreStr message, uint64_t line,\n                                uint64_t column, uint64_t offset);\n\n\
+         /* Reading in parts (docs/abi.md): NULL members unless host->parts > 1. */\n\
+         typedef struct GapscoreHost GapscoreHost;\n\
+         /* The input from byte offset: the count, 0 at or past the end, -1 on a host error.\n * Called with input_ctx, from any thread, concurrently. */\n\
+         typedef intptr_t (*GapscoreReadAtFn)(void *input_ctx, uint64_t offset, uint8_t *buf,\n                                     size_t cap);\n\
+         /* A new table for a later part (its events from any one thread at a time); NULL: no more. */\n\
+         typedef const GapscoreHost *(*GapscorePartOpenFn)(void *ctx);\n\
+         /* 0: the host takes parts of an input of about this many tests in all. */\n\
+         typedef int32_t (*GapscorePartsFitFn)(void *ctx, uint64_t tests);\n\
+         /* 0: the parts, in the input's order, append exactly after ctx's events. */\n\
+         typedef int32_t (*GapscorePartsCheckFn)(void *ctx, const GapscoreHost *const *parts,\n                                        size_t count);\n\
+         /* Ends the parts: append 1 appends them (non-zero: refused, the parse stops), 0 drops them. */\n\
+         typedef int32_t (*GapscorePartsEndFn)(void *ctx, const GapscoreHost *const *parts,\n                                      size_t count, uint32_t append);\n"
     );
     write_struct(
         w,
         "GapscoreHost",
-        "What the host passes to parse_stream(): valid for that call only, on that thread.",
+        "What the host passes to parse_stream(): valid for that call only, on that thread (but\n * read_at, and the tables of parts: docs/abi.md, \"Reading in parts\").",
         &HOST_FIELDS,
     );
     let _ = writeln!(

@@ -20,15 +20,18 @@
 
 #![allow(unsafe_code)] // The FFI boundary: every unsafe block carries its SAFETY argument.
 
+mod forward;
 mod header;
+pub mod parts;
+mod shim;
 pub mod v1;
 pub mod v2;
 
 pub use header::c_header;
+pub use shim::{Descriptor, parse_stream_shim};
 pub use v1::{DetectFn, FreeBufFn, GapscoreAdapterV1, GapscoreBuf, ParseFn};
 pub use v2::{
-    Descriptor, GapscoreAdapterV2, GapscoreAttempt, GapscoreHost, GapscoreStr, GapscoreTest,
-    ParseStreamFn,
+    GapscoreAdapterV2, GapscoreAttempt, GapscoreHost, GapscoreStr, GapscoreTest, ParseStreamFn,
 };
 
 use std::ffi::{CStr, c_char, c_void};

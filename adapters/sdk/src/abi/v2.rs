@@ -5,24 +5,16 @@
 //! Every pointer a plugin passes is borrowed for that one call; the host copies what it keeps.
 //! Nothing is allocated across the boundary, so there is no `free_buf` and no size cap.
 //!
-//! For Rust adapters, [`Descriptor`] and [`parse_stream_shim`] give an [`Adapter`](crate::Adapter) a `BufRead`
-//! over `host->read` (its [`parse_reader`](crate::Adapter::parse_reader) streams) and an [`EventSink`] that forwards
-//! to the host table.
+//! For Rust adapters, [`Descriptor`](super::Descriptor) and
+//! [`parse_stream_shim`](super::parse_stream_shim) give an [`Adapter`](crate::Adapter) a
+//! `BufRead` over `host->read` (its [`parse_reader`](crate::Adapter::parse_reader) streams)
+//! and an [`EventSink`](crate::EventSink) that forwards to the host table; [`super::parts`]
+//! reads a large input in parts when the host offers them.
 
-use std::cell::Cell;
-use std::ffi::{CString, c_char, c_void};
-use std::io::{BufReader, Read};
-use std::mem::{offset_of, size_of};
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::ffi::{c_char, c_void};
+use std::mem::offset_of;
 
-use gapscore_model::{Category, InputError, Location, Problem, ProblemKind, Status};
-
-use super::{
-    Exported, GAPSCORE_ERR_INTERNAL, GAPSCORE_ERR_INVALID_ARG, GAPSCORE_ERR_PANIC,
-    GAPSCORE_ERR_PARSE, GAPSCORE_ERR_STOPPED, GAPSCORE_ERR_UNSUPPORTED, GAPSCORE_OK, detect_shim,
-    panic_message,
-};
-use crate::{AdapterError, EventSink, ParseOptions, Producer, TestCase, TestCaseRef};
+use gapscore_model::{Category, ProblemKind, Status};
 
 /// A borrowed UTF-8 string view. `ptr == NULL` means absent (for optional fields); a non-null
 /// `ptr` with `len == 0` is the empty string. Never NUL-terminated by contract.
@@ -138,11 +130,35 @@ pub type WarningFn = unsafe extern "C" fn(*mut c_void, GapscoreStr) -> i32;
 /// [`GAPSCORE_NO_OFFSET`].
 pub type ErrorFn = unsafe extern "C" fn(*mut c_void, GapscoreStr, u64, u64, u64);
 
+/// `read_at(input_ctx, offset, buf, cap)`: fills up to `cap` bytes of the input from byte
+/// `offset`; returns how many (0 at or past the end) or -1. Any thread, concurrently.
+pub type ReadAtFn = unsafe extern "C" fn(*mut c_void, u64, *mut u8, usize) -> isize;
+/// `part_open(ctx)`: a new sink table for a later part of the input, or null when the host
+/// takes no more parts.
+pub type PartOpenFn = unsafe extern "C" fn(*mut c_void) -> *const GapscoreHost;
+/// `parts_fit(ctx, tests)`: 0 when the host would take parts of an input of about `tests`
+/// tests in all; non-zero when it would refuse them (read the input in one pass).
+pub type PartsFitFn = unsafe extern "C" fn(*mut c_void, u64) -> i32;
+/// `parts_check(ctx, parts, n)`: 0 when the `n` parts (every open part, in the input's order)
+/// can be appended after the events sent through `ctx` exactly as if one table had received
+/// them all; non-zero when not.
+pub type PartsCheckFn = unsafe extern "C" fn(*mut c_void, *const *const GapscoreHost, usize) -> i32;
+/// `parts_end(ctx, parts, n, append)`: ends the `n` parts. `append` 1: appends them in that
+/// order (every open part, each once) and returns 0, or, when they cannot be appended exactly,
+/// drops them, stops the parse and returns non-zero; `append` 0: drops them and returns 0.
+pub type PartsEndFn =
+    unsafe extern "C" fn(*mut c_void, *const *const GapscoreHost, usize, u32) -> i32;
+
 /// What the host passes to `parse_stream`: the input and the event sink, as C function pointers
 /// sharing one `ctx`. Valid for the duration of the `parse_stream` call only; the callbacks must
-/// be called on the thread that called `parse_stream`. Each event callback returns 0 to go on;
-/// non-zero means the host rejected the event or wants the parse to stop: the plugin should
-/// return [`GAPSCORE_ERR_STOPPED`] soon (further events are ignored).
+/// be called on the thread that called `parse_stream` (but for `read_at`, and a part's table:
+/// see "Reading in parts" in docs/abi.md). Each event callback returns 0 to go on; non-zero
+/// means the host rejected the event or wants the parse to stop: the plugin should return
+/// [`GAPSCORE_ERR_STOPPED`] soon (further events are ignored).
+///
+/// The members from `parts` on were appended to the first v2 table: a host table whose
+/// `struct_size` ends before them ([`HOST_BASE_SIZE`], a host from before them) offers no
+/// parts.
 #[repr(C)]
 #[derive(Debug)]
 pub struct GapscoreHost {
@@ -166,7 +182,30 @@ pub struct GapscoreHost {
     pub warning: Option<WarningFn>,
     /// The reason for a failing status.
     pub error: Option<ErrorFn>,
+    /// The most parts (the first, read through `read`, among them) the host takes this input
+    /// in; 0 or 1: one pass only, and the members below are null.
+    pub parts: u32,
+    /// Zero.
+    pub reserved2: u32,
+    /// The input's length in bytes, when `parts` > 1.
+    pub input_len: u64,
+    /// `read_at`'s first argument (not `ctx`).
+    pub input_ctx: *mut c_void,
+    /// Reads the input at any offset.
+    pub read_at: Option<ReadAtFn>,
+    /// Opens a later part.
+    pub part_open: Option<PartOpenFn>,
+    /// Whether parts of an input of about this many tests would be taken.
+    pub parts_fit: Option<PartsFitFn>,
+    /// Whether the open parts can be appended exactly.
+    pub parts_check: Option<PartsCheckFn>,
+    /// Appends or drops the open parts.
+    pub parts_end: Option<PartsEndFn>,
 }
+
+/// The size of [`GapscoreHost`] up to `error`: the smallest host table a plugin accepts (one
+/// from a host that offers no parts).
+pub const HOST_BASE_SIZE: usize = offset_of!(GapscoreHost, parts);
 
 /// `parse_stream(host, options_json, options_len)`: a status code.
 pub type ParseStreamFn = unsafe extern "C" fn(*const GapscoreHost, *const u8, usize) -> i32;
@@ -222,11 +261,14 @@ pub const TEST_FIELDS: [(&str, &str, usize); 18] = fields!(GapscoreTest;
     "uint32_t" line, "uint32_t" category, "uint32_t" flags, "uint32_t" reserved);
 
 /// Members of [`GapscoreHost`].
-pub const HOST_FIELDS: [(&str, &str, usize); 10] = fields!(GapscoreHost;
+pub const HOST_FIELDS: [(&str, &str, usize); 19] = fields!(GapscoreHost;
     "uint32_t" struct_size, "uint32_t" reserved, "void *" ctx, "GapscoreReadFn" read,
     "GapscoreProducerFn" producer, "GapscoreTestStartedFn" test_started,
     "GapscoreTestFinishedFn" test_finished, "GapscoreProblemFn" problem,
-    "GapscoreWarningFn" warning, "GapscoreErrorFn" error);
+    "GapscoreWarningFn" warning, "GapscoreErrorFn" error, "uint32_t" parts,
+    "uint32_t" reserved2, "uint64_t" input_len, "void *" input_ctx, "GapscoreReadAtFn" read_at,
+    "GapscorePartOpenFn" part_open, "GapscorePartsFitFn" parts_fit,
+    "GapscorePartsCheckFn" parts_check, "GapscorePartsEndFn" parts_end);
 
 /// The C code of a status: 1 + its index in [`Status::ALL`] (0 is never valid, so a zeroed
 /// struct is refused, not read as a pass). A `match`, not a search of the list: it runs for
@@ -289,328 +331,6 @@ pub fn problem_of(code: u32) -> Option<ProblemKind> {
     ProblemKind::ALL
         .get((code as usize).checked_sub(1)?)
         .copied()
-}
-
-/// A descriptor with the owned strings it points into, kept alive in a `static` by
-/// [`export_adapter!`](crate::export_adapter).
-#[derive(Debug)]
-pub struct Descriptor {
-    desc: GapscoreAdapterV2,
-    // Owned storage the raw pointers in `desc` point into; never moved out or mutated.
-    _strings: Vec<CString>,
-    _format_ptrs: Box<[*const c_char]>,
-}
-
-// SAFETY: the descriptor is immutable after construction and only holds pointers into its own
-// heap storage (which never moves) and to `extern "C"` functions; sharing it across threads is
-// what the ABI contract (docs/abi.md, "Threads") requires and allows.
-unsafe impl Send for Descriptor {}
-// SAFETY: as above; no interior mutability.
-unsafe impl Sync for Descriptor {}
-
-impl Descriptor {
-    /// Builds the descriptor of an exported adapter type; its name is [`Exported::NAME`], the
-    /// literal the entry symbol was checked against.
-    pub fn new<A: Exported>() -> Descriptor {
-        let info = A::instance().info();
-        // Interior NULs cannot be represented in C strings; replace rather than fail at load.
-        let c = |s: &str| CString::new(s.replace('\0', "?")).unwrap_or_default();
-        let mut strings = vec![c(A::NAME), c(&info.version)];
-        strings.extend(info.formats.iter().map(|f| c(f)));
-        let format_ptrs: Box<[*const c_char]> = strings[2..].iter().map(|s| s.as_ptr()).collect();
-        let desc = GapscoreAdapterV2 {
-            abi_version: 2,
-            struct_size: size_of::<GapscoreAdapterV2>() as u32,
-            name: strings[0].as_ptr(),
-            adapter_version: strings[1].as_ptr(),
-            format_ids: format_ptrs.as_ptr(),
-            format_count: format_ptrs.len(),
-            detect: Some(detect_shim::<A>),
-            parse_stream: Some(parse_stream_shim::<A>),
-        };
-        Descriptor {
-            desc,
-            _strings: strings,
-            _format_ptrs: format_ptrs,
-        }
-    }
-
-    /// The pointer the entry function returns.
-    pub fn as_ptr(&self) -> *const GapscoreAdapterV2 {
-        &self.desc
-    }
-}
-
-/// The plugin side of one `parse_stream` call: the host table and whether it asked to stop.
-struct Host<'h> {
-    table: &'h GapscoreHost,
-    stopped: Cell<bool>,
-}
-
-impl Host<'_> {
-    /// Applies a callback's answer: non-zero stops the parse.
-    fn answer(&self, rc: i32) {
-        if rc != 0 {
-            self.stopped.set(true);
-        }
-    }
-
-    fn error(&self, message: &str, line: usize, column: usize, offset: u64) {
-        if let Some(f) = self.table.error {
-            // SAFETY: the table and its ctx are valid for this parse_stream call; the message
-            // is borrowed for the callback only, as the contract says.
-            unsafe {
-                f(
-                    self.table.ctx,
-                    GapscoreStr::of(message),
-                    line as u64,
-                    column as u64,
-                    offset,
-                );
-            }
-        }
-    }
-}
-
-/// `host->read` as a [`Read`]: an error once the host asked to stop, so the adapter ends soon.
-struct HostRead<'a, 'h>(&'a Host<'h>);
-
-impl Read for HostRead<'_, '_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let host = self.0;
-        if host.stopped.get() {
-            return Err(std::io::Error::other("the host stopped the parse"));
-        }
-        let Some(read) = host.table.read else {
-            return Err(std::io::Error::other("the host passed no read function"));
-        };
-        // SAFETY: `buf` is writable for its length during the call; ctx is the host's.
-        let n = unsafe { read(host.table.ctx, buf.as_mut_ptr(), buf.len()) };
-        match usize::try_from(n) {
-            Ok(n) if n <= buf.len() => Ok(n),
-            _ => {
-                host.stopped.set(true);
-                Err(std::io::Error::other("the host could not read the input"))
-            }
-        }
-    }
-}
-
-/// An [`EventSink`] forwarding each event to the host table, strings borrowed for the call.
-struct HostSink<'a, 'h>(&'a Host<'h>);
-
-impl EventSink for HostSink<'_, '_> {
-    fn producer(&mut self, producer: Producer) {
-        let (h, t) = (self.0, self.0.table);
-        if let (false, Some(f)) = (h.stopped.get(), t.producer) {
-            // SAFETY: valid table for this call; the views borrow `producer`, alive here.
-            h.answer(unsafe {
-                f(
-                    t.ctx,
-                    GapscoreStr::of(&producer.name),
-                    GapscoreStr::of_opt(producer.version.as_deref()),
-                )
-            });
-        }
-    }
-
-    fn test_started(&mut self, suite: Option<&str>, name: &str, id: &str) {
-        let (h, t) = (self.0, self.0.table);
-        if let (false, Some(f)) = (h.stopped.get(), t.test_started) {
-            // SAFETY: as above; the views borrow the arguments.
-            h.answer(unsafe {
-                f(
-                    t.ctx,
-                    GapscoreStr::of_opt(suite),
-                    GapscoreStr::of(name),
-                    GapscoreStr::of(id),
-                )
-            });
-        }
-    }
-
-    fn test_finished(&mut self, test: TestCase) {
-        self.test_finished_ref(test.borrowed());
-    }
-
-    /// The test crosses as views of the adapter's own strings: nothing is copied or allocated
-    /// for a test without earlier attempts (the common case, and every passing test).
-    fn test_finished_ref(&mut self, test: TestCaseRef<'_>) {
-        let (h, t) = (self.0, self.0.table);
-        let (false, Some(f)) = (h.stopped.get(), t.test_finished) else {
-            return;
-        };
-        // Built only for a retried test: the common case skips the iterator entirely.
-        let attempts: Vec<GapscoreAttempt> = if test.attempts.is_empty() {
-            Vec::new()
-        } else {
-            test.attempts
-                .iter()
-                .map(|a| GapscoreAttempt {
-                    status: status_code(a.status),
-                    has_duration: u32::from(a.duration.is_some()),
-                    duration: a.duration.unwrap_or(0.0),
-                    message: GapscoreStr::of_opt(a.message.as_deref()),
-                })
-                .collect()
-        };
-        let mut flags = 0;
-        if test.duration.is_some() {
-            flags |= GAPSCORE_TEST_HAS_DURATION;
-        }
-        if test.parent {
-            flags |= GAPSCORE_TEST_PARENT;
-        }
-        let c = GapscoreTest {
-            struct_size: size_of::<GapscoreTest>() as u32,
-            status: status_code(test.status),
-            id: GapscoreStr::of(test.id),
-            suite: GapscoreStr::of_opt(test.suite),
-            name: GapscoreStr::of(test.name),
-            message: GapscoreStr::of_opt(test.message),
-            expected: GapscoreStr::of_opt(test.expected),
-            actual: GapscoreStr::of_opt(test.actual),
-            output: GapscoreStr::of_opt(test.output),
-            file: GapscoreStr::of_opt(test.file),
-            parent_id: GapscoreStr::of_opt(test.parent_id),
-            attempts: if attempts.is_empty() {
-                std::ptr::null()
-            } else {
-                attempts.as_ptr()
-            },
-            attempt_count: attempts.len(),
-            duration: test.duration.unwrap_or(0.0),
-            line: test.line.unwrap_or(0),
-            category: category_code(test.category),
-            flags,
-            reserved: 0,
-        };
-        // SAFETY: valid table for this call; `c` and what it points into (the adapter's
-        // strings `test` borrows, `attempts`) live until the callback returns.
-        h.answer(unsafe { f(t.ctx, &c) });
-    }
-
-    fn problem(&mut self, problem: Problem) {
-        let (h, t) = (self.0, self.0.table);
-        if let (false, Some(f)) = (h.stopped.get(), t.problem) {
-            // SAFETY: valid table for this call; the views borrow `problem`.
-            h.answer(unsafe {
-                f(
-                    t.ctx,
-                    problem_code(problem.kind),
-                    GapscoreStr::of(&problem.detail),
-                    GapscoreStr::of_opt(problem.suite.as_deref()),
-                    problem.count.unwrap_or(0),
-                )
-            });
-        }
-    }
-
-    fn warning(&mut self, message: String) {
-        let (h, t) = (self.0, self.0.table);
-        if let (false, Some(f)) = (h.stopped.get(), t.warning) {
-            // SAFETY: valid table for this call; the view borrows `message`.
-            h.answer(unsafe { f(t.ctx, GapscoreStr::of(&message)) });
-        }
-    }
-}
-
-/// `parse_stream` for an exported adapter: runs [`parse_reader`](crate::Adapter::parse_reader) over `host->read`,
-/// forwarding its events; a failure's reason goes to `host->error` before the status returns.
-///
-/// # Safety
-/// `host` must point to a valid [`GapscoreHost`] whose functions may be called with its `ctx`
-/// on this thread during the call; `options_json` must point to `options_len` bytes (or be
-/// null with a length of 0).
-pub unsafe extern "C" fn parse_stream_shim<A: Exported>(
-    host: *const GapscoreHost,
-    options_json: *const u8,
-    options_len: usize,
-) -> i32 {
-    if host.is_null() || (options_json.is_null() && options_len > 0) {
-        return GAPSCORE_ERR_INVALID_ARG;
-    }
-    // SAFETY: non-null and valid for the call per the caller's contract.
-    let table = unsafe { &*host };
-    if (table.struct_size as usize) < size_of::<GapscoreHost>() || table.read.is_none() {
-        return GAPSCORE_ERR_INVALID_ARG;
-    }
-    let opts: &[u8] = if options_len == 0 {
-        &[]
-    } else {
-        // SAFETY: non-null (checked) and `options_len` readable bytes per the contract.
-        unsafe { std::slice::from_raw_parts(options_json, options_len) }
-    };
-    let host = Host {
-        table,
-        stopped: Cell::new(false),
-    };
-    match catch_unwind(AssertUnwindSafe(|| run_stream::<A>(&host, opts))) {
-        Ok(status) => status,
-        Err(p) => {
-            host.error(&panic_message(p.as_ref()), 0, 0, GAPSCORE_NO_OFFSET);
-            GAPSCORE_ERR_PANIC
-        }
-    }
-}
-
-fn run_stream<A: Exported>(host: &Host<'_>, opts: &[u8]) -> i32 {
-    let opts: ParseOptions = if opts.is_empty() {
-        ParseOptions::default()
-    } else {
-        match serde_json::from_slice(opts) {
-            Ok(o) => o,
-            Err(e) => {
-                host.error(
-                    &format!("invalid options object: {e}"),
-                    0,
-                    0,
-                    GAPSCORE_NO_OFFSET,
-                );
-                return GAPSCORE_ERR_INVALID_ARG;
-            }
-        }
-    };
-    let mut reader = BufReader::with_capacity(64 * 1024, HostRead(host));
-    let mut sink = HostSink(host);
-    let result = A::instance().parse_reader(&mut reader, &opts, &mut sink);
-    if host.stopped.get() {
-        // The host's own reason (a rejected event, a failed read) is what the user sees.
-        return GAPSCORE_ERR_STOPPED;
-    }
-    match result {
-        Ok(()) => GAPSCORE_OK,
-        Err(AdapterError::Input(e)) => {
-            let (line, column, offset) = match e.location() {
-                Some(Location::LineCol { line, column }) => (*line, *column, GAPSCORE_NO_OFFSET),
-                Some(Location::Offset(o)) => (0, 0, *o),
-                _ => (0, 0, GAPSCORE_NO_OFFSET),
-            };
-            host.error(&input_message(&e), line, column, offset);
-            GAPSCORE_ERR_PARSE
-        }
-        Err(AdapterError::Unsupported(m)) => {
-            host.error(&m, 0, 0, GAPSCORE_NO_OFFSET);
-            GAPSCORE_ERR_UNSUPPORTED
-        }
-        Err(AdapterError::Panic(m)) => {
-            host.error(&m, 0, 0, GAPSCORE_NO_OFFSET);
-            GAPSCORE_ERR_PANIC
-        }
-        Err(e) => {
-            host.error(&e.to_string(), 0, 0, GAPSCORE_NO_OFFSET);
-            GAPSCORE_ERR_INTERNAL
-        }
-    }
-}
-
-/// An input error's message without its place (which crosses as numbers).
-fn input_message(e: &InputError) -> String {
-    match e {
-        InputError::Syntax { message, .. } | InputError::Content { message, .. } => message.clone(),
-        InputError::Empty(m) | InputError::Unlocated(m) => m.clone(),
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]
