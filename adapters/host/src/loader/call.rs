@@ -121,8 +121,12 @@ pub(super) struct Owned {
 
 /// The parts offered to one call, and those open.
 pub(super) struct Offer {
-    /// Boxed: `read_at`'s `input_ctx` points at it from any thread.
-    pub(super) input: Box<PartInput>,
+    /// From `Box::into_raw`, freed in `Drop`: `read_at`'s `input_ctx` points at it from any
+    /// thread while this thread holds the call mutably, so it is not owned through a `Box`
+    /// (whose uniqueness the other threads' reads would break).
+    pub(super) input: *mut PartInput,
+    /// The most parts, the file's own among them.
+    pub(super) parts: u32,
     /// The open parts, in the order they were opened.
     pub(super) open: Vec<*mut Part>,
 }
@@ -134,6 +138,9 @@ impl Drop for Offer {
             // or in `take`, which removes it from `open` first.
             drop(unsafe { Box::from_raw(part) });
         }
+        // SAFETY: `input` came from `Box::into_raw` and is freed only here, after the
+        // parse_stream call that lent it to `read_at` returned.
+        drop(unsafe { Box::from_raw(self.input) });
     }
 }
 

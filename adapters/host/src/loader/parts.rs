@@ -48,10 +48,11 @@ pub(super) fn parse_parted(
 
 /// Fills the parts members of the file's `table`.
 fn offer(table: &mut GapscoreHost, call: &mut Call<'_>, input: PartInput) {
-    let input = Box::new(input);
     table.parts = input.parts;
     table.input_len = input.len;
-    table.input_ctx = std::ptr::from_ref::<PartInput>(&input).cast_mut().cast();
+    let parts = input.parts;
+    let input = Box::into_raw(Box::new(input));
+    table.input_ctx = input.cast();
     table.read_at = Some(host_read_at);
     table.part_open = Some(host_part_open);
     table.parts_fit = Some(host_parts_fit);
@@ -59,6 +60,7 @@ fn offer(table: &mut GapscoreHost, call: &mut Call<'_>, input: PartInput) {
     table.parts_end = Some(host_parts_end);
     call.parts = Some(Offer {
         input,
+        parts,
         open: Vec::new(),
     });
 }
@@ -76,8 +78,8 @@ unsafe extern "C" fn host_read_at(
     if cap == 0 {
         return 0;
     }
-    // SAFETY: `input_ctx` is the boxed `PartInput` of the running call (the plugin passes it
-    // back unchanged), only ever read; `buf` is non-null with `cap` writable bytes per the
+    // SAFETY: `input_ctx` is the `PartInput` of the running call (the plugin passes it back
+    // unchanged), a raw allocation only ever read until the call returns; `buf` is non-null with `cap` writable bytes per the
     // contract.
     let (input, out) = unsafe {
         (
@@ -143,7 +145,7 @@ unsafe extern "C" fn host_part_open(ctx: *mut c_void) -> *const GapscoreHost {
     let mut opened: *const GapscoreHost = std::ptr::null();
     let body = |offer: &mut Offer, call: &mut Call<'_>| {
         // The file's own call is the first part: at most `parts - 1` later ones at once.
-        if offer.open.len() + 1 >= offer.input.parts as usize {
+        if offer.open.len() + 1 >= offer.parts as usize {
             return Ok(());
         }
         let Target::Parted(sink) = &call.sink else {
