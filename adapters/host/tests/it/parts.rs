@@ -225,3 +225,49 @@ fn the_junit_plugin_read_in_parts_gives_the_built_in_events() {
         "the plugin never appended a part"
     );
 }
+
+/// What reading `path` gave: the events, or the adapter's error (without the adapter's name).
+fn outcome(reg: &Registry, path: &Path, format: &str, parts: usize) -> String {
+    let out = ingest_appendable(
+        reg,
+        &[Input::new(path.to_path_buf(), true)],
+        &opts(format, parts),
+        |_, _| Seen::default(),
+    );
+    match out.into_iter().next().unwrap() {
+        Outcome::Parsed(p) => p.consumer.lines.join("\n"),
+        Outcome::Failed(gapscore_adapters::IngestError::Parse { error, .. }) => {
+            format!("error: {error}")
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+/// Every JUnit fixture and bad-input file of the repository, read by the plugin offered two
+/// parts (a guess near the middle of each file), gives the built-in's one-pass events or error.
+#[test]
+fn the_junit_plugin_offered_parts_reads_every_fixture_as_one_pass() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in ["adapters/junit/tests/fixtures", "tests/bad-input/junit"] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(d) = stack.pop() {
+            for e in fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "xml") {
+                    files.push(p);
+                }
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() > 100, "{} files", files.len());
+    let reg = registry("gapscore_adapter_junit_plugin");
+    for f in &files {
+        let one = outcome(&reg, f, "junit", 1);
+        let plugin = outcome(&reg, f, "junit-plugin", 2);
+        assert_eq!(plugin, one, "{}", f.display());
+    }
+}
