@@ -14,7 +14,7 @@
 use std::ffi::c_void;
 use std::fs::File;
 use std::io::BufRead;
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use gapscore_adapter_sdk::abi::{GapscoreAdapterV2, GapscoreHost};
 use gapscore_adapter_sdk::{AdapterError, ParseOptions};
@@ -124,9 +124,11 @@ unsafe fn with_offer(
     let body = |call: &mut Call<'_>| {
         let result = match call.parts.take() {
             Some(mut offer) => {
-                let r = f(&mut offer, call);
+                // The offer goes back even when `f` panics (a consumer's `make`): dropped here,
+                // it would free the input other threads may still be reading through `read_at`.
+                let r = catch_unwind(AssertUnwindSafe(|| f(&mut offer, &mut *call)));
                 call.parts = Some(offer);
-                r
+                r.unwrap_or_else(|p| resume_unwind(p))
             }
             None => Err(
                 "this table offers no parts (a part's own table, or a file read in one pass)"
