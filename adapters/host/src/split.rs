@@ -104,14 +104,21 @@ pub(crate) struct PartInput {
 /// more than one (the built-in's rule: [`SplitOptions`]).
 pub(crate) fn part_input(path: &Path, opts: &SplitOptions) -> Option<PartInput> {
     let threads = rayon::current_num_threads();
-    let file = File::open(path).ok()?;
-    let meta = file.metadata().ok()?;
+    if threads < 2 {
+        return None;
+    }
+    // Opened only for a file worth it: batch scoring reads many small ones.
+    let meta = std::fs::metadata(path).ok()?;
     let len = meta.len();
-    if !meta.is_file() || len < opts.min_bytes || threads < 2 {
+    if !meta.is_file() || len < opts.min_bytes {
         return None;
     }
     let parts = u32::try_from(wanted_parts(len, threads, opts)).ok()?;
-    (parts > 1).then_some(PartInput { file, len, parts })
+    if parts < 2 {
+        return None;
+    }
+    let file = File::open(path).ok()?;
+    Some(PartInput { file, len, parts })
 }
 
 /// The file offsets of likely boundaries between top-level suites, increasing, each with the
