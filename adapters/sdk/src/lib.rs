@@ -6,8 +6,9 @@
 //! - [`abi`]: the C ABI — v2, streaming ([`abi::GapscoreAdapterV2`], [`abi::GapscoreHost`]:
 //!   a read callback and an event-sink table), and v1, one JSON document
 //!   ([`abi::GapscoreAdapterV1`]), which hosts still load — the [`export_adapter!`] macro that
-//!   turns an [`Adapter`] into a loadable v2 plugin (its `parse_reader` streams), and
-//!   [`abi::c_header`], from which the committed `include/gapscore_adapter.h` is generated.
+//!   turns an [`Adapter`] into a loadable v2 plugin (its `parse_reader` streams; its
+//!   [`Adapter::parse_in_parts`] may read a large file on several threads, [`abi::parts`]),
+//!   and [`abi::c_header`], from which the committed `include/gapscore_adapter.h` is generated.
 //! - [`text`]: capped text ([`text::push_capped`], [`text::TEXT_CAP`], [`text::CUT_NOTE`]):
 //!   messages and output kept per test are cut at 64 KiB with a note.
 //! - [`json`]: what every JSON reader refuses the same way: a key given twice in one object

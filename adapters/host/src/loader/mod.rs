@@ -1,7 +1,7 @@
 //! Loading adapter plugins through the C ABI: [`PluginSearch`] finds plugin files,
 //! [`load_plugin`] validates and wraps one as a [`PluginAdapter`], which implements the same
 //! [`Adapter`] trait as the built-ins. The descriptor's `abi_version` picks the protocol:
-//! [`v1`] (one JSON document, input and output capped) or [`v2`] (streaming through a read
+//! `v1` (one JSON document, input and output capped) or `v2` (streaming through a read
 //! callback and an event-sink table).
 //!
 //! Libraries are never unloaded (unloading a library whose thread-locals other threads touched

@@ -112,7 +112,7 @@ pub const GAPSCORE_TEST_PARENT: u32 = 2;
 pub const GAPSCORE_NO_OFFSET: u64 = u64::MAX;
 
 /// `read(ctx, buf, cap)`: fills up to `cap` bytes; returns how many (0 at the end of the input)
-/// or -1 when the host could not read (the plugin then returns [`GAPSCORE_ERR_STOPPED`]).
+/// or -1 when the host could not read (the plugin then returns [`GAPSCORE_ERR_STOPPED`](super::GAPSCORE_ERR_STOPPED)).
 pub type ReadFn = unsafe extern "C" fn(*mut c_void, *mut u8, usize) -> isize;
 /// `producer(ctx, name, version)`; `version` may be absent.
 pub type ProducerFn = unsafe extern "C" fn(*mut c_void, GapscoreStr, GapscoreStr) -> i32;
@@ -154,7 +154,7 @@ pub type PartsEndFn =
 /// be called on the thread that called `parse_stream` (but for `read_at`, and a part's table:
 /// see "Reading in parts" in docs/abi.md). Each event callback returns 0 to go on; non-zero
 /// means the host rejected the event or wants the parse to stop: the plugin should return
-/// [`GAPSCORE_ERR_STOPPED`] soon (further events are ignored).
+/// [`GAPSCORE_ERR_STOPPED`](super::GAPSCORE_ERR_STOPPED) soon (further events are ignored).
 ///
 /// The members from `parts` on were appended to the first v2 table: a host table whose
 /// `struct_size` ends before them ([`HOST_BASE_SIZE`], a host from before them) offers no
