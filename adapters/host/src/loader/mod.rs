@@ -2,7 +2,8 @@
 //! [`load_plugin`] validates and wraps one as a [`PluginAdapter`], which implements the same
 //! [`Adapter`] trait as the built-ins. The descriptor's `abi_version` picks the protocol:
 //! `v1` (one JSON document, input and output capped) or `v2` (streaming through a read
-//! callback and an event-sink table).
+//! callback and an event-sink table; `parts`: a large file offered in parts, each with a table
+//! of its own, `call`: what the callbacks share).
 //!
 //! Libraries are never unloaded (unloading a library whose thread-locals other threads touched
 //! is unsound on several platforms), and the current directory is never searched implicitly:
