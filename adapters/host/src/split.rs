@@ -8,7 +8,9 @@ use std::any::Any;
 use std::fs::File;
 use std::path::Path;
 
-use gapscore_adapter_junit::parser::split::{Part, Split, find_split, find_splits, parse_split};
+use gapscore_adapter_junit::parser::split::{
+    Part, Split, find_split, find_splits, parse_split, total_tests_guess,
+};
 use gapscore_adapter_sdk::{
     AdapterError, EventSink, Normalizer, Problem, Producer, TestCase, TestCaseRef,
 };
@@ -81,12 +83,25 @@ impl Appendable for Tally {
     }
 }
 
-/// In how many parts a file of `len` bytes is read on a pool of `threads`.
-pub(crate) fn wanted_parts(len: u64, threads: usize, opts: &SplitOptions) -> u64 {
-    match opts.parts {
+/// The length of the regular file at `path` and the parts it is read in, when it is large
+/// enough and the pool has more than one thread: the rule for the built-in's split read and a
+/// plugin's offer alike. Only the file's metadata is read (batch scoring reads many small
+/// files, none of them worth opening twice).
+fn worth_parts(path: &Path, opts: &SplitOptions) -> Option<(u64, u64)> {
+    let threads = rayon::current_num_threads();
+    if threads < 2 {
+        return None;
+    }
+    let meta = std::fs::metadata(path).ok()?;
+    let len = meta.len();
+    if !meta.is_file() || len < opts.min_bytes {
+        return None;
+    }
+    let parts = match opts.parts {
         0 => (threads.min(MAX_PARTS) as u64).min(len / MIN_PART_BYTES),
         n => n as u64,
-    }
+    };
+    Some((len, parts))
 }
 
 /// The file a plugin is offered in parts.
@@ -103,17 +118,8 @@ pub(crate) struct PartInput {
 /// The file at `path` as a v2 plugin is offered it in parts, when it is worth reading in
 /// more than one (the built-in's rule: [`SplitOptions`]).
 pub(crate) fn part_input(path: &Path, opts: &SplitOptions) -> Option<PartInput> {
-    let threads = rayon::current_num_threads();
-    if threads < 2 {
-        return None;
-    }
-    // Opened only for a file worth it: batch scoring reads many small ones.
-    let meta = std::fs::metadata(path).ok()?;
-    let len = meta.len();
-    if !meta.is_file() || len < opts.min_bytes {
-        return None;
-    }
-    let parts = u32::try_from(wanted_parts(len, threads, opts)).ok()?;
+    let (len, parts) = worth_parts(path, opts)?;
+    let parts = u32::try_from(parts).ok()?;
     if parts < 2 {
         return None;
     }
@@ -124,15 +130,11 @@ pub(crate) fn part_input(path: &Path, opts: &SplitOptions) -> Option<PartInput> 
 /// The file offsets of likely boundaries between top-level suites, increasing, each with the
 /// file opened for that part, and the file's length, when the file is worth splitting.
 pub(crate) fn split_points(path: &Path, opts: &SplitOptions) -> Option<(Vec<(File, u64)>, u64)> {
-    let threads = rayon::current_num_threads();
+    let (len, parts) = worth_parts(path, opts)?;
     let mut f = File::open(path).ok()?;
-    let len = f.metadata().ok()?.len();
-    if len < opts.min_bytes || threads < 2 {
-        return None;
-    }
     let ats = match opts.at {
         Some(at) => find_split(&mut f, at).ok()?.into_iter().collect(),
-        None => find_splits(&mut f, len, wanted_parts(len, threads, opts)).ok()?,
+        None => find_splits(&mut f, len, parts).ok()?,
     };
     let points = ats
         .into_iter()
@@ -159,21 +161,30 @@ pub(crate) fn read_split<R: std::io::BufRead, C: EventSink + Send + Appendable>(
         })
         .collect();
     let can = |a: &Normalizer<C>, later: &[Normalizer<C>]| {
-        let later: Vec<&C> = later.iter().map(Normalizer::get_ref).collect();
-        a.get_ref().can_append(&later)
+        can_append_parts(a, &later.iter().collect::<Vec<_>>())
     };
-    // The tests in the whole file, guessed from the first top-level suite's share of its bytes.
-    let worth = |offset: u64, tests: u64| {
-        let guess = u128::from(tests) * u128::from(len) / u128::from(offset.max(1));
-        C::may_append(u64::try_from(guess).unwrap_or(u64::MAX))
-    };
+    let worth = |offset: u64, tests: u64| C::may_append(total_tests_guess(tests, offset, len));
     if let Split::Appended(later) = parse_split(whole, parts, &mut sink, &can, &worth)? {
-        for part in later {
-            let rest = sink.append(part);
-            sink.get_mut().append(rest);
-        }
+        append_parts(&mut sink, later);
     }
     Ok(sink.finish())
+}
+
+/// Whether the consumers of `later`, in order, append exactly to `first`'s.
+fn can_append_parts<C: EventSink + Appendable>(
+    first: &Normalizer<C>,
+    later: &[&Normalizer<C>],
+) -> bool {
+    let later: Vec<&C> = later.iter().map(|n| n.get_ref()).collect();
+    first.get_ref().can_append(&later)
+}
+
+/// Takes in `later`, in order: each normalizer, then its consumer.
+fn append_parts<C: EventSink + Appendable>(sink: &mut Normalizer<C>, later: Vec<Normalizer<C>>) {
+    for part in later {
+        let rest = sink.append(part);
+        sink.get_mut().append(rest);
+    }
 }
 
 /// A plugin's main sink when the host offers it parts (ABI v2, "Reading in parts"): the
@@ -186,8 +197,9 @@ pub(crate) trait PartedSink: EventSink {
     fn fits(&self, tests: u64) -> bool;
     /// [`Appendable::can_append`] of the parts' consumers, in order.
     fn can_append(&self, later: &[&dyn PartConsumer]) -> bool;
-    /// Takes in the parts, in order ([`PartedSink::can_append`] said yes).
-    fn append(&mut self, later: Vec<Box<dyn PartConsumer>>);
+    /// Takes in the parts, in order ([`PartedSink::can_append`] said yes); `false`, with
+    /// nothing taken in, when one of them was not made by this sink's [`PartedSink::part`].
+    fn append(&mut self, later: Vec<Box<dyn PartConsumer>>) -> bool;
 }
 
 /// A later part's sink, given back to the [`PartedSink`] that made it.
@@ -240,23 +252,21 @@ impl<C: EventSink + Send + Appendable + 'static> PartedSink for Parted<'_, C> {
         C::may_append(tests)
     }
     fn can_append(&self, later: &[&dyn PartConsumer]) -> bool {
-        let later: Option<Vec<&C>> = later
+        let later: Option<Vec<&Normalizer<C>>> = later
             .iter()
-            .map(|p| {
-                p.as_any()
-                    .downcast_ref::<Normalizer<C>>()
-                    .map(Normalizer::get_ref)
-            })
+            .map(|p| p.as_any().downcast_ref::<Normalizer<C>>())
             .collect();
-        later.is_some_and(|later| self.sink.get_ref().can_append(&later))
+        later.is_some_and(|later| can_append_parts(&self.sink, &later))
     }
-    fn append(&mut self, later: Vec<Box<dyn PartConsumer>>) {
-        for part in later {
-            // Every part was made by `part`: the downcast cannot fail.
-            if let Ok(part) = part.into_any().downcast::<Normalizer<C>>() {
-                let rest = self.sink.append(*part);
-                self.sink.get_mut().append(rest);
-            }
-        }
+    fn append(&mut self, later: Vec<Box<dyn PartConsumer>>) -> bool {
+        let later: Result<Vec<Normalizer<C>>, _> = later
+            .into_iter()
+            .map(|p| p.into_any().downcast::<Normalizer<C>>().map(|p| *p))
+            .collect();
+        let Ok(later) = later else {
+            return false;
+        };
+        append_parts(&mut self.sink, later);
+        true
     }
 }

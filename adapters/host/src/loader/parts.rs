@@ -303,8 +303,15 @@ unsafe extern "C" fn host_parts_end(
                 _ => None,
             })
             .collect();
-        if let Target::Parted(sink) = &mut call.sink {
-            sink.append(consumers);
+        let appended = match &mut call.sink {
+            Target::Parted(sink) => sink.append(consumers),
+            _ => false,
+        };
+        if !appended {
+            return Err(
+                "the plugin's parts were not appended: the file's consumer did not make them"
+                    .to_owned(),
+            );
         }
         Ok(())
     };

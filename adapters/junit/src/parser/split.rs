@@ -136,11 +136,7 @@ pub fn parse_offered(
     if parts.is_empty() {
         return super::parse_reader(whole, sink);
     }
-    // As the built-in's host guesses: from the first top-level suite's share of the bytes.
-    let worth = |offset: u64, tests: u64| {
-        let guess = u128::from(tests) * u128::from(len) / u128::from(offset.max(1));
-        offer.fit(u64::try_from(guess).unwrap_or(u64::MAX))
-    };
+    let worth = |offset: u64, tests: u64| offer.fit(total_tests_guess(tests, offset, len));
     if let Split::Appended(later) = parse_split(
         &mut whole,
         parts,
@@ -153,6 +149,13 @@ pub fn parse_offered(
         offer.append(later);
     }
     Ok(())
+}
+
+/// The tests in a file of `len` bytes, guessed from its first top-level suite, which ends at
+/// `offset` and holds `tests`: what [`parse_split`]'s `worth` is asked to judge.
+pub fn total_tests_guess(tests: u64, offset: u64, len: u64) -> u64 {
+    let guess = u128::from(tests) * u128::from(len) / u128::from(offset.max(1));
+    u64::try_from(guess).unwrap_or(u64::MAX)
 }
 
 /// A later part of the file: read from `at` (a [`find_split`] guess) to the next part's `at`,
