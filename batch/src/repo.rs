@@ -11,7 +11,7 @@ use gapscore_core::{
     render::render_json,
 };
 use gapscore_engine::fs::{self as efs, FsError, write_atomic};
-use gapscore_engine::{Diagnostic, Refusal, ScoreRequest, SealInput};
+use gapscore_engine::{Refusal, ScoreRequest, SealInput};
 use serde::Deserialize;
 
 use crate::RepoSpec;
@@ -274,19 +274,14 @@ pub(crate) fn score(
             }
             Some(Refusal::Rules(e) | Refusal::Usage(e)) => efs::chain(&e),
             _ => {
-                let mut errors: Vec<String> = outcome
+                // Files nothing recognised explain a suite with no results: they are errors
+                // (`InputNotResults`), so they are named with the rest.
+                let errors: Vec<String> = outcome
                     .diagnostics
                     .iter()
-                    .filter_map(|d| match d {
-                        Diagnostic::Error(m) => Some(m.clone()),
-                        Diagnostic::Warning(_) => None,
-                    })
+                    .filter(|d| d.is_error())
+                    .map(|d| d.message.clone())
                     .collect();
-                // Files nothing recognised explain a suite with no results: name them too.
-                errors.extend(outcome.diagnostics.iter().filter_map(|d| match d {
-                    Diagnostic::Warning(m) if m.contains(": skipped: ") => Some(m.clone()),
-                    _ => None,
-                }));
                 first_errors(&errors)
             }
         };

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
-use gapscore_engine::Diagnostic;
 use gapscore_engine::fs;
+use gapscore_engine::{Diagnostic, Severity};
 
 /// Writes `content` to `out` atomically (a temporary file in the same directory, then a
 /// rename), or to standard output when `out` is `None`. A closed pipe on stdout is not an error.
@@ -152,32 +152,31 @@ pub fn report_error(e: &anyhow::Error) {
 /// Prints the engine's diagnostics in order.
 pub fn diagnostics(list: &[Diagnostic]) {
     for d in list {
-        match d {
-            Diagnostic::Error(m) => error(m),
-            Diagnostic::Warning(m) => warn(m),
+        match d.severity {
+            Severity::Error => error(&d.message),
+            Severity::Warning => warn(&d.message),
         }
     }
 }
 
-/// Prints the engine's diagnostics in order, warnings of one kind as one line: the first
+/// Prints the engine's diagnostics in order, warnings of one code as one line: the first
 /// message, with how many more there were and where (`gapscore_core::warnings`), at the place
 /// the first one arose. With `verbose`, every warning is printed.
 pub fn diagnostics_grouped(list: &[Diagnostic], verbose: bool) {
     if verbose {
         return diagnostics(list);
     }
-    let warnings = list.iter().filter_map(|d| match d {
-        Diagnostic::Warning(m) => Some(m.as_str()),
-        Diagnostic::Error(_) => None,
-    });
+    let warnings = list
+        .iter()
+        .filter(|d| !d.is_error())
+        .map(|d| (d.code, d.message.as_str()));
     let mut groups = gapscore_core::warnings::group(warnings).into_iter();
     let mut seen = std::collections::HashSet::new();
     for d in list {
-        match d {
-            Diagnostic::Error(m) => error(m),
-            Diagnostic::Warning(m) => {
-                let kind = gapscore_core::warnings::kind_of(m);
-                if seen.insert(kind)
+        match d.severity {
+            Severity::Error => error(&d.message),
+            Severity::Warning => {
+                if seen.insert(d.code)
                     && let Some(g) = groups.next()
                 {
                     warn(&g.line());

@@ -80,6 +80,7 @@ pub mod warnings;
 pub use failures::{FailureList, FailureLog, Spill, SpillFactory};
 // The model crate's types, re-exported for the crates that score (adapters depend on
 // gapscore-model through the SDK instead).
+pub use gapscore_model::Code;
 pub use gapscore_model::{
     Attempt, Category, DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, InputError,
     Location, Normalizer, Problem, ProblemKind, Producer, RunCollector, Status, TestCase,

@@ -334,7 +334,10 @@ pub struct Extension {
     /// Warnings from reading the inputs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// How many warnings of each kind were raised, in first-seen order, when there were any:
+    /// The code of each of `warnings`, in the same order (`gapscore explain CODE`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warning_codes: Vec<gapscore_model::Code>,
+    /// How many warnings of each code were raised, in first-seen order, when there were any:
     /// `warnings` keeps only the first [`crate::warnings::REPORT_WARNINGS`] messages.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warning_counts: Vec<WarningCount>,
@@ -631,8 +634,7 @@ fn build(
             .filter(|(_, n)| *n > 0)
             .collect()
     };
-    let (warnings, warning_counts) =
-        crate::warnings::report_share(&sealed.warnings, open.map(|o| &o.warnings));
+    let share = crate::warnings::report_share(&sealed.warnings, open.map(|o| &o.warnings));
 
     let extension = Extension {
         tool: concat!("gapscore ", env!("CARGO_PKG_VERSION")).to_owned(),
@@ -660,8 +662,9 @@ fn build(
         suites,
         inputs: opts.inputs.clone(),
         sealed_dir_excluded_present: opts.excluded_present.clone(),
-        warnings,
-        warning_counts,
+        warnings: share.warnings,
+        warning_codes: share.codes,
+        warning_counts: share.counts,
         runner: opts.runner.clone(),
         gate: None,
     };

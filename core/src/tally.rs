@@ -543,11 +543,15 @@ impl EventSink for Tally {
     }
 
     fn warning(&mut self, message: String) {
+        self.coded_warning(gapscore_model::Code::AdapterWarning, message);
+    }
+
+    fn coded_warning(&mut self, code: gapscore_model::Code, message: String) {
         let message = match &self.source {
             Some(src) => format!("{src}: {message}"),
             None => message,
         };
-        self.warnings.push(message);
+        self.warnings.push(code, message);
     }
 }
 

@@ -1,17 +1,17 @@
-//! Warnings grouped by kind. A big input can raise the same warning thousands of times (a JUnit
+//! Warnings grouped by code. A big input can raise the same warning thousands of times (a JUnit
 //! file whose every suite declares the wrong failure count, a directory with ten thousand
-//! repeated ids); they are shown and reported once per *kind*, with a count and the first few
+//! repeated ids); they are shown and reported once per *code*, with a count and the first few
 //! places.
 //!
-//! A warning's kind is its message with the parts that vary masked ([`kind_of`]): the input
-//! file in front (`path: `) becomes `<file>: `, every backtick-quoted name becomes `` `…` `` and
-//! every run of digits becomes `N`. So `` a.xml: testsuite `x` declares failures="0" but holds 3 ``
-//! and `` b.xml: testsuite `y` declares failures="0" but holds 12 `` are one kind,
-//! `` <file>: testsuite `…` declares failures="N" but holds N ``. Its place ([`place_of`]) is
-//! what was masked first: the file and the first quoted name.
+//! The grouping key is the warning's stable [`Code`] (and, in a report, which suite raised it),
+//! never its text. Each group also shows a *kind* for reading: the first message with the parts
+//! that vary masked ([`kind_of`]: the input file in front becomes `<file>: `, every
+//! backtick-quoted name `` `…` `` and every run of digits `N`), and its place ([`place_of`]):
+//! the file and the first quoted name. Both are display only: nothing decides on them.
 
 use std::collections::HashMap;
 
+use gapscore_model::Code;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -28,15 +28,21 @@ pub const OTHER_KINDS: &str = "(other kinds)";
 /// Places named on a grouped warning line.
 pub const PLACES_SHOWN: usize = 3;
 
-/// How many warnings of one kind were raised (`gapscore.warning_counts`).
+/// How many warnings of one code were raised (`gapscore.warning_counts`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct WarningCount {
-    /// The message template (see the module documentation).
+    /// The first message of the code, masked (see the module documentation): for reading only.
     pub kind: String,
-    /// How many warnings of this kind.
+    /// The warnings' code; absent for the catch-all [`OTHER_KINDS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<Code>,
+    /// How many warnings of this code.
     pub count: u64,
 }
+
+/// What warnings are counted apart by: the code, and whether the open suite raised them.
+type Key = (Option<Code>, bool);
 
 /// The input file a warning starts with (`path: message`), if it looks like one: no spaces, and
 /// a `/` or a `.` in it. An `open: ` prefix is skipped.
@@ -114,14 +120,15 @@ pub const KEPT_WARNINGS: usize = 10_000;
 /// [`OTHER_KINDS`].
 pub const LOGGED_KINDS: usize = 1_000;
 
-/// The warnings raised while reading, bounded: the first [`KEPT_WARNINGS`] messages, and a count
-/// of every warning by kind (in first-seen order, [`LOGGED_KINDS`] apart).
+/// The warnings raised while reading, bounded: the first [`KEPT_WARNINGS`] messages with their
+/// codes, and a count of every warning by code (in first-seen order, [`LOGGED_KINDS`] apart).
 #[derive(Clone, Default)]
 pub struct WarningLog {
-    kept: Vec<String>,
+    kept: Vec<(Code, String)>,
     total: u64,
     kinds: Vec<WarningCount>,
-    at: HashMap<String, usize>,
+    keys: Vec<Key>,
+    at: HashMap<Key, usize>,
 }
 
 impl std::fmt::Debug for WarningLog {
@@ -137,39 +144,50 @@ impl std::fmt::Debug for WarningLog {
 
 impl WarningLog {
     /// Records one warning.
-    pub fn push(&mut self, message: String) {
+    pub fn push(&mut self, code: Code, message: String) {
         self.total += 1;
-        self.count_kind(kind_of(&message), 1, LOGGED_KINDS);
+        if !self.at.contains_key(&(Some(code), false)) {
+            self.count_kind((Some(code), false), kind_of(&message), 1, LOGGED_KINDS);
+        } else {
+            self.count_kind((Some(code), false), String::new(), 1, LOGGED_KINDS);
+        }
         if self.kept.len() < KEPT_WARNINGS {
-            self.kept.push(message);
+            self.kept.push((code, message));
         }
     }
 
     /// Adds `other`'s warnings after this log's, as if they had been pushed here in order.
     pub fn append(&mut self, other: WarningLog) {
         self.total += other.total;
-        for k in other.kinds {
-            self.count_kind(k.kind, k.count, LOGGED_KINDS);
+        for (k, key) in other.kinds.into_iter().zip(other.keys) {
+            self.count_kind(key, k.kind, k.count, LOGGED_KINDS);
         }
         let room = KEPT_WARNINGS.saturating_sub(self.kept.len());
         self.kept.extend(other.kept.into_iter().take(room));
     }
 
-    fn count_kind(&mut self, mut kind: String, n: u64, apart: usize) {
-        if !self.at.contains_key(&kind) && self.at.len() >= apart {
+    // Counts `n` warnings under `key`; `kind` names a key seen for the first time.
+    fn count_kind(&mut self, mut key: Key, mut kind: String, n: u64, apart: usize) {
+        if !self.at.contains_key(&key) && self.at.len() >= apart {
+            key = (None, false);
             OTHER_KINDS.clone_into(&mut kind);
         }
-        match self.at.get(&kind) {
+        match self.at.get(&key) {
             Some(&i) => self.kinds[i].count += n,
             None => {
-                self.at.insert(kind.clone(), self.kinds.len());
-                self.kinds.push(WarningCount { kind, count: n });
+                self.at.insert(key, self.kinds.len());
+                self.keys.push(key);
+                self.kinds.push(WarningCount {
+                    kind,
+                    code: key.0,
+                    count: n,
+                });
             }
         }
     }
 
-    /// The messages kept, in the order they were raised.
-    pub fn messages(&self) -> &[String] {
+    /// The messages kept with their codes, in the order they were raised.
+    pub fn messages(&self) -> &[(Code, String)] {
         &self.kept
     }
 
@@ -188,45 +206,64 @@ impl WarningLog {
         self.total - self.kept.len() as u64
     }
 
-    /// Every warning counted by kind, in first-seen order.
+    /// Every warning counted by code, in first-seen order.
     pub fn counts(&self) -> &[WarningCount] {
         &self.kinds
     }
 }
 
 /// The report's share of the sealed suite's warnings and the open suite's (each message of the
-/// open suite prefixed `open: `): the first [`REPORT_WARNINGS`] messages, and the count of every
-/// warning by kind (at most [`REPORT_KINDS`] apart), in first-seen order. The counts are empty
-/// when there was no warning.
-pub fn report_share(
-    sealed: &WarningLog,
-    open: Option<&WarningLog>,
-) -> (Vec<String>, Vec<WarningCount>) {
+/// open suite prefixed `open: `): the first [`REPORT_WARNINGS`] messages and their codes, and
+/// the count of every warning by code and suite (at most [`REPORT_KINDS`] apart), in first-seen
+/// order. The counts are empty when there was no warning.
+pub fn report_share(sealed: &WarningLog, open: Option<&WarningLog>) -> ReportWarnings {
     let mut share = WarningLog::default();
-    let mut warnings: Vec<String> = sealed.kept.iter().take(REPORT_WARNINGS).cloned().collect();
-    for k in &sealed.kinds {
-        share.count_kind(k.kind.clone(), k.count, REPORT_KINDS);
+    let mut kept: Vec<(Code, String)> = sealed.kept.iter().take(REPORT_WARNINGS).cloned().collect();
+    for (k, key) in sealed.kinds.iter().zip(&sealed.keys) {
+        share.count_kind(*key, k.kind.clone(), k.count, REPORT_KINDS);
     }
     if let Some(o) = open {
-        let room = REPORT_WARNINGS.saturating_sub(warnings.len());
-        warnings.extend(o.kept.iter().take(room).map(|w| format!("open: {w}")));
-        for k in &o.kinds {
-            // `kind_of("open: " + w)` is `"open: " + kind_of(w)`; the catch-all stays one kind.
-            let kind = if k.kind == OTHER_KINDS {
-                OTHER_KINDS.to_owned()
-            } else {
-                format!("open: {}", k.kind)
+        let room = REPORT_WARNINGS.saturating_sub(kept.len());
+        kept.extend(
+            o.kept
+                .iter()
+                .take(room)
+                .map(|(c, w)| (*c, format!("open: {w}"))),
+        );
+        for (k, key) in o.kinds.iter().zip(&o.keys) {
+            // The catch-all stays one kind across both suites.
+            let (key, kind) = match key.0 {
+                None => ((None, false), OTHER_KINDS.to_owned()),
+                Some(c) => ((Some(c), true), format!("open: {}", k.kind)),
             };
-            share.count_kind(kind, k.count, REPORT_KINDS);
+            share.count_kind(key, kind, k.count, REPORT_KINDS);
         }
     }
-    (warnings, share.kinds)
+    let (codes, warnings) = kept.into_iter().unzip();
+    ReportWarnings {
+        warnings,
+        codes,
+        counts: share.kinds,
+    }
+}
+
+/// A report's share of the warnings ([`report_share`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportWarnings {
+    /// The messages (`gapscore.warnings`).
+    pub warnings: Vec<String>,
+    /// Their codes, in the same order (`gapscore.warning_codes`).
+    pub codes: Vec<Code>,
+    /// Every warning counted by code (`gapscore.warning_counts`).
+    pub counts: Vec<WarningCount>,
 }
 
 /// One kind of warning among several, for the grouped line.
 #[derive(Debug)]
 pub struct Group {
-    /// The first message of the kind, shown in full.
+    /// The code the group's warnings share.
+    pub code: Code,
+    /// The first message of the code, shown in full.
     pub first: String,
     /// How many messages of the kind.
     pub count: u64,
@@ -257,14 +294,13 @@ impl Group {
     }
 }
 
-/// Groups messages by kind, in the order each kind first occurs.
-pub fn group<'a>(messages: impl IntoIterator<Item = &'a str>) -> Vec<Group> {
+/// Groups messages by code, in the order each code first occurs.
+pub fn group<'a>(messages: impl IntoIterator<Item = (Code, &'a str)>) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
-    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut at: HashMap<Code, usize> = HashMap::new();
     let mut first_place: Vec<Option<String>> = Vec::new();
-    for m in messages {
-        let kind = kind_of(m);
-        match at.get(&kind) {
+    for (code, m) in messages {
+        match at.get(&code) {
             Some(&i) => {
                 let g = &mut groups[i];
                 g.count += 1;
@@ -280,9 +316,10 @@ pub fn group<'a>(messages: impl IntoIterator<Item = &'a str>) -> Vec<Group> {
                 }
             }
             None => {
-                at.insert(kind, groups.len());
+                at.insert(code, groups.len());
                 first_place.push(place_of(m));
                 groups.push(Group {
+                    code,
                     first: m.to_owned(),
                     count: 1,
                     places: Vec::new(),
@@ -305,10 +342,6 @@ mod tests {
             "<file>: testsuite `…` declares failures=\"N\" but holds N"
         );
         assert_eq!(
-            kind_of("sealed test id `m::a` occurs 4 times; every entry is counted"),
-            "sealed test id `…` occurs N times; every entry is counted"
-        );
-        assert_eq!(
             kind_of("open: r.json: tests[4] `x`: unknown category `p`"),
             "open: <file>: tests[N] `…`: unknown category `…`"
         );
@@ -320,82 +353,111 @@ mod tests {
     }
 
     #[test]
-    fn groups_count_and_name_places() {
-        let msgs: Vec<String> = (0..10)
-            .map(|i| format!("sealed test id `t{i}` occurs 2 times; every entry is counted"))
-            .chain(["advisory report: x".to_owned()])
+    fn groups_are_by_code_not_by_wording() {
+        let msgs: Vec<(Code, String)> = (0..10)
+            .map(|i| {
+                (
+                    Code::DuplicateTestId,
+                    format!("sealed test id `t{i}` occurs 2 times; every entry is counted"),
+                )
+            })
+            // Worded differently, same code: one group.
+            .chain([(Code::DuplicateTestId, "id `z` twice".to_owned())])
+            // Worded alike, another code: a group of its own.
+            .chain([(
+                Code::AdvisoryReport,
+                "sealed test id `t0` occurs 2 times; every entry is counted".to_owned(),
+            )])
             .collect();
-        let g = group(msgs.iter().map(String::as_str));
+        let g = group(msgs.iter().map(|(c, m)| (*c, m.as_str())));
         assert_eq!(g.len(), 2);
+        assert_eq!(g[0].code, Code::DuplicateTestId);
         assert_eq!(
             g[0].line(),
-            "sealed test id `t0` occurs 2 times; every entry is counted (and 9 more like it: `t1`, `t2`, `t3`, …; --verbose shows each)"
+            "sealed test id `t0` occurs 2 times; every entry is counted (and 10 more like it: `t1`, `t2`, `t3`, …; --verbose shows each)"
         );
-        assert_eq!(g[1].line(), "advisory report: x");
+        assert_eq!(g[1].count, 1);
         let mut log = WarningLog::default();
-        for m in msgs.iter().cycle().take(250) {
-            log.push(m.clone());
+        for (c, m) in msgs.iter().cycle().take(250) {
+            log.push(*c, m.clone());
         }
-        let (kept, counts) = report_share(&log, None);
-        assert_eq!(kept.len(), REPORT_WARNINGS);
-        assert_eq!(counts[0].count, 228);
+        let share = report_share(&log, None);
+        assert_eq!(share.warnings.len(), REPORT_WARNINGS);
+        assert_eq!(share.codes.len(), REPORT_WARNINGS);
+        assert_eq!(share.counts.len(), 2);
+        assert_eq!(share.counts[0].code, Some(Code::DuplicateTestId));
+        assert_eq!(share.counts[0].count, 230); // 11 of every 12, over 20 rounds and 10 more
     }
 
     /// What the report said when every message was held: the first messages and the count of
-    /// every kind over the sealed list followed by the open one, at most `REPORT_KINDS` apart.
-    fn held_share(sealed: &[String], open: &[String]) -> (Vec<String>, Vec<WarningCount>) {
-        let all: Vec<String> = sealed
+    /// every code over the sealed list followed by the open one, at most `REPORT_KINDS` apart.
+    fn held_share(sealed: &[(Code, String)], open: &[(Code, String)]) -> ReportWarnings {
+        let all: Vec<(Code, String, bool)> = sealed
             .iter()
-            .cloned()
-            .chain(open.iter().map(|w| format!("open: {w}")))
+            .map(|(c, w)| (*c, w.clone(), false))
+            .chain(open.iter().map(|(c, w)| (*c, format!("open: {w}"), true)))
             .collect();
+        let mut keys: Vec<Key> = Vec::new();
         let mut counts: Vec<WarningCount> = Vec::new();
-        for w in &all {
+        for (code, w, is_open) in &all {
+            let mut key = (Some(*code), *is_open);
             let mut kind = kind_of(w);
-            let known = counts.iter().any(|c| c.kind == kind);
-            if !known && counts.iter().filter(|c| c.kind != OTHER_KINDS).count() >= REPORT_KINDS {
+            let known = keys.contains(&key);
+            if !known && keys.iter().filter(|k| k.0.is_some()).count() >= REPORT_KINDS {
+                key = (None, false);
                 OTHER_KINDS.clone_into(&mut kind);
             }
-            match counts.iter_mut().find(|c| c.kind == kind) {
-                Some(c) => c.count += 1,
-                None => counts.push(WarningCount { kind, count: 1 }),
+            match keys.iter().position(|k| *k == key) {
+                Some(i) => counts[i].count += 1,
+                None => {
+                    keys.push(key);
+                    counts.push(WarningCount {
+                        kind,
+                        code: key.0,
+                        count: 1,
+                    });
+                }
             }
         }
-        (all.into_iter().take(REPORT_WARNINGS).collect(), counts)
+        let (codes, warnings) = all
+            .into_iter()
+            .take(REPORT_WARNINGS)
+            .map(|(c, w, _)| (c, w))
+            .unzip();
+        ReportWarnings {
+            warnings,
+            codes,
+            counts,
+        }
     }
 
     #[test]
     fn a_log_in_pieces_reports_as_the_whole_list_did_and_keeps_memory_bounded() {
-        // 150 kinds (`x.xml: kind-K line N`, the number masked) over 30,000 warnings, split
-        // into three logs appended in order; the open suite's 5 kinds come after.
-        let msg = |i: usize| format!("x.xml: kind{} `t{i}` at line {i}", char_kind(i % 150));
-        let sealed: Vec<String> = (0..30_000).map(msg).collect();
-        let open: Vec<String> = (0..40)
-            .map(|i| format!("o.xml: other{}", char_kind(i % 5)))
+        // 150 codes over 30,000 warnings, split into three logs appended in order; the open
+        // suite's 5 codes come after.
+        let all: Vec<Code> = Code::all().collect();
+        let code = |k: usize| all[k % all.len()];
+        let msg = |i: usize| (code(i % 150), format!("x.xml: kind `t{i}` at line {i}"));
+        let sealed: Vec<(Code, String)> = (0..30_000).map(msg).collect();
+        let open: Vec<(Code, String)> = (0..40)
+            .map(|i| (code(i % 5), format!("o.xml: other {i}")))
             .collect();
         let mut whole = WarningLog::default();
         for piece in sealed.chunks(7_001) {
             let mut log = WarningLog::default();
-            for m in piece {
-                log.push(m.clone());
+            for (c, m) in piece {
+                log.push(*c, m.clone());
             }
             whole.append(log);
         }
         let mut o = WarningLog::default();
-        for m in &open {
-            o.push(m.clone());
+        for (c, m) in &open {
+            o.push(*c, m.clone());
         }
         assert_eq!(whole.len(), 30_000);
         assert_eq!(whole.messages().len(), KEPT_WARNINGS);
         assert_eq!(whole.not_kept(), 20_000);
         assert_eq!(report_share(&whole, Some(&o)), held_share(&sealed, &open));
         assert_eq!(report_share(&o, Some(&o)), held_share(&open, &open));
-    }
-
-    /// Letters for a kind number, so that the number is not masked.
-    fn char_kind(k: usize) -> String {
-        let a = char::from(b'a' + u8::try_from(k % 26).unwrap());
-        let b = char::from(b'a' + u8::try_from(k / 26).unwrap());
-        format!("{b}{a}")
     }
 }

@@ -62,4 +62,4 @@ pub use error::Error;
 pub use exit::ExitCode;
 pub use run::RunnerInput;
 pub use score::{Refusal, ScoreOutcome, ScoreRequest, SealInput, score};
-pub use suite::{Diagnostic, SuiteOptions, SuiteScore, tally_suite};
+pub use suite::{Diagnostic, Severity, SuiteOptions, SuiteScore, tally_suite};

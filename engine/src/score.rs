@@ -28,6 +28,7 @@ use crate::seal::{Verification, VerifyOptions};
 use crate::seal_check;
 use crate::suite::{Diagnostic, SuiteOptions, tally_suite, tally_warnings};
 use crate::validation::load_history;
+use gapscore_core::Code;
 
 /// The seal a run is scored under: the record `gapscore seal` wrote and the directory it seals.
 #[derive(Debug, Clone)]
@@ -398,7 +399,11 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         excluded_present = checked.excluded_present();
         for (_, v) in &checked.dirs {
             if let Some(c) = &v.canary {
-                diagnostics.extend(c.policy.warning(&c.mount).map(Diagnostic::Warning));
+                diagnostics.extend(
+                    c.policy
+                        .warning(&c.mount)
+                        .map(|w| Diagnostic::warning(Code::SealPolicy, w)),
+                );
                 seal_advisories.extend(c.problem());
             }
         }
@@ -412,7 +417,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
                     .record_problems
                     .iter()
                     .cloned()
-                    .map(Diagnostic::Error),
+                    .map(|p| Diagnostic::error(Code::SealRecordProblem, p)),
             );
         } else {
             let refusal = match (checked.plural.is_some(), checked.dirs.first()) {
@@ -483,15 +488,18 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         }
     }
     if !sealed.missing.is_empty() {
-        diagnostics.push(Diagnostic::Warning(format!(
-            "{} expected sealed test{} did not run (each counted as failed): {}",
-            sealed.missing.len(),
-            if sealed.missing.len() == 1 { "" } else { "s" },
-            preview(&sealed.missing)
-        )));
+        diagnostics.push(Diagnostic::warning(
+            Code::ExpectedTestsMissing,
+            format!(
+                "{} expected sealed test{} did not run (each counted as failed): {}",
+                sealed.missing.len(),
+                if sealed.missing.len() == 1 { "" } else { "s" },
+                preview(&sealed.missing)
+            ),
+        ));
     }
     if !sealed.unexpected.is_empty() {
-        diagnostics.push(Diagnostic::Warning(format!(
+        diagnostics.push(Diagnostic::warning(Code::UnexpectedSealedResults, format!(
             "{} sealed result{} for tests the seal record does not list (renamed or injected; not counted): {}",
             sealed.unexpected.len(),
             if sealed.unexpected.len() == 1 {
@@ -520,7 +528,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         if req.strict {
             return ScoreOutcome::refused(Refusal::NoSealedTests, diagnostics);
         }
-        diagnostics.push(Diagnostic::Warning(
+        diagnostics.push(Diagnostic::warning(Code::NoSealedTests,
             "no sealed tests were counted: the report says 0.0 but is advisory (use --strict to fail instead)".to_owned(),
         ));
     }
@@ -557,14 +565,20 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
                     );
                 }
                 if let Some(w) = &h.early_assertions {
-                    diagnostics.push(Diagnostic::Warning(format!("{}: {w}", path.display())));
+                    diagnostics.push(Diagnostic::warning(
+                        Code::HistoryNote,
+                        format!("{}: {w}", path.display()),
+                    ));
                 }
                 opts.hardening = Some(h);
             }
-            None => diagnostics.push(Diagnostic::Warning(format!(
-                "{}: no cycles recorded yet; the report has no `hardening` object",
-                path.display()
-            ))),
+            None => diagnostics.push(Diagnostic::warning(
+                Code::NoHardeningCycles,
+                format!(
+                    "{}: no cycles recorded yet; the report has no `hardening` object",
+                    path.display()
+                ),
+            )),
         }
     }
     if let (Some(threshold), Some(o)) = (req.overlap, &open) {
@@ -587,26 +601,32 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
 
     let mut after = Vec::new();
     if let Some(reason) = &report.report.advisory_reason {
-        after.push(Diagnostic::Warning(format!("advisory report: {reason}")));
+        after.push(Diagnostic::warning(
+            Code::AdvisoryReport,
+            format!("advisory report: {reason}"),
+        ));
     }
     let escalate = report.hardening.as_ref().and_then(|h| h.escalation.clone());
     if let Some(e) = &escalate {
-        after.push(Diagnostic::Warning(e.clone()));
+        after.push(Diagnostic::warning(Code::HardeningEscalation, e.clone()));
     }
     if !cut.is_empty() {
         // Named here: the report's problem says `truncated`, the user needs the file.
-        after.push(Diagnostic::Warning(format!(
-            "{} cut off ({}); each cut counts as a failed test and makes the report advisory",
-            if cut.len() == 1 {
-                "an input file was"
-            } else {
-                "input files were"
-            },
-            match cut.len() {
-                n if n > 3 => format!("{} and {} more", cut[..3].join("; "), n - 3),
-                _ => cut.join("; "),
-            }
-        )));
+        after.push(Diagnostic::warning(
+            Code::InputCut,
+            format!(
+                "{} cut off ({}); each cut counts as a failed test and makes the report advisory",
+                if cut.len() == 1 {
+                    "an input file was"
+                } else {
+                    "input files were"
+                },
+                match cut.len() {
+                    n if n > 3 => format!("{} and {} more", cut[..3].join("; "), n - 3),
+                    _ => cut.join("; "),
+                }
+            ),
+        ));
     }
     let exit = gate(req, &mut report, &score, escalate.is_some(), &mut after);
     ScoreOutcome {
@@ -640,7 +660,7 @@ fn gate(
     };
     let (verdict, reason) = verdict(req, report, score, t);
     if verdict != Verdict::Passed {
-        after.push(Diagnostic::Error(reason.clone()));
+        after.push(Diagnostic::error(Code::GateFailed, reason.clone()));
     }
     if let Some(ext) = report.gapscore.as_mut() {
         ext.gate = Some(Gate::new(t.value(), verdict, reason));

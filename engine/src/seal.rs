@@ -20,6 +20,7 @@ use gapscore_core::seal::{
 use crate::error::Error;
 use crate::fs::{self, FsError};
 use crate::suite::Diagnostic;
+use gapscore_core::Code;
 
 /// What a directory is checked against.
 #[derive(Debug, Clone)]
@@ -457,7 +458,10 @@ pub fn expected_ids(
     let (inputs, errors) = expand_inputs(paths);
     let mut failed = errors.len();
     for e in errors {
-        diagnostics.push(Diagnostic::Error(format!("{e} (--expect)")));
+        diagnostics.push(Diagnostic::error(
+            Code::InputUnreadable,
+            format!("{e} (--expect)"),
+        ));
     }
     // Every leaf, repeats kept: an id that occurs twice in the stub run is expected twice.
     let mut ids = Vec::new();
@@ -471,15 +475,18 @@ pub fn expected_ids(
                 if !run.problems.is_empty() {
                     let kinds: Vec<String> =
                         run.problems.iter().map(|p| p.kind.to_string()).collect();
-                    diagnostics.push(Diagnostic::Error(format!(
-                        "{source}: reports {} ({}); its test list may be incomplete (--expect)",
-                        if kinds.len() == 1 {
-                            "a problem"
-                        } else {
-                            "problems"
-                        },
-                        kinds.join(", ")
-                    )));
+                    diagnostics.push(Diagnostic::error(
+                        Code::ExpectIncomplete,
+                        format!(
+                            "{source}: reports {} ({}); its test list may be incomplete (--expect)",
+                            if kinds.len() == 1 {
+                                "a problem"
+                            } else {
+                                "problems"
+                            },
+                            kinds.join(", ")
+                        ),
+                    ));
                     failed += 1;
                     continue;
                 }
@@ -487,7 +494,7 @@ pub fn expected_ids(
                 // as one pseudo-test named after the module: the tests in it are not listed, so
                 // the record would not expect them. Refuse the list, naming the module.
                 if let Some(t) = run.tests.iter().find(|t| module_level_skip(&run.format, t)) {
-                    diagnostics.push(Diagnostic::Error(format!(
+                    diagnostics.push(Diagnostic::error(Code::ExpectModuleSkipped, format!(
                         "{source}: `{}` is skipped as a whole module, so its tests are not listed; run the stub without the module-level skip to record them (--expect)",
                         t.id
                     )));
@@ -497,25 +504,35 @@ pub fn expected_ids(
                 ids.extend(run.tests.into_iter().filter(|t| !t.parent).map(|t| t.id));
             }
             Outcome::Skipped { path, reason } => {
-                diagnostics.push(Diagnostic::Error(format!("{path}: {reason} (--expect)")));
+                diagnostics.push(Diagnostic::error(
+                    Code::InputNotResults,
+                    format!("{path}: {reason} (--expect)"),
+                ));
                 failed += 1;
             }
             Outcome::LeftOut { path, reason } => {
-                diagnostics.push(Diagnostic::Warning(format!(
-                    "{path}: not read: {reason} (--expect)"
-                )));
+                diagnostics.push(Diagnostic::warning(
+                    Code::InputLeftOut,
+                    format!("{path}: not read: {reason} (--expect)"),
+                ));
             }
             Outcome::Failed(e) => {
-                diagnostics.push(Diagnostic::Error(format!("{e} (--expect)")));
+                diagnostics.push(Diagnostic::error(
+                    Code::InputUnreadable,
+                    format!("{e} (--expect)"),
+                ));
                 failed += 1;
             }
         }
     }
     if failed > 0 {
-        diagnostics.push(Diagnostic::Error(format!(
-            "{failed} --expect input{} could not be used; no seal written",
-            if failed == 1 { "" } else { "s" }
-        )));
+        diagnostics.push(Diagnostic::error(
+            Code::ExpectUnusable,
+            format!(
+                "{failed} --expect input{} could not be used; no seal written",
+                if failed == 1 { "" } else { "s" }
+            ),
+        ));
         return (None, diagnostics);
     }
     ids.sort();

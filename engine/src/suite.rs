@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use gapscore_core::Code;
 use gapscore_core::categories::CategoryRules;
 use gapscore_core::{IdFinder, InputInfo, Manifest, ProblemKind, Spill, StatusPolicy, Tally};
 
@@ -54,13 +55,51 @@ impl SuiteOptions {
     }
 }
 
-/// A note about one suite, in the order it arose.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Diagnostic {
+/// How much a [`Diagnostic`] weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
     /// Something that keeps the suite from being scored completely (an unreadable file).
-    Error(String),
+    Error,
     /// Something the user should know; the score still stands.
-    Warning(String),
+    Warning,
+}
+
+/// A note about a score, in the order it arose: its stable code decides what it is (batch
+/// and grouping read the code), the message says it to a person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The registry code (`gapscore explain CODE`).
+    pub code: Code,
+    /// The text shown.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// An error.
+    pub fn error(code: Code, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// A warning.
+    pub fn warning(code: Code, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Whether it is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
 }
 
 /// One suite, scored.
@@ -110,7 +149,10 @@ pub fn tally_inputs(
     let mut inputs = Vec::new();
     let mut cut = Vec::new();
     for e in errors {
-        diagnostics.push(Diagnostic::Error(format!("{e} ({role} results)")));
+        diagnostics.push(Diagnostic::error(
+            Code::InputUnreadable,
+            format!("{e} ({role} results)"),
+        ));
         failed += 1;
     }
     let new_tally = || {
@@ -169,31 +211,35 @@ pub fn tally_inputs(
             // A file found in a directory that nothing can read is an error, as it is when
             // named or matched by a glob: it may be the results of the tests that failed.
             Outcome::Skipped { path, reason } => {
-                diagnostics.push(Diagnostic::Error(format!(
+                diagnostics.push(Diagnostic::error(Code::InputNotResults, format!(
                     "{path}: {reason} (found in a directory; name the result files, or a glob of them, to leave other files out) ({role} results)"
                 )));
                 failed += 1;
             }
             Outcome::LeftOut { path, reason } => {
-                diagnostics.push(Diagnostic::Warning(format!(
-                    "{path}: not read: {reason} ({role} results)"
-                )));
+                diagnostics.push(Diagnostic::warning(
+                    Code::InputLeftOut,
+                    format!("{path}: not read: {reason} ({role} results)"),
+                ));
             }
             Outcome::Failed(e) => {
-                diagnostics.push(Diagnostic::Error(format!("{e} ({role} results)")));
+                diagnostics.push(Diagnostic::error(
+                    Code::InputUnreadable,
+                    format!("{e} ({role} results)"),
+                ));
                 failed += 1;
             }
         }
     }
     if !left_out.is_empty() {
-        diagnostics.push(Diagnostic::Warning(format!(
+        diagnostics.push(Diagnostic::warning(Code::ConsoleBesideStructured, format!(
             "{role} results: console text beside structured results is not read as a second copy of the same tests: {} (name a file to read it)",
             left_out.join(", ")
         )));
     }
     tally.finish();
     if let Some(n) = tally.duplicate_check_stopped_after() {
-        diagnostics.push(Diagnostic::Warning(format!(
+        diagnostics.push(Diagnostic::warning(Code::DuplicateCheckStopped, format!(
             "{role} results: the duplicate-id check stopped after {n} tests to keep memory bounded; later repeats are not named (every entry is still counted)"
         )));
     }
@@ -205,10 +251,10 @@ pub fn tally_inputs(
             gapscore_core::tally::OTHER_SUITES
         );
         // Kept with the report's warnings (and printed with them).
-        tally.warnings.push(w);
+        tally.warnings.push(Code::SuitesMergedAway, w);
     }
     if let Some(e) = tally.failures.spill_error() {
-        diagnostics.push(Diagnostic::Warning(format!(
+        diagnostics.push(Diagnostic::warning(Code::SpillUnavailable, format!(
             "{role} results: cannot write failure entries to a temporary file ({e}); they are kept in memory"
         )));
     }
@@ -235,9 +281,10 @@ pub fn tally_inputs(
             .into_repeated()
             .into_iter()
             .map(|(id, n)| {
-                diagnostics.push(Diagnostic::Warning(format!(
-                    "{role} test id `{id}` occurs {n} times; every entry is counted"
-                )));
+                diagnostics.push(Diagnostic::warning(
+                    Code::DuplicateTestId,
+                    format!("{role} test id `{id}` occurs {n} times; every entry is counted"),
+                ));
                 id
             })
             .collect();
@@ -259,19 +306,19 @@ pub fn tally_warnings(sealed: &Tally, open: Option<&Tally>) -> Vec<Diagnostic> {
         .warnings
         .messages()
         .iter()
-        .map(|w| Diagnostic::Warning(w.clone()))
+        .map(|(code, w)| Diagnostic::warning(*code, w.clone()))
         .collect();
     if let Some(o) = open {
         out.extend(
             o.warnings
                 .messages()
                 .iter()
-                .map(|w| Diagnostic::Warning(format!("open: {w}"))),
+                .map(|(code, w)| Diagnostic::warning(*code, format!("open: {w}"))),
         );
     }
     let not_kept = sealed.warnings.not_kept() + open.map_or(0, |o| o.warnings.not_kept());
     if not_kept > 0 {
-        out.push(Diagnostic::Warning(format!(
+        out.push(Diagnostic::warning(Code::WarningsNotKept, format!(
             "{not_kept} more warnings were raised and not kept (the first {} of each suite are shown); the report's gapscore.warning_counts counts every one by kind",
             gapscore_core::warnings::KEPT_WARNINGS
         )));
@@ -311,9 +358,12 @@ fn copies_warning(role: &str, per_file: &[(String, HashSet<String>)], out: &mut 
                 continue;
             }
             if said == PAIRS {
-                out.push(Diagnostic::Warning(format!(
-                    "{role} results: more files share test ids; see the repeated ids below"
-                )));
+                out.push(Diagnostic::warning(
+                    Code::IdsSharedAcrossFiles,
+                    format!(
+                        "{role} results: more files share test ids; see the repeated ids below"
+                    ),
+                ));
                 return;
             }
             said += 1;
@@ -326,7 +376,7 @@ fn copies_warning(role: &str, per_file: &[(String, HashSet<String>)], out: &mut 
                     "{role} results: `{a}` and `{b}` hold {shared} of the same test ids: two copies of one run? Every entry is counted; pass one of them"
                 )
             };
-            out.push(Diagnostic::Warning(msg));
+            out.push(Diagnostic::warning(Code::IdsSharedAcrossFiles, msg));
         }
     }
 }

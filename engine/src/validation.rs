@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::fs::FsError;
 use crate::suite::{Diagnostic, SuiteOptions, tally_inputs, tally_warnings};
+use gapscore_core::Code;
 
 /// One validation of the sealed suite: its failures and score.
 #[derive(Debug)]
@@ -64,7 +65,7 @@ pub fn load_validation(
     diagnostics.extend(tally_warnings(&tally, None));
     let score = tally.score();
     if score.total == 0 {
-        diagnostics.push(Diagnostic::Warning(
+        diagnostics.push(Diagnostic::warning(Code::NoSealedTests,
             "no sealed tests were counted: the score 0.0 over zero tests proves nothing (a report of these files is advisory)".to_owned(),
         ));
     }

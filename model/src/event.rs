@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use crate::borrowed::TestCaseRef;
+use crate::codes::Code;
 use crate::run::{Problem, ProblemKind, Producer, TestCase, TestRun};
 use crate::text::{TEXT_CAP, is_cut};
 
@@ -42,8 +43,17 @@ pub trait EventSink {
     /// A run-level problem.
     fn problem(&mut self, problem: Problem);
 
-    /// Something worth telling the user that does not change results.
+    /// Something worth telling the user that does not change results, without a code: a sink
+    /// records it as [`Code::AdapterWarning`]. Readers call [`EventSink::coded_warning`].
     fn warning(&mut self, message: String);
+
+    /// A warning with its stable code (added in gapscore-model 0.3). The default drops the
+    /// code and calls [`EventSink::warning`], so sinks written before it keep working; every
+    /// sink that keeps warnings implements it.
+    fn coded_warning(&mut self, code: Code, message: String) {
+        let _ = code;
+        self.warning(message);
+    }
 }
 
 impl<S: EventSink + ?Sized> EventSink for &mut S {
@@ -64,6 +74,9 @@ impl<S: EventSink + ?Sized> EventSink for &mut S {
     }
     fn warning(&mut self, message: String) {
         (**self).warning(message);
+    }
+    fn coded_warning(&mut self, code: Code, message: String) {
+        (**self).coded_warning(code, message);
     }
 }
 
@@ -147,7 +160,7 @@ impl<S: EventSink> Normalizer<S> {
             self.inner.problem(p);
         }
         if let Some(w) = self.cut_warning() {
-            self.inner.warning(w);
+            self.inner.coded_warning(Code::TextsCut, w);
         }
         self.inner
     }
@@ -294,6 +307,9 @@ impl<S: EventSink> EventSink for Normalizer<S> {
     fn warning(&mut self, message: String) {
         self.inner.warning(message);
     }
+    fn coded_warning(&mut self, code: Code, message: String) {
+        self.inner.coded_warning(code, message);
+    }
 }
 
 /// A consumer that keeps the whole run, for `gapscore parse` and for tests.
@@ -336,9 +352,12 @@ impl RunCollector {
                     finder.see(&t.id);
                 }
                 for (id, n) in finder.into_repeated() {
-                    self.run.warnings.push(format!(
-                        "duplicate test id `{id}` occurs {n} times: entries are kept and counted separately"
-                    ));
+                    self.run.push_warning(
+                        Code::DuplicateTestId,
+                        format!(
+                            "duplicate test id `{id}` occurs {n} times: entries are kept and counted separately"
+                        ),
+                    );
                 }
             }
         }
@@ -360,7 +379,10 @@ impl EventSink for RunCollector {
         self.run.problems.push(problem);
     }
     fn warning(&mut self, message: String) {
-        self.run.warnings.push(message);
+        self.coded_warning(Code::AdapterWarning, message);
+    }
+    fn coded_warning(&mut self, code: Code, message: String) {
+        self.run.push_warning(code, message);
     }
 }
 
@@ -375,8 +397,8 @@ pub fn replay(run: &TestRun, sink: &mut dyn EventSink) {
     for p in &run.problems {
         sink.problem(p.clone());
     }
-    for w in &run.warnings {
-        sink.warning(w.clone());
+    for (code, w) in run.coded_warnings() {
+        sink.coded_warning(code, w.to_owned());
     }
 }
 

@@ -14,6 +14,9 @@
 //!   ([`EventSink::test_finished_ref`]): a sink that only counts a test never copies it.
 //! - [`DuplicateTracker`], [`IdFinder`]: repeated test ids in bounded memory.
 //! - [`InputError`], [`Location`]: unreadable input, with its place.
+//! - [`Code`] and [`codes::REGISTRY`]: the stable code of every problem kind, warning, error
+//!   and refusal, with its title and what to do; readers warn with
+//!   [`EventSink::coded_warning`].
 //! - [`json::find_duplicate_key`], [`json::check_unique_keys`]: a key given twice in one JSON
 //!   object, refused by every JSON reader (adapters and `gapscore check`) the same way.
 //!
@@ -40,6 +43,7 @@
 #![deny(missing_docs)]
 
 pub mod borrowed;
+pub mod codes;
 pub mod error;
 pub mod event;
 pub mod json;
@@ -47,6 +51,7 @@ pub mod run;
 pub mod text;
 
 pub use borrowed::TestCaseRef;
+pub use codes::Code;
 pub use error::{InputError, Location};
 pub use event::{
     DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, Normalizer, RunCollector,

@@ -272,6 +272,28 @@ impl ProblemKind {
         }
     }
 
+    /// The kind's stable code in the registry ([`crate::codes`]).
+    pub fn code(self) -> crate::codes::Code {
+        use crate::codes::Code;
+        match self {
+            ProblemKind::BuildFailure => Code::BuildFailure,
+            ProblemKind::CollectionError => Code::CollectionError,
+            ProblemKind::SuiteError => Code::SuiteError,
+            ProblemKind::Aborted => Code::Aborted,
+            ProblemKind::Crash => Code::Crash,
+            ProblemKind::Timeout => Code::Timeout,
+            ProblemKind::Killed => Code::Killed,
+            ProblemKind::Truncated => Code::Truncated,
+            ProblemKind::BailOut => Code::BailOut,
+            ProblemKind::PlanMismatch => Code::PlanMismatch,
+            ProblemKind::NoPlan => Code::NoPlan,
+            ProblemKind::MissingTests => Code::MissingTests,
+            ProblemKind::MissingResults => Code::MissingResults,
+            ProblemKind::Interrupted => Code::Interrupted,
+            ProblemKind::RunnerFailed => Code::RunnerFailed,
+        }
+    }
+
     /// A short human phrase, used in synthetic failure entries ("build failure").
     pub fn phrase(self) -> &'static str {
         match self {
@@ -300,9 +322,9 @@ impl fmt::Display for ProblemKind {
     }
 }
 
-/// One run-level problem.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+/// One run-level problem. Written with its kind's `code` after `kind` (added in 0.3; read
+/// back, the code is ignored: the kind decides it).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
 pub struct Problem {
     /// What went wrong.
@@ -317,6 +339,49 @@ pub struct Problem {
     /// and does not hold (`missing-tests`), the tests a plan promised. `None` is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
+}
+
+/// A [`Problem`] as written: its fields, with the kind's code after the kind.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "Problem"))]
+struct ProblemRecord<'a> {
+    /// What went wrong.
+    kind: ProblemKind,
+    /// The kind's stable code (`gapscore explain CODE`).
+    code: crate::codes::Code,
+    /// Details in the producer's words where possible (the build error, the collection error).
+    detail: &'a str,
+    /// The suite, package or file the problem belongs to, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suite: Option<&'a str>,
+    /// How many tests the problem stands for, each counted as failed: the tests a file declares
+    /// and does not hold (`missing-tests`), the tests a plan promised. `None` is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    count: Option<u64>,
+}
+
+impl Serialize for Problem {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ProblemRecord {
+            kind: self.kind,
+            code: self.kind.code(),
+            detail: &self.detail,
+            suite: self.suite.as_deref(),
+            count: self.count,
+        }
+        .serialize(s)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Problem {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Problem".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        ProblemRecord::json_schema(generator)
+    }
 }
 
 impl Problem {
@@ -535,9 +600,42 @@ pub struct TestRun {
     /// Things worth knowing that are not problems (duplicate names, disagreeing declared counts).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The code of each of [`TestRun::warnings`], in the same order (added in 0.3; a run
+    /// written without them reads each warning as [`Code::AdapterWarning`](crate::codes::Code)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warning_codes: Vec<crate::codes::Code>,
 }
 
 impl TestRun {
+    /// Adds a warning with its code.
+    pub fn push_warning(&mut self, code: crate::codes::Code, message: String) {
+        self.fill_warning_codes();
+        self.warnings.push(message);
+        self.warning_codes.push(code);
+    }
+
+    /// The warnings with their codes; a warning without one (a run written before 0.3, or one
+    /// whose `warnings` was pushed to directly) has [`Code::AdapterWarning`](crate::codes::Code).
+    pub fn coded_warnings(&self) -> impl Iterator<Item = (crate::codes::Code, &str)> {
+        self.warnings.iter().enumerate().map(|(i, w)| {
+            let code = self
+                .warning_codes
+                .get(i)
+                .copied()
+                .unwrap_or(crate::codes::Code::AdapterWarning);
+            (code, w.as_str())
+        })
+    }
+
+    // Codes for warnings pushed without one, so that the two lists stay in step.
+    fn fill_warning_codes(&mut self) {
+        let n = self.warnings.len();
+        if self.warning_codes.len() < n {
+            self.warning_codes
+                .resize(n, crate::codes::Code::AdapterWarning);
+        }
+    }
+
     /// An empty run of the given format.
     pub fn new(format: impl Into<String>) -> Self {
         TestRun {
