@@ -165,6 +165,9 @@ codes! {
     ReaderWarningsCapped = "W113", "readers",
         "a reader raised more warnings than it shows",
         "fix the first warnings shown; the rest are likely the same";
+    ExitStatusMismatch = "W114", "readers",
+        "the runner's overall verdict (exit status, success flag) disagrees with the results read",
+        "look for what failed outside the tests (a crash after the run, a plugin error) in the runner's output";
 
     InputLeftOut = "W201", "engine",
         "a file found in a directory was not read (not a result file)",

@@ -15,6 +15,7 @@
 //! `State`, which turns each test read into events. The typed records those seeds read and the
 //! status mapping are in document.rs, which imports nothing from here.
 
+use gapscore_adapter_sdk::Code;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -338,10 +339,13 @@ impl State<'_> {
             }
         }
         if !diffs.is_empty() {
-            self.sink.warning(format!(
-                "results.summary disagrees with results.tests: {}",
-                diffs.join(", ")
-            ));
+            self.sink.coded_warning(
+                Code::DeclaredCountMismatch,
+                format!(
+                    "results.summary disagrees with results.tests: {}",
+                    diffs.join(", ")
+                ),
+            );
         }
     }
 }
@@ -389,12 +393,12 @@ impl State<'_> {
                     status = s;
                     ours = true;
                 }
-                Some(_) => self.sink.warning(format!(
+                Some(_) => self.sink.coded_warning(Code::ContradictoryStatus, format!(
                     "results.tests[{index}] `{}`: extra.gapscore_status `{gs}` disagrees with status `{}`; the CTRF status is used",
                     raw.name,
                     raw.status.name()
                 )),
-                None => self.sink.warning(format!(
+                None => self.sink.coded_warning(Code::UnknownValueIgnored, format!(
                     "results.tests[{index}] `{}`: unknown extra.gapscore_status `{gs}` ignored",
                     raw.name
                 )),

@@ -4,6 +4,7 @@
 //! interleave freely. Only open packages and their open tests are kept, each test with its
 //! output so far (capped at 64 KiB); memory does not grow with the stream.
 
+use gapscore_adapter_sdk::Code;
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 
@@ -183,7 +184,7 @@ pub fn parse_reader(
                         push_capped(&mut pkg.output, "\n");
                     }
                     if r.bad_lines <= WARN_LINES {
-                        r.sink.warning(format!(
+                        r.sink.coded_warning(Code::UnreadLines, format!(
                             "byte {at}: line {line_no} is not a valid test2json event, kept as output: {e}"
                         ));
                     }
@@ -299,8 +300,10 @@ impl Reader<'_> {
             (other, _) => {
                 if self.unknown_actions.len() < 16 && self.unknown_actions.insert(other.to_owned())
                 {
-                    self.sink
-                        .warning(format!("unknown test2json action `{other}` ignored"));
+                    self.sink.coded_warning(
+                        Code::UnknownValueIgnored,
+                        format!("unknown test2json action `{other}` ignored"),
+                    );
                 }
             }
         }
@@ -634,22 +637,26 @@ impl Reader<'_> {
             .map(|(_, t)| t.lines().next().unwrap_or("").to_owned())
             .collect();
         for first in leftovers {
-            self.sink.warning(format!(
-                "build output without a build failure for its package: {first}"
-            ));
+            self.sink.coded_warning(
+                Code::OutputUnattributed,
+                format!("build output without a build failure for its package: {first}"),
+            );
         }
         if self.stray_lines > 0 {
             let first = self.first_stray.take().unwrap_or_default();
-            self.sink.warning(format!(
+            self.sink.coded_warning(Code::UnreadLines, format!(
                 "{} line(s) are not test2json events, kept as package output (first: `{first}`)",
                 self.stray_lines
             ));
         }
         if self.bad_lines > WARN_LINES {
-            self.sink.warning(format!(
-                "{} malformed event lines in all; the first {WARN_LINES} are named above",
-                self.bad_lines
-            ));
+            self.sink.coded_warning(
+                Code::UnreadLines,
+                format!(
+                    "{} malformed event lines in all; the first {WARN_LINES} are named above",
+                    self.bad_lines
+                ),
+            );
         }
     }
 }

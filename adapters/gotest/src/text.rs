@@ -6,6 +6,7 @@
 //! tests are held until that line (at most [`HOLD_LIMIT`] of them; beyond, they are passed on
 //! without a package and a warning says so).
 
+use gapscore_adapter_sdk::Code;
 use std::collections::HashSet;
 use std::io::BufRead;
 
@@ -309,7 +310,7 @@ impl Reader<'_> {
             // Waiting longer would let memory grow with the input.
             if !self.overflow_warned {
                 self.overflow_warned = true;
-                self.sink.warning(format!(
+                self.sink.coded_warning(Code::OutputUnattributed, format!(
                     "more than {HOLD_LIMIT} tests before a package line: some tests are reported without their package"
                 ));
             }
@@ -451,16 +452,18 @@ impl Reader<'_> {
     fn finish(mut self) {
         self.flush_pending(0);
         if self.reports > 0 && self.runs == 0 {
-            self.sink.warning(
+            self.sink.coded_warning(
+                Code::ResultsNotListed,
                 "no `=== RUN` lines: go test ran without -v, so passing tests are not listed"
                     .into(),
             );
         }
         if let Some((pkg, text)) = self.build.take() {
             let first = text.lines().next().unwrap_or("").to_owned();
-            self.sink.warning(format!(
-                "build output for `{pkg}` without a package line: {first}"
-            ));
+            self.sink.coded_warning(
+                Code::OutputUnattributed,
+                format!("build output for `{pkg}` without a package line: {first}"),
+            );
         }
         let b = &self.block;
         if !b.active && b.done.is_empty() && b.open.is_empty() {

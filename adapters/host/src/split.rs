@@ -242,6 +242,9 @@ impl<C: EventSink> EventSink for Parted<'_, C> {
     fn warning(&mut self, message: String) {
         self.sink.warning(message);
     }
+    fn coded_warning(&mut self, code: gapscore_adapter_sdk::Code, message: String) {
+        self.sink.coded_warning(code, message);
+    }
 }
 
 impl<C: EventSink + Send + Appendable + 'static> PartedSink for Parted<'_, C> {

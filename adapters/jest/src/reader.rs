@@ -6,6 +6,7 @@
 //! the file's object ends — then its tests go to the sink. A document cut short therefore keeps
 //! every test read before the cut and reports `truncated`; see [`parse`].
 
+use gapscore_adapter_sdk::Code;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -315,11 +316,14 @@ impl<'de, 's> State<'de, 's> {
                 (n, false) => format!("{n} `failureMessages`"),
                 (n, true) => format!("{n} `failureMessages` and `failureDetails`"),
             };
-            self.sink.warning(format!(
-                "`{}` in {}: status `passed` with {what}: contradictory, counted as failed",
-                title,
-                file.unwrap_or("(unnamed file)")
-            ));
+            self.sink.coded_warning(
+                Code::ContradictoryStatus,
+                format!(
+                    "`{}` in {}: status `passed` with {what}: contradictory, counted as failed",
+                    title,
+                    file.unwrap_or("(unnamed file)")
+                ),
+            );
         }
         let mut test = TestCase::new(suite, title.into_owned(), status);
         test.category = category;
@@ -451,7 +455,7 @@ impl<'de, 's> State<'de, 's> {
                     p.with_count(count)
                 });
             } else {
-                self.sink.warning(said);
+                self.sink.coded_warning(Code::DeclaredCountMismatch, said);
             }
         }
         if let Some(n) = h.runtime_error_suites
@@ -491,7 +495,7 @@ impl<'de, 's> State<'de, 's> {
             && self.files_passed == self.files
             && self.exec_errors == 0;
         if all_passed && files_fine && h.snapshot_failure != Some(true) {
-            self.sink.warning(format!(
+            self.sink.coded_warning(Code::ExitStatusMismatch, format!(
                 "the file says `success: false` though all {} tests passed and no test file failed (`numFailedTestSuites` and `numRuntimeErrorTestSuites` are 0): written by a reporter before Jest set `success`; not counted as a failure",
                 self.read.total
             ));

@@ -14,6 +14,7 @@
 //!   ones (one libtest process writes exactly its declared results; more were written by
 //!   something else, such as code under test printing event lines to the real stdout).
 
+use gapscore_adapter_sdk::Code;
 use gapscore_adapter_sdk::{Problem, ProblemKind};
 
 use crate::binary::{Binary, Mode};
@@ -53,7 +54,7 @@ pub struct Judged {
     /// Run-level problems, in order.
     pub problems: Vec<Problem>,
     /// Warnings.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<(Code, String)>,
 }
 
 /// Judges every binary's counts; `all_finished` is whether no test is left open, `cut` the byte
@@ -145,10 +146,13 @@ pub fn judge(
             ));
         } else if seen > declared && nextest {
             // nextest may report a test again (retries): not evidence of forgery there.
-            warnings.push(format!(
-                "{who} declares {} and the stream holds {} results",
-                plural(declared, "test"),
-                seen
+            warnings.push((
+                Code::DeclaredCountMismatch,
+                format!(
+                    "{who} declares {} and the stream holds {} results",
+                    plural(declared, "test"),
+                    seen
+                ),
             ));
         } else if seen > declared {
             // One libtest process writes exactly its declared results: more are lines the
@@ -224,10 +228,10 @@ pub fn judge(
                 "a nextest suite failed while no test failed: what failed is not in the results",
             ));
         }
-        warnings.push(format!(
+        warnings.push((Code::ResultsNotListed, format!(
             "nextest's libtest-json does not say which test binary each of its {} declares its count for, so missing tests are not counted; use --message-format libtest-json-plus",
             plural(unattributed.suites, "suite")
-        ));
+        )));
     }
     if let Some(at) = cut
         && !cut_reported

@@ -4,6 +4,7 @@
 //! binary, with which [`crate::account`] judges at the end whether every binary ran to its
 //! summary and reported every test it declared.
 
+use gapscore_adapter_sdk::Code;
 use std::collections::HashMap;
 use std::io::BufRead;
 
@@ -340,7 +341,7 @@ impl Reader<'_> {
             // `#[allow_fail]` (Rust ≤ 1.56): it failed, and the suite said it may.
             "allowed_fail" => Status::Xfailed,
             "timeout" => {
-                self.sink.warning(format!(
+                self.sink.coded_warning(Code::SlowTest, format!(
                     "test `{name}` has been running for over 60 seconds (libtest's `timeout` event)"
                 ));
                 return;
@@ -441,18 +442,23 @@ impl Reader<'_> {
                 .map_or(String::new(), |(_, n, l)| {
                     format!(" (the first, line {n}: {l:?})")
                 });
-            self.sink.warning(format!(
-                "ignored {} neither a libtest event nor a cargo status line{first}",
-                if self.stray == 1 {
-                    "1 line:".to_owned()
-                } else {
-                    format!("{} lines, each", self.stray)
-                },
-            ));
+            self.sink.coded_warning(
+                Code::UnreadLines,
+                format!(
+                    "ignored {} neither a libtest event nor a cargo status line{first}",
+                    if self.stray == 1 {
+                        "1 line:".to_owned()
+                    } else {
+                        format!("{} lines, each", self.stray)
+                    },
+                ),
+            );
         }
         for (what, n) in std::mem::take(&mut self.unknown) {
-            self.sink
-                .warning(format!("unknown libtest {what} ignored ({n}×)"));
+            self.sink.coded_warning(
+                Code::UnknownValueIgnored,
+                format!("unknown libtest {what} ignored ({n}×)"),
+            );
         }
     }
 
@@ -464,8 +470,8 @@ impl Reader<'_> {
             self.open.is_empty(),
             cut,
         );
-        for w in warnings {
-            self.sink.warning(w);
+        for (code, w) in warnings {
+            self.sink.coded_warning(code, w);
         }
         for p in problems {
             self.problem(p);

@@ -6,6 +6,7 @@
 //! element by element into the sink, so no test list is built. A document cut off part way keeps
 //! every complete test and reports `truncated`.
 
+use gapscore_adapter_sdk::Code;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -145,7 +146,7 @@ fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
         let n = |k: &str| state.outcomes.get(k).copied().unwrap_or(0);
         let bad = n("failed") + n("error") + state.failed_collectors + state.folded_errors;
         if let Some(w) = exit_mismatch(code, bad) {
-            sink.warning(w);
+            sink.coded_warning(Code::ExitStatusMismatch, w);
         }
     }
     if cut_at.is_none()
@@ -202,10 +203,10 @@ fn check_declared(state: &State, sink: &mut dyn EventSink) {
             };
             sink.problem(Problem::new(ProblemKind::MissingTests, detail).with_count(missing));
         }
-        Some(d) if d < held => sink.warning(format!(
+        Some(d) if d < held => sink.coded_warning(Code::DeclaredCountMismatch, format!(
             "the report holds {held} tests but its summary declares {d} ({said})"
         )),
-        _ if !state.saw_tests => sink.warning(
+        _ if !state.saw_tests => sink.coded_warning(Code::ResultsNotListed,
             "the report has no `tests` array (written with --json-report-omit?): no test results in it"
                 .into(),
         ),
@@ -213,9 +214,12 @@ fn check_declared(state: &State, sink: &mut dyn EventSink) {
     }
     let items = state.collected_items;
     if items > held && items > declared.unwrap_or(0) {
-        sink.warning(format!(
-            "the report's collectors list {items} items to run but it holds results for {held}"
-        ));
+        sink.coded_warning(
+            Code::DeclaredCountMismatch,
+            format!(
+                "the report's collectors list {items} items to run but it holds results for {held}"
+            ),
+        );
     }
 }
 
@@ -236,10 +240,13 @@ fn check_summary(summary: &Summary, state: &State, sink: &mut dyn EventSink) {
         }
     }
     if state.saw_tests && !diffs.is_empty() {
-        sink.warning(format!(
-            "the report's summary disagrees with its tests: {}",
-            diffs.join(", ")
-        ));
+        sink.coded_warning(
+            Code::DeclaredCountMismatch,
+            format!(
+                "the report's summary disagrees with its tests: {}",
+                diffs.join(", ")
+            ),
+        );
     }
 }
 
@@ -381,8 +388,10 @@ impl<'de> Visitor<'de> for CollectorsSeed<'_> {
                 }
                 "skipped" => {
                     let reason = skip_reason(c.longrepr.as_deref().unwrap_or("no reason given"));
-                    self.sink
-                        .warning(format!("collecting `{}` was skipped: {reason}", c.nodeid));
+                    self.sink.coded_warning(
+                        Code::CollectionSkipped,
+                        format!("collecting `{}` was skipped: {reason}", c.nodeid),
+                    );
                     self.sink
                         .test_finished(skipped_collector(&c.nodeid, reason));
                 }

@@ -7,6 +7,7 @@
 //! never finished: its unfinished tests are reported errored and the run `killed` (or
 //! `truncated`, when the last line itself is cut off).
 
+use gapscore_adapter_sdk::Code;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::BufRead;
@@ -219,7 +220,10 @@ impl Stream {
                     .0
                     .as_deref()
                     .map_or("no reason given", skip_reason);
-                sink.warning(format!("collecting `{nodeid}` was skipped: {reason}"));
+                sink.coded_warning(
+                    Code::CollectionSkipped,
+                    format!("collecting `{nodeid}` was skipped: {reason}"),
+                );
                 sink.test_finished(skipped_collector(nodeid, reason));
             }
             other => {
@@ -427,7 +431,7 @@ impl Stream {
         if self.cut_at.is_none()
             && let Some(w) = self.exitstatus.and_then(|code| exit_mismatch(code, bad))
         {
-            sink.warning(w);
+            sink.coded_warning(Code::ExitStatusMismatch, w);
         }
     }
 }

@@ -8,6 +8,7 @@
 //! is checked against what was named, and counted failures that no line names become a
 //! problem, since the output does not say which tests they were.
 
+use gapscore_adapter_sdk::Code;
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::sync::OnceLock;
@@ -391,11 +392,11 @@ impl Reading {
             + get("error").saturating_sub(self.collection_errors.len() as u64);
         let counted = counted.saturating_sub(self.counted_twice);
         if named_total == 0 && counted > 0 {
-            sink.warning(format!(
+            sink.coded_warning(Code::ResultsNotListed, format!(
                 "only pytest's final counts line is present ({counted} test(s) counted, none named): no per-test results in this output; run pytest with -rA or -v, or use --json-report or --report-log"
             ));
         } else if counted > named_total {
-            sink.warning(format!(
+            sink.coded_warning(Code::ResultsNotListed, format!(
                 "pytest's final counts line counts {counted} test result(s) but the output names {named_total}: the others are not in this output (run pytest with -rA or -v)"
             ));
         }

@@ -61,6 +61,7 @@ pub mod encoding;
 /// The JSON helpers every reader shares (kept in `gapscore-model`, so that `gapscore check`
 /// refuses duplicate keys with the same code).
 pub use gapscore_model::json;
+pub use gapscore_model::{Code, codes};
 pub mod lines;
 pub mod text;
 

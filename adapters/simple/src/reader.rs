@@ -8,6 +8,7 @@
 //! (`[{"kind": "build-failure", "detail": "...", "suite": "..."}]`), so the format can carry a
 //! suite that did not run; the reference validators ignore the key.
 
+use gapscore_adapter_sdk::Code;
 use std::fmt;
 
 use serde::Deserialize;
@@ -121,19 +122,20 @@ impl<'de> Visitor<'de> for TestsSeed<'_> {
             if let Some(id) = raw.id {
                 test.id = id;
             }
-            test.category = match raw.category.as_deref() {
-                None | Some("") => None,
-                Some(c) => match Category::parse_lenient(c) {
-                    Some(cat) => Some(cat),
-                    None => {
-                        self.sink.warning(format!(
+            test.category =
+                match raw.category.as_deref() {
+                    None | Some("") => None,
+                    Some(c) => match Category::parse_lenient(c) {
+                        Some(cat) => Some(cat),
+                        None => {
+                            self.sink.coded_warning(Code::UnknownValueIgnored, format!(
                             "tests[{index}] `{}`: unknown category `{c}`, counted as unknown",
                             test.name
                         ));
-                        Some(Category::Unknown)
-                    }
-                },
-            };
+                            Some(Category::Unknown)
+                        }
+                    },
+                };
             test.expected = raw.expected.and_then(text);
             test.actual = raw.actual.and_then(text);
             test.message = raw.message.and_then(text);

@@ -9,6 +9,7 @@
 //! here. Methods compile into their type's codegen unit, with the rest of the reader; the
 //! free function carries `#[inline]` to the same end.
 
+use gapscore_adapter_sdk::Code;
 use std::sync::LazyLock;
 
 use gapscore_adapter_sdk::{Problem, ProblemKind, TestCase};
@@ -100,7 +101,7 @@ impl Parser<'_> {
                     "line {}: subtest `{name}` ended without its closing `}}`",
                     self.line_no
                 );
-                self.warn(msg);
+                self.warn(Code::MalformedStructure, msg);
             }
             self.close_level(true);
         }
@@ -185,7 +186,7 @@ impl Parser<'_> {
             "line {}: subtest `{name}` has no test point of its own",
             self.line_no
         );
-        self.warn(msg);
+        self.warn(Code::MalformedStructure, msg);
         let at = self.levels.len() - 1;
         self.place_children(c.held, &name, at);
     }
@@ -235,7 +236,7 @@ impl Parser<'_> {
                     "line {}: more than {HOLD_CAP} results in a subtest whose name is not known yet: sent under `{UNNAMED}`",
                     self.line_no
                 );
-                self.warn(msg);
+                self.warn(Code::OutputUnattributed, msg);
             }
             for mut x in held.into_iter().chain(std::iter::once(h)) {
                 x.test.suite = Some(match x.test.suite.take() {
@@ -307,7 +308,7 @@ impl Parser<'_> {
                 "line {}: subtest `{prev}` announced but never run",
                 self.line_no
             );
-            self.warn(msg);
+            self.warn(Code::MalformedStructure, msg);
         }
     }
 

@@ -15,6 +15,7 @@
 //! from here, never the reverse. A
 //! method compiles into its type's codegen unit, so the per-line path is built as before the split.
 
+use gapscore_adapter_sdk::Code;
 use std::borrow::Cow;
 use std::io::BufRead;
 
@@ -299,7 +300,7 @@ pub(crate) struct Parser<'s> {
     pub(crate) bail_line: u64,
     pub(crate) after_bail: u64,
     pub(crate) unknown_lines: u64,
-    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings: Vec<(Code, String)>,
     pub(crate) warnings_dropped: u64,
     pub(crate) bad_utf8: bool,
     pub(crate) cut_lines: bool,
@@ -336,9 +337,9 @@ impl<'s> Parser<'s> {
         }
     }
 
-    pub(crate) fn warn(&mut self, msg: String) {
+    pub(crate) fn warn(&mut self, code: Code, msg: String) {
         if self.warnings.len() < WARN_CAP {
-            self.warnings.push(msg);
+            self.warnings.push((code, msg));
         } else {
             self.warnings_dropped += 1;
         }
@@ -349,10 +350,13 @@ impl<'s> Parser<'s> {
         self.line_no += 1;
         if cut && !self.cut_lines {
             self.cut_lines = true;
-            self.warn(format!(
-                "line {}: longer than 1 MiB, read up to the cut",
-                self.line_no
-            ));
+            self.warn(
+                Code::LineCut,
+                format!(
+                    "line {}: longer than 1 MiB, read up to the cut",
+                    self.line_no
+                ),
+            );
         }
     }
 
@@ -370,10 +374,10 @@ impl<'s> Parser<'s> {
             Err(_) => {
                 if !self.bad_utf8 {
                     self.bad_utf8 = true;
-                    self.warn(format!(
-                        "line {}: invalid UTF-8, replaced with U+FFFD",
-                        self.line_no
-                    ));
+                    self.warn(
+                        Code::InvalidUtf8,
+                        format!("line {}: invalid UTF-8, replaced with U+FFFD", self.line_no),
+                    );
                 }
                 String::from_utf8_lossy(raw)
             }
@@ -412,7 +416,7 @@ impl<'s> Parser<'s> {
                 "line {}: YAML block not closed by `...` before a less indented line",
                 self.line_no
             );
-            self.warn(msg);
+            self.warn(Code::MalformedStructure, msg);
         }
         if self.in_summary {
             return;
@@ -552,7 +556,7 @@ impl<'s> Parser<'s> {
             closed = lvl.just_closed.take();
         }
         if let Some(w) = warn {
-            self.warn(w);
+            self.warn(Code::MalformedStructure, w);
         }
         let status = match (&pt.directive, pt.ok) {
             (Directive::Skip(_), _) => Status::Skipped,
@@ -563,7 +567,7 @@ impl<'s> Parser<'s> {
         };
         if matches!(pt.directive, Directive::Skip(_)) && !pt.ok {
             let msg = format!("line {line_no}: `not ok` with a SKIP directive read as skipped");
-            self.warn(msg);
+            self.warn(Code::ContradictoryStatus, msg);
         }
         let held_level = self.levels[at].held.is_some();
         // A title names a category only with a `[tag]`: most have no bracket at all.
@@ -627,7 +631,7 @@ impl<'s> Parser<'s> {
                     "line {line_no}: subtest `{n}` is closed by a test point named `{}`",
                     pt.desc
                 );
-                self.warn(msg);
+                self.warn(Code::MalformedStructure, msg);
             }
             let name = test.name.clone();
             self.place_children(c.held, &name, at);
@@ -737,18 +741,21 @@ impl<'s> Parser<'s> {
         }
         if self.after_bail > 0 {
             let (n, at) = (self.after_bail, self.bail_line);
-            self.warn(format!(
+            self.warn(Code::AfterBailOut, format!(
                 "{n} test point{} after `Bail out!` (line {at}) not counted: the run stopped there",
                 if n == 1 { "" } else { "s" }
             ));
         }
         if self.unknown_lines > 0 {
             let n = self.unknown_lines;
-            self.warn(if n == 1 {
-                "1 line is not TAP: kept as a comment".to_owned()
-            } else {
-                format!("{n} lines are not TAP: kept as comments")
-            });
+            self.warn(
+                Code::UnreadLines,
+                if n == 1 {
+                    "1 line is not TAP: kept as a comment".to_owned()
+                } else {
+                    format!("{n} lines are not TAP: kept as comments")
+                },
+            );
         }
         let ev = &self.evidence;
         let producer = if ev.prove {
@@ -767,12 +774,15 @@ impl<'s> Parser<'s> {
         if let Some(p) = producer {
             self.sink.producer(Producer::new(p));
         }
-        for w in std::mem::take(&mut self.warnings) {
-            self.sink.warning(w);
+        for (code, w) in std::mem::take(&mut self.warnings) {
+            self.sink.coded_warning(code, w);
         }
         if self.warnings_dropped > 0 {
             let n = self.warnings_dropped;
-            self.sink.warning(format!("{n} more warnings not shown"));
+            self.sink.coded_warning(
+                Code::ReaderWarningsCapped,
+                format!("{n} more warnings not shown"),
+            );
         }
         Ok(())
     }

@@ -16,6 +16,7 @@
 //! These are methods of `Parser`: parser.rs defines it and calls them, and imports nothing from
 //! here.
 
+use gapscore_adapter_sdk::Code;
 use gapscore_adapter_sdk::{Problem, ProblemKind};
 
 use crate::parser::{Level, Parser, SEEN_CAP, UNNAMED};
@@ -57,7 +58,7 @@ impl Parser<'_> {
             }
         }
         for w in warns {
-            self.warn(w);
+            self.warn(Code::MalformedStructure, w);
         }
     }
 
@@ -188,7 +189,7 @@ impl Parser<'_> {
             self.sink.problem(p);
         }
         for w in warns {
-            self.warn(w);
+            self.warn(Code::MalformedStructure, w);
         }
     }
 }

@@ -12,6 +12,7 @@ mod suite;
 mod testcase;
 mod xml;
 
+use gapscore_adapter_sdk::Code;
 use std::collections::HashSet;
 
 use gapscore_adapter_sdk::{
@@ -470,7 +471,9 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
                     // The outer suite's count includes these; they are not missing twice.
                     held.cases += n;
                 }
-                declared::Verdict::Warning(w) => self.sink.warning(w),
+                declared::Verdict::Warning(w) => {
+                    self.sink.coded_warning(Code::DeclaredCountMismatch, w)
+                }
             }
             // Failures, errors and skips: warnings only. Reruns count in Surefire 3's
             // `failures=`; Nette Tester writes failures in `errors=`, so their sum is compared.
@@ -486,10 +489,13 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
                     if let Some(d) = s.declared[i]
                         && d != s.seen[i]
                     {
-                        self.sink.warning(format!(
-                            "testsuite `{name}` declares {label}=\"{d}\" but holds {}",
-                            s.seen[i]
-                        ));
+                        self.sink.coded_warning(
+                            Code::DeclaredCountMismatch,
+                            format!(
+                                "testsuite `{name}` declares {label}=\"{d}\" but holds {}",
+                                s.seen[i]
+                            ),
+                        );
                     }
                 }
             }

@@ -2,6 +2,7 @@
 //! `suite-error`), a Go panic in a suite's `<system-out>` (a `crash`), and the root's declared
 //! total (a warning only).
 
+use gapscore_adapter_sdk::Code;
 use gapscore_adapter_sdk::{EventSink, Problem, ProblemKind, Producer};
 
 use super::{Ending, Reading, Target, case};
@@ -77,7 +78,7 @@ impl Ending {
             let held = self.root_held;
             let surplus_expected = self.any_pseudo || self.producer == Some("gotestsum");
             if d > held || (d < held && !surplus_expected) {
-                sink.warning(format!(
+                sink.coded_warning(Code::DeclaredCountMismatch, format!(
                     "testsuites declares tests=\"{d}\" but the file holds {held} (the root's total \
                      is not counted: trimmed and converted files disagree with it)"
                 ));

@@ -2,6 +2,7 @@
 //! those of `serde_json::to_string_pretty` of the runs as a `serde_json::Value` (keys sorted,
 //! two-space indent, a final newline), which is what `parse` printed when it held every run.
 
+use gapscore_core::Code;
 use std::io::{self, Write};
 
 use gapscore_core::{Category, Problem, Producer, Status, TestCase, TestRun};
@@ -211,6 +212,7 @@ pub(super) struct RunFrame<'a> {
     pub producer: Option<&'a Producer>,
     pub problems: &'a [Problem],
     pub warnings: &'a [String],
+    pub warning_codes: &'a [Code],
 }
 
 /// Writes one run as an element of the top-level array: the separator (`first` says whether a
@@ -228,6 +230,7 @@ pub(super) fn write_run(
     run.producer = frame.producer.cloned();
     run.problems = frame.problems.to_vec();
     run.warnings = frame.warnings.to_vec();
+    run.warning_codes = frame.warning_codes.to_vec();
     let value = serde_json::to_value(&run).map_err(io::Error::other)?;
     let text = serde_json::to_string_pretty(&value).map_err(io::Error::other)?;
     // The keys are sorted, so `tests` is the only key of the run at this depth with that name;
@@ -276,6 +279,7 @@ mod tests {
                 producer: run.producer.as_ref(),
                 problems: &run.problems,
                 warnings: &run.warnings,
+                warning_codes: &run.warning_codes,
             };
             write_run(
                 &mut out,
@@ -375,7 +379,7 @@ mod tests {
         let mut p = Problem::new(ProblemKind::Truncated, "cut at byte 9");
         p.count = Some(2);
         full.problems.push(p);
-        full.warnings.push("a warning".into());
+        full.push_warning(Code::AdapterWarning, "a warning".into());
         let runs = [empty.clone(), full, empty];
         assert_eq!(run_text(&runs), whole(&runs));
     }

@@ -8,6 +8,7 @@ mod json;
 mod ndjson;
 mod sink;
 
+use gapscore_core::Code;
 use std::io::{self as stdio, Write};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -310,12 +311,12 @@ fn name_duplicates(
         // `RunCollector`.
         Ok(ids) => {
             for (id, n) in ids {
-                sink.warning(format!(
+                sink.coded_warning(Code::DuplicateTestId, format!(
                     "duplicate test id `{id}` occurs {n} times: entries are kept and counted separately"
                 ));
             }
         }
-        Err(e) => sink.warning(format!(
+        Err(e) => sink.coded_warning(Code::DuplicateTestId, format!(
             "{} test ids occur more than once (a second read to name them failed: {e}): entries are kept and counted separately",
             repeated.len()
         )),

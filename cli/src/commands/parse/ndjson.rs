@@ -11,6 +11,7 @@
 //!
 //! A run with neither `end` nor `error` was cut off by the writer (gapscore was killed).
 
+use gapscore_core::Code;
 use std::io::{self, Write};
 
 use gapscore_core::{Problem, Producer, TestCase};
@@ -39,6 +40,7 @@ pub(super) enum Record<'a> {
     },
     Warning {
         run: usize,
+        code: Code,
         warning: &'a str,
     },
     End {

@@ -9,6 +9,7 @@
 //! half-way leaves nothing behind. In the NDJSON layout each event is a line of the output as
 //! it is read.
 
+use gapscore_core::Code;
 use std::io::{self, BufWriter, Seek as _, SeekFrom, Write};
 
 use gapscore_core::{DuplicateTracker, EventSink, Problem, ProblemKind, Producer, TestCase};
@@ -37,6 +38,8 @@ pub(super) struct RunSink<'w> {
     producer: Option<Producer>,
     problems: Vec<Problem>,
     warnings: Vec<String>,
+    // The code of each warning, in step with `warnings`.
+    warning_codes: Vec<Code>,
     dups: DuplicateTracker,
     scratch: Vec<u8>,
     // The first write error; events after it are not written (the read goes on, so the
@@ -84,6 +87,7 @@ impl<'w> RunSink<'w> {
             producer: None,
             problems: Vec::new(),
             warnings: Vec::new(),
+            warning_codes: Vec::new(),
             dups: DuplicateTracker::default(),
             scratch: Vec::new(),
             failed,
@@ -148,6 +152,7 @@ impl<'w> RunSink<'w> {
             producer: self.producer.as_ref(),
             problems: &self.problems,
             warnings: &self.warnings,
+            warning_codes: &self.warning_codes,
         };
         let out = self
             .out
@@ -207,10 +212,16 @@ impl EventSink for RunSink<'_> {
     }
 
     fn warning(&mut self, message: String) {
+        self.coded_warning(Code::AdapterWarning, message);
+    }
+
+    fn coded_warning(&mut self, code: Code, message: String) {
         self.emit(&Record::Warning {
             run: self.index,
+            code,
             warning: &message,
         });
         self.warnings.push(message);
+        self.warning_codes.push(code);
     }
 }
