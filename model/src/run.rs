@@ -341,16 +341,19 @@ pub struct Problem {
     pub count: Option<u64>,
 }
 
-/// A [`Problem`] as written: its fields, with the kind's code after the kind.
+/// One run-level problem, as written: its fields, with the kind's code after the kind.
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "schema", schemars(rename = "Problem"))]
 struct ProblemRecord<'a> {
     /// What went wrong.
     kind: ProblemKind,
-    /// The kind's stable code (`gapscore explain CODE`).
-    code: crate::codes::Code,
+    /// The kind's stable code (`gapscore explain CODE`); always written, optional on reading
+    /// (the kind decides it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<crate::codes::Code>,
     /// Details in the producer's words where possible (the build error, the collection error).
+    #[serde(default)]
     detail: &'a str,
     /// The suite, package or file the problem belongs to, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -365,7 +368,7 @@ impl Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         ProblemRecord {
             kind: self.kind,
-            code: self.kind.code(),
+            code: Some(self.kind.code()),
             detail: &self.detail,
             suite: self.suite.as_deref(),
             count: self.count,
