@@ -2,6 +2,7 @@
 //! code 2 ([`ExitCode::Error`]); I/O errors keep the operating system's error as their source
 //! (print them with [`crate::fs::chain`]).
 
+use gapscore_core::Code;
 use gapscore_core::hash::HashFormatError;
 use gapscore_core::seal::ExcludeError;
 
@@ -30,8 +31,39 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error's stable code (`gapscore explain CODE`).
+    pub fn code(&self) -> Code {
+        match self {
+            Error::Fs(_) => Code::FileIo,
+            Error::Usage(_) => Code::UsageError,
+            Error::Input(_) => Code::BadInputFile,
+            Error::Exclude(_) => Code::BadExcludeGlob,
+            Error::Hash(_) => Code::BadHash,
+        }
+    }
+
     /// The exit code this error ends a command with.
     pub fn exit_code(&self) -> ExitCode {
         ExitCode::Error
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_has_its_own_code() {
+        let errors = [
+            Error::Usage("x".into()),
+            Error::Input("x".into()),
+            Error::Fs(FsError::read(
+                std::path::Path::new("p"),
+                std::io::Error::other("x"),
+            )),
+        ];
+        let codes: Vec<Code> = errors.iter().map(Error::code).collect();
+        assert_eq!(codes, [Code::UsageError, Code::BadInputFile, Code::FileIo]);
+        assert!(codes.iter().all(|c| c.as_str().starts_with('E')));
     }
 }

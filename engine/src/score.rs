@@ -183,6 +183,18 @@ pub enum Refusal {
 }
 
 impl Refusal {
+    /// The refusal's stable code (`gapscore explain CODE`).
+    pub fn code(&self) -> Code {
+        match self {
+            Refusal::SealUnreadable(_) => Code::SealUnreadable,
+            Refusal::BrokenSeal { .. } | Refusal::BrokenSeals { .. } => Code::BrokenSeal,
+            Refusal::Rules(_) => Code::RulesUnreadable,
+            Refusal::Usage(_) => Code::UsageRefused,
+            Refusal::Unreadable { .. } => Code::InputsUnreadable,
+            Refusal::NoSealedTests => Code::NoSealedTestsStrict,
+        }
+    }
+
     /// The exit code a refusal ends `score` with.
     pub fn exit_code(&self) -> ExitCode {
         ExitCode::Error
@@ -710,4 +722,30 @@ fn verdict(
             "the report is advisory, so it fails --threshold whatever its score: {why}; pass --allow-advisory to gate on the score alone"
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_refusal_has_a_refusal_code() {
+        let refusals = [
+            Refusal::Usage(Error::Usage("x".into())),
+            Refusal::Rules(Error::Input("x".into())),
+            Refusal::Unreadable { failed: 1 },
+            Refusal::NoSealedTests,
+        ];
+        let codes: Vec<Code> = refusals.iter().map(Refusal::code).collect();
+        assert_eq!(
+            codes,
+            [
+                Code::UsageRefused,
+                Code::RulesUnreadable,
+                Code::InputsUnreadable,
+                Code::NoSealedTestsStrict
+            ]
+        );
+        assert!(codes.iter().all(|c| c.as_str().starts_with('R')));
+    }
 }

@@ -248,6 +248,21 @@ codes! {
     SealRecordProblem = "E007", "seal",
         "a combined seal's records do not hold together",
         "reseal; a record must list the suites it combines as they are";
+    FileIo = "E008", "engine",
+        "a file or directory could not be read or written",
+        "check the path and its permissions; the operating system's error is named after it";
+    UsageError = "E009", "engine",
+        "options that cannot be honoured together, or a value out of range",
+        "fix the option the message names (`gapscore help` lists them)";
+    BadInputFile = "E010", "engine",
+        "a rules file or history is not what it must be",
+        "fix the file at the place the message names";
+    BadExcludeGlob = "E011", "engine",
+        "an `--exclude` glob does not compile",
+        "fix the glob's syntax (`*`, `?`, `[...]`, `**`)";
+    BadHash = "E012", "engine",
+        "a hash given is not a SHA-256",
+        "give 64 hexadecimal digits (with or without `sha256:`)";
 
     SealUnreadable = "R001", "engine",
         "the seal record or the sealed directory could not be read",
