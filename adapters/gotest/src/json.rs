@@ -135,10 +135,7 @@ pub fn parse_reader(
     let mut first_bad: Option<(u64, String)> = None;
     let mut cut: Option<u64> = None;
     let mut saw_content = false;
-    while let Some(l) = lines
-        .next_line()
-        .map_err(|e| AdapterError::Read(e.to_string()))?
-    {
+    while let Some(l) = lines.next_line().map_err(AdapterError::io)? {
         let (at, line_no, complete) = (l.offset(), l.number(), l.complete());
         let line = l.bytes().trim_ascii();
         if line.is_empty() {

@@ -166,9 +166,7 @@ impl Adapter for GoTest {
             Some(f) => f.to_owned(),
             None => {
                 // Peek without consuming: whatever the reader has buffered.
-                let head = reader
-                    .fill_buf()
-                    .map_err(|e| AdapterError::Read(e.to_string()))?;
+                let head = reader.fill_buf().map_err(AdapterError::io)?;
                 sniff(head).map_or(JSON_FORMAT, |(f, _)| f).to_owned()
             }
         };

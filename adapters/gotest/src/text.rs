@@ -130,10 +130,7 @@ pub fn parse_reader(
     let mut lines = LineReader::new(reader);
     let mut saw_content = false;
     let mut produced = false;
-    while let Some(l) = lines
-        .next_line()
-        .map_err(|e| AdapterError::Read(e.to_string()))?
-    {
+    while let Some(l) = lines.next_line().map_err(AdapterError::io)? {
         let line = String::from_utf8_lossy(l.bytes());
         // Line 1's mark is gone already; one further on starts a file concatenated to this one.
         let line = match l.number() {

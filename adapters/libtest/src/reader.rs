@@ -77,10 +77,7 @@ pub(crate) fn parse_reader(
     let mut lines = LineReader::new(reader);
     let mut cut: Option<u64> = None;
     let mut saw_content = false;
-    while let Some(l) = lines
-        .next_line()
-        .map_err(|e| AdapterError::Read(e.to_string()))?
-    {
+    while let Some(l) = lines.next_line().map_err(AdapterError::io)? {
         let (at, line_no, complete) = (l.offset(), l.number(), l.complete());
         // Trailing space only: columns in errors stay the file's.
         let line = l.bytes().trim_ascii_end();

@@ -143,9 +143,7 @@ impl Adapter for Pytest {
         opts: &ParseOptions,
         sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
-        let peek = reader
-            .fill_buf()
-            .map_err(|e| AdapterError::Read(e.to_string()))?;
+        let peek = reader.fill_buf().map_err(AdapterError::io)?;
         match format_of(opts, peek) {
             FORMAT_REPORTLOG => reportlog::parse_reader(reader, sink),
             FORMAT_TEXT => text::parse_reader(reader, sink),
@@ -153,9 +151,7 @@ impl Adapter for Pytest {
                 // json-report, or a buffer too short to tell: the document is read whole,
                 // and then told apart on all of it.
                 let mut input = Vec::new();
-                reader
-                    .read_to_end(&mut input)
-                    .map_err(|e| AdapterError::Read(e.to_string()))?;
+                reader.read_to_end(&mut input).map_err(AdapterError::io)?;
                 self.parse(&input, opts, sink)
             }
         }

@@ -37,7 +37,7 @@ pub fn parse_reader(
         buf.clear();
         let n = reader
             .read_until(b'\n', &mut buf)
-            .map_err(|e| AdapterError::Read(e.to_string()))?;
+            .map_err(AdapterError::io)?;
         if n == 0 {
             break;
         }

@@ -134,10 +134,75 @@ pub enum AdapterError {
     /// The adapter panicked; the message is the panic's.
     #[error("adapter panicked: {0}")]
     Panic(String),
-    /// Reading the input failed part way (an I/O error, not bad content).
+    /// Reading the input failed part way, said in words only. Readers give
+    /// [`AdapterError::Io`] instead, which keeps the operating system's error.
     #[error("cannot read: {0}")]
     Read(String),
+    /// Reading the input failed part way (an I/O error, not bad content); the I/O error is the
+    /// source. (Added in 0.3, beside [`AdapterError::Read`].)
+    #[error(transparent)]
+    Io(#[from] ReadError),
 }
+
+impl AdapterError {
+    /// An I/O error met while reading, kept as the source.
+    pub fn io(source: std::io::Error) -> Self {
+        let reason = source.to_string();
+        AdapterError::Io(ReadError::new(reason, source))
+    }
+}
+
+impl From<std::io::Error> for AdapterError {
+    fn from(e: std::io::Error) -> Self {
+        AdapterError::io(e)
+    }
+}
+
+/// An I/O error met part way through an input, kept whole as the [`std::error::Error::source`]
+/// (shared, so that the error stays `Clone`), with the words it is shown in.
+#[derive(Debug, Clone)]
+pub struct ReadError {
+    reason: String,
+    source: std::sync::Arc<std::io::Error>,
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot read: {}", self.reason)
+    }
+}
+
+// By hand: the source is the `io::Error` itself, not the `Arc` around it, so that a caller
+// can downcast it.
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+impl ReadError {
+    /// The error, shown as `cannot read: {reason}`.
+    pub fn new(reason: impl Into<String>, source: std::io::Error) -> Self {
+        ReadError {
+            reason: reason.into(),
+            source: std::sync::Arc::new(source),
+        }
+    }
+
+    /// The I/O error.
+    pub fn io_error(&self) -> &std::io::Error {
+        &self.source
+    }
+}
+
+// Two read errors are the same when they say the same of the same kind of failure.
+impl PartialEq for ReadError {
+    fn eq(&self, other: &Self) -> bool {
+        self.reason == other.reason && self.source.kind() == other.source.kind()
+    }
+}
+
+impl Eq for ReadError {}
 
 /// A gapscore adapter. Implementations must be pure with respect to their inputs: `detect` and
 /// `parse` may be called concurrently from many threads on different inputs.
@@ -176,9 +241,7 @@ pub trait Adapter: Send + Sync {
         sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
         let mut input = Vec::new();
-        reader
-            .read_to_end(&mut input)
-            .map_err(|e| AdapterError::Read(e.to_string()))?;
+        reader.read_to_end(&mut input).map_err(AdapterError::io)?;
         self.parse(&input, opts, sink)
     }
 
@@ -232,4 +295,26 @@ pub fn parse_to_run(
     let mut sink = Normalizer::new(RunCollector::new(format, opts.source_name.clone()));
     adapter.parse(input, opts, &mut sink)?;
     Ok(sink.finish().into_run())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_read_error_keeps_the_io_error_as_its_source() {
+        let e = AdapterError::io(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "gone",
+        ));
+        assert_eq!(e.to_string(), "cannot read: gone");
+        // `Io` is transparent: its source is the read error's, the I/O error.
+        let io = e.source().and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(
+            io.map(std::io::Error::kind),
+            Some(std::io::ErrorKind::UnexpectedEof)
+        );
+        assert_eq!(e.clone(), e);
+    }
 }

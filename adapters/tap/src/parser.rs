@@ -63,7 +63,7 @@ pub fn parse_reader(
         let buf = match reader.fill_buf() {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(AdapterError::Read(e.to_string())),
+            Err(e) => return Err(AdapterError::io(e)),
         };
         if buf.is_empty() {
             break;
@@ -131,7 +131,7 @@ fn skip_byte_order_mark(reader: &mut dyn BufRead) -> Result<(), AdapterError> {
         match reader.fill_buf() {
             Ok(b) => break b,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(AdapterError::Read(e.to_string())),
+            Err(e) => return Err(AdapterError::io(e)),
         }
     };
     if buf.starts_with(BOM) {

@@ -430,7 +430,12 @@ impl ExecAdapter {
             match reader.read(&mut chunk) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(AdapterError::Read(crate::io_reason(&e))),
+                Err(e) => {
+                    return Err(AdapterError::Io(gapscore_adapter_sdk::ReadError::new(
+                        crate::io_reason(&e),
+                        e,
+                    )));
+                }
             }
         };
         if n == 0 {

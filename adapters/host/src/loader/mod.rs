@@ -492,7 +492,12 @@ impl Adapter for PluginAdapter {
                     &mut std::io::Read::take(reader, limit.saturating_add(1)),
                     &mut input,
                 )
-                .map_err(|e| AdapterError::Read(crate::io_reason(&e)))?;
+                .map_err(|e| {
+                    AdapterError::Io(gapscore_adapter_sdk::ReadError::new(
+                        crate::io_reason(&e),
+                        e,
+                    ))
+                })?;
                 if input.len() > self.v1_input_cap {
                     return Err(self.v1_too_big());
                 }

@@ -95,7 +95,10 @@ pub(super) fn run<'a>(
         resume_unwind(p);
     }
     if let Some(e) = call.read_error.take() {
-        return Err(AdapterError::Read(crate::io_reason(&e)));
+        return Err(AdapterError::Io(gapscore_adapter_sdk::ReadError::new(
+            crate::io_reason(&e),
+            e,
+        )));
     }
     if let Some(reason) = call.rejected.take() {
         return Err(plugin.fail(reason));

@@ -563,14 +563,10 @@ pub fn parse_reader<K: EventSink + ?Sized>(
     reader: &mut dyn std::io::BufRead,
     sink: &mut K,
 ) -> Result<(), AdapterError> {
-    let head = reader
-        .fill_buf()
-        .map_err(|e| AdapterError::Read(e.to_string()))?;
+    let head = reader.fill_buf().map_err(AdapterError::io)?;
     if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
         let mut all = Vec::new();
-        reader
-            .read_to_end(&mut all)
-            .map_err(|e| AdapterError::Read(e.to_string()))?;
+        reader.read_to_end(&mut all).map_err(AdapterError::io)?;
         let text = to_utf8(&all)?;
         return parse_stream(text.as_ref(), sink);
     }

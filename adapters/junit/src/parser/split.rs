@@ -268,9 +268,7 @@ where
     S: EventSink + Send,
     F: Read + Seek + Send,
 {
-    let head = whole
-        .fill_buf()
-        .map_err(|e| AdapterError::Read(e.to_string()))?;
+    let head = whole.fill_buf().map_err(AdapterError::io)?;
     let increasing = parts.windows(2).all(|w| w[0].at < w[1].at);
     if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) || !increasing {
         super::parse_reader(whole, sink_a)?;
