@@ -299,13 +299,15 @@ pub(crate) fn score(
     row.sealed = Some(report.sealed_tests);
     row.open = report.open_tests;
     row.advisory = report.is_advisory();
-    row.reasons = report
-        .report
-        .advisory_reason
-        .as_deref()
-        .map(|r| r.split("; ").map(str::to_owned).collect())
-        .unwrap_or_default();
     if let Some(ext) = &report.gapscore {
+        // The reasons as the report lists them, each with its code: never the joined text
+        // split again (a reason may hold `; ` itself).
+        row.reasons = ext
+            .advisory_reasons
+            .iter()
+            .map(|r| r.reason.clone())
+            .collect();
+        row.reason_codes = ext.advisory_reasons.iter().map(|r| r.code).collect();
         row.score_exact = Some(ext.score_exact);
         row.gate = ext.gate.as_ref().map(|g| g.verdict);
         for (role, list) in [("sealed", &ext.problems), ("open", &ext.open_problems)] {

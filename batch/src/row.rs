@@ -47,6 +47,9 @@ pub struct RepoRow {
     /// Why it is advisory.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
+    /// The code of each of `reasons`, in the same order (`gapscore explain CODE`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reason_codes: Vec<gapscore_core::Code>,
     /// Run-level problems of both suites.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<RowProblem>,
@@ -86,6 +89,7 @@ impl RepoRow {
             open: None,
             advisory: false,
             reasons: Vec::new(),
+            reason_codes: Vec::new(),
             problems: Vec::new(),
             failing_categories: BTreeMap::new(),
             gate: None,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use gapscore_model::Code;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -285,6 +286,16 @@ pub struct Hardening {
     pub history: Vec<Cycle>,
 }
 
+/// One reason a report is advisory (`gapscore.advisory_reasons`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct AdvisoryReason {
+    /// The reason's stable code (`gapscore explain CODE`).
+    pub code: Code,
+    /// The reason, as `report.advisory_reason` says it.
+    pub reason: String,
+}
+
 /// gapscore's extension object (`gapscore` at the report root).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
@@ -331,12 +342,16 @@ pub struct Extension {
     /// sealed tests do; the report is advisory when there are any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sealed_dir_excluded_present: Vec<String>,
+    /// Why the report is advisory, one reason each with its code (`report.advisory_reason`
+    /// says the same reasons joined with `; `).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advisory_reasons: Vec<AdvisoryReason>,
     /// Warnings from reading the inputs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// The code of each of `warnings`, in the same order (`gapscore explain CODE`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warning_codes: Vec<gapscore_model::Code>,
+    pub warning_codes: Vec<Code>,
     /// How many warnings of each code were raised, in first-seen order, when there were any:
     /// `warnings` keeps only the first [`crate::warnings::REPORT_WARNINGS`] messages.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -527,26 +542,36 @@ fn build(
     let rounded = score.rounded();
     let dialect = opts.dialect;
 
-    let mut reasons = Vec::new();
+    let mut reasons: Vec<AdvisoryReason> = Vec::new();
+    let mut because = |code: Code, reason: String| reasons.push(AdvisoryReason { code, reason });
     if !sealed.problems.is_empty() {
-        reasons.push(format!(
-            "the sealed suite did not fully run ({} problem{}: {})",
-            sealed.problems.len(),
-            plural(sealed.problems.len()),
-            problem_kinds(&sealed.problems)
-        ));
+        because(
+            Code::SuiteDidNotRun,
+            format!(
+                "the sealed suite did not fully run ({} problem{}: {})",
+                sealed.problems.len(),
+                plural(sealed.problems.len()),
+                problem_kinds(&sealed.problems)
+            ),
+        );
     }
     if score.total == 0 {
-        reasons.push("no sealed tests were counted: a score over zero tests proves nothing".into());
+        because(
+            Code::ZeroSealedTests,
+            "no sealed tests were counted: a score over zero tests proves nothing".into(),
+        );
     }
     // Under `--flaky fail` a flaky test is already a failure; only a pass that needed a retry
     // makes the score less than authoritative.
     if !sealed.flaky.is_empty() && sealed.policy().flaky == FlakyPolicy::Pass {
-        reasons.push(format!(
-            "{} sealed test{} passed only on a retry (flaky)",
-            sealed.flaky.len(),
-            plural(sealed.flaky.len())
-        ));
+        because(
+            Code::FlakyPasses,
+            format!(
+                "{} sealed test{} passed only on a retry (flaky)",
+                sealed.flaky.len(),
+                plural(sealed.flaky.len())
+            ),
+        );
     }
     if !opts.excluded_present.is_empty() {
         let n = opts.excluded_present.len();
@@ -556,19 +581,27 @@ fn build(
             .take(3)
             .map(String::as_str)
             .collect();
-        reasons.push(format!(
-            "{n} file{} under paths the seal excludes {} present in the sealed directory ({}{}): planted bytecode or packages can change what the sealed tests do",
-            plural(n),
-            if n == 1 { "is" } else { "are" },
-            shown.join(", "),
-            if n > 3 { ", …" } else { "" }
-        ));
+        because(
+            Code::ExcludedFilesPresent,
+            format!(
+                "{n} file{} under paths the seal excludes {} present in the sealed directory ({}{}): planted bytecode or packages can change what the sealed tests do",
+                plural(n),
+                if n == 1 { "is" } else { "are" },
+                shown.join(", "),
+                if n > 3 { ", …" } else { "" }
+            ),
+        );
     }
-    reasons.extend(opts.seal_advisories.iter().cloned());
+    for a in &opts.seal_advisories {
+        because(Code::SealWeakened, a.clone());
+    }
     if let SealCheck::Broken(what) = &opts.seal {
-        reasons.push(format!(
-            "the sealed tests no longer match their seal ({what}): the score may measure tests other than the sealed ones"
-        ));
+        because(
+            Code::SealBrokenAllowed,
+            format!(
+                "the sealed tests no longer match their seal ({what}): the score may measure tests other than the sealed ones"
+            ),
+        );
     }
     let v2 = opts.spec_version == SpecVersion::V2;
     let prov = if v2 {
@@ -577,14 +610,17 @@ fn build(
         Resolved::default()
     };
     if prov.independence == Some(Independence::Weak) {
-        reasons.push(format!(
-            "weak authorship independence: the implementer's family ({}) is among the seal authors' ({}), and correlated blind spots bias the score toward 0% (§3.6)",
-            prov.implementer_family.as_deref().unwrap_or("?"),
-            prov.seal_author_families.join(", ")
-        ));
+        because(
+            Code::WeakIndependence,
+            format!(
+                "weak authorship independence: the implementer's family ({}) is among the seal authors' ({}), and correlated blind spots bias the score toward 0% (§3.6)",
+                prov.implementer_family.as_deref().unwrap_or("?"),
+                prov.seal_author_families.join(", ")
+            ),
+        );
     }
     if v2 && opts.spec_truncated {
-        reasons.push(
+        because(Code::SpecTruncated,
             "the specification was truncated or summarised before reaching the seal author or the implementer: the score measures the summariser (§5.4)".into(),
         );
     }
@@ -612,7 +648,10 @@ fn build(
         workspace_isolation: prov.workspace_isolation,
         spec_ambiguity: prov.spec_ambiguity,
         advisory: advisory.then_some(true),
-        advisory_reason: advisory.then(|| reasons.join("; ")),
+        advisory_reason: advisory.then(|| {
+            let texts: Vec<&str> = reasons.iter().map(|r| r.reason.as_str()).collect();
+            texts.join("; ")
+        }),
     };
 
     let coverage_comparison = open.map(|o| {
@@ -662,6 +701,7 @@ fn build(
         suites,
         inputs: opts.inputs.clone(),
         sealed_dir_excluded_present: opts.excluded_present.clone(),
+        advisory_reasons: reasons,
         warnings: share.warnings,
         warning_codes: share.codes,
         warning_counts: share.counts,

@@ -5,7 +5,7 @@
 //! Codes are grouped by their letter: `P` a run-level [`ProblemKind`](crate::ProblemKind)
 //! (each kind has one, [`ProblemKind::code`](crate::ProblemKind::code)), `W0` the seam's own
 //! warnings, `W1` a reader's, `W2` the engine's, `E` an error that stops one input or the
-//! command, `R` a score the engine refuses. A code, once published, keeps its meaning; a code
+//! command, `A` a reason a report is advisory, `R` a score the engine refuses. A code, once published, keeps its meaning; a code
 //! that is no longer raised stays in the table.
 //!
 //! A plugin reports warnings with any of these codes through
@@ -264,6 +264,31 @@ codes! {
         "a hash given is not a SHA-256",
         "give 64 hexadecimal digits (with or without `sha256:`)";
 
+    SuiteDidNotRun = "A001", "report",
+        "advisory: the sealed suite did not fully run (it has run-level problems)",
+        "fix the problems the report lists (`gapscore.problems`) and run the suite again";
+    ZeroSealedTests = "A002", "report",
+        "advisory: no sealed tests were counted",
+        "make sure the sealed suite ran and its results were given";
+    FlakyPasses = "A003", "report",
+        "advisory: sealed tests passed only on a retry",
+        "make the flaky tests deterministic, or score with `--flaky fail`";
+    ExcludedFilesPresent = "A004", "report",
+        "advisory: files under paths the seal excludes are present in the sealed directory",
+        "remove them (`__pycache__`, `node_modules`) before scoring: planted bytecode or packages change what the sealed tests do";
+    SealWeakened = "A005", "report",
+        "advisory: the seal's protection is weakened (its mount or policy)",
+        "seal on a filesystem the implementer cannot write";
+    SealBrokenAllowed = "A006", "report",
+        "advisory: the sealed tests no longer match their seal (scored with `--allow-broken`)",
+        "restore the sealed tests, or reseal deliberately";
+    WeakIndependence = "A007", "report",
+        "advisory: the implementer's model family is among the seal authors'",
+        "have the sealed tests written by a different model family (spec §3.6)";
+    SpecTruncated = "A008", "report",
+        "advisory: the specification was truncated or summarised on the way",
+        "give the seal author and the implementer the whole specification (spec §5.4)";
+
     SealUnreadable = "R001", "engine",
         "the seal record or the sealed directory could not be read",
         "check the paths given with --seal / --sealed-dir";
@@ -378,7 +403,10 @@ mod tests {
             let s = e.code.as_str();
             assert!(seen.insert(s), "{s} given twice");
             assert_eq!(s.len(), 4, "{s}");
-            assert!(matches!(s.as_bytes()[0], b'P' | b'W' | b'E' | b'R'), "{s}");
+            assert!(
+                matches!(s.as_bytes()[0], b'P' | b'W' | b'E' | b'A' | b'R'),
+                "{s}"
+            );
             assert!(s[1..].bytes().all(|b| b.is_ascii_digit()), "{s}");
             assert!(!e.title.is_empty() && !e.what_to_do.is_empty(), "{s}");
             assert_eq!(s.parse::<Code>(), Ok(e.code));

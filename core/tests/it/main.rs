@@ -9,3 +9,4 @@
 mod append;
 mod properties;
 mod suite_counts;
+mod no_text_classification;
