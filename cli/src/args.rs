@@ -15,7 +15,7 @@ pub use envelope::{
     SealModeArg,
 };
 pub use report::{DeclaredProvenance, DialectArg, IsolationArg, ProvenanceArgs, SpecVersionArg};
-pub use tools::{CompletionsArgs, ManArgs, Shell};
+pub use tools::{CompletionsArgs, ExplainArgs, ManArgs, Shell};
 
 /// Turn test-runner output into an honest Gap Score (Shadow Score).
 #[derive(Debug, Parser)]
@@ -57,6 +57,9 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print gapscore's man page (roff), or write one per command into a directory.
     Man(ManArgs),
+    /// Explain a warning, problem, error or refusal code: what went wrong and what to do
+    /// (docs/codes.md lists every code).
+    Explain(ExplainArgs),
 }
 
 /// Where adapter plugins come from, and how many threads read inputs.

@@ -80,12 +80,12 @@ pub mod warnings;
 pub use failures::{FailureList, FailureLog, Spill, SpillFactory};
 // The model crate's types, re-exported for the crates that score (adapters depend on
 // gapscore-model through the SDK instead).
-pub use gapscore_model::Code;
 pub use gapscore_model::{
     Attempt, Category, DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, InputError,
     Location, Normalizer, Problem, ProblemKind, Producer, RunCollector, Status, TestCase,
     TestCaseRef, TestRun, replay,
 };
+pub use gapscore_model::{Code, codes};
 pub use level::{Level, Score, Threshold};
 pub use manifest::Manifest;
 pub use policy::{FlakyPolicy, Outcome, SkippedPolicy, StatusPolicy, XfailPolicy};

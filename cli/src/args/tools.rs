@@ -39,6 +39,32 @@ pub struct ManArgs {
     pub dir: Option<PathBuf>,
 }
 
+/// `gapscore explain`.
+#[derive(Debug, Args)]
+#[command(after_help = EXPLAIN_HELP)]
+pub struct ExplainArgs {
+    /// The code to explain (`W101`, any case), or a problem kind (`missing-results`).
+    #[arg(value_name = "CODE", required_unless_present_any = ["list", "markdown"])]
+    pub code: Option<String>,
+
+    /// List every code with its title.
+    #[arg(long, conflicts_with_all = ["code", "markdown"])]
+    pub list: bool,
+
+    /// Print the whole registry as Markdown (what docs/codes.md holds).
+    #[arg(long, conflicts_with = "code")]
+    pub markdown: bool,
+}
+
+/// The closing help of `gapscore explain`.
+pub(crate) const EXPLAIN_HELP: &str = "\
+Exit codes: 0 ok, 2 unknown code.
+
+Examples:
+  gapscore explain W101
+  gapscore explain missing-results
+  gapscore explain --list";
+
 /// The closing help of `gapscore score`.
 pub(crate) const SCORE_HELP: &str = "\
 Exit codes: 0 ok, 1 score above --threshold, 2 usage or input error.

@@ -4,6 +4,7 @@ pub mod adapters;
 pub mod batch;
 pub mod check;
 pub mod completions;
+pub mod explain;
 pub mod feedback;
 pub mod harden;
 pub mod parse;
@@ -32,5 +33,6 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check::run(&args),
         Command::Completions(args) => completions::run(&args),
         Command::Man(args) => completions::man(&args),
+        Command::Explain(args) => explain::run(&args),
     }
 }

@@ -22,6 +22,7 @@ const COMMANDS: &[&[&str]] = &[
     &["batch", "merge"],
     &["completions"],
     &["man"],
+    &["explain"],
 ];
 
 /// The examples at the end of a help text: `  gapscore ...` after `Examples`, each going on

@@ -7,6 +7,6 @@
 #![allow(clippy::unwrap_used)] // Test code.
 
 mod append;
+mod no_text_classification;
 mod properties;
 mod suite_counts;
-mod no_text_classification;

@@ -100,7 +100,11 @@ fn core_and_batch_never_classify_message_text() {
         rust_files(&root.join(krate), &mut files);
     }
     files.sort();
-    assert!(files.len() > 20, "sources not found under {}", root.display());
+    assert!(
+        files.len() > 20,
+        "sources not found under {}",
+        root.display()
+    );
     let mut bad = Vec::new();
     let mut allowed_seen = [false; ALLOWED.len()];
     for f in &files {
@@ -111,7 +115,10 @@ fn core_and_batch_never_classify_message_text() {
             .replace('\\', "/");
         let source = std::fs::read_to_string(f).unwrap_or_default();
         for (line, code) in findings(&source) {
-            match ALLOWED.iter().position(|(af, al)| *af == rel && *al == code) {
+            match ALLOWED
+                .iter()
+                .position(|(af, al)| *af == rel && *al == code)
+            {
                 Some(i) => allowed_seen[i] = true,
                 None => bad.push(format!("{rel}:{line}: {code}")),
             }
