@@ -165,6 +165,9 @@ typedef int32_t (*GapscoreTestFinishedFn)(void *ctx, const GapscoreTest *test);
 typedef int32_t (*GapscoreProblemFn)(void *ctx, uint32_t kind, GapscoreStr detail,
                                      GapscoreStr suite, uint64_t count);
 typedef int32_t (*GapscoreWarningFn)(void *ctx, GapscoreStr message);
+/* code: a registry code ("W108", docs/codes.md); one the host does not know is W001.
+ * Present when host->struct_size covers it; otherwise call warning(). */
+typedef int32_t (*GapscoreWarningCodedFn)(void *ctx, GapscoreStr code, GapscoreStr message);
 /* Why parse_stream() is about to return a failing status; line/column 1-based or 0,
  * offset a byte offset into the input or GAPSCORE_NO_OFFSET. */
 typedef void (*GapscoreErrorFn)(void *ctx, GapscoreStr message, uint64_t line,
@@ -209,6 +212,7 @@ typedef struct GapscoreHost {
     GapscorePartsFitFn parts_fit;
     GapscorePartsCheckFn parts_check;
     GapscorePartsEndFn parts_end;
+    GapscoreWarningCodedFn warning_coded;
 } GapscoreHost;
 
 /* Read one document through host->read and report it through host's functions. */
@@ -290,7 +294,8 @@ _Static_assert(offsetof(GapscoreHost, part_open) == 104, "GapscoreHost.part_open
 _Static_assert(offsetof(GapscoreHost, parts_fit) == 112, "GapscoreHost.parts_fit offset");
 _Static_assert(offsetof(GapscoreHost, parts_check) == 120, "GapscoreHost.parts_check offset");
 _Static_assert(offsetof(GapscoreHost, parts_end) == 128, "GapscoreHost.parts_end offset");
-_Static_assert(sizeof(GapscoreHost) == 136, "GapscoreHost size");
+_Static_assert(offsetof(GapscoreHost, warning_coded) == 136, "GapscoreHost.warning_coded offset");
+_Static_assert(sizeof(GapscoreHost) == 144, "GapscoreHost size");
 _Static_assert(offsetof(GapscoreAdapterV2, abi_version) == 0, "GapscoreAdapterV2.abi_version offset");
 _Static_assert(offsetof(GapscoreAdapterV2, struct_size) == 4, "GapscoreAdapterV2.struct_size offset");
 _Static_assert(offsetof(GapscoreAdapterV2, name) == 8, "GapscoreAdapterV2.name offset");

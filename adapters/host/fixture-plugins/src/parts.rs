@@ -59,7 +59,8 @@ unsafe extern "C" fn v2_parts(host: *const GapscoreHost, _: *const u8, _: usize)
     let n = unsafe { read(h.ctx, input.as_mut_ptr(), input.len()) };
     input.truncate(usize::try_from(n).unwrap_or(0));
     let word = String::from_utf8_lossy(&input).trim().to_owned();
-    let offered = h.struct_size as usize >= size_of::<GapscoreHost>() && h.parts > 1;
+    let offered =
+        h.struct_size as usize >= gapscore_adapter_sdk::abi::v2::HOST_PARTS_SIZE && h.parts > 1;
     if !offered {
         warn(h, "one pass");
         finish(h, b"first", 1);

@@ -211,6 +211,10 @@ enum Event<'a> {
     },
     Warning {
         message: String,
+        /// The warning's registry code; absent, or one this gapscore does not know, is
+        /// `W001` (`Code::lenient`).
+        #[serde(default)]
+        code: Option<String>,
     },
     Error {
         message: String,
@@ -323,7 +327,13 @@ impl Stream {
                 }
                 sink.problem(problem);
             }
-            Event::Warning { message } => sink.warning(capped(Some(message)).unwrap_or_default()),
+            Event::Warning { message, code } => sink.coded_warning(
+                code.as_deref().map_or(
+                    gapscore_adapter_sdk::Code::AdapterWarning,
+                    gapscore_adapter_sdk::Code::lenient,
+                ),
+                capped(Some(message)).unwrap_or_default(),
+            ),
             Event::Error {
                 message,
                 line,
@@ -366,11 +376,20 @@ mod tests {
             r#"{"event":"test_finished","test":{"name":"a","status":"failed","message":"m"}}"#,
             r#"{"event":"problem","problem":{"kind":"crash","detail":"d"}}"#,
             r#"{"event":"warning","message":"w"}"#,
+            r#"{"event":"warning","message":"v","code":"W108"}"#,
+            r#"{"event":"warning","message":"u","code":"X999"}"#,
             r#"{"event":"end","tests":1}"#,
         ] {
             s.handle(line.as_bytes(), &mut sink).unwrap();
         }
         let run = sink.finish().into_run();
+        // Without a code, or with one this gapscore does not know: the generic code.
+        use gapscore_adapter_sdk::Code;
+        let codes: Vec<Code> = run.coded_warnings().map(|(c, _)| c).collect();
+        assert_eq!(
+            codes,
+            [Code::AdapterWarning, Code::SlowTest, Code::AdapterWarning]
+        );
         assert_eq!(run.tests[0].status, Status::Failed);
         assert_eq!(run.tests[0].id, "a");
         assert_eq!(run.problems.len(), 1);

@@ -20,7 +20,7 @@ use gapscore_adapter_sdk::abi::{
     GapscoreAttempt, GapscoreHost, GapscoreStr, GapscoreTest,
 };
 use gapscore_adapter_sdk::{
-    AdapterError, Attempt, EventSink, InputError, Location, ParseOptions, Problem, Producer,
+    AdapterError, Attempt, Code, EventSink, InputError, Location, ParseOptions, Problem, Producer,
     TestCase, TestCaseRef,
 };
 
@@ -65,6 +65,7 @@ pub(super) fn table(ctx: *mut c_void, read: bool) -> GapscoreHost {
         parts_fit: None,
         parts_check: None,
         parts_end: None,
+        warning_coded: Some(host_warning_coded),
     }
 }
 
@@ -465,6 +466,29 @@ unsafe extern "C" fn host_warning(ctx: *mut c_void, message: GapscoreStr) -> i32
         call.sink
             .get()
             .warning(capped(Some(message)).unwrap_or_default());
+    };
+    // SAFETY: `ctx` is the call's, passed back by the plugin.
+    unsafe { with_call(ctx, body) }
+}
+
+unsafe extern "C" fn host_warning_coded(
+    ctx: *mut c_void,
+    code: GapscoreStr,
+    message: GapscoreStr,
+) -> i32 {
+    let body = |call: &mut Call<'_>| {
+        let what = "warning_coded";
+        let code = view_or_reject!(call, what, code, "code");
+        let Some(message) = view_or_reject!(call, what, message, "message") else {
+            call.reject(what, "`message` is absent".to_owned(), None);
+            return;
+        };
+        // A code this gapscore does not know is the generic one (docs/codes.md).
+        let code = code.map_or(Code::AdapterWarning, Code::lenient);
+        call.events += 1;
+        call.sink
+            .get()
+            .coded_warning(code, capped(Some(message)).unwrap_or_default());
     };
     // SAFETY: `ctx` is the call's, passed back by the plugin.
     unsafe { with_call(ctx, body) }

@@ -345,3 +345,32 @@ fn every_string_of_every_event_is_checked_with_a_bad_byte_anywhere() {
         }
     }
 }
+
+#[test]
+fn a_v2_plugin_s_warnings_keep_their_codes() {
+    // Two declared counts the file does not hold: the reader warns W101 for each.
+    let input = br#"<testsuite name="s" tests="1" failures="3">
+  <testcase classname="c" name="a"/>
+  <testcase classname="c" name="b"/>
+</testsuite>"#;
+    let plugin = load_with_symbol(&lib(), "gapscore_adapter_junit_plugin").unwrap();
+    let via_plugin = parse_to_run(&plugin, input, &ParseOptions::default()).unwrap();
+    let built_in = parse_to_run(
+        &gapscore_adapter_junit::JUnit::new(),
+        input,
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    let codes = |run: &gapscore_adapter_sdk::TestRun| -> Vec<(gapscore_adapter_sdk::Code, String)> {
+        run.coded_warnings()
+            .map(|(c, w)| (c, w.to_owned()))
+            .collect()
+    };
+    assert!(!codes(&built_in).is_empty());
+    assert!(
+        codes(&built_in)
+            .iter()
+            .all(|(c, _)| *c == gapscore_adapter_sdk::Code::DeclaredCountMismatch)
+    );
+    assert_eq!(codes(&via_plugin), codes(&built_in));
+}

@@ -192,4 +192,26 @@ impl EventSink for HostSink<'_, '_> {
             h.answer(unsafe { f(t.ctx, GapscoreStr::of(&message)) });
         }
     }
+
+    fn coded_warning(&mut self, code: crate::Code, message: String) {
+        let (h, t) = (self.0, self.0.table);
+        // A host from before `warning_coded` gets the warning without its code.
+        let coded = (t.struct_size as usize >= size_of::<GapscoreHost>())
+            .then_some(t.warning_coded)
+            .flatten();
+        let Some(f) = coded else {
+            return self.warning(message);
+        };
+        if !h.stopped.get() {
+            // SAFETY: valid table for this call, which `struct_size` says holds
+            // `warning_coded`; the views borrow `code` and `message`.
+            h.answer(unsafe {
+                f(
+                    t.ctx,
+                    GapscoreStr::of(code.as_str()),
+                    GapscoreStr::of(&message),
+                )
+            });
+        }
+    }
 }

@@ -224,6 +224,8 @@ pub fn c_header() -> String {
          /* kind: GAPSCORE_PROBLEM_*; count 0 means 1. */\n\
          typedef int32_t (*GapscoreProblemFn)(void *ctx, uint32_t kind, GapscoreStr detail,\n                                     GapscoreStr suite, uint64_t count);\n\
          typedef int32_t (*GapscoreWarningFn)(void *ctx, GapscoreStr message);\n\
+         /* code: a registry code (\"W108\", docs/codes.md); one the host does not know is W001.\n * Present when host->struct_size covers it; otherwise call warning(). */\n\
+         typedef int32_t (*GapscoreWarningCodedFn)(void *ctx, GapscoreStr code, GapscoreStr message);\n\
          /* Why parse_stream() is about to return a failing status; line/column 1-based or 0,\n * offset a byte offset into the input or GAPSCORE_NO_OFFSET. */\n\
          typedef void (*GapscoreErrorFn)(void *ctx, GapscoreStr message, uint64_t line,\n                                uint64_t column, uint64_t offset);\n\n\
          /* Reading in parts (docs/abi.md): NULL members unless host->parts > 1. */\n\

@@ -32,7 +32,7 @@ impl<'h> Parts<'h> {
     /// The offer in `table`, when its `struct_size` covers the parts members, `parts` is more
     /// than 1 and every function is there.
     pub(super) fn offered(table: &'h GapscoreHost) -> Option<Parts<'h>> {
-        let full = table.struct_size as usize >= size_of::<GapscoreHost>();
+        let full = table.struct_size as usize >= super::v2::HOST_PARTS_SIZE;
         let all = table.read_at.is_some()
             && table.part_open.is_some()
             && table.parts_fit.is_some()
@@ -213,5 +213,8 @@ impl EventSink for PartSink<'_> {
     }
     fn warning(&mut self, message: String) {
         HostSink(&self.host).warning(message);
+    }
+    fn coded_warning(&mut self, code: crate::Code, message: String) {
+        HostSink(&self.host).coded_warning(code, message);
     }
 }

@@ -125,6 +125,10 @@ pub type TestFinishedFn = unsafe extern "C" fn(*mut c_void, *const GapscoreTest)
 pub type ProblemFn = unsafe extern "C" fn(*mut c_void, u32, GapscoreStr, GapscoreStr, u64) -> i32;
 /// `warning(ctx, message)`.
 pub type WarningFn = unsafe extern "C" fn(*mut c_void, GapscoreStr) -> i32;
+
+/// `warning_coded(ctx, code, message)`: a warning with its registry code (`W108`,
+/// docs/codes.md); a code the host does not know is read as `W001`.
+pub type WarningCodedFn = unsafe extern "C" fn(*mut c_void, GapscoreStr, GapscoreStr) -> i32;
 /// `error(ctx, message, line, column, offset)`: why `parse_stream` is about to return a failing
 /// status. `line`/`column` 1-based, 0 when unknown; `offset` a byte offset into the input or
 /// [`GAPSCORE_NO_OFFSET`].
@@ -201,11 +205,17 @@ pub struct GapscoreHost {
     pub parts_check: Option<PartsCheckFn>,
     /// Appends or drops the open parts.
     pub parts_end: Option<PartsEndFn>,
+    /// A warning with its code; appended after the parts members (a table whose
+    /// `struct_size` ends before it, [`HOST_PARTS_SIZE`], has none: use `warning`).
+    pub warning_coded: Option<WarningCodedFn>,
 }
 
 /// The size of [`GapscoreHost`] up to `error`: the smallest host table a plugin accepts (one
 /// from a host that offers no parts).
 pub const HOST_BASE_SIZE: usize = offset_of!(GapscoreHost, parts);
+
+/// The size of [`GapscoreHost`] up to `parts_end`: a table this long or longer offers parts.
+pub const HOST_PARTS_SIZE: usize = offset_of!(GapscoreHost, warning_coded);
 
 /// `parse_stream(host, options_json, options_len)`: a status code.
 pub type ParseStreamFn = unsafe extern "C" fn(*const GapscoreHost, *const u8, usize) -> i32;
@@ -261,14 +271,15 @@ pub const TEST_FIELDS: [(&str, &str, usize); 18] = fields!(GapscoreTest;
     "uint32_t" line, "uint32_t" category, "uint32_t" flags, "uint32_t" reserved);
 
 /// Members of [`GapscoreHost`].
-pub const HOST_FIELDS: [(&str, &str, usize); 19] = fields!(GapscoreHost;
+pub const HOST_FIELDS: [(&str, &str, usize); 20] = fields!(GapscoreHost;
     "uint32_t" struct_size, "uint32_t" reserved, "void *" ctx, "GapscoreReadFn" read,
     "GapscoreProducerFn" producer, "GapscoreTestStartedFn" test_started,
     "GapscoreTestFinishedFn" test_finished, "GapscoreProblemFn" problem,
     "GapscoreWarningFn" warning, "GapscoreErrorFn" error, "uint32_t" parts,
     "uint32_t" reserved2, "uint64_t" input_len, "void *" input_ctx, "GapscoreReadAtFn" read_at,
     "GapscorePartOpenFn" part_open, "GapscorePartsFitFn" parts_fit,
-    "GapscorePartsCheckFn" parts_check, "GapscorePartsEndFn" parts_end);
+    "GapscorePartsCheckFn" parts_check, "GapscorePartsEndFn" parts_end,
+    "GapscoreWarningCodedFn" warning_coded);
 
 /// The C code of a status: 1 + its index in [`Status::ALL`] (0 is never valid, so a zeroed
 /// struct is refused, not read as a pass). A `match`, not a search of the list: it runs for
