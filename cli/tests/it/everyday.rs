@@ -159,6 +159,7 @@ fn warnings_of_one_kind_are_one_line_and_counted_in_the_report() {
         r["gapscore"]["warning_counts"],
         serde_json::json!([{
             "kind": "<file>: testsuite `…` declares failures=\"N\" but holds N",
+            "code": "W101",
             "count": 150
         }])
     );
