@@ -315,8 +315,8 @@ pub struct Sealed {
     pub record: SealRecord,
     /// How many files the hash covers.
     pub hashed: usize,
-    /// Warnings, in order.
-    pub warnings: Vec<String>,
+    /// Warnings, in order, each with its code.
+    pub warnings: Vec<Diagnostic>,
     /// The canary gapscore wrote for this seal, removed again on drop unless
     /// [`Sealed::keep_canary`] is called once the record is safely written: a seal that fails
     /// after sealing (its record cannot be written) leaves the directory as it found it.
@@ -343,9 +343,9 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
         .as_deref()
         .and_then(|o| relative_inside(&req.dir, o))
     {
-        warnings.push(format!(
+        warnings.push(Diagnostic::warning(Code::SealRecordInside, format!(
             "the seal record `{inside}` is inside the sealed directory; it is left out of the seal"
-        ));
+        )));
         globs.push(glob_escape(&inside));
     }
     let excludes = Excludes::new(&globs)?;
@@ -377,7 +377,7 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
     }
     let sealed = seal_hash(&scan.files, &opts);
     if opts.mode == HashMode::Spec && !sealed.unhashed.is_empty() {
-        warnings.push(format!(
+        warnings.push(Diagnostic::warning(Code::UnhashedFiles, format!(
             "{} file{} left out of the spec hash, as the reference pipeline leaves them out (`xargs` splits names with blanks, quotes or backslashes), so they are not protected by it: {} (use --mode strict to seal every file)",
             sealed.unhashed.len(),
             if sealed.unhashed.len() == 1 {
@@ -386,11 +386,12 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
                 "s are"
             },
             sealed.unhashed.join(", ")
-        ));
+        )));
     }
     if scan.files.is_empty() {
-        warnings.push(format!(
-            "`{directory}` holds no files: the seal protects nothing"
+        warnings.push(Diagnostic::warning(
+            Code::EmptySealedDir,
+            format!("`{directory}` holds no files: the seal protects nothing"),
         ));
     }
     let mut record = SealRecord::new(&sealed, &opts, directory, scan.files, req.created.clone());
@@ -413,7 +414,11 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
         record.canary = Some(crate::canary::settle(&req.dir, &rel)?);
         planted = Some(guard);
         let (policy, mount) = crate::canary::atime_policy(&req.dir);
-        warnings.extend(policy.warning(&mount));
+        warnings.extend(
+            policy
+                .warning(&mount)
+                .map(|w| Diagnostic::warning(Code::SealPolicy, w)),
+        );
     }
     Ok(Sealed {
         hashed: sealed.hashed,

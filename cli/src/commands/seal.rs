@@ -107,9 +107,7 @@ fn seal(args: &SealArgs, dir: &Path) -> Result<ExitCode> {
         req.expected_tests = Some(ids);
     }
     let sealed = seal_dir(&req)?;
-    for w in &sealed.warnings {
-        io::warn(w);
-    }
+    io::diagnostics(&sealed.warnings);
     let record = &sealed.record;
     let text = match args.emit {
         EmitArg::Record => {
