@@ -161,3 +161,34 @@ fn the_scan_finds_what_batch_used_to_do() {
         1
     );
 }
+
+#[test]
+fn built_in_readers_warn_with_a_code() {
+    // Every warning a built-in reader raises goes through `coded_warning`, so that none reaches
+    // a report as the generic `W001`.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters");
+    let mut files = Vec::new();
+    for reader in [
+        "ctrf", "gotest", "jest", "junit", "libtest", "pytest", "simple", "tap",
+    ] {
+        rust_files(&root.join(reader).join("src"), &mut files);
+    }
+    assert!(files.len() > 20, "sources not found under {}", root.display());
+    let mut bad = Vec::new();
+    for f in &files {
+        let source = std::fs::read_to_string(f).unwrap_or_default();
+        for (i, line) in source.lines().enumerate() {
+            if line.trim_start().starts_with("#[cfg(test)]") {
+                break;
+            }
+            if line.contains(".warning(") {
+                bad.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a reader warns without a code (use coded_warning):\n{}",
+        bad.join("\n")
+    );
+}
