@@ -20,8 +20,9 @@
 //!   file;
 //! - [`report`] and [`render`](mod@render): [`GapReport`], [`Dialect`], [`ReportOptions`] and
 //!   the printers;
-//! - [`seal`], [`hash`], [`categories`], [`feedback`], [`hardening`]: the seal record, category
-//!   rules, the feedback handed to the implementer and the hardening loop's figures.
+//! - [`categories`], [`feedback`], [`hardening`]: category rules, the feedback handed to the
+//!   implementer and the hardening loop's figures (the seal record and its hashing are in
+//!   `gapscore-seal`).
 //!
 //! The modules depend on each other in one direction only (`policy`, `level`, `manifest`,
 //! `failures` below `tally`, below `report`, below `render`), so each layer can be read and
@@ -59,12 +60,10 @@
 
 pub mod categories;
 mod counts;
-pub mod envelope;
 pub mod failures;
 pub mod feedback;
 pub mod fold;
 pub mod hardening;
-pub mod hash;
 pub mod level;
 pub mod manifest;
 pub mod policy;
@@ -73,7 +72,6 @@ pub mod provenance;
 pub mod render;
 pub mod report;
 pub mod runner;
-pub mod seal;
 pub mod tally;
 pub mod warnings;
 

@@ -111,7 +111,7 @@ pub(crate) fn finish(
                 );
             }
             Some(Refusal::SealUnreadable(e) | Refusal::Rules(e) | Refusal::Usage(e)) => {
-                io::error(&gapscore_engine::fs::chain(e));
+                io::error(&gapscore_seal::sealed_dir::chain(e));
             }
             Some(Refusal::Unreadable { failed }) => io::error(&format!(
                 "{failed} input file{} or plugin{} could not be read; no report written",
