@@ -149,7 +149,7 @@ impl Evidence {
 
     fn load_combined(base: &Path, record: &Path) -> Result<Self, EvidenceError> {
         let check = plurality::verify_combined(record, base, &VerifyOptions::default())
-        .map_err(|e| unusable(record, sealdir::chain(&e)))?;
+            .map_err(|e| unusable(record, sealdir::chain(&e)))?;
         // The leak scan reads every suite's files, and nothing else under the base.
         let mut source = SealedSource::new(DEFAULT_MIN_LINE_LEN);
         for s in &check.suites {

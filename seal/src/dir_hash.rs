@@ -399,5 +399,4 @@ mod tests {
             seal_hash(&plain, &opts).hash
         );
     }
-
 }

@@ -298,5 +298,4 @@ mod tests {
         );
         assert_eq!(likely_harmless("test_x.py"), None);
     }
-
 }

@@ -201,10 +201,7 @@ pub fn verify_dir(
             let mut globs = r.excludes.clone();
             globs.extend(opts.excludes.iter().cloned());
             // The canary's atime is read before the scan reads it, and set back after.
-            let canary = r
-                .canary
-                .as_ref()
-                .map(|c| Box::new(canary::check(dir, c)));
+            let canary = r.canary.as_ref().map(|c| Box::new(canary::check(dir, c)));
             let scan = sealed_dir::scan(dir, &Excludes::new(&globs)?)?;
             // A read found stays visible: only gapscore's own read is undone.
             if let Some(c) = &r.canary

@@ -33,8 +33,7 @@ pub fn run(args: &SealArgs) -> Result<ExitCode> {
 
 fn combine(args: &SealArgs) -> Result<ExitCode> {
     let stamp = humantime::format_rfc3339_seconds(io::report_time()).to_string();
-    let c =
-        plurality::combine(&args.combine, args.contradictions.as_deref(), stamp)?;
+    let c = plurality::combine(&args.combine, args.contradictions.as_deref(), stamp)?;
     let mut text = serde_json::to_string_pretty(&c)?;
     text.push('\n');
     io::write_output(args.output.as_deref(), &text)?;
