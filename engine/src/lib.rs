@@ -8,7 +8,8 @@
 //! [`ExitCode`] the command ends with. Nothing here prints.
 //!
 //! Principal items:
-//! - [`ScoreRequest`], [`ScoreOutcome`], [`Refusal`], [`score()`]: the pipeline ([`score`]).
+//! - [`ScoreRequest`], [`ScoreOutcome`] (a [`Scored`] report or a [`Refusal`]), [`score()`]: the
+//!   pipeline ([`score`]); [`gate`]: the `--threshold` gate, decided once.
 //! - [`suite::tally_suite`], [`Diagnostic`]: one suite read and counted.
 //! - the seal a score runs under, checked through `gapscore_seal::checked_seal::check` (sealing,
 //!   the one verification and seal plurality are in `gapscore-seal`);
@@ -32,9 +33,9 @@
 //!     r#"{"tests": [{"name": "a", "status": "passed"}, {"name": "b", "status": "failed"}]}"#,
 //! )?;
 //! let outcome = score(&ScoreRequest::new(vec![results]), &Registry::builtin());
-//! let report = outcome.report.expect("scored");
+//! assert_eq!(outcome.exit(), ExitCode::Ok);
+//! let report = outcome.report().expect("scored");
 //! assert_eq!(report.score_value(), Some(50.0));
-//! assert_eq!(outcome.exit, ExitCode::Ok);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -45,6 +46,7 @@ pub mod error;
 pub mod exit;
 pub mod expected_tests;
 pub mod fs;
+pub mod gate;
 pub mod run;
 pub mod score;
 pub mod suite;
@@ -58,6 +60,7 @@ pub use gapscore_model as model;
 
 pub use error::Error;
 pub use exit::ExitCode;
+pub use gate::GateDecision;
 pub use run::RunnerInput;
-pub use score::{Refusal, ScoreOutcome, ScoreRequest, SealInput, score};
+pub use score::{Refusal, ScoreOutcome, ScoreRequest, Scored, SealInput, score};
 pub use suite::{Diagnostic, SuiteOptions, SuiteScore, tally_suite};
