@@ -37,7 +37,7 @@ impl Error {
 }
 
 /// The seal crate's error, variant for variant: a command that seals or verifies reports and
-/// exits as it did when sealing lived in the engine.
+/// exits as for the engine's own errors.
 impl From<gapscore_seal::Error> for Error {
     fn from(e: gapscore_seal::Error) -> Self {
         match e {
@@ -50,5 +50,38 @@ impl From<gapscore_seal::Error> for Error {
             // here until the engine names it.
             other => Error::Usage(other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seal_error_keeps_its_kind_and_its_message() {
+        let usage = gapscore_seal::Error::Usage("`x` is neither a file nor a hash".into());
+        let shown = usage.to_string();
+        let e = Error::from(usage);
+        assert!(matches!(&e, Error::Usage(m) if *m == shown));
+        assert!(matches!(
+            Error::from(gapscore_seal::Error::Input("bad".into())),
+            Error::Input(_)
+        ));
+        let io = FsError::read(
+            std::path::Path::new("missing"),
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        );
+        let e = Error::from(gapscore_seal::Error::from(io));
+        assert!(matches!(&e, Error::Fs(FsError::Io { .. })));
+        assert!(
+            std::error::Error::source(&e).is_some(),
+            "the OS error is kept"
+        );
+        let glob = gapscore_seal::excludes::Excludes::new(&["[unclosed"]).unwrap_err();
+        assert!(matches!(
+            Error::from(gapscore_seal::Error::from(glob)),
+            Error::Exclude(_)
+        ));
+        assert_eq!(e.exit_code(), ExitCode::Error);
     }
 }

@@ -1,7 +1,7 @@
 //! The seal crate's error: what stops sealing, a verification or a plurality check before it
 //! has an answer. The engine maps each variant onto its own error of the same name
-//! (`gapscore_engine::Error`), so a command reports it, and exits with it, as before the move;
-//! I/O errors keep the operating system's error as their source (print them with
+//! (`gapscore_engine::Error`), so a command that seals or verifies reports and exits as for any
+//! engine error; I/O errors keep the operating system's error as their source (print them with
 //! [`crate::sealed_dir::chain`]).
 
 use crate::digest::HashFormatError;
