@@ -9,11 +9,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use crate::categories::CategoryRules;
+use crate::duplicates::{DUPLICATE_CHECK_LIMIT, DuplicateTracker};
 use crate::failures::{FailureEntry, FailureLog, FailureOrigin, Spill};
 use crate::level::Score;
 use crate::manifest::Manifest;
 use crate::policy::{Outcome, StatusPolicy};
-use gapscore_model::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
+use gapscore_model::event::EventSink;
 use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase, TestCaseRef};
 
 use crate::counts::add;
@@ -164,7 +165,7 @@ impl Tally {
 
     /// Fingerprints of the ids recorded more than once, in this tally and every tally merged
     /// into it. Names for them come from reading the inputs again into an
-    /// [`IdFinder`](gapscore_model::event::IdFinder), which only happens when there are repeats.
+    /// [`IdFinder`](crate::IdFinder), which only happens when there are repeats.
     pub fn repeated(&mut self) -> Vec<u64> {
         self.dups.repeated()
     }
@@ -665,8 +666,8 @@ mod tests {
         assert_eq!(tally.counts.total, 2);
         assert_eq!(tally.counts.failed, 1);
         let repeated = tally.repeated();
-        assert_eq!(repeated, vec![gapscore_model::event::id_fingerprint("x")]);
-        let mut finder = gapscore_model::event::IdFinder::new(&repeated);
+        assert_eq!(repeated, vec![crate::id_fingerprint("x")]);
+        let mut finder = crate::IdFinder::new(&repeated);
         for id in ["x", "y", "x"] {
             finder.see(id);
         }
@@ -702,7 +703,7 @@ mod tests {
         assert_eq!(first.repeated(), one.repeated());
         assert_eq!(
             first.repeated(),
-            [gapscore_model::event::id_fingerprint("a")]
+            [crate::id_fingerprint("a")]
         );
     }
 
