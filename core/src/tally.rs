@@ -222,6 +222,13 @@ impl Tally {
         self.can_append_all(&[later])
     }
 
+    /// Whether the tallies of the parts of an input of about `tests` tests could be appended
+    /// at all ([`Tally::can_append_all`] refuses past the duplicate check's bound between
+    /// them): when not, the input is better read in one pass than in parts read and dropped.
+    pub fn parts_may_append(tests: u64) -> bool {
+        tests <= DUPLICATE_CHECK_LIMIT
+    }
+
     /// [`Tally::can_append`] for several later parts of the same input, merged in order.
     pub fn can_append_all(&self, later: &[&Tally]) -> bool {
         let suites = |t: &Tally| (t.suites.len() + t.recent_suites.len()) as u64;
@@ -701,10 +708,7 @@ mod tests {
         assert_eq!(first.by_status, one.by_status);
         // A repeat across the two files is found after the merge, as in one tally.
         assert_eq!(first.repeated(), one.repeated());
-        assert_eq!(
-            first.repeated(),
-            [crate::id_fingerprint("a")]
-        );
+        assert_eq!(first.repeated(), [crate::id_fingerprint("a")]);
     }
 
     #[test]
