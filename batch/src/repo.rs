@@ -5,13 +5,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use gapscore_adapters::{IngestOptions, Registry};
-use gapscore_core::seal::FileHasher;
 use gapscore_core::{
     FlakyPolicy, Provenance, SkippedPolicy, SpecVersion, StatusPolicy, XfailPolicy,
     render::render_json,
 };
-use gapscore_engine::fs::{self as efs, FsError, write_atomic};
-use gapscore_engine::{Refusal, ScoreRequest, SealInput};
+use gapscore_engine::fs::write_atomic;
+use gapscore_engine::score::first_causes;
+use gapscore_engine::{ScoreRequest, SealInput};
+use gapscore_seal::digest::FileHasher;
+use gapscore_seal::sealed_dir::{FsError, chain, sha256_file};
 use serde::Deserialize;
 
 use crate::RepoSpec;
@@ -80,11 +82,11 @@ pub(crate) struct Prepared<'a> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, String> {
-    fs::read(path).map_err(|e| efs::chain(&FsError::read(path, e)))
+    fs::read(path).map_err(|e| chain(&FsError::read(path, e)))
 }
 
 fn hash_file(path: &Path) -> Result<String, String> {
-    efs::sha256_file(path).map_err(|e| efs::chain(&e))
+    sha256_file(path).map_err(|e| chain(&e))
 }
 
 fn inside(root: Option<&Path>, path: &Path) -> Result<(), String> {
@@ -195,14 +197,6 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
     })
 }
 
-fn first_errors(errors: &[String]) -> String {
-    let shown: Vec<&str> = errors.iter().take(3).map(String::as_str).collect();
-    match errors.len() {
-        n if n > 3 => format!("{} (and {} more)", shown.join("; "), n - 3),
-        _ => shown.join("; "),
-    }
-}
-
 /// Scores a prepared repository through the engine, writes its report into `reports` and
 /// returns its row.
 pub(crate) fn score(
@@ -223,7 +217,7 @@ pub(crate) fn score(
         errors.push("no sealed results given".to_owned());
     }
     if !errors.is_empty() {
-        return fail(first_errors(&errors));
+        return fail(first_causes(&errors));
     }
     let mut req = ScoreRequest::new(p.sealed.for_scoring.clone());
     if !p.spec.open.is_empty() {
@@ -248,49 +242,16 @@ pub(crate) fn score(
     ingest.current_pool = true;
     req.ingest = ingest;
     let outcome = gapscore_engine::score(&req, registry);
-    let Some(report) = outcome.report else {
-        let reason = match outcome.refusal {
-            Some(Refusal::SealUnreadable(e)) => format!("broken seal: {}", efs::chain(&e)),
-            Some(Refusal::BrokenSeal { dir, verification }) => format!(
-                "broken seal: `{}` does not match its seal: {verification}",
-                dir.display()
-            ),
-            Some(Refusal::BrokenSeals { problems, broken }) => {
-                let dirs = broken.iter().map(|(dir, verification)| {
-                    format!(
-                        "`{}` does not match its seal: {verification}",
-                        dir.display()
-                    )
-                });
-                format!(
-                    "broken seal: {}",
-                    problems
-                        .iter()
-                        .cloned()
-                        .chain(dirs)
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )
-            }
-            Some(Refusal::Rules(e) | Refusal::Usage(e)) => efs::chain(&e),
-            _ => {
-                // Files nothing recognised explain a suite with no results: they are errors
-                // (`InputNotResults`), so they are named with the rest.
-                let errors: Vec<String> = outcome
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.is_error())
-                    .map(|d| d.message.clone())
-                    .collect();
-                first_errors(&errors)
-            }
-        };
-        return fail(reason);
+    let refusal_line = outcome.refusal_line();
+    let scored = match outcome.result {
+        Ok(scored) => scored,
+        Err(refusal) => return fail(refusal_line.unwrap_or_else(|| refusal.to_string())),
     };
+    let report = scored.report;
     let text = render_json(&report);
     let path = reports.join(format!("{name}.json"));
     if let Err(e) = write_atomic(&path, false, &mut |w| w.write_all(text.as_bytes())) {
-        return fail(efs::chain(&e));
+        return fail(chain(&e));
     }
     let mut row = RepoRow::error(name.clone(), String::new());
     row.error = None;
@@ -309,7 +270,6 @@ pub(crate) fn score(
             .collect();
         row.reason_codes = ext.advisory_reasons.iter().map(|r| r.code).collect();
         row.score_exact = Some(ext.score_exact);
-        row.gate = ext.gate.as_ref().map(|g| g.verdict);
         for (role, list) in [("sealed", &ext.problems), ("open", &ext.open_problems)] {
             row.problems.extend(list.iter().map(|pr| RowProblem {
                 role: role.to_owned(),
@@ -324,6 +284,7 @@ pub(crate) fn score(
             .entry(f.category.as_str().to_owned())
             .or_default() += 1;
     }
+    row.gate = scored.gate.map(|g| g.verdict);
     row.inputs_sha256 = Some(p.sha.clone());
     row
 }

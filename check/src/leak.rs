@@ -3,13 +3,13 @@
 //!
 //! Every string of every failure entry (`test_name`, `message`, `expected`, `actual` and any
 //! other field, at any depth) and of the `hardening` object is scanned whole, folded as
-//! `gapscore feedback` matches ([`gapscore_engine::core::fold`]: whitespace, case, invisible
+//! `gapscore feedback` matches ([`gapscore_core::fold`]: whitespace, case, invisible
 //! characters and Cyrillic or Greek lookalike letters do not hide a line), and before anything
 //! is taken out: a stack frame or location carrying source (`at test_calc.py:5 assert add(1,
 //! 2) == 2`) is a leak, not a location. A text naming a place in a sealed file, without
 //! source, is a warning.
 
-use gapscore_model::text::strip_ansi;
+use gapscore_adapter_sdk::text::strip_ansi;
 use serde_json::Value;
 
 use crate::checker::{Checker, ptr};

@@ -14,18 +14,20 @@
 //!   [`RunCollector`];
 //! - [`policy`]: [`StatusPolicy`] and its parts, and the [`Outcome`] a status counts as;
 //! - [`level`]: [`Score`], [`Level`], [`Threshold`], on exact integers;
-//! - [`tally`]: [`Tally`], the scoring consumer, and [`SuiteCounts`];
+//! - [`tally`]: [`Tally`], the scoring consumer, and [`SuiteCounts`]; [`duplicates`]: repeated
+//!   test ids in bounded memory ([`DuplicateTracker`], [`IdFinder`]);
 //! - [`manifest`]: [`Manifest`], the expected sealed tests;
 //! - [`failures`]: the failure entries and [`FailureLog`]/[`FailureList`], which may spill to a
 //!   file;
 //! - [`report`] and [`render`](mod@render): [`GapReport`], [`Dialect`], [`ReportOptions`] and
 //!   the printers;
-//! - [`seal`], [`hash`], [`categories`], [`feedback`], [`hardening`]: the seal record, category
-//!   rules, the feedback handed to the implementer and the hardening loop's figures.
+//! - [`categories`], [`feedback`], [`hardening`]: category rules, the feedback handed to the
+//!   implementer and the hardening loop's figures (the seal record and its hashing are in
+//!   `gapscore-seal`).
 //!
 //! The modules depend on each other in one direction only (`policy`, `level`, `manifest`,
-//! `failures` below `tally`, below `report`, below `render`), so each layer can be read and
-//! tested without the ones above it.
+//! `failures`, `duplicates` below `tally`, below `report`, below `render`), so each layer can be
+//! read and tested without the ones above it.
 //!
 //! Scoring two passing tests and one skipped test under the default policy, where a skipped
 //! sealed test was not verified and counts as failed:
@@ -59,12 +61,11 @@
 
 pub mod categories;
 mod counts;
-pub mod envelope;
+pub mod duplicates;
 pub mod failures;
 pub mod feedback;
 pub mod fold;
 pub mod hardening;
-pub mod hash;
 pub mod level;
 pub mod manifest;
 pub mod policy;
@@ -73,17 +74,16 @@ pub mod provenance;
 pub mod render;
 pub mod report;
 pub mod runner;
-pub mod seal;
 pub mod tally;
 pub mod warnings;
 
+pub use duplicates::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, IdFinder, id_fingerprint};
 pub use failures::{FailureList, FailureLog, Spill, SpillFactory};
 // The model crate's types, re-exported for the crates that score (adapters depend on
 // gapscore-model through the SDK instead).
 pub use gapscore_model::{
-    Attempt, Category, DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, InputError,
-    Location, Normalizer, Problem, ProblemKind, Producer, RunCollector, Status, TestCase,
-    TestCaseRef, TestRun, replay,
+    Attempt, Category, EventSink, InputError, Location, Normalizer, Problem, ProblemKind, Producer,
+    RunCollector, Status, TestCase, TestCaseRef, TestRun, replay,
 };
 pub use gapscore_model::{Code, codes};
 pub use level::{Level, Score, Threshold};

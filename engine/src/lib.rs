@@ -8,16 +8,18 @@
 //! [`ExitCode`] the command ends with. Nothing here prints.
 //!
 //! Principal items:
-//! - [`ScoreRequest`], [`ScoreOutcome`], [`Refusal`], [`score()`]: the pipeline ([`score`]).
+//! - [`ScoreRequest`], [`ScoreOutcome`] (a [`Scored`] report or a [`Refusal`]), [`score()`]: the
+//!   pipeline ([`score`]); [`gate`]: the `--threshold` gate, decided once.
 //! - [`suite::tally_suite`], [`Diagnostic`]: one suite read and counted.
-//! - [`seal::verify`], [`seal::Verification`], [`seal::seal_dir`]: the one seal verification
-//!   and sealing ([`seal`]); [`plurality::verify_combined`]: the one check of a combined
-//!   seal (§4.6); [`seal_check::check`]: either kind, as a score sees it ([`seal_check`]).
+//! - the seal a score runs under, checked through `gapscore_seal::checked_seal::check` (sealing,
+//!   the one verification and seal plurality are in `gapscore-seal`);
+//!   [`expected_tests::expected_ids`]: a stub run's tests for a seal record (`seal --expect`).
 //! - [`run::RunnerInput`], [`run::check_results`]: what `gapscore run` adds (the runner's
 //!   evidence as problems, result files checked for this run's writing), through the same
 //!   [`score()`] ([`run`]).
 //! - [`validation::load_validation`], [`validation::load_history`]: hardening cycles.
-//! - [`fs`]: the sealed-directory reader, the atomic writer, file hashing, [`fs::FsError`].
+//! - [`fs`]: the atomic writer and the sealed source for scrubbing (the sealed-directory reader
+//!   and its `FsError` are `gapscore_seal::sealed_dir`).
 //! - [`ExitCode`], [`Error`]: how a command ends.
 //!
 //! ```
@@ -31,24 +33,22 @@
 //!     r#"{"tests": [{"name": "a", "status": "passed"}, {"name": "b", "status": "failed"}]}"#,
 //! )?;
 //! let outcome = score(&ScoreRequest::new(vec![results]), &Registry::builtin());
-//! let report = outcome.report.expect("scored");
+//! assert_eq!(outcome.exit(), ExitCode::Ok);
+//! let report = outcome.report().expect("scored");
 //! assert_eq!(report.score_value(), Some(50.0));
-//! assert_eq!(outcome.exit, ExitCode::Ok);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod canary;
 pub mod error;
 pub mod exit;
+pub mod expected_tests;
 pub mod fs;
-pub mod plurality;
+pub mod gate;
 pub mod run;
 pub mod score;
-pub mod seal;
-pub mod seal_check;
 pub mod suite;
 pub mod validation;
 
@@ -60,6 +60,7 @@ pub use gapscore_model as model;
 
 pub use error::Error;
 pub use exit::ExitCode;
+pub use gate::GateDecision;
 pub use run::RunnerInput;
-pub use score::{Refusal, ScoreOutcome, ScoreRequest, SealInput, score};
+pub use score::{Refusal, ScoreOutcome, ScoreRequest, Scored, SealInput, score};
 pub use suite::{Diagnostic, Severity, SuiteOptions, SuiteScore, tally_suite};
