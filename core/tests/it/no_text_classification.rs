@@ -1,5 +1,5 @@
 //! Nothing in the core, the engine or batch decides on a message's wording: what a warning,
-//! problem or advisory reason is comes from its code (`gapscore_model::codes`). This test reads the
+//! problem or advisory reason is, its code says (`gapscore_model::codes`). This test reads the
 //! sources of the three crates (tests left out) and fails on a string test of message text: a
 //! `contains`, `starts_with`, `split`, `find`, ... whose literal holds `": "` or `"; "` (the
 //! seams of composed messages), or any string test on a value named message, reason, detail,
