@@ -13,9 +13,9 @@
 //! - [`seal::verify`], [`seal::Verification`], [`seal::seal_dir`]: the one seal verification
 //!   and sealing ([`seal`]); [`plurality::verify_combined`]: the one check of a combined
 //!   seal (§4.6); [`seal_check::check`]: either kind, as a score sees it ([`seal_check`]).
-//! - [`run::RunnerInput`], [`run::check_results`]: what `gapscore run` adds (the runner's
+//! - [`runner_evidence::RunnerInput`], [`runner_evidence::check_results`]: what `gapscore run` adds (the runner's
 //!   evidence as problems, result files checked for this run's writing), through the same
-//!   [`score()`] ([`run`]).
+//!   [`score()`] ([`runner_evidence`]).
 //! - [`validation::load_validation`], [`validation::load_history`]: hardening cycles.
 //! - [`fs`]: the sealed-directory reader, the atomic writer, file hashing, [`fs::FsError`].
 //! - [`ExitCode`], [`Error`]: how a command ends.
@@ -45,7 +45,7 @@ pub mod error;
 pub mod exit;
 pub mod fs;
 pub mod plurality;
-pub mod run;
+pub mod runner_evidence;
 pub mod score;
 pub mod seal;
 pub mod seal_check;
@@ -60,6 +60,6 @@ pub use gapscore_model as model;
 
 pub use error::Error;
 pub use exit::ExitCode;
-pub use run::RunnerInput;
+pub use runner_evidence::RunnerInput;
 pub use score::{Refusal, ScoreOutcome, ScoreRequest, SealInput, score};
 pub use suite::{Diagnostic, SuiteOptions, SuiteScore, tally_suite};
