@@ -68,7 +68,6 @@ pub mod hash;
 pub mod level;
 pub mod manifest;
 pub mod policy;
-mod pretty;
 pub mod provenance;
 pub mod render;
 pub mod report;
