@@ -14,6 +14,8 @@ use serde_json::ser::Formatter;
 
 use crate::report::GapReport;
 
+pub mod results;
+
 /// Pretty JSON with a trailing newline.
 pub fn render_json(report: &GapReport) -> String {
     // Serialising plain data with string keys cannot fail; keep a readable fallback anyway.

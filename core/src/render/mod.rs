@@ -1,8 +1,10 @@
-//! Every writer of a gapscore output, one module per format: [`json`] (reports, and the pretty
-//! writer the batch's aggregate uses), [`summary`] (the reference validators' text),
-//! [`markdown`] (reports, and the escaping the batch's `summary.md` uses), [`csv`] (through the
-//! `csv` crate) and [`html`] (maud templates, escaped at compile time). A format's escaping
-//! rules live in its module and nowhere else.
+//! Every writer of a gapscore output, one module per format: [`json`] (reports, and test results
+//! streamed a test at a time for `parse`), [`ndjson`] (`parse`'s event lines), [`summary`] (the
+//! reference validators' text), [`markdown`] (reports, and the escaping the batch's `summary.md`
+//! uses), [`csv`] (through the `csv` crate) and [`html`] (maud templates, escaped at compile
+//! time). A format's escaping rules live in its module and nowhere else. Two writers live
+//! elsewhere on purpose: the checker's text (`gapscore-check`, over its own types) and the CTRF
+//! writer (beside the CTRF reader, whose status mapping it shares).
 //!
 //! A [`GapReport`] is rendered with [`render`] or streamed with [`render_to`].
 
@@ -16,6 +18,7 @@ mod headline;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod ndjson;
 pub mod summary;
 mod text;
 
