@@ -146,7 +146,13 @@ fn distribution(rows: &[RepoRow]) -> Markup {
         svg id="distribution" xmlns="http://www.w3.org/2000/svg" width=(w) height=(h)
             viewBox={ "0 0 " (w) " " (h) } role="img" aria-label="score distribution" {
             "\n"
-            line x1=(left) y1=(h - bottom) x2=(w - 10) y2=(h - bottom) stroke="#999" {}
+            // The axis as SVG writes an empty element, self-closed (maud has no syntax for
+            // that, and `<line>` alone would leave the element open in SVG); numbers only.
+            (PreEscaped(format!(
+                "<line x1=\"{left}\" y1=\"{y}\" x2=\"{x2}\" y2=\"{y}\" stroke=\"#999\"/>",
+                y = h - bottom,
+                x2 = w - 10
+            )))
             "\n"
             @for (i, (n, (label, level))) in bins.iter().zip(BARS).enumerate() {
                 @let name = level.map_or("error", Level::as_str);
