@@ -358,3 +358,39 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Test code.
+
+    use super::*;
+
+    #[test]
+    fn a_name_or_reason_with_commas_quotes_or_line_breaks_stays_one_csv_field() {
+        let rows = [RepoRow::error("a,\"b\"", "line 1\nline 2")];
+        let mut out = Vec::new();
+        csv(&rows, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let record = text.lines().skip(1).collect::<Vec<_>>().join("\n");
+        assert_eq!(record, "\"a,\"\"b\"\"\",,,,,,,,,,,\"line 1\nline 2\"");
+    }
+
+    #[test]
+    fn report_html_escapes_names_and_reasons() {
+        let rows = [RepoRow::error(
+            "<script>x()</script>",
+            "bad \"<b>\" & worse",
+        )];
+        let agg = aggregate(&rows, None);
+        let page = html::page(&rows, &agg, Some("<t>"));
+        assert!(!page.contains("<script>x()"), "{page}");
+        assert!(page.contains("&lt;script&gt;x()&lt;/script&gt;"));
+        assert!(page.contains("<span class=\"err\">bad &quot;&lt;b&gt;&quot; &amp; worse</span>"));
+        assert!(page.contains("batch run at &lt;t&gt;."));
+        assert_eq!(
+            page.matches("<script>").count(),
+            1,
+            "only the page's own script"
+        );
+    }
+}
