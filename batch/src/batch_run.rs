@@ -8,7 +8,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gapscore_adapters::Registry;
-use gapscore_core::Threshold;
+use gapscore_core::{Threshold, Verdict};
+use gapscore_engine::ExitCode;
+use gapscore_engine::gate;
 use rayon::prelude::*;
 
 use crate::options::BatchOptions;
@@ -59,17 +61,42 @@ impl BatchRun {
         self.rows.iter().filter(|r| r.error.is_some()).count()
     }
 
-    /// Repositories above `threshold`.
-    pub fn over(&self, threshold: Threshold) -> usize {
-        self.rows.iter().filter(|r| r.exceeds(threshold)).count()
+    /// The batch's exit code and, when advisory reports fail the gate, the line that says so:
+    /// unscored repositories win (3); then the `--threshold` gate of `gapscore score`, per
+    /// repository ([`RepoRow::gate_verdict`]): any repository that fails it fails the batch (1).
+    pub fn exit(
+        &self,
+        threshold: Option<Threshold>,
+        allow_advisory: bool,
+    ) -> (ExitCode, Option<String>) {
+        if self.errors() > 0 {
+            return (ExitCode::Unscored, None);
+        }
+        let Some(t) = threshold else {
+            return (ExitCode::Ok, None);
+        };
+        let advisory = self.gated(Verdict::Advisory, t, allow_advisory);
+        let note = (advisory > 0).then(|| {
+            let one = advisory == 1;
+            format!(
+                "{advisory} repositor{} within the threshold {} advisory, so {} the --threshold gate; pass --allow-advisory to gate on the score alone",
+                if one { "y" } else { "ies" },
+                if one { "is" } else { "are" },
+                if one { "it fails" } else { "they fail" }
+            )
+        });
+        let failed = advisory + self.gated(Verdict::Failed, t, allow_advisory);
+        (
+            gate::exit_code((failed > 0).then_some(Verdict::Failed), false),
+            note,
+        )
     }
 
-    /// Repositories within `threshold` whose advisory report fails the gate
-    /// ([`RepoRow::fails_gate`]) unless `allow_advisory`.
-    pub fn advisory_failing(&self, threshold: Threshold, allow_advisory: bool) -> usize {
+    /// Repositories whose gate verdict ([`RepoRow::gate_verdict`]) is `verdict`.
+    pub fn gated(&self, verdict: Verdict, threshold: Threshold, allow_advisory: bool) -> usize {
         self.rows
             .iter()
-            .filter(|r| r.fails_gate(threshold, allow_advisory) && !r.exceeds(threshold))
+            .filter(|r| r.gate_verdict(threshold, allow_advisory) == Some(verdict))
             .count()
     }
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use gapscore_core::render::csv::CsvTable;
 use gapscore_core::render::markdown::{name_cell, text_cell};
-use gapscore_core::{Level, Threshold};
+use gapscore_core::{Level, Threshold, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::BatchError;
@@ -175,7 +175,11 @@ pub fn aggregate(rows: &[RepoRow], threshold: Option<Threshold>) -> Aggregate {
         median,
         p90,
         threshold: threshold.map(Threshold::value),
-        over_threshold: threshold.map(|t| rows.iter().filter(|r| r.exceeds(t)).count() as u64),
+        over_threshold: threshold.map(|t| {
+            rows.iter()
+                .filter(|r| r.gate_verdict(t, true) == Some(Verdict::Failed))
+                .count() as u64
+        }),
         worst: worst
             .into_iter()
             .take(10)

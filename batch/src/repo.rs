@@ -11,7 +11,8 @@ use gapscore_core::{
     render::render_json,
 };
 use gapscore_engine::fs::{self as efs, FsError, write_atomic};
-use gapscore_engine::{Diagnostic, Refusal, ScoreRequest, SealInput};
+use gapscore_engine::score::first_causes;
+use gapscore_engine::{ScoreRequest, SealInput};
 use serde::Deserialize;
 
 use crate::RepoSpec;
@@ -195,14 +196,6 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
     })
 }
 
-fn first_errors(errors: &[String]) -> String {
-    let shown: Vec<&str> = errors.iter().take(3).map(String::as_str).collect();
-    match errors.len() {
-        n if n > 3 => format!("{} (and {} more)", shown.join("; "), n - 3),
-        _ => shown.join("; "),
-    }
-}
-
 /// Scores a prepared repository through the engine, writes its report into `reports` and
 /// returns its row.
 pub(crate) fn score(
@@ -223,7 +216,7 @@ pub(crate) fn score(
         errors.push("no sealed results given".to_owned());
     }
     if !errors.is_empty() {
-        return fail(first_errors(&errors));
+        return fail(first_causes(&errors));
     }
     let mut req = ScoreRequest::new(p.sealed.for_scoring.clone());
     if !p.spec.open.is_empty() {
@@ -248,50 +241,12 @@ pub(crate) fn score(
     ingest.current_pool = true;
     req.ingest = ingest;
     let outcome = gapscore_engine::score(&req, registry);
-    let Some(report) = outcome.report else {
-        let reason = match outcome.refusal {
-            Some(Refusal::SealUnreadable(e)) => format!("broken seal: {}", efs::chain(&e)),
-            Some(Refusal::BrokenSeal { dir, verification }) => format!(
-                "broken seal: `{}` does not match its seal: {verification}",
-                dir.display()
-            ),
-            Some(Refusal::BrokenSeals { problems, broken }) => {
-                let dirs = broken.iter().map(|(dir, verification)| {
-                    format!(
-                        "`{}` does not match its seal: {verification}",
-                        dir.display()
-                    )
-                });
-                format!(
-                    "broken seal: {}",
-                    problems
-                        .iter()
-                        .cloned()
-                        .chain(dirs)
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )
-            }
-            Some(Refusal::Rules(e) | Refusal::Usage(e)) => efs::chain(&e),
-            _ => {
-                let mut errors: Vec<String> = outcome
-                    .diagnostics
-                    .iter()
-                    .filter_map(|d| match d {
-                        Diagnostic::Error(m) => Some(m.clone()),
-                        Diagnostic::Warning(_) => None,
-                    })
-                    .collect();
-                // Files nothing recognised explain a suite with no results: name them too.
-                errors.extend(outcome.diagnostics.iter().filter_map(|d| match d {
-                    Diagnostic::Warning(m) if m.contains(": skipped: ") => Some(m.clone()),
-                    _ => None,
-                }));
-                first_errors(&errors)
-            }
-        };
-        return fail(reason);
+    let refusal_line = outcome.refusal_line();
+    let scored = match outcome.result {
+        Ok(scored) => scored,
+        Err(refusal) => return fail(refusal_line.unwrap_or_else(|| refusal.to_string())),
     };
+    let report = scored.report;
     let text = render_json(&report);
     let path = reports.join(format!("{name}.json"));
     if let Err(e) = write_atomic(&path, false, &mut |w| w.write_all(text.as_bytes())) {
@@ -312,7 +267,6 @@ pub(crate) fn score(
         .unwrap_or_default();
     if let Some(ext) = &report.gapscore {
         row.score_exact = Some(ext.score_exact);
-        row.gate = ext.gate.as_ref().map(|g| g.verdict);
         for (role, list) in [("sealed", &ext.problems), ("open", &ext.open_problems)] {
             row.problems.extend(list.iter().map(|pr| RowProblem {
                 role: role.to_owned(),
@@ -327,6 +281,7 @@ pub(crate) fn score(
             .entry(f.category.as_str().to_owned())
             .or_default() += 1;
     }
+    row.gate = scored.gate.map(|g| g.verdict);
     row.inputs_sha256 = Some(p.sha.clone());
     row
 }

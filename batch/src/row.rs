@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use gapscore_core::{Level, ProblemKind, Score, SuiteCounts, Threshold, Verdict};
+use gapscore_engine::gate::decide;
 use serde::{Deserialize, Serialize};
 
 /// A run-level problem of one suite of a repository.
@@ -99,18 +100,18 @@ impl RepoRow {
         self.error.is_none() && self.score.is_some()
     }
 
-    /// True when its score is above the threshold (decided as `gapscore score` does, on the
-    /// sealed counts).
-    pub fn exceeds(&self, threshold: Threshold) -> bool {
-        match (&self.error, self.sealed) {
-            (None, Some(c)) => Score::new(c.failed, c.total).exceeds(threshold),
-            _ => false,
+    /// The `--threshold` gate's verdict on this repository, decided by the engine's one rule
+    /// ([`gapscore_engine::gate::decide`]) on its sealed counts and advisory reasons, as
+    /// `gapscore score` decides it (a scored row records the same verdict in `gate`; a merge
+    /// under another threshold asks again). `None` for a row that was not scored. `batch` reads
+    /// no hardening history, so no escalation applies.
+    pub fn gate_verdict(&self, threshold: Threshold, allow_advisory: bool) -> Option<Verdict> {
+        if self.error.is_some() {
+            return None;
         }
-    }
-
-    /// True when the repository fails the `--threshold` gate as `gapscore score` would: its
-    /// score is above the threshold, or its report is advisory and `allow_advisory` is off.
-    pub fn fails_gate(&self, threshold: Threshold, allow_advisory: bool) -> bool {
-        self.exceeds(threshold) || (self.error.is_none() && self.advisory && !allow_advisory)
+        let c = self.sealed?;
+        let reason = self.advisory.then(|| self.reasons.join("; "));
+        let score = Score::new(c.failed, c.total);
+        Some(decide(&score, reason.as_deref(), threshold, allow_advisory).verdict)
     }
 }

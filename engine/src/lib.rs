@@ -8,7 +8,8 @@
 //! [`ExitCode`] the command ends with. Nothing here prints.
 //!
 //! Principal items:
-//! - [`ScoreRequest`], [`ScoreOutcome`], [`Refusal`], [`score()`]: the pipeline ([`score`]).
+//! - [`ScoreRequest`], [`ScoreOutcome`] (a [`Scored`] report or a [`Refusal`]), [`score()`]: the
+//!   pipeline ([`score`]); [`gate`]: the `--threshold` gate, decided once.
 //! - [`suite::tally_suite`], [`Diagnostic`]: one suite read and counted.
 //! - [`seal::verify`], [`seal::Verification`], [`seal::seal_dir`]: the one seal verification
 //!   and sealing ([`seal`]); [`plurality::verify_combined`]: the one check of a combined
@@ -31,9 +32,9 @@
 //!     r#"{"tests": [{"name": "a", "status": "passed"}, {"name": "b", "status": "failed"}]}"#,
 //! )?;
 //! let outcome = score(&ScoreRequest::new(vec![results]), &Registry::builtin());
-//! let report = outcome.report.expect("scored");
+//! assert_eq!(outcome.exit(), ExitCode::Ok);
+//! let report = outcome.report().expect("scored");
 //! assert_eq!(report.score_value(), Some(50.0));
-//! assert_eq!(outcome.exit, ExitCode::Ok);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -44,6 +45,7 @@ pub mod canary;
 pub mod error;
 pub mod exit;
 pub mod fs;
+pub mod gate;
 pub mod plurality;
 pub mod runner_evidence;
 pub mod score;
@@ -60,6 +62,7 @@ pub use gapscore_model as model;
 
 pub use error::Error;
 pub use exit::ExitCode;
+pub use gate::GateDecision;
 pub use runner_evidence::RunnerInput;
-pub use score::{Refusal, ScoreOutcome, ScoreRequest, SealInput, score};
+pub use score::{Refusal, ScoreOutcome, ScoreRequest, Scored, SealInput, score};
 pub use suite::{Diagnostic, SuiteOptions, SuiteScore, tally_suite};

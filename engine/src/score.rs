@@ -4,6 +4,7 @@
 //! [`tally_suite`] ([`crate::validation`]), so a scoring rule is written once and a repository
 //! scores the same whichever command reads it.
 
+use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ use gapscore_core::{
 use crate::error::Error;
 use crate::exit::ExitCode;
 use crate::fs::{self, FsError};
+use crate::gate::{self, GateDecision};
 use crate::runner_evidence::{self, RunnerInput};
 use crate::seal::{Verification, VerifyOptions};
 use crate::seal_check;
@@ -182,41 +184,170 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    /// The exit code a refusal ends `score` with.
+    /// The exit code a refusal ends a command with (`score`, `run`; a `batch` row is an error row).
     pub fn exit_code(&self) -> ExitCode {
         ExitCode::Error
     }
+
+    /// The sealed directories that do not match their records, for a caller that lists their
+    /// files (`gapscore score` prints each changed, added and removed file).
+    pub fn mismatched_dirs(&self) -> Vec<(&std::path::Path, &Verification)> {
+        match self {
+            Refusal::BrokenSeal { dir, verification } => vec![(dir.as_path(), verification)],
+            Refusal::BrokenSeals { broken, .. } => {
+                broken.iter().map(|(d, v)| (d.as_path(), v)).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// What the user can do about it, where a flag of `score` and `run` changes the outcome.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            Refusal::BrokenSeal { .. } | Refusal::BrokenSeals { .. } => {
+                Some("pass --allow-broken-seal for an advisory report")
+            }
+            _ => None,
+        }
+    }
 }
 
-/// What a score came to.
+/// One line, the same for every command (`score` and `run` print it, `batch` writes it in the
+/// repository's error row).
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::SealUnreadable(e) | Refusal::Rules(e) | Refusal::Usage(e) => {
+                f.write_str(&fs::chain(e))
+            }
+            Refusal::BrokenSeal { dir, verification } => write!(
+                f,
+                "refusing to score against a broken seal: `{}` does not match its seal: {verification}",
+                dir.display()
+            ),
+            Refusal::BrokenSeals { problems, broken } => {
+                f.write_str(
+                    "refusing to score against a broken combined seal (one suite that does not hold breaks the whole seal)",
+                )?;
+                let mut sep = ": ";
+                for p in problems {
+                    write!(f, "{sep}{p}")?;
+                    sep = "; ";
+                }
+                for (dir, verification) in broken {
+                    write!(
+                        f,
+                        "{sep}`{}` does not match its seal: {verification}",
+                        dir.display()
+                    )?;
+                    sep = "; ";
+                }
+                Ok(())
+            }
+            Refusal::Unreadable { failed } => {
+                let s = if *failed == 1 { "" } else { "s" };
+                write!(
+                    f,
+                    "{failed} input file{s} or plugin{s} could not be read; no report written"
+                )
+            }
+            Refusal::NoSealedTests => {
+                f.write_str("no sealed tests were counted (--strict); no report written")
+            }
+        }
+    }
+}
+
+/// A report the engine made, with what goes with it.
 #[derive(Debug)]
 #[non_exhaustive]
-pub struct ScoreOutcome {
-    /// The report, unless the score was refused.
-    pub report: Option<GapReport>,
-    /// Why there is no report.
-    pub refusal: Option<Refusal>,
+pub struct Scored {
+    /// The report.
+    pub report: GapReport,
     /// Sealed directories that do not match but were allowed (`allow_broken`): the report is
     /// advisory.
     pub broken_seal: Vec<(PathBuf, Verification)>,
+    /// Notes to show once the report is written (advisory, escalation, cut inputs, a failed
+    /// gate).
+    pub after: Vec<Diagnostic>,
+    /// The `--threshold` gate's decision, when a threshold was given (also in the report's
+    /// `gapscore.gate`).
+    pub gate: Option<GateDecision>,
+    /// The exit code: [`gate::exit_code`] of the verdict and a hardening escalation.
+    pub exit: ExitCode,
+}
+
+/// What a score came to: a report or a refusal, never both, and the notes that arose on the way.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ScoreOutcome {
     /// Notes to show before the report is written, in the order they arose.
     pub diagnostics: Vec<Diagnostic>,
-    /// Notes to show once it is written (advisory, escalation, cut inputs).
-    pub after: Vec<Diagnostic>,
-    /// The exit code `score` ends with.
-    pub exit: ExitCode,
+    /// The report, or why there is none.
+    pub result: Result<Scored, Refusal>,
 }
 
 impl ScoreOutcome {
     fn refused(refusal: Refusal, diagnostics: Vec<Diagnostic>) -> Self {
         ScoreOutcome {
-            report: None,
-            exit: refusal.exit_code(),
-            refusal: Some(refusal),
-            broken_seal: Vec::new(),
             diagnostics,
-            after: Vec::new(),
+            result: Err(refusal),
         }
+    }
+
+    /// The report, unless the score was refused.
+    pub fn report(&self) -> Option<&GapReport> {
+        self.result.as_ref().ok().map(|s| &s.report)
+    }
+
+    /// The refusal, if the score was refused.
+    pub fn refusal(&self) -> Option<&Refusal> {
+        self.result.as_ref().err()
+    }
+
+    /// A refused score in one line, for a place that has one line for it (a `batch` row): the
+    /// refusal ([`Refusal`]'s `Display`), or, when inputs could not be read or held no sealed
+    /// test, what was wrong with them (the first three error diagnostics, then the files nothing
+    /// recognised, which explain an empty suite). `None` when a report was made.
+    pub fn refusal_line(&self) -> Option<String> {
+        let refusal = self.refusal()?;
+        if !matches!(refusal, Refusal::Unreadable { .. } | Refusal::NoSealedTests) {
+            return Some(refusal.to_string());
+        }
+        let mut causes: Vec<&str> = self
+            .diagnostics
+            .iter()
+            .filter_map(|d| match d {
+                Diagnostic::Error(m) => Some(m.as_str()),
+                Diagnostic::Warning(_) => None,
+            })
+            .collect();
+        causes.extend(self.diagnostics.iter().filter_map(|d| match d {
+            Diagnostic::Warning(m) if m.contains(": skipped: ") => Some(m.as_str()),
+            _ => None,
+        }));
+        if causes.is_empty() {
+            return Some(refusal.to_string());
+        }
+        Some(first_causes(&causes))
+    }
+
+    /// The exit code the command ends with: the refusal's, or the gate's and escalation's.
+    pub fn exit(&self) -> ExitCode {
+        match &self.result {
+            Ok(s) => s.exit,
+            Err(r) => r.exit_code(),
+        }
+    }
+}
+
+/// The first three of several causes on one line, `a; b; c (and 2 more)`: how a place with one
+/// line for an error (a `batch` row) lists what went wrong.
+pub fn first_causes(causes: &[impl AsRef<str>]) -> String {
+    let shown: Vec<&str> = causes.iter().take(3).map(AsRef::as_ref).collect();
+    match causes.len() {
+        n if n > 3 => format!("{} (and {} more)", shown.join("; "), n - 3),
+        _ => shown.join("; "),
     }
 }
 
@@ -608,86 +739,44 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
             }
         )));
     }
-    let exit = gate(req, &mut report, &score, escalate.is_some(), &mut after);
+    let gate = apply_gate(req, &mut report, &score, &mut after);
+    let exit = gate::exit_code(gate.as_ref().map(|g| g.verdict), escalate.is_some());
     ScoreOutcome {
-        report: Some(report),
-        refusal: None,
-        broken_seal,
         diagnostics,
-        after,
-        exit,
+        result: Ok(Scored {
+            report,
+            broken_seal,
+            after,
+            gate,
+            exit,
+        }),
     }
 }
 
-/// The `--threshold` gate, one rule for every command: a score above the threshold fails it,
-/// and so does an advisory report (a suite that did not fully run, a cut input, a broken seal,
-/// zero sealed tests) unless `allow_advisory`, since its score is not a measurement. The verdict
-/// is recorded in the report (`gapscore.gate`); a failure says why on one line. Without a
-/// threshold, only a hardening escalation fails.
-fn gate(
+/// Applies the `--threshold` gate ([`gate::decide`]) to a report, records its decision in the
+/// report (`gapscore.gate`) and, when it fails, says why after the report.
+fn apply_gate(
     req: &ScoreRequest,
     report: &mut GapReport,
     score: &gapscore_core::Score,
-    escalate: bool,
     after: &mut Vec<Diagnostic>,
-) -> ExitCode {
-    let Some(t) = req.threshold else {
-        return if escalate {
-            ExitCode::Failed
-        } else {
-            ExitCode::Ok
-        };
-    };
-    let (verdict, reason) = verdict(req, report, score, t);
-    if verdict != Verdict::Passed {
-        after.push(Diagnostic::Error(reason.clone()));
+) -> Option<GateDecision> {
+    let t = req.threshold?;
+    let decision = gate::decide(
+        score,
+        report.report.advisory_reason.as_deref(),
+        t,
+        req.allow_advisory,
+    );
+    if decision.verdict != Verdict::Passed {
+        after.push(Diagnostic::Error(decision.reason.clone()));
     }
     if let Some(ext) = report.gapscore.as_mut() {
-        ext.gate = Some(Gate::new(t.value(), verdict, reason));
+        ext.gate = Some(Gate::new(
+            t.value(),
+            decision.verdict,
+            decision.reason.clone(),
+        ));
     }
-    if verdict != Verdict::Passed || escalate {
-        ExitCode::Failed
-    } else {
-        ExitCode::Ok
-    }
-}
-
-/// What the gate decides, and why in one line.
-fn verdict(
-    req: &ScoreRequest,
-    report: &GapReport,
-    score: &gapscore_core::Score,
-    t: Threshold,
-) -> (Verdict, String) {
-    let shown = format!("score {}%", score.display());
-    let limit = format!("the threshold {}%", t.value());
-    if score.exceeds(t) {
-        let reason = if score.rounded() > t.value() {
-            format!("{shown} is above {limit}")
-        } else {
-            // A threshold of 0 allows no failure, even one that displays as 0.0.
-            format!(
-                "{shown} is above {limit}: {} of {} sealed tests failed",
-                score.failed, score.total
-            )
-        };
-        return (Verdict::Failed, reason);
-    }
-    let Some(why) = report.report.advisory_reason.as_deref() else {
-        return (Verdict::Passed, format!("{shown} is within {limit}"));
-    };
-    if req.allow_advisory {
-        return (
-            Verdict::Passed,
-            format!(
-                "{shown} is within {limit}; the report is advisory, allowed by --allow-advisory"
-            ),
-        );
-    }
-    (
-        Verdict::Advisory,
-        format!(
-            "the report is advisory, so it fails --threshold whatever its score: {why}; pass --allow-advisory to gate on the score alone"
-        ),
-    )
+    Some(decision)
 }

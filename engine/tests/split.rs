@@ -20,14 +20,17 @@ fn scored(path: &Path, split: SplitOptions) -> String {
     req.ingest = IngestOptions::new(None, 2);
     req.ingest.split = split;
     let out = score(&req, &Registry::builtin());
-    format!(
-        "{}\n{:?}\n{:?}\n{:?}\n{:?}",
-        serde_json::to_string_pretty(&out.report).unwrap(),
-        out.diagnostics,
-        out.after,
-        out.exit,
-        out.refusal
-    )
+    let exit = out.exit();
+    match out.result {
+        Ok(s) => format!(
+            "{}\n{:?}\n{:?}\n{:?}",
+            serde_json::to_string_pretty(&s.report).unwrap(),
+            out.diagnostics,
+            s.after,
+            exit
+        ),
+        Err(r) => format!("{:?}\n{exit:?}\n{r:?}", out.diagnostics),
+    }
 }
 
 const ONE_PASS: SplitOptions = SplitOptions {

@@ -117,33 +117,13 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
     Ok(exit_code(&run, args.out.threshold, args.out.allow_advisory))
 }
 
-/// The batch's exit code: the `--threshold` gate is `gapscore score`'s, per repository (an
-/// advisory report fails it unless `--allow-advisory`), and unscored repositories win.
+/// The batch's exit code ([`BatchRun::exit`]), saying why advisory repositories fail the gate.
 fn exit_code(run: &BatchRun, threshold: Option<Threshold>, allow_advisory: bool) -> ExitCode {
-    if run.errors() > 0 {
-        return ExitCode::Unscored;
+    let (code, note) = run.exit(threshold, allow_advisory);
+    if let Some(note) = note {
+        io::error(&note);
     }
-    let Some(t) = threshold else {
-        return ExitCode::Ok;
-    };
-    let advisory = run.advisory_failing(t, allow_advisory);
-    if advisory > 0 {
-        io::error(&format!(
-            "{advisory} repositor{} within the threshold {} advisory, so {} the --threshold gate; pass --allow-advisory to gate on the score alone",
-            if advisory == 1 { "y" } else { "ies" },
-            if advisory == 1 { "is" } else { "are" },
-            if advisory == 1 {
-                "it fails"
-            } else {
-                "they fail"
-            }
-        ));
-    }
-    if run.over(t) > 0 || advisory > 0 {
-        ExitCode::Failed
-    } else {
-        ExitCode::Ok
-    }
+    code
 }
 
 fn summary(run: &BatchRun, out: &std::path::Path, took: Duration) {

@@ -224,7 +224,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     req.runner = Some(input);
     let outcome = score(&req, &registry);
     if matches!(
-        outcome.refusal,
+        outcome.refusal(),
         Some(Refusal::BrokenSeal { .. } | Refusal::BrokenSeals { .. })
     ) {
         io::error("the sealed tests changed during the run");

@@ -6,7 +6,7 @@ use gapscore_core::{OutputFormat, RenderOptions, StatusPolicy, render_to_with};
 use gapscore_engine::{ExitCode, Refusal, ScoreRequest, SealInput, score};
 
 use crate::args::{ScoreArgs, ScoreOptions};
-use crate::commands::seal::print_mismatch;
+use crate::commands::seal::{print_mismatch, print_mismatch_files};
 use crate::{host, io};
 
 /// The request `gapscore score` (and `gapscore run`) makes of the engine for these sealed
@@ -82,49 +82,24 @@ pub fn run(score_args: &ScoreArgs) -> Result<ExitCode> {
 }
 
 /// Prints a score's diagnostics, writes its report and returns its exit code (`score` and
-/// `run` alike).
+/// `run` alike). A refusal's text and exit code are the engine's.
 pub(crate) fn finish(
     args: &ScoreOptions,
     outcome: &gapscore_engine::ScoreOutcome,
 ) -> Result<ExitCode> {
-    for (dir, v) in &outcome.broken_seal {
+    let scored = match &outcome.result {
+        Ok(scored) => scored,
+        Err(refusal) => {
+            io::diagnostics_grouped(&outcome.diagnostics, args.verbose);
+            print_refusal(refusal);
+            return Ok(refusal.exit_code());
+        }
+    };
+    for (dir, v) in &scored.broken_seal {
         print_mismatch(dir, v);
     }
     io::diagnostics_grouped(&outcome.diagnostics, args.verbose);
-    let Some(report) = &outcome.report else {
-        match &outcome.refusal {
-            Some(Refusal::BrokenSeal { dir, verification }) => {
-                print_mismatch(dir, verification);
-                io::error(
-                    "refusing to score against a broken seal (pass --allow-broken-seal for an advisory report)",
-                );
-            }
-            Some(Refusal::BrokenSeals { problems, broken }) => {
-                for (dir, v) in broken {
-                    print_mismatch(dir, v);
-                }
-                for p in problems {
-                    io::error(p);
-                }
-                io::error(
-                    "refusing to score against a broken combined seal: one suite that does not hold breaks the whole seal (pass --allow-broken-seal for an advisory report)",
-                );
-            }
-            Some(Refusal::SealUnreadable(e) | Refusal::Rules(e) | Refusal::Usage(e)) => {
-                io::error(&gapscore_engine::fs::chain(e));
-            }
-            Some(Refusal::Unreadable { failed }) => io::error(&format!(
-                "{failed} input file{} or plugin{} could not be read; no report written",
-                if *failed == 1 { "" } else { "s" },
-                if *failed == 1 { "" } else { "s" }
-            )),
-            Some(Refusal::NoSealedTests) => {
-                io::error("no sealed tests were counted (--strict); no report written");
-            }
-            _ => {}
-        }
-        return Ok(outcome.exit);
-    };
+    let report = &scored.report;
     if report.is_v2() && report.report.independence.is_none() {
         io::warn(
             "the spec v2 report does not say whether the implementer and the seal authors are independent: give --implementer-family and --seal-author-family (or --provenance FILE); without them the score cannot be interpreted (§5.2)",
@@ -135,6 +110,23 @@ pub(crate) fn finish(
     io::write_output_with(args.output.as_deref(), &mut |w| {
         render_to_with(report, format, &render, w)
     })?;
-    io::diagnostics_grouped(&outcome.after, args.verbose);
-    Ok(outcome.exit)
+    io::diagnostics_grouped(&scored.after, args.verbose);
+    Ok(scored.exit)
+}
+
+/// Prints a refusal: the engine's line (with its hint), then the files of each sealed directory
+/// that does not match its record.
+fn print_refusal(refusal: &Refusal) {
+    match refusal.hint() {
+        Some(hint) => io::error(&format!("{refusal} ({hint})")),
+        None => io::error(&refusal.to_string()),
+    }
+    let dirs = refusal.mismatched_dirs();
+    for (dir, v) in &dirs {
+        if dirs.len() > 1 {
+            print_mismatch(dir, v);
+        } else {
+            print_mismatch_files(v);
+        }
+    }
 }

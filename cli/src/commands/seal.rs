@@ -150,6 +150,11 @@ fn hex_of(hash: &str) -> &str {
 /// Prints what differs, naming the files tools create by themselves.
 pub fn print_mismatch(dir: &Path, c: &Verification) {
     io::error(&format!("`{}` does not match its seal: {c}", dir.display()));
+    print_mismatch_files(c);
+}
+
+/// The files that make a sealed directory differ from its record, one line each, with hints.
+pub fn print_mismatch_files(c: &Verification) {
     let Some(d) = &c.diff else {
         io::error("  (a bare hash cannot say which files differ; a seal record can)");
         return;

@@ -210,6 +210,74 @@ fn threshold_exit_codes() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// The gate is decided once, in the engine: each repository's row verdict is the exit of
+/// `gapscore score` on the same inputs with the same threshold, and a merge of shards scored
+/// without a threshold, gated at merge time, ends as the batch gated while scoring (issue 30).
+#[test]
+fn batch_gates_each_repository_as_score_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut opts = GenerateOptions::new(16);
+    opts.broken = 0;
+    generate(&d.join("tree"), &opts).unwrap();
+    let o = gapscore(
+        &["batch", "tree", "-o", "gated", "--threshold", "30", "-q"],
+        d,
+    );
+    let gated_exit = o.status.code();
+    let rows = rows(&d.join("gated"));
+    let mut verdicts = BTreeMap::new();
+    for row in &rows {
+        let name = row["name"].as_str().unwrap();
+        let repo = d.join("tree").join(name);
+        let mut args = vec!["score".to_owned(), "--sealed".to_owned()];
+        args.push(format!("tree/{name}/sealed"));
+        if repo.join("open").is_dir() {
+            args.extend(["--open".to_owned(), format!("tree/{name}/open")]);
+        }
+        args.extend(["--threshold", "30", "-o", "r.json"].map(str::to_owned));
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = gapscore(&argv, d);
+        let verdict = row["gate"].as_str().unwrap_or("none");
+        let expected = match verdict {
+            "passed" => Some(0),
+            "failed" | "advisory" => Some(1),
+            other => panic!("{name}: gate {other}: {row}"),
+        };
+        assert_eq!(
+            o.status.code(),
+            expected,
+            "{name}: row {row}\n{}",
+            stderr(&o)
+        );
+        *verdicts.entry(verdict.to_owned()).or_insert(0) += 1;
+    }
+    assert!(
+        verdicts.len() >= 2,
+        "the tree should exercise several verdicts: {verdicts:?}"
+    );
+    for (i, shard) in ["1/2", "2/2"].iter().enumerate() {
+        let out = format!("s{i}");
+        let o = gapscore(&["batch", "tree", "-o", &out, "--shard", shard, "-q"], d);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let o = gapscore(
+        &[
+            "batch",
+            "merge",
+            "s0",
+            "s1",
+            "-o",
+            "merged",
+            "--threshold",
+            "30",
+            "-q",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), gated_exit, "{}", stderr(&o));
+}
+
 #[test]
 fn deterministic_across_jobs() {
     let (dir, _) = tree(60);
@@ -567,6 +635,25 @@ fn seals_checked_and_broken_seal_is_an_error_row() {
     assert!(
         e.contains("broken seal") && e.contains("1 file changed (test_a.py)"),
         "{e}"
+    );
+    // One text for a refusal, the engine's: `score` prints the line the row holds.
+    let o = gapscore(
+        &[
+            "score",
+            "--sealed",
+            "tree/tampered/sealed/r.xml",
+            "--seal",
+            "tree/tampered/seal.json",
+            "--sealed-dir",
+            "tree/tampered/sealed-tests",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let first = stderr(&o).lines().next().unwrap_or_default().to_owned();
+    assert!(
+        first.starts_with(&format!("error: {e}")),
+        "{first}\nrow: {e}"
     );
 }
 
