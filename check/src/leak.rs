@@ -9,7 +9,7 @@
 //! 2) == 2`) is a leak, not a location. A text naming a place in a sealed file, without
 //! source, is a warning.
 
-use gapscore_model::text::strip_ansi;
+use gapscore_adapter_sdk::text::strip_ansi;
 use serde_json::Value;
 
 use crate::checker::{Checker, ptr};

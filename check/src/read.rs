@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use gapscore_model::json::find_duplicate_key;
+use gapscore_adapter_sdk::json::find_duplicate_key;
 use gapscore_schema::{SchemaId, validate_limited};
 use serde_json::{Map, Value};
 

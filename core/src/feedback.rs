@@ -14,8 +14,8 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use gapscore_adapter_sdk::text::strip_ansi;
 use gapscore_model::Category;
-use gapscore_model::text::strip_ansi;
 
 use crate::fold::fold;
 

@@ -14,7 +14,8 @@
 //!   [`RunCollector`];
 //! - [`policy`]: [`StatusPolicy`] and its parts, and what a status counts as ([`CountsAs`]);
 //! - [`level`]: [`Score`], [`Level`], [`Threshold`], on exact integers;
-//! - [`tally`]: [`Tally`], the scoring consumer, and [`SuiteCounts`];
+//! - [`tally`]: [`Tally`], the scoring consumer, and [`SuiteCounts`]; [`duplicates`]: repeated
+//!   test ids in bounded memory ([`DuplicateTracker`], [`IdFinder`]);
 //! - [`manifest`]: [`Manifest`], the expected sealed tests;
 //! - [`failures`]: the failure entries and [`FailureLog`]/[`FailureList`], which may spill to a
 //!   file;
@@ -24,8 +25,8 @@
 //!   rules, the feedback handed to the implementer and the hardening loop's figures.
 //!
 //! The modules depend on each other in one direction only (`policy`, `level`, `manifest`,
-//! `failures` below `tally`, below `report`, below `render`), so each layer can be read and
-//! tested without the ones above it.
+//! `failures`, `duplicates` below `tally`, below `report`, below `render`), so each layer can be
+//! read and tested without the ones above it.
 //!
 //! Scoring two passing tests and one skipped test under the default policy, where a skipped
 //! sealed test was not verified and counts as failed:
@@ -59,6 +60,7 @@
 
 pub mod categories;
 mod counts;
+pub mod duplicates;
 pub mod envelope;
 pub mod failures;
 pub mod feedback;
@@ -76,13 +78,13 @@ pub mod seal;
 pub mod tally;
 pub mod warnings;
 
+pub use duplicates::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, IdFinder, id_fingerprint};
 pub use failures::{FailureList, FailureLog, Spill, SpillFactory};
 // The model crate's types, re-exported for the crates that score (adapters depend on
 // gapscore-model through the SDK instead).
 pub use gapscore_model::{
-    Attempt, Category, DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, InputError,
-    Location, Normalizer, Problem, ProblemKind, Producer, RunCollector, Status, TestCase,
-    TestCaseRef, TestRun, replay,
+    Attempt, Category, EventSink, InputError, Location, Normalizer, Problem, ProblemKind, Producer,
+    RunCollector, Status, TestCase, TestCaseRef, TestRun, replay,
 };
 pub use level::{Level, Score, Threshold};
 pub use manifest::Manifest;

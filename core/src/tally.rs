@@ -9,11 +9,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use crate::categories::CategoryRules;
+use crate::duplicates::{DUPLICATE_CHECK_LIMIT, DuplicateTracker};
 use crate::failures::{FailureEntry, FailureLog, FailureOrigin, Spill};
 use crate::level::Score;
 use crate::manifest::Manifest;
 use crate::policy::{CountsAs, StatusPolicy};
-use gapscore_model::event::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink};
+use gapscore_model::event::EventSink;
 use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase, TestCaseRef};
 
 use crate::counts::add;
@@ -164,7 +165,7 @@ impl Tally {
 
     /// Fingerprints of the ids recorded more than once, in this tally and every tally merged
     /// into it. Names for them come from reading the inputs again into an
-    /// [`IdFinder`](gapscore_model::event::IdFinder), which only happens when there are repeats.
+    /// [`IdFinder`](crate::IdFinder), which only happens when there are repeats.
     pub fn repeated(&mut self) -> Vec<u64> {
         self.dups.repeated()
     }
@@ -219,6 +220,13 @@ impl Tally {
     /// duplicate-id check short of its bound in the sum, and the warning kinds short of theirs.
     pub fn can_append(&self, later: &Tally) -> bool {
         self.can_append_all(&[later])
+    }
+
+    /// Whether the tallies of the parts of an input of about `tests` tests could be appended
+    /// at all ([`Tally::can_append_all`] refuses past the duplicate check's bound between
+    /// them): when not, the input is better read in one pass than in parts read and dropped.
+    pub fn parts_may_append(tests: u64) -> bool {
+        tests <= DUPLICATE_CHECK_LIMIT
     }
 
     /// [`Tally::can_append`] for several later parts of the same input, merged in order.
@@ -665,8 +673,8 @@ mod tests {
         assert_eq!(tally.counts.total, 2);
         assert_eq!(tally.counts.failed, 1);
         let repeated = tally.repeated();
-        assert_eq!(repeated, vec![gapscore_model::event::id_fingerprint("x")]);
-        let mut finder = gapscore_model::event::IdFinder::new(&repeated);
+        assert_eq!(repeated, vec![crate::id_fingerprint("x")]);
+        let mut finder = crate::IdFinder::new(&repeated);
         for id in ["x", "y", "x"] {
             finder.see(id);
         }
@@ -700,10 +708,7 @@ mod tests {
         assert_eq!(first.by_status, one.by_status);
         // A repeat across the two files is found after the merge, as in one tally.
         assert_eq!(first.repeated(), one.repeated());
-        assert_eq!(
-            first.repeated(),
-            [gapscore_model::event::id_fingerprint("a")]
-        );
+        assert_eq!(first.repeated(), [crate::id_fingerprint("a")]);
     }
 
     #[test]

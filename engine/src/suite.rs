@@ -14,12 +14,21 @@ use gapscore_core::categories::CategoryRules;
 use gapscore_core::{IdFinder, InputInfo, Manifest, ProblemKind, Spill, StatusPolicy, Tally};
 
 use gapscore_adapters::{
-    IngestError, IngestOptions, Input, Outcome, Registry, expand_inputs, ingest, ingest_appendable,
+    AppendParts, IngestError, IngestOptions, Input, Outcome, Registry, expand_inputs, ingest,
+    ingest_appendable,
 };
 
 /// Formats that are a runner's console text: read from a directory only when no structured
 /// result file was found there (see [`tally_suite`]).
 pub const CONSOLE_TEXT_FORMATS: [&str; 2] = ["pytest-text", "go-test-text"];
+
+/// How the tallies of a file's parts, read on several threads, become the file's tally: the
+/// tally's own rules, handed to the host (which depends on no scoring crate).
+const TALLY_PARTS: AppendParts<Tally> = AppendParts {
+    fits: Tally::parts_may_append,
+    can_append: Tally::can_append_all,
+    append: Tally::merge,
+};
 
 /// How the tallies of one suite are made.
 #[derive(Debug, Clone)]
@@ -125,11 +134,17 @@ pub fn tally_inputs(
         }
         t
     };
-    let outcomes = ingest_appendable(registry, &expanded, &opts.ingest, |source, _format| {
-        let mut t = new_tally();
-        t.set_source(Some(source.to_owned()));
-        t
-    });
+    let outcomes = ingest_appendable(
+        registry,
+        &expanded,
+        &opts.ingest,
+        TALLY_PARTS,
+        |source, _format| {
+            let mut t = new_tally();
+            t.set_source(Some(source.to_owned()));
+            t
+        },
+    );
     let mut tally = new_tally();
     // Console text found in a directory is read only when nothing structured was found: beside
     // a junit.xml, pytest's console log is a second copy of the same tests.

@@ -1,9 +1,11 @@
 //! `score` with a JUnit file read in parts (the host's split read) against `score` with
 //! it read in one pass: the whole report, the diagnostics (errors with their file, line and
 //! column) and the exit code must be the same for every JUnit file in the repository's
-//! fixtures and bad-input corpus, split at every boundary guess, and for hand-made files with
-//! ids repeated across the halves, a root total that only adds up across them, a jest
-//! once-per-file flag and a file cut or broken after the split.
+//! fixtures and bad-input corpus, split at boundary guesses, and for hand-made files with ids
+//! repeated across the halves, a root total that only adds up across them, a jest
+//! once-per-file flag and a file cut or broken after the split. `cargo test` tries a fixed
+//! sample of the splits of each fixture; the full set is `#[ignore]`d and run by `.ci/run` on
+//! an optimised build.
 
 #![allow(clippy::unwrap_used)] // Test code.
 
@@ -57,11 +59,33 @@ fn guesses(bytes: &[u8]) -> Vec<u64> {
     out
 }
 
-fn check(path: &Path) -> usize {
+/// Which splits of a file are scored.
+#[derive(Clone, Copy)]
+struct Splits {
+    /// The first this many boundary guesses, each alone.
+    guesses: usize,
+    /// Each of these part counts, at the guesses nearest to evenly spaced offsets.
+    parts: &'static [usize],
+}
+
+/// The first 8 guesses and 3, 5 and 9 parts: about 12 scores a file (13 s of a debug build's
+/// suite on two cores), so run by `.ci/run` on the optimised `ci-release` profile.
+const EVERY: Splits = Splits {
+    guesses: 8,
+    parts: &[3, 5, 9],
+};
+
+/// A fixed sample for `cargo test`: the first two guesses alone and the file in 3 parts.
+const SAMPLE: Splits = Splits {
+    guesses: 2,
+    parts: &[3],
+};
+
+fn check(path: &Path, splits: Splits) -> usize {
     let want = scored(path, ONE_PASS);
     let bytes = std::fs::read(path).unwrap();
     let mut tried = 0;
-    for at in guesses(&bytes).into_iter().take(8) {
+    for at in guesses(&bytes).into_iter().take(splits.guesses) {
         let split = SplitOptions {
             min_bytes: 0,
             at: Some(at),
@@ -76,7 +100,7 @@ fn check(path: &Path) -> usize {
         tried += 1;
     }
     // Several parts at once, at the guesses nearest to evenly spaced offsets.
-    for parts in [3, 5, 9] {
+    for &parts in splits.parts {
         let split = SplitOptions {
             min_bytes: 0,
             at: None,
@@ -103,15 +127,29 @@ fn xml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-#[test]
-fn score_of_every_junit_fixture_split_is_the_one_pass_score() {
+/// Every JUnit file of the JUnit adapter's fixtures and the bad-input corpus.
+fn junit_files() -> Vec<PathBuf> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
     xml_files(&repo.join("adapters/junit/tests/fixtures"), &mut files);
     xml_files(&repo.join("tests/bad-input/junit"), &mut files);
     files.sort();
     assert!(files.len() > 100);
-    let tried: usize = files.iter().map(|f| check(f)).sum();
+    files
+}
+
+#[test]
+fn score_of_every_junit_fixture_split_at_a_sample_is_the_one_pass_score() {
+    let tried: usize = junit_files().iter().map(|f| check(f, SAMPLE)).sum();
+    assert!(tried > 25, "only {tried} splits tried");
+}
+
+/// The full set: `cargo test --profile ci-release -p gapscore-engine --test split -- --ignored`
+/// (as `.ci/run` does).
+#[test]
+#[ignore = "about 12 scores a fixture; .ci/run runs it on an optimised build"]
+fn score_of_every_junit_fixture_split_is_the_one_pass_score() {
+    let tried: usize = junit_files().iter().map(|f| check(f, EVERY)).sum();
     assert!(tried > 50, "only {tried} splits tried");
 }
 
@@ -143,6 +181,6 @@ fn score_of_hand_made_files_split_is_the_one_pass_score() {
     for text in cases {
         let mut f = tempfile::Builder::new().suffix(".xml").tempfile().unwrap();
         f.write_all(text.as_bytes()).unwrap();
-        assert!(check(f.path()) >= 1);
+        assert!(check(f.path(), EVERY) >= 1);
     }
 }

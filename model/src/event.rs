@@ -8,11 +8,6 @@ use crate::borrowed::TestCaseRef;
 use crate::run::{Problem, ProblemKind, Producer, TestCase, TestRun};
 use crate::text::{TEXT_CAP, is_cut};
 
-mod duplicates;
-mod repeats;
-
-pub use duplicates::{DUPLICATE_CHECK_LIMIT, DuplicateTracker, IdFinder, id_fingerprint};
-
 /// Where adapters send what they read. Every method but one takes owned data so a sink may keep
 /// it or drop it; [`EventSink::test_finished_ref`] lends a test for the call, so that a sink
 /// which only counts it (the scoring tally) needs no copy. A scoring sink keeps counts and
@@ -300,9 +295,9 @@ impl<S: EventSink> EventSink for Normalizer<S> {
 #[derive(Debug, Default)]
 pub struct RunCollector {
     run: TestRun,
-    // None: keep only what the adapter said (the plugin side of the ABI, whose output the host
+    // False: keep only what the adapter said (the plugin side of the ABI, whose output the host
     // collects again and would otherwise warn about twice).
-    dups: Option<DuplicateTracker>,
+    warn_duplicates: bool,
 }
 
 impl RunCollector {
@@ -312,7 +307,7 @@ impl RunCollector {
         run.source = source;
         RunCollector {
             run,
-            dups: Some(DuplicateTracker::default()),
+            warn_duplicates: true,
         }
     }
 
@@ -320,27 +315,37 @@ impl RunCollector {
     /// exactly the adapter's events.
     pub fn raw(format: impl Into<String>, source: Option<String>) -> Self {
         let mut c = RunCollector::new(format, source);
-        c.dups = None;
+        c.warn_duplicates = false;
         c
     }
 
-    /// The collected run.
-    /// The collected run. Ids that occur more than once get one warning each, here, since
-    /// repeats are only known once every test is in.
+    /// The collected run. Ids that occur more than once get one warning each, in the order of
+    /// their first occurrence, here, since repeats are only known once every test is in. The
+    /// tests are all in memory, so one map over their ids finds them (the scoring tally, which
+    /// keeps no passing test, does this in bounded memory instead: `gapscore_core::duplicates`).
     pub fn into_run(mut self) -> TestRun {
-        if let Some(mut dups) = self.dups.take() {
-            let repeated = dups.repeated();
-            if !repeated.is_empty() {
-                let mut finder = IdFinder::new(&repeated);
-                for t in &self.run.tests {
-                    finder.see(&t.id);
-                }
-                for (id, n) in finder.into_repeated() {
-                    self.run.warnings.push(format!(
-                        "duplicate test id `{id}` occurs {n} times: entries are kept and counted separately"
-                    ));
-                }
+        if self.warn_duplicates {
+            // id -> (index of its first occurrence, occurrences)
+            let mut seen: HashMap<&str, (usize, usize)> =
+                HashMap::with_capacity(self.run.tests.len());
+            for (i, t) in self.run.tests.iter().enumerate() {
+                seen.entry(t.id.as_str()).or_insert((i, 0)).1 += 1;
             }
+            let mut repeated: Vec<(usize, &str, usize)> = seen
+                .into_iter()
+                .filter(|(_, (_, n))| *n > 1)
+                .map(|(id, (first, n))| (first, id, n))
+                .collect();
+            repeated.sort_unstable();
+            let warnings: Vec<String> = repeated
+                .into_iter()
+                .map(|(_, id, n)| {
+                    format!(
+                        "duplicate test id `{id}` occurs {n} times: entries are kept and counted separately"
+                    )
+                })
+                .collect();
+            self.run.warnings.extend(warnings);
         }
         self.run
     }
@@ -351,9 +356,6 @@ impl EventSink for RunCollector {
         self.run.producer = Some(producer);
     }
     fn test_finished(&mut self, test: TestCase) {
-        if let Some(d) = self.dups.as_mut() {
-            d.record(&test.id);
-        }
         self.run.tests.push(test);
     }
     fn problem(&mut self, problem: Problem) {
@@ -412,11 +414,6 @@ mod tests {
         assert_eq!(run.problems.len(), 1);
         assert!(run.problems[0].detail.contains("pkg::TestB"));
         assert_eq!(run.warnings.len(), 1, "the cut message is counted: {run:?}");
-
-        let mut finder = IdFinder::new(&[id_fingerprint("pkg::TestA")]);
-        finder.test_finished_ref(a.borrowed());
-        finder.test_finished(a);
-        assert_eq!(finder.into_repeated(), [("pkg::TestA".to_owned(), 2)]);
     }
 
     #[test]
@@ -491,5 +488,22 @@ mod tests {
         let run = c.into_run();
         assert_eq!(run.tests.len(), 2);
         assert_eq!(run.warnings.len(), 1);
+
+        // One warning per repeated id, in the order of its first occurrence, with its count.
+        let mut c = RunCollector::new("x", None);
+        for id in ["b", "a", "c", "a", "b", "a"] {
+            c.test_finished(TestCase::new(None, id, Status::Passed));
+        }
+        assert_eq!(
+            c.into_run().warnings,
+            [
+                "duplicate test id `b` occurs 2 times: entries are kept and counted separately",
+                "duplicate test id `a` occurs 3 times: entries are kept and counted separately",
+            ]
+        );
+        let mut raw = RunCollector::raw("x", None);
+        raw.test_finished(TestCase::new(None, "t", Status::Passed));
+        raw.test_finished(TestCase::new(None, "t", Status::Passed));
+        assert!(raw.into_run().warnings.is_empty());
     }
 }

@@ -12,10 +12,14 @@
 //! - [`EventSink`], [`Normalizer`], [`RunCollector`], [`replay`]: the seam;
 //!   [`TestCaseRef`], a finished test borrowed from the adapter's buffers, is its fast path
 //!   ([`EventSink::test_finished_ref`]): a sink that only counts a test never copies it.
-//! - [`DuplicateTracker`], [`IdFinder`]: repeated test ids in bounded memory.
 //! - [`InputError`], [`Location`]: unreadable input, with its place.
-//! - [`json::find_duplicate_key`], [`json::check_unique_keys`]: a key given twice in one JSON
-//!   object, refused by every JSON reader (adapters and `gapscore check`) the same way.
+//! - [`text::TEXT_CAP`], [`text::CUT_NOTE`]: where an adapter cuts a long text, and the note
+//!   that says so.
+//!
+//! Nothing else: helpers for writing an adapter (capped text, the JSON duplicate-key scan,
+//! line readers) are the adapter SDK's (`gapscore-adapter-sdk`), and what only scoring needs
+//! (repeated ids in bounded memory) is the core's, so that this crate changes only when what
+//! crosses the boundary does.
 //!
 //! ```
 //! use gapscore_model::{EventSink, Normalizer, RunCollector, Status, TestCase, ProblemKind};
@@ -42,14 +46,10 @@
 pub mod borrowed;
 pub mod error;
 pub mod event;
-pub mod json;
 pub mod run;
 pub mod text;
 
 pub use borrowed::TestCaseRef;
 pub use error::{InputError, Location};
-pub use event::{
-    DUPLICATE_CHECK_LIMIT, DuplicateTracker, EventSink, IdFinder, Normalizer, RunCollector,
-    id_fingerprint, replay,
-};
+pub use event::{EventSink, Normalizer, RunCollector, replay};
 pub use run::{Attempt, Category, Problem, ProblemKind, Producer, Status, TestCase, TestRun};

@@ -14,8 +14,8 @@ mod tables;
 
 use std::collections::HashSet;
 
+use gapscore_adapter_sdk::text::strip_ansi;
 use gapscore_model::ProblemKind;
-use gapscore_model::text::strip_ansi;
 
 use tables::{Entry, TABLES};
 

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use crate::loader::PluginAdapter;
 use crate::registry::{DetectError, Origin, Registry};
 use crate::split::{
-    Appendable, PartInput, Parted, SplitOptions, part_input, read_split, split_points,
+    AppendParts, PartInput, Parted, SplitOptions, SplitPoints, part_input, read_split, split_points,
 };
 
 /// One input file, and whether the user named it (rather than a directory or glob finding it).
@@ -341,80 +341,72 @@ where
 }
 
 /// [`ingest`], with a large JUnit file read in parts on several threads when `opts.split`
-/// allows it (see [`SplitOptions`]): its consumer is made once per part and the later ones
-/// appended to the first.
+/// allows it (see [`SplitOptions`]), and a v2 plugin that reads in parts offered the file so:
+/// its consumer is made once per part and the later ones appended to the first as `append`
+/// says.
 pub fn ingest_appendable<C, F>(
     registry: &Registry,
     inputs: &[Input],
     opts: &IngestOptions,
+    append: AppendParts<C>,
     make: F,
 ) -> Vec<Outcome<C>>
 where
-    C: EventSink + Send + Appendable + 'static,
+    C: EventSink + Send + 'static,
     F: Fn(&str, &str) -> C + Sync,
 {
-    let splits: Splits<C, F> = (split_read::<C, F>, plugin_parts::<C, F>);
-    ingest_with(registry, inputs, opts, make, Some(splits))
+    ingest_with(registry, inputs, opts, make, Some(&append))
 }
 
-/// How [`ingest_appendable`] reads a file in parts, with the built-in JUnit reader and with a
-/// v2 plugin (functions, so that [`ingest`]'s consumers need not be [`Appendable`]).
-type Splits<C, F> = (SplitRead<C, F>, PluginParts<C, F>);
+/// How [`ingest_appendable`] reads one file in parts, with the built-in JUnit reader and with a
+/// v2 plugin. A trait object, so that [`ingest`]'s consumers need not be `'static` (which only
+/// the plugin side's hand-back of its parts, through `Any`, needs).
+trait ReadInParts<C>: Sync {
+    /// The built-in JUnit reader on `whole`, its later parts from `points`.
+    fn builtin(
+        &self,
+        whole: &mut dyn std::io::BufRead,
+        points: SplitPoints,
+        make: &(dyn Fn() -> C + Sync),
+    ) -> Result<C, AdapterError>;
 
-/// A v2 plugin offered a file in parts ([`crate::loader::PartInput`]).
-type PluginParts<C, F> = fn(
-    &PluginAdapter,
-    &mut dyn std::io::BufRead,
-    &ParseOptions,
-    PartInput,
-    &F,
-    &str,
-    &str,
-) -> Result<C, AdapterError>;
-
-fn plugin_parts<C, F>(
-    plugin: &PluginAdapter,
-    whole: &mut dyn std::io::BufRead,
-    opts: &ParseOptions,
-    input: PartInput,
-    make: &F,
-    shown: &str,
-    format: &str,
-) -> Result<C, AdapterError>
-where
-    C: EventSink + Send + Appendable + 'static,
-    F: Fn(&str, &str) -> C + Sync,
-{
-    let make_part = || make(shown, format);
-    let mut sink = Parted {
-        sink: Normalizer::new(make(shown, format)),
-        make: &make_part,
-    };
-    plugin.parse_parted(whole, opts, &mut sink, input)?;
-    Ok(sink.sink.finish())
+    /// A v2 plugin offered the file in parts ([`crate::loader::PartInput`]).
+    fn plugin(
+        &self,
+        plugin: &PluginAdapter,
+        whole: &mut dyn std::io::BufRead,
+        opts: &ParseOptions,
+        input: PartInput,
+        make: &(dyn Fn() -> C + Sync),
+    ) -> Result<C, AdapterError>;
 }
 
-/// How the built-in JUnit reader reads a file in parts.
-type SplitRead<C, F> = fn(
-    &mut dyn std::io::BufRead,
-    (Vec<(File, u64)>, u64),
-    &F,
-    &str,
-    &str,
-) -> Result<C, AdapterError>;
+impl<C: EventSink + Send + 'static> ReadInParts<C> for AppendParts<C> {
+    fn builtin(
+        &self,
+        whole: &mut dyn std::io::BufRead,
+        points: SplitPoints,
+        make: &(dyn Fn() -> C + Sync),
+    ) -> Result<C, AdapterError> {
+        read_split(whole, points, *self, make)
+    }
 
-fn split_read<C, F>(
-    mut whole: &mut dyn std::io::BufRead,
-    (points, len): (Vec<(File, u64)>, u64),
-    make: &F,
-    shown: &str,
-    format: &str,
-) -> Result<C, AdapterError>
-where
-    C: EventSink + Send + Appendable + 'static,
-    F: Fn(&str, &str) -> C + Sync,
-{
-    read_split(&mut whole, points, len, || make(shown, format))
+    fn plugin(
+        &self,
+        plugin: &PluginAdapter,
+        whole: &mut dyn std::io::BufRead,
+        opts: &ParseOptions,
+        input: PartInput,
+        make: &(dyn Fn() -> C + Sync),
+    ) -> Result<C, AdapterError> {
+        let mut sink = Parted {
+            sink: Normalizer::new(make()),
+            make,
+            append: *self,
+        };
+        plugin.parse_parted(whole, opts, &mut sink, input)?;
+        Ok(sink.sink.finish())
+    }
 }
 
 fn ingest_with<C, F>(
@@ -422,7 +414,7 @@ fn ingest_with<C, F>(
     inputs: &[Input],
     opts: &IngestOptions,
     make: F,
-    split: Option<Splits<C, F>>,
+    split: Option<&dyn ReadInParts<C>>,
 ) -> Vec<Outcome<C>>
 where
     C: EventSink + Send,
@@ -452,7 +444,7 @@ fn ingest_one<C, F>(
     input: &Input,
     opts: &IngestOptions,
     make: &F,
-    split: Option<Splits<C, F>>,
+    split: Option<&dyn ReadInParts<C>>,
 ) -> Outcome<C>
 where
     C: EventSink + Send,
@@ -518,29 +510,20 @@ where
     let utf8 = encoding == Encoding::Utf8;
     let in_parts = split
         .filter(|_| entry.origin == Origin::BuiltIn && info.name == "junit" && utf8)
-        .and_then(|(read, _)| Some((read, split_points(input.source(), &opts.split)?)));
+        .and_then(|read| Some((read, split_points(input.source(), &opts.split)?)));
     let plugin_parts = split
         .zip(entry.plugin.as_ref())
         .filter(|(_, plugin)| utf8 && plugin.takes_parts())
-        .and_then(|((_, read), plugin)| {
-            Some((read, plugin, part_input(input.source(), &opts.split)?))
-        });
+        .and_then(|(read, plugin)| Some((read, plugin, part_input(input.source(), &opts.split)?)));
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut reader =
             std::io::BufReader::with_capacity(64 * 1024, std::io::Cursor::new(prefix).chain(file));
+        let make_part = || make(&shown, &format);
         if let Some((read, points)) = in_parts {
-            return read(&mut reader, points, make, &shown, &format);
+            return read.builtin(&mut reader, points, &make_part);
         }
         if let Some((read, plugin, part_input)) = plugin_parts {
-            return read(
-                plugin,
-                &mut reader,
-                &popts,
-                part_input,
-                make,
-                &shown,
-                &format,
-            );
+            return read.plugin(plugin, &mut reader, &popts, part_input, &make_part);
         }
         let mut sink = Normalizer::new(make(&shown, &format));
         entry

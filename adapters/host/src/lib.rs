@@ -4,8 +4,10 @@
 //! files with results in input order.
 //!
 //! Principal types: [`Registry`], [`Registered`], [`Origin`], [`PluginSearch`],
-//! [`PluginAdapter`], [`Input`], [`IngestOptions`], [`Outcome`], [`IngestError`]. Scoring what
-//! was read is the engine's (`gapscore-engine`), which every command goes through.
+//! [`PluginAdapter`], [`Input`], [`IngestOptions`], [`Outcome`], [`IngestError`], and
+//! [`AppendParts`]: how the caller's consumers of one file's parts (a large file read on several
+//! threads, [`ingest_appendable`]) are appended. Scoring what was read is the engine's
+//! (`gapscore-engine`), which every command goes through; the host depends on no scoring crate.
 //!
 //! Detecting a document's format with the built-in adapters, then reading it:
 //!
@@ -40,7 +42,7 @@ pub use ingest::{
 };
 pub use loader::{PLUGIN_PATH_ENV, PluginAdapter, PluginError, PluginSearch, load_plugin};
 pub use registry::{DetectError, Origin, Registered, Registry};
-pub use split::{Appendable, MAX_PARTS, MIN_PART_BYTES, SplitOptions};
+pub use split::{AppendParts, MAX_PARTS, MIN_PART_BYTES, SplitOptions};
 
 /// An I/O error as a message in gapscore's style: the OS text lowercased, without
 /// "(os error N)" or a path suffix (the caller names the file).

@@ -1,7 +1,7 @@
 //! One large JUnit file read on several cores: the host's side of
 //! [`gapscore_adapter_junit::parser::split`]. Only for the built-in JUnit adapter, a regular
 //! UTF-8 file of at least [`SplitOptions::min_bytes`], a pool of more than one thread, and a
-//! consumer that can take in the consumers of the file's later parts ([`Appendable`]); the
+//! consumer that can take in the consumers of the file's later parts ([`AppendParts`]); the
 //! events are the sequential read's, so the result is too.
 
 use std::any::Any;
@@ -14,7 +14,6 @@ use gapscore_adapter_junit::parser::split::{
 use gapscore_adapter_sdk::{
     AdapterError, EventSink, Normalizer, Problem, Producer, TestCase, TestCaseRef,
 };
-use gapscore_core::tally::Tally;
 
 /// When and in how many parts a file is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,37 +49,46 @@ pub const MIN_PART_BYTES: u64 = 4 << 20;
 /// are read and then dropped (one pass is the only exact count), so every part's tally is held
 /// at once: the kit's 1 GB JUnit file (5.85 million tests) peaked at 53 MiB in two parts and
 /// 83 MiB in four, past the 64 MiB bound. Such a file is no longer split
-/// ([`Appendable::may_append`]), but more parts are not measured to gain on more cores either
+/// ([`AppendParts::fits`]), but more parts are not measured to gain on more cores either
 /// (the bench machine has two), so the default stays at two.
 pub const MAX_PARTS: usize = 2;
 
-/// A consumer that can take in the consumers of the rest of the same input, read separately.
-pub trait Appendable: Sized {
-    /// Whether [`Appendable::append`] of each of `later` in order gives exactly what one
-    /// consumer reading all the parts in order would hold.
-    fn can_append(&self, later: &[&Self]) -> bool;
-    /// Takes in `later`, whose events came after this one's.
-    fn append(&mut self, later: Self);
+/// How the consumers of one file's parts are put together: what the split read asks of them.
+/// The caller fills it in for its consumer (the engine, for its scoring tally), so the host
+/// needs no scoring crate; a consumer that cannot be appended is read through
+/// [`ingest`](crate::ingest) instead.
+pub struct AppendParts<C> {
     /// Whether parts of an input of about `tests` tests in all could be appended at all; when
     /// not, the input is read in one pass rather than in parts read and then dropped.
-    fn may_append(tests: u64) -> bool {
-        let _ = tests;
-        true
+    pub fits: fn(tests: u64) -> bool,
+    /// Whether appending each of `later` in order to `first` gives exactly what one consumer
+    /// reading all the parts in order would hold.
+    pub can_append: fn(first: &C, later: &[&C]) -> bool,
+    /// Takes `later`, whose events came after `first`'s, into `first`.
+    pub append: fn(first: &mut C, later: C),
+}
+
+// By hand: derived, they would ask `C: Clone`, where only function pointers are copied.
+impl<C> Clone for AppendParts<C> {
+    fn clone(&self) -> Self {
+        *self
     }
 }
 
-impl Appendable for Tally {
-    fn can_append(&self, later: &[&Self]) -> bool {
-        Tally::can_append_all(self, later)
+impl<C> Copy for AppendParts<C> {}
+
+impl<C> std::fmt::Debug for AppendParts<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppendParts").finish_non_exhaustive()
     }
-    /// A tally refuses parts past the duplicate check's bound between them (see
-    /// [`Tally::can_append_all`]).
-    fn may_append(tests: u64) -> bool {
-        tests <= gapscore_core::DUPLICATE_CHECK_LIMIT
-    }
-    fn append(&mut self, later: Self) {
-        self.merge(later);
-    }
+}
+
+/// The offsets where a file's later parts start, increasing, each with the file opened for
+/// that part, and the file's length.
+#[derive(Debug)]
+pub(crate) struct SplitPoints {
+    points: Vec<(File, u64)>,
+    len: u64,
 }
 
 /// The length of the regular file at `path` and the parts it is read in, when it is large
@@ -127,9 +135,8 @@ pub(crate) fn part_input(path: &Path, opts: &SplitOptions) -> Option<PartInput> 
     Some(PartInput { file, len, parts })
 }
 
-/// The file offsets of likely boundaries between top-level suites, increasing, each with the
-/// file opened for that part, and the file's length, when the file is worth splitting.
-pub(crate) fn split_points(path: &Path, opts: &SplitOptions) -> Option<(Vec<(File, u64)>, u64)> {
+/// The likely boundaries between top-level suites, when the file is worth splitting.
+pub(crate) fn split_points(path: &Path, opts: &SplitOptions) -> Option<SplitPoints> {
     let (len, parts) = worth_parts(path, opts)?;
     let mut f = File::open(path).ok()?;
     let ats = match opts.at {
@@ -140,16 +147,16 @@ pub(crate) fn split_points(path: &Path, opts: &SplitOptions) -> Option<(Vec<(Fil
         .into_iter()
         .map(|at| Some((File::open(path).ok()?, at)))
         .collect::<Option<Vec<_>>>()?;
-    (!points.is_empty()).then_some((points, len))
+    (!points.is_empty()).then_some(SplitPoints { points, len })
 }
 
 /// Reads `whole` (the file from its first byte) with the built-in JUnit adapter, the parts
 /// from `points` on other threads when they are free; `make` builds each part's consumer.
-pub(crate) fn read_split<R: std::io::BufRead, C: EventSink + Send + Appendable>(
-    whole: &mut R,
-    points: Vec<(File, u64)>,
-    len: u64,
-    make: impl Fn() -> C,
+pub(crate) fn read_split<C: EventSink + Send>(
+    mut whole: &mut dyn std::io::BufRead,
+    SplitPoints { points, len }: SplitPoints,
+    append: AppendParts<C>,
+    make: &dyn Fn() -> C,
 ) -> Result<C, AdapterError> {
     let mut sink = Normalizer::new(make());
     let parts = points
@@ -161,29 +168,34 @@ pub(crate) fn read_split<R: std::io::BufRead, C: EventSink + Send + Appendable>(
         })
         .collect();
     let can = |a: &Normalizer<C>, later: &[Normalizer<C>]| {
-        can_append_parts(a, &later.iter().collect::<Vec<_>>())
+        can_append_parts(append, a, &later.iter().collect::<Vec<_>>())
     };
-    let worth = |offset: u64, tests: u64| C::may_append(total_tests_guess(tests, offset, len));
-    if let Split::Appended(later) = parse_split(whole, parts, &mut sink, &can, &worth)? {
-        append_parts(&mut sink, later);
+    let worth = |offset: u64, tests: u64| (append.fits)(total_tests_guess(tests, offset, len));
+    if let Split::Appended(later) = parse_split(&mut whole, parts, &mut sink, &can, &worth)? {
+        append_parts(append, &mut sink, later);
     }
     Ok(sink.finish())
 }
 
 /// Whether the consumers of `later`, in order, append exactly to `first`'s.
-fn can_append_parts<C: EventSink + Appendable>(
+fn can_append_parts<C: EventSink>(
+    append: AppendParts<C>,
     first: &Normalizer<C>,
     later: &[&Normalizer<C>],
 ) -> bool {
     let later: Vec<&C> = later.iter().map(|n| n.get_ref()).collect();
-    first.get_ref().can_append(&later)
+    (append.can_append)(first.get_ref(), &later)
 }
 
 /// Takes in `later`, in order: each normalizer, then its consumer.
-fn append_parts<C: EventSink + Appendable>(sink: &mut Normalizer<C>, later: Vec<Normalizer<C>>) {
+fn append_parts<C: EventSink>(
+    append: AppendParts<C>,
+    sink: &mut Normalizer<C>,
+    later: Vec<Normalizer<C>>,
+) {
     for part in later {
         let rest = sink.append(part);
-        sink.get_mut().append(rest);
+        (append.append)(sink.get_mut(), rest);
     }
 }
 
@@ -193,9 +205,9 @@ fn append_parts<C: EventSink + Appendable>(sink: &mut Normalizer<C>, later: Vec<
 pub(crate) trait PartedSink: EventSink {
     /// A fresh sink for a later part.
     fn part(&self) -> Box<dyn PartConsumer>;
-    /// [`Appendable::may_append`] for an input of about `tests` tests.
+    /// [`AppendParts::fits`] for an input of about `tests` tests.
     fn fits(&self, tests: u64) -> bool;
-    /// [`Appendable::can_append`] of the parts' consumers, in order.
+    /// [`AppendParts::can_append`] of the parts' consumers, in order.
     fn can_append(&self, later: &[&dyn PartConsumer]) -> bool;
     /// Takes in the parts, in order ([`PartedSink::can_append`] said yes); `false`, with
     /// nothing taken in, when one of them was not made by this sink's [`PartedSink::part`].
@@ -221,6 +233,7 @@ impl<C: EventSink + Send + 'static> PartConsumer for Normalizer<C> {
 pub(crate) struct Parted<'m, C> {
     pub(crate) sink: Normalizer<C>,
     pub(crate) make: &'m (dyn Fn() -> C + Sync),
+    pub(crate) append: AppendParts<C>,
 }
 
 impl<C: EventSink> EventSink for Parted<'_, C> {
@@ -244,19 +257,19 @@ impl<C: EventSink> EventSink for Parted<'_, C> {
     }
 }
 
-impl<C: EventSink + Send + Appendable + 'static> PartedSink for Parted<'_, C> {
+impl<C: EventSink + Send + 'static> PartedSink for Parted<'_, C> {
     fn part(&self) -> Box<dyn PartConsumer> {
         Box::new(Normalizer::new((self.make)()))
     }
     fn fits(&self, tests: u64) -> bool {
-        C::may_append(tests)
+        (self.append.fits)(tests)
     }
     fn can_append(&self, later: &[&dyn PartConsumer]) -> bool {
         let later: Option<Vec<&Normalizer<C>>> = later
             .iter()
             .map(|p| p.as_any().downcast_ref::<Normalizer<C>>())
             .collect();
-        later.is_some_and(|later| can_append_parts(&self.sink, &later))
+        later.is_some_and(|later| can_append_parts(self.append, &self.sink, &later))
     }
     fn append(&mut self, later: Vec<Box<dyn PartConsumer>>) -> bool {
         let later: Result<Vec<Normalizer<C>>, _> = later
@@ -266,7 +279,7 @@ impl<C: EventSink + Send + Appendable + 'static> PartedSink for Parted<'_, C> {
         let Ok(later) = later else {
             return false;
         };
-        append_parts(&mut self.sink, later);
+        append_parts(self.append, &mut self.sink, later);
         true
     }
 }

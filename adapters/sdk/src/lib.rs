@@ -58,9 +58,7 @@
 
 pub mod abi;
 pub mod encoding;
-/// The JSON helpers every reader shares (kept in `gapscore-model`, so that `gapscore check`
-/// refuses duplicate keys with the same code).
-pub use gapscore_model::json;
+pub mod json;
 pub mod lines;
 pub mod text;
 

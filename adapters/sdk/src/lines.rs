@@ -26,7 +26,7 @@
 
 use std::io::{self, BufRead};
 
-use gapscore_model::json::find_duplicate_key;
+use crate::json::find_duplicate_key;
 use gapscore_model::{InputError, Location};
 
 /// The UTF-8 byte order mark, taken off the start of line 1.

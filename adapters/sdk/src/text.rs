@@ -5,11 +5,13 @@
 //! [`push_capped`] is the one way to build such a text piece by piece: it keeps up to the cap on
 //! a char boundary and adds the note once, the first time anything is lost, including when an
 //! earlier piece filled the text exactly to the cap. [`strip_ansi`] takes colour codes out of
-//! runner output (the model crate's, shared with the core's feedback scrubber). The cap and the
-//! note live in the model crate, whose `Normalizer` counts the texts cut in one input and warns
-//! once for them all.
+//! runner output (adapters, the runner's failure lines, the core's feedback scrubber and the
+//! checker's leak rule share it). The cap and the note live in the model crate, whose
+//! `Normalizer` counts the texts cut in one input and warns once for them all.
 
-pub use gapscore_model::text::{CUT_NOTE, TEXT_CAP, is_cut, strip_ansi};
+use std::borrow::Cow;
+
+pub use gapscore_model::text::{CUT_NOTE, TEXT_CAP, is_cut};
 
 /// Appends `text` to `dst`, keeping `dst` within [`TEXT_CAP`] bytes (plus the note).
 ///
@@ -40,6 +42,51 @@ pub fn push_capped(dst: &mut String, text: &str) -> bool {
     dst.push_str(text.get(..cut).unwrap_or_default());
     dst.push_str(CUT_NOTE);
     true
+}
+
+/// Removes ANSI escape sequences (colours, cursor movement, OSC titles); borrowed when the text
+/// has none (the common case).
+pub fn strip_ansi(text: &str) -> Cow<'_, str> {
+    if !text.contains('\u{1b}') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('[') => {
+                chars.next();
+                // CSI: parameters and intermediates, then one final byte in @..~.
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                chars.next();
+                // OSC: up to BEL or ESC \.
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' {
+                        break;
+                    }
+                    if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                        chars.next();
+                        break;
+                    }
+                }
+            }
+            Some(_) => {
+                chars.next();
+            }
+            None => {}
+        }
+    }
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -86,5 +133,14 @@ mod tests {
         assert!(!push_capped(&mut s, &"x".repeat(TEXT_CAP - 2)));
         assert_eq!(s.len(), TEXT_CAP);
         assert!(!s.ends_with(CUT_NOTE));
+    }
+
+    #[test]
+    fn strips_csi_and_osc_and_borrows_plain_text() {
+        assert_eq!(
+            strip_ansi("\u{1b}[31mred\u{1b}[0m \u{1b}]0;title\u{7}x"),
+            "red x"
+        );
+        assert!(matches!(strip_ansi("plain"), Cow::Borrowed("plain")));
     }
 }

@@ -12,7 +12,7 @@ use gapscore_adapter_sdk::{EventSink, Normalizer, Problem, Producer, TestCase, T
 use gapscore_adapter_testing::built_cdylib;
 use gapscore_adapters::loader::load_with_symbol;
 use gapscore_adapters::{
-    Appendable, IngestOptions, Input, Outcome, Registry, SplitOptions, ingest_appendable,
+    AppendParts, IngestOptions, Input, Outcome, Registry, SplitOptions, ingest_appendable,
 };
 
 /// Every event as a line, in order; `refuse` makes it refuse any part; `appended` counts the
@@ -45,15 +45,15 @@ impl EventSink for Seen {
     }
 }
 
-impl Appendable for Seen {
-    fn can_append(&self, later: &[&Self]) -> bool {
-        !self.refuse && later.iter().all(|l| !l.refuse)
-    }
-    fn append(&mut self, later: Self) {
-        self.lines.extend(later.lines);
-        self.appended += 1 + later.appended;
-    }
-}
+/// Parts of any size fit; `refuse` refuses them.
+const SEEN_PARTS: AppendParts<Seen> = AppendParts {
+    fits: |_| true,
+    can_append: |first, later| !first.refuse && later.iter().all(|l| !l.refuse),
+    append: |first, later| {
+        first.lines.extend(later.lines);
+        first.appended += 1 + later.appended;
+    },
+};
 
 fn registry(symbol: &str) -> Registry {
     let lib = built_cdylib("gapscore-fixture-plugins");
@@ -83,6 +83,7 @@ fn run_parts(dir: &Path, word: &str, parts: usize, refuse: bool) -> Result<Vec<S
         &reg,
         &[Input::new(path, true)],
         &opts("broken", parts),
+        SEEN_PARTS,
         |_, _| Seen {
             refuse,
             ..Seen::default()
@@ -201,6 +202,7 @@ fn the_junit_plugin_read_in_parts_gives_the_built_in_events() {
             &reg,
             &[Input::new(path.clone(), true)],
             &opts(format, parts),
+            SEEN_PARTS,
             |_, _| Seen::default(),
         );
         match out.into_iter().next().unwrap() {
@@ -232,6 +234,7 @@ fn outcome(reg: &Registry, path: &Path, format: &str, parts: usize) -> String {
         reg,
         &[Input::new(path.to_path_buf(), true)],
         &opts(format, parts),
+        SEEN_PARTS,
         |_, _| Seen::default(),
     );
     match out.into_iter().next().unwrap() {

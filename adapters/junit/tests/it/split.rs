@@ -2,7 +2,8 @@
 //! repository's fixtures and the bad-input corpus, and many split points in each (every `<`
 //! of a small file, alone, in pairs and all of its boundary guesses at once), the events of
 //! the parts, in order, must be the sequential read's events, and an error the same error at
-//! the same offset. Hand-made files check that each kind of false guess falls back and that
+//! the same offset. `cargo test` tries a fixed sample of the points; the exhaustive sweep is
+//! `#[ignore]`d and run by `.ci/run` on an optimised build. Hand-made files check that each kind of false guess falls back and that
 //! real boundaries are split.
 
 use std::fs::File;
@@ -81,17 +82,49 @@ fn xml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Offsets to split at: every `<` (every n-th in a large file, so each file costs at most
-/// about 60 reads), and every boundary guess [`find_split`] makes.
-fn offsets(path: &Path) -> Vec<u64> {
+/// How many split points a sweep tries in each file.
+#[derive(Clone, Copy)]
+struct Sweep {
+    /// At most this many `<` offsets, evenly spaced (every `<` of a smaller file).
+    lts: usize,
+    /// At most this many of the file's boundary guesses, evenly spaced, each alone (all of them
+    /// are tried at once too).
+    guesses: usize,
+    /// With the next offset as a second point (three parts) for every this-many-th offset.
+    pairs_every: usize,
+}
+
+/// Every `<` of a small file (about 60 per file) and every boundary guess, half of them paired:
+/// the whole sweep, 112 s on two cores in a debug build (a file of 399 suites alone took 100),
+/// so run by `.ci/run` on the optimised `ci-release` profile.
+const EXHAUSTIVE: Sweep = Sweep {
+    lts: 60,
+    guesses: usize::MAX,
+    pairs_every: 2,
+};
+
+/// A fixed sample for `cargo test`: four or five evenly spaced `<` of each file (its first,
+/// the root, among them) and three of its boundary guesses, some paired, and all the guesses at
+/// once. The same points every run, so a failure repeats.
+const SAMPLE: Sweep = Sweep {
+    lts: 4,
+    guesses: 3,
+    pairs_every: 3,
+};
+
+/// Offsets to split at: evenly spaced `<` (at most `sweep.lts`), and evenly spaced boundary
+/// guesses of [`find_split`] (at most `sweep.guesses`).
+fn offsets(path: &Path, sweep: Sweep) -> Vec<u64> {
     let bytes = std::fs::read(path).unwrap();
     let lts: Vec<u64> = (0..bytes.len())
         .filter(|&i| bytes[i] == b'<')
         .map(|i| i as u64)
         .collect();
-    let step = (lts.len() / 60).max(1);
+    let step = (lts.len() / sweep.lts).max(1);
     let mut out: Vec<u64> = lts.iter().copied().step_by(step).collect();
-    out.extend(guesses(path));
+    let guesses = guesses(path);
+    let step = guesses.len().div_ceil(sweep.guesses).max(1);
+    out.extend(guesses.iter().copied().step_by(step));
     out.sort_unstable();
     out.dedup();
     out
@@ -108,8 +141,10 @@ fn guesses(path: &Path) -> Vec<u64> {
     out
 }
 
-#[test]
-fn every_fixture_split_anywhere_reads_as_in_one_pass() {
+/// Every JUnit file of the adapter's fixtures and the bad-input corpus, split at the points of
+/// `sweep`, reads as in one pass: events, or the same error at the same offset. Returns how
+/// many reads were appended from two parts and from many.
+fn sweep_every_fixture(sweep: Sweep) -> (usize, usize) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     xml_files(&root.join("tests/fixtures"), &mut files);
@@ -119,13 +154,13 @@ fn every_fixture_split_anywhere_reads_as_in_one_pass() {
     let (mut appended, mut in_many) = (0, 0);
     for path in &files {
         let want = sequential(path);
-        let offsets = offsets(path);
+        let offsets = offsets(path, sweep);
         for (i, &at) in offsets.iter().enumerate() {
             let (got, why) = split(path, at);
             assert_eq!(got, want, "{} split at byte {at} ({why:?})", path.display());
             appended += usize::from(why.is_none() && got.is_ok());
-            // With the next offset as a second point: three parts (every other one, for time).
-            if let (0, Some(&next)) = (i % 2, offsets.get(i + 1)) {
+            // With the next offset as a second point: three parts.
+            if let (0, Some(&next)) = (i % sweep.pairs_every, offsets.get(i + 1)) {
                 let (got, why) = split_parts(path, &[at, next]);
                 assert_eq!(
                     got,
@@ -148,7 +183,26 @@ fn every_fixture_split_anywhere_reads_as_in_one_pass() {
             assert_eq!(got, want, "{} read on at {all:?} ({why:?})", path.display());
         }
     }
+    (appended, in_many)
+}
+
+#[test]
+fn every_fixture_split_at_sampled_points_reads_as_in_one_pass() {
+    let (appended, in_many) = sweep_every_fixture(SAMPLE);
     // Not vacuous: many reads really went through two parts, and some through more.
+    assert!(appended > 30, "only {appended} split reads were appended");
+    assert!(
+        in_many > 5,
+        "only {in_many} reads in many parts were appended"
+    );
+}
+
+/// The exhaustive sweep: `cargo test --profile ci-release -p gapscore-adapter-junit --test it
+/// -- --ignored split::` (as `.ci/run` does).
+#[test]
+#[ignore = "exhaustive: about 60 split points a file; .ci/run runs it on an optimised build"]
+fn every_fixture_split_anywhere_reads_as_in_one_pass() {
+    let (appended, in_many) = sweep_every_fixture(EXHAUSTIVE);
     assert!(appended > 300, "only {appended} split reads were appended");
     assert!(
         in_many > 5,

@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use crate::error::{InputError, Location};
+use gapscore_model::{InputError, Location};
 
 /// A key given a second time in one JSON object.
 #[derive(Debug, Clone, PartialEq, Eq)]

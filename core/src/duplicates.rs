@@ -1,13 +1,16 @@
 //! Repeated test ids in bounded memory: [`DuplicateTracker`] keeps a fingerprint per id and
 //! finds the repeated fingerprints at the end; [`IdFinder`] names the ids behind them on a
-//! second look at the tests.
+//! second look at the tests. The [`Tally`](crate::Tally) records every id it counts; `gapscore
+//! parse` and the engine name the repeats. (In `gapscore-model` before its 0.3.0: scoring's
+//! business, not the plugin boundary's.)
 
 use std::collections::{HashMap, HashSet};
 
-use super::EventSink;
-use super::repeats::repeated_in;
-use crate::borrowed::TestCaseRef;
-use crate::run::{Problem, Producer, TestCase};
+use gapscore_model::{EventSink, Problem, Producer, TestCase, TestCaseRef};
+
+use repeats::repeated_in;
+
+mod repeats;
 
 /// Notices ids seen more than once. Keeps a 64-bit fingerprint per id (8 bytes per test) and
 /// looks for repeats once, at the end: per test this is one push, where a hash set costs a

@@ -1,6 +1,6 @@
 //! Benchmark: parallel ingestion of many files, and the cost of the plugin path.
 //!
-//! `cargo bench -p gapscore-adapters --bench ingest [-- FILES]` writes FILES (default 2,000)
+//! `cargo bench -p gapscore-engine --bench ingest [-- FILES]` writes FILES (default 2,000)
 //! simple-format result files of 200 tests each into a temporary directory, then scores them all
 //! (read → detect → parse → normalise → tally, merged in input order) with 1 and 2 threads,
 //! through the built-in adapter and through the same adapter loaded as its cdylib plugin. Prints
@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gapscore_adapter_testing::{built_cdylib, peak_rss_mib};
-use gapscore_adapters::{
+use gapscore_engine::adapters::{
     IngestOptions, Input, Origin, Outcome, Registry, expand_inputs, ingest, load_plugin,
 };
-use gapscore_core::{StatusPolicy, Tally};
+use gapscore_engine::core::{StatusPolicy, Tally};
 
 fn score(registry: &Registry, inputs: &[Input], jobs: usize) -> (f64, u64) {
     let mut best = f64::MAX;
