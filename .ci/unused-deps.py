@@ -25,6 +25,7 @@ IGNORE = {
     # Dev-dependencies for their cdylib, which cargo builds next to the test binary and the
     # tests load as a plugin (`gapscore_adapter_testing::built_cdylib`).
     ("cli", "gapscore-adapter-template"): "cdylib loaded by cli/tests/it/rust_plugin.rs",
+    ("engine", "gapscore-adapter-simple"): "cdylib loaded by engine/benches/ingest.rs",
 }
 
 
