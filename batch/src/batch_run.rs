@@ -18,7 +18,8 @@ use crate::outputs::{Aggregate, write_outputs};
 use crate::repo::{prepare, score};
 use crate::row::RepoRow;
 use crate::{BatchError, RepoSpec};
-use gapscore_engine::fs::{FsError, io_reason, write_atomic};
+use gapscore_engine::fs::write_atomic;
+use gapscore_seal::sealed_dir::{FsError, io_reason};
 
 /// The journal of rows finished so far in a run: one line each, appended as repositories
 /// finish, read back by `--resume` (a torn last line from a kill is ignored) and removed when

@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::Deserialize;
 
 use crate::BatchError;
-use gapscore_engine::fs::FsError;
+use gapscore_seal::sealed_dir::FsError;
 
 /// One repository to score.
 #[derive(Debug, Clone, PartialEq, Eq)]

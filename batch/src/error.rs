@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use gapscore_engine::fs::FsError;
+use gapscore_seal::sealed_dir::FsError;
 
 /// Why a batch could not run.
 #[derive(Debug, thiserror::Error)]

@@ -5,14 +5,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use gapscore_adapters::{IngestOptions, Registry};
-use gapscore_core::seal::FileHasher;
 use gapscore_core::{
     FlakyPolicy, Provenance, SkippedPolicy, SpecVersion, StatusPolicy, XfailPolicy,
     render::render_json,
 };
-use gapscore_engine::fs::{self as efs, FsError, write_atomic};
+use gapscore_engine::fs::write_atomic;
 use gapscore_engine::score::first_causes;
 use gapscore_engine::{ScoreRequest, SealInput};
+use gapscore_seal::digest::FileHasher;
+use gapscore_seal::sealed_dir::{FsError, chain, sha256_file};
 use serde::Deserialize;
 
 use crate::RepoSpec;
@@ -81,11 +82,11 @@ pub(crate) struct Prepared<'a> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, String> {
-    fs::read(path).map_err(|e| efs::chain(&FsError::read(path, e)))
+    fs::read(path).map_err(|e| chain(&FsError::read(path, e)))
 }
 
 fn hash_file(path: &Path) -> Result<String, String> {
-    efs::sha256_file(path).map_err(|e| efs::chain(&e))
+    sha256_file(path).map_err(|e| chain(&e))
 }
 
 fn inside(root: Option<&Path>, path: &Path) -> Result<(), String> {
@@ -250,7 +251,7 @@ pub(crate) fn score(
     let text = render_json(&report);
     let path = reports.join(format!("{name}.json"));
     if let Err(e) = write_atomic(&path, false, &mut |w| w.write_all(text.as_bytes())) {
-        return fail(efs::chain(&e));
+        return fail(chain(&e));
     }
     let mut row = RepoRow::error(name.clone(), String::new());
     row.error = None;

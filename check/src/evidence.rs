@@ -1,17 +1,22 @@
 //! Evidence beyond the report: the sealed directory (`--sealed-dir`: its files' hashes for
 //! recomputing the seal, its lines for the leak scan) and the seal record (`--seal`), or a
-//! combined record of several suites (spec v2 §4.6), checked through the engine's one combined
-//! verification ([`CombinedSeal`]).
+//! combined record of several suites (spec v2 §4.6), checked through the seal crate's one
+//! combined verification ([`CombinedSeal`]).
 
 use std::fs;
 use std::path::Path;
 
-use gapscore_engine::core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource};
-use gapscore_engine::core::seal::{Excludes, SealRecord, SealedFile, sha256_hex};
-use gapscore_engine::fs::{self as sealdir, FsError};
+use gapscore_core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource};
+use gapscore_seal::digest::sha256_hex;
+use gapscore_seal::dir_hash::SealedFile;
+use gapscore_seal::excludes::Excludes;
+use gapscore_seal::plurality;
+use gapscore_seal::record::SealRecord;
+use gapscore_seal::sealed_dir::{self as sealdir, FsError};
+use gapscore_seal::verify::VerifyOptions;
 
-/// Why evidence cannot be read: the host's sealed-directory reader's error, which names the
-/// file and the place.
+/// Why evidence cannot be read: the sealed-directory reader's error, which names the file and
+/// the place.
 pub type EvidenceError = FsError;
 
 /// The sealed directory as read now.
@@ -79,7 +84,7 @@ pub fn read_seal_record(path: &Path) -> Result<SealRecord, EvidenceError> {
 }
 
 /// A combined seal record (`gapscore seal --combine`, §4.6) verified against the suites'
-/// directories by the engine's one combined verification (`seal --verify COMBINED DIR`).
+/// directories by the seal crate's one combined verification (`seal --verify COMBINED DIR`).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct CombinedSeal {
@@ -125,7 +130,7 @@ impl Evidence {
     /// suites' directories are relative to.
     pub fn load(sealed_dir: Option<&Path>, seal: Option<&Path>) -> Result<Self, EvidenceError> {
         if let Some(record) = seal
-            && gapscore_engine::plurality::is_combined(record).unwrap_or(false)
+            && plurality::is_combined(record).unwrap_or(false)
         {
             let Some(base) = sealed_dir else {
                 return Err(unusable(
@@ -143,12 +148,8 @@ impl Evidence {
     }
 
     fn load_combined(base: &Path, record: &Path) -> Result<Self, EvidenceError> {
-        let check = gapscore_engine::plurality::verify_combined(
-            record,
-            base,
-            &gapscore_engine::seal::VerifyOptions::default(),
-        )
-        .map_err(|e| unusable(record, sealdir::chain(&e)))?;
+        let check = plurality::verify_combined(record, base, &VerifyOptions::default())
+            .map_err(|e| unusable(record, sealdir::chain(&e)))?;
         // The leak scan reads every suite's files, and nothing else under the base.
         let mut source = SealedSource::new(DEFAULT_MIN_LINE_LEN);
         for s in &check.suites {

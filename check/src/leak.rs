@@ -3,7 +3,7 @@
 //!
 //! Every string of every failure entry (`test_name`, `message`, `expected`, `actual` and any
 //! other field, at any depth) and of the `hardening` object is scanned whole, folded as
-//! `gapscore feedback` matches ([`gapscore_engine::core::fold`]: whitespace, case, invisible
+//! `gapscore feedback` matches ([`gapscore_core::fold`]: whitespace, case, invisible
 //! characters and Cyrillic or Greek lookalike letters do not hide a line), and before anything
 //! is taken out: a stack frame or location carrying source (`at test_calc.py:5 assert add(1,
 //! 2) == 2`) is a leak, not a location. A text naming a place in a sealed file, without

@@ -1,7 +1,7 @@
 //! Level 1 (spec §6.1): the score follows the §3.3 formula, the report has every §5.2 field
 //! with consistent counts, and the level is on the §3.4 scale.
 
-use gapscore_engine::core::Level;
+use gapscore_core::Level;
 use serde_json::Value;
 
 use crate::checker::{Checker, counts, ptr};

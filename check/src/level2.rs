@@ -1,9 +1,10 @@
 //! Level 2 (spec §6.2): the tamper-evidence hash is stored and, given the evidence, recomputed;
 //! the tests were sealed before implementation began; isolation, which no report can show.
 
-use gapscore_engine::core::hash::canonical_sha256;
-use gapscore_engine::core::seal::{HashMode, PathOrder, SealDiff, SealOptions, seal_hash};
-use gapscore_engine::seal::verify;
+use gapscore_seal::digest::canonical_sha256;
+use gapscore_seal::dir_hash::{HashMode, PathOrder, SealOptions, seal_hash};
+use gapscore_seal::record::SealDiff;
+use gapscore_seal::verify::verify;
 use serde_json::Value;
 
 use crate::checker::Checker;
@@ -160,7 +161,7 @@ impl Checker<'_> {
         }
         match record {
             Some(r) => {
-                // The engine's one seal verification: the record's excludes, mode, order and
+                // The one seal verification (gapscore-seal): the record's excludes, mode, order and
                 // spelling, and one way of saying what differs.
                 let v = verify(r, &dir.files);
                 let diff = v.diff.clone().unwrap_or_default();

@@ -1,8 +1,8 @@
 //! Level 3 (spec §6.3): the hardening loop with its initial and final scores, velocity and
 //! per-cycle history, and failure texts free of sealed test source.
 
-use gapscore_engine::core::hash::canonical_sha256;
-use gapscore_engine::core::{Level, Score};
+use gapscore_core::{Level, Score};
+use gapscore_seal::digest::canonical_sha256;
 use serde_json::{Map, Value};
 
 use crate::checker::{Checker, GAP, SHADOW, count, ptr, verdict_of};

@@ -4,7 +4,7 @@
 //! Stampede truncates to whole percent. gapscore decides the level on exact integers
 //! ([`Level::from_counts`]).
 
-use gapscore_engine::core::{Level, Score};
+use gapscore_core::{Level, Score};
 
 /// A way of turning failed/total into the displayed score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

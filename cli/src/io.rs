@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result};
 use gapscore_engine::Diagnostic;
 use gapscore_engine::fs;
+use gapscore_seal::sealed_dir::{FsError, io_reason};
 
 /// Writes `content` to `out` atomically (a temporary file in the same directory, then a
 /// rename), or to standard output when `out` is `None`. A closed pipe on stdout is not an error.
@@ -135,13 +136,13 @@ pub fn report_error(e: &anyhow::Error) {
             line.push_str(": ");
         }
         match cause.downcast_ref::<io::Error>() {
-            Some(io) => line.push_str(&fs::io_reason(io)),
+            Some(io) => line.push_str(&io_reason(io)),
             None => line.push_str(&cause.to_string()),
         }
         // A seal record's error names its cause itself.
         if cause
-            .downcast_ref::<fs::FsError>()
-            .is_some_and(|f| matches!(f, fs::FsError::Record { .. }))
+            .downcast_ref::<FsError>()
+            .is_some_and(|f| matches!(f, FsError::Record { .. }))
         {
             break;
         }

@@ -21,8 +21,9 @@
 //!   file;
 //! - [`report`] and [`render`](mod@render): [`GapReport`], [`Dialect`], [`ReportOptions`] and
 //!   the printers;
-//! - [`seal`], [`hash`], [`categories`], [`feedback`], [`hardening`]: the seal record, category
-//!   rules, the feedback handed to the implementer and the hardening loop's figures.
+//! - [`categories`], [`feedback`], [`hardening`]: category rules, the feedback handed to the
+//!   implementer and the hardening loop's figures (the seal record and its hashing are in
+//!   `gapscore-seal`).
 //!
 //! The modules depend on each other in one direction only (`policy`, `level`, `manifest`,
 //! `failures`, `duplicates` below `tally`, below `report`, below `render`), so each layer can be
@@ -61,12 +62,10 @@
 pub mod categories;
 mod counts;
 pub mod duplicates;
-pub mod envelope;
 pub mod failures;
 pub mod feedback;
 pub mod fold;
 pub mod hardening;
-pub mod hash;
 pub mod level;
 pub mod manifest;
 pub mod policy;
@@ -74,7 +73,6 @@ pub mod provenance;
 pub mod render;
 pub mod report;
 pub mod runner_report;
-pub mod seal;
 pub mod tally;
 pub mod warnings;
 

@@ -11,14 +11,15 @@
 //! - [`ScoreRequest`], [`ScoreOutcome`] (a [`Scored`] report or a [`Refusal`]), [`score()`]: the
 //!   pipeline ([`score`]); [`gate`]: the `--threshold` gate, decided once.
 //! - [`suite::tally_suite`], [`Diagnostic`]: one suite read and counted.
-//! - [`seal::verify`], [`seal::Verification`], [`seal::seal_dir`]: the one seal verification
-//!   and sealing ([`seal`]); [`plurality::verify_combined`]: the one check of a combined
-//!   seal (§4.6); [`seal_check::check`]: either kind, as a score sees it ([`seal_check`]).
+//! - the seal a score runs under, checked through `gapscore_seal::checked_seal::check` (sealing,
+//!   the one verification and seal plurality are in `gapscore-seal`);
+//!   [`expected_tests::expected_ids`]: a stub run's tests for a seal record (`seal --expect`).
 //! - [`runner_evidence::RunnerInput`], [`runner_evidence::check_results`]: what `gapscore run` adds (the runner's
 //!   evidence as problems, result files checked for this run's writing), through the same
 //!   [`score()`] ([`runner_evidence`]).
 //! - [`validation::load_validation`], [`validation::load_history`]: hardening cycles.
-//! - [`fs`]: the sealed-directory reader, the atomic writer, file hashing, [`fs::FsError`].
+//! - [`fs`]: the atomic writer and the sealed source for scrubbing (the sealed-directory reader
+//!   and its `FsError` are `gapscore_seal::sealed_dir`).
 //! - [`ExitCode`], [`Error`]: how a command ends.
 //!
 //! ```
@@ -41,16 +42,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod canary;
 pub mod error;
 pub mod exit;
+pub mod expected_tests;
 pub mod fs;
 pub mod gate;
-pub mod plurality;
 pub mod runner_evidence;
 pub mod score;
-pub mod seal;
-pub mod seal_check;
 pub mod suite;
 pub mod validation;
 

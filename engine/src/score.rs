@@ -10,24 +10,26 @@ use std::sync::Arc;
 
 use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_core::categories::{CategoryRules, RulesError};
-use gapscore_core::envelope::Contradictions;
 use gapscore_core::failures::DEFAULT_BUDGET;
 use gapscore_core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource, scrub};
 use gapscore_core::hardening::{DEFAULT_OVERLAP_THRESHOLD, hardening_from, overlap};
-use gapscore_core::hash::canonical_sha256;
 use gapscore_core::provenance::Resolved;
 use gapscore_core::{
     Dialect, GapReport, Gate, Manifest, Provenance, ReportOptions, SealCheck, SpecVersion, Spill,
     StatusPolicy, Tally, Threshold, Verdict, WorkspaceIsolation, build_report_from,
 };
+use gapscore_seal::checked_seal;
+use gapscore_seal::combined::Contradictions;
+use gapscore_seal::digest::canonical_sha256;
+use gapscore_seal::plurality;
+use gapscore_seal::sealed_dir::{self, FsError};
+use gapscore_seal::verify::{Verification, VerifyOptions};
 
 use crate::error::Error;
 use crate::exit::ExitCode;
-use crate::fs::{self, FsError};
+use crate::fs;
 use crate::gate::{self, GateDecision};
 use crate::runner_evidence::{self, RunnerInput};
-use crate::seal::{Verification, VerifyOptions};
-use crate::seal_check;
 use crate::suite::{Diagnostic, SuiteOptions, tally_suite, tally_warnings};
 use crate::validation::load_history;
 
@@ -218,7 +220,7 @@ impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Refusal::SealUnreadable(e) | Refusal::Rules(e) | Refusal::Usage(e) => {
-                f.write_str(&fs::chain(e))
+                f.write_str(&sealed_dir::chain(e))
             }
             Refusal::BrokenSeal { dir, verification } => write!(
                 f,
@@ -423,7 +425,7 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
             );
         }
         if let Some(seal) = &req.seal
-            && crate::plurality::is_combined(&seal.record).unwrap_or(false)
+            && plurality::is_combined(&seal.record).unwrap_or(false)
         {
             return usage(format!(
                 "{}: a combined seal (seal plurality, spec v2 §4.6) is scored in a spec v2 report only, which records its suites' author families and spec ambiguity; a v1 report's sealed_hash is one directory's: add --spec-version 2, or score each suite under its own record",
@@ -448,7 +450,7 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
     // A combined seal tags each suite with its author's family: those are the seal authors'
     // families (declared ones must be the same), and its spec ambiguity is the report's.
     let combined = match &req.seal {
-        Some(seal) => crate::plurality::read_if_combined(&seal.record)?,
+        Some(seal) => plurality::read_if_combined(&seal.record)?,
         None => None,
     };
     let families: Vec<String> = combined
@@ -522,9 +524,9 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     if let Some(seal) = &req.seal {
         let mut opts = VerifyOptions::default();
         opts.excludes.clone_from(&seal.excludes);
-        let checked = match seal_check::check(&seal.record, &seal.sealed_dir, &opts) {
+        let checked = match checked_seal::check(&seal.record, &seal.sealed_dir, &opts) {
             Ok(c) => c,
-            Err(e) => return ScoreOutcome::refused(Refusal::SealUnreadable(e), diagnostics),
+            Err(e) => return ScoreOutcome::refused(Refusal::SealUnreadable(e.into()), diagnostics),
         };
         excluded_present = checked.excluded_present();
         for (_, v) in &checked.dirs {

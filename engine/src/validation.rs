@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use gapscore_adapters::{IngestOptions, Registry, expand_inputs};
 use gapscore_core::feedback::FailureInput;
 use gapscore_core::hardening::History;
-use gapscore_core::hash::canonical_sha256;
 use gapscore_core::{Category, Score, StatusPolicy};
+use gapscore_seal::digest::canonical_sha256;
+use gapscore_seal::sealed_dir::FsError;
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::fs::FsError;
 use crate::suite::{Diagnostic, SuiteOptions, tally_inputs, tally_warnings};
 
 /// One validation of the sealed suite: its failures and score.

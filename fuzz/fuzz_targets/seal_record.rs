@@ -1,13 +1,13 @@
-//! The seal-record reader (`SealRecord::from_json` in `core/src/seal.rs`, through which
+//! The seal-record reader (`SealRecord::from_json` in `seal/src/record.rs`, through which
 //! `score`, `seal --verify`, `check --seal` and `batch` read records), then the record used — its hash, options, exclude globs, a
 //! recomputed hash over its own file list (both line orders) and a diff — and written back: a
 //! record that was read must serialise and read back to itself.
 #![no_main]
 
-use gapscore_core::hash::canonical_sha256;
-use gapscore_core::seal::{
-    Excludes, PathOrder, SealRecord, diff_files, likely_harmless, locale_cmp, seal_hash,
-};
+use gapscore_seal::digest::canonical_sha256;
+use gapscore_seal::dir_hash::{PathOrder, locale_cmp, seal_hash};
+use gapscore_seal::excludes::Excludes;
+use gapscore_seal::record::{SealRecord, diff_files, likely_harmless};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -32,8 +32,8 @@ pub mod rules;
 
 use std::sync::OnceLock;
 
-use gapscore_core::seal::SealRecord;
 use gapscore_core::{GapReport, TestRun};
+use gapscore_seal::record::SealRecord;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 

@@ -22,7 +22,7 @@ fn an_empty_sealed_directory_verifies_no_hash() {
     // Strict mode over no file hashes empty input; the spec pipeline hashes `shasum`'s line
     // for an empty stdin. Neither may verify.
     let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-    let spec_empty = gapscore_engine::core::seal::sha256_hex(format!("{empty}  -\n").as_bytes());
+    let spec_empty = gapscore_seal::digest::sha256_hex(format!("{empty}  -\n").as_bytes());
     for hash in [format!("sha256:{empty}"), format!("sha256:{spec_empty}")] {
         let dir = SealedDir::from_files("sealed", []);
         let evidence = Evidence::new(Some(dir), None);

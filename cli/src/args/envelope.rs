@@ -99,7 +99,7 @@ pub enum SealModeArg {
     Stampede,
 }
 
-impl From<SealModeArg> for gapscore_core::seal::HashMode {
+impl From<SealModeArg> for gapscore_seal::dir_hash::HashMode {
     fn from(m: SealModeArg) -> Self {
         match m {
             SealModeArg::Strict => Self::Strict,

@@ -2,10 +2,10 @@
 
 use anyhow::Result;
 use gapscore_core::hardening::HistoryError;
-use gapscore_core::hash::canonical_sha256;
 use gapscore_engine::ExitCode;
-use gapscore_engine::plurality::AnyRecord;
 use gapscore_engine::validation::{load_history, save_history};
+use gapscore_seal::digest::canonical_sha256;
+use gapscore_seal::plurality::AnyRecord;
 
 use crate::args::{HardenCommand, HardenRecordArgs};
 use crate::{host, io};

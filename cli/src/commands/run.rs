@@ -8,11 +8,12 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use gapscore_engine::runner_evidence::{RunnerInput, check_results};
-use gapscore_engine::seal::VerifyOptions;
 use gapscore_engine::{ExitCode, Refusal, score};
 use gapscore_runner::exec::{ExecOptions, RunEvidence, execute, install_interrupt_handlers};
 use gapscore_runner::recognise::recognise;
 use gapscore_runner::workspace::{Isolation, prepare};
+use gapscore_seal::sealed_dir::chain;
+use gapscore_seal::verify::VerifyOptions;
 
 use crate::args::{IsolationArg, RunArgs, ScoreOptions, WorkspaceArg};
 use crate::commands::score::{finish, request};
@@ -65,7 +66,7 @@ fn check_seal_before(opts: &ScoreOptions, dir: &Path) -> Result<bool> {
     let mut vo = VerifyOptions::default();
     vo.excludes.clone_from(&opts.excludes);
     // A single suite's record or a combined one (§4.6), checked as `score` checks it.
-    let v = gapscore_engine::seal_check::check(record_path, dir, &vo)?;
+    let v = gapscore_seal::checked_seal::check(record_path, dir, &vo)?;
     if !v.intact() && !opts.allow_broken_seal {
         for (d, broken) in v.broken_dirs() {
             print_mismatch(&d, &broken);
@@ -121,7 +122,7 @@ fn describe(e: &RunEvidence) -> String {
 /// or a `--workspace-isolation` other than the workspace the command is to run in.
 fn v2_usage_error(args: &RunArgs) -> Option<String> {
     if let Err(e) = score::spec_v2(&request(Vec::new(), &args.opts, 0)) {
-        return Some(gapscore_engine::fs::chain(&e));
+        return Some(chain(&e));
     }
     let declared = args.opts.v2.declared.workspace_isolation?;
     let (used, name) = match args.workspace {

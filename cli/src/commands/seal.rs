@@ -1,16 +1,18 @@
 //! `gapscore seal`: hash a sealed test directory and write its seal record, or verify a
-//! directory against a record or a hash, through the engine's one seal verification
-//! (`gapscore_engine::seal`). Also prints what differs for `score --seal`.
+//! directory against a record or a hash, through the one seal verification
+//! (`gapscore_seal::verify`). Also prints what differs for `score --seal`.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use gapscore_core::seal::{HashMode, likely_harmless};
 use gapscore_engine::ExitCode;
-use gapscore_engine::seal::{
-    SealRequest, Verification, VerifyOptions, expected_ids, load_expected, seal_dir, verify_dir,
-};
+use gapscore_engine::expected_tests::expected_ids;
+use gapscore_seal::dir_hash::HashMode;
+use gapscore_seal::plurality;
+use gapscore_seal::record::likely_harmless;
+use gapscore_seal::sealing::{SealRequest, seal_dir};
+use gapscore_seal::verify::{Verification, VerifyOptions, load_expected, verify_dir};
 
 use crate::args::{EmitArg, SealArgs};
 use crate::{host, io};
@@ -31,8 +33,7 @@ pub fn run(args: &SealArgs) -> Result<ExitCode> {
 
 fn combine(args: &SealArgs) -> Result<ExitCode> {
     let stamp = humantime::format_rfc3339_seconds(io::report_time()).to_string();
-    let c =
-        gapscore_engine::plurality::combine(&args.combine, args.contradictions.as_deref(), stamp)?;
+    let c = plurality::combine(&args.combine, args.contradictions.as_deref(), stamp)?;
     let mut text = serde_json::to_string_pretty(&c)?;
     text.push('\n');
     io::write_output(args.output.as_deref(), &text)?;
@@ -204,7 +205,7 @@ fn verify_options(args: &SealArgs) -> VerifyOptions {
 }
 
 fn verify(args: &SealArgs, dir: &Path, against: &str) -> Result<ExitCode> {
-    if gapscore_engine::plurality::is_combined(Path::new(against)).unwrap_or(false) {
+    if plurality::is_combined(Path::new(against)).unwrap_or(false) {
         return verify_combined(args, dir, Path::new(against));
     }
     let expected = load_expected(against)?;
@@ -267,7 +268,7 @@ fn verify_combined(args: &SealArgs, base: &Path, path: &Path) -> Result<ExitCode
     if !args.expect.is_empty() {
         bail!("--expect is for sealing, not for --verify");
     }
-    let check = gapscore_engine::plurality::verify_combined(path, base, &verify_options(args))?;
+    let check = plurality::verify_combined(path, base, &verify_options(args))?;
     let mut code = ExitCode::Ok;
     for p in &check.record_problems(path) {
         io::error(p);

@@ -456,7 +456,7 @@ fn a_forged_combined_record_is_a_broken_seal() {
     };
     c["hash"] = json!(format!(
         "sha256:{}",
-        gapscore_core::seal::sha256_hex(lines.as_bytes())
+        gapscore_seal::digest::sha256_hex(lines.as_bytes())
     ));
     write(&root.join("combined.json"), &c);
     let o = score(root, &["--implementer-family", "mistral"]);

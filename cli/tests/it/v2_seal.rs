@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use gapscore_core::seal::sha256_hex;
+use gapscore_seal::digest::sha256_hex;
 use serde_json::{Value, json};
 
 use crate::common::{code, run_in, stderr, stdout};

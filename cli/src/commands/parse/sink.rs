@@ -181,7 +181,7 @@ impl EventSink for RunSink<'_> {
                             "cannot hold the tests of `{}` in a temporary file in {}: {}",
                             self.source,
                             std::env::temp_dir().display(),
-                            gapscore_engine::fs::io_reason(&e)
+                            gapscore_seal::sealed_dir::io_reason(&e)
                         ),
                     )
                 })

@@ -1,16 +1,16 @@
 //! The seal a score runs under, checked before any result is read: a single suite's record
-//! (through [`crate::seal::verify_dir`]) or a combined record of several suites (spec v2 §4.6,
+//! (through [`crate::verify::verify_dir`]) or a combined record of several suites (spec v2 §4.6,
 //! through [`crate::plurality::verify_combined`], the check `seal --verify COMBINED DIR` makes).
 //! `score`, `run` and `batch` see both the same way: one hash for the report, one verdict, the
 //! directories to scrub sealed source from, and the expected tests.
 
 use std::path::{Path, PathBuf};
 
-use gapscore_core::envelope::SpecAmbiguity;
-
+use crate::combined::SpecAmbiguity;
 use crate::error::Error;
 use crate::plurality;
-use crate::seal::{Expected, Verification, VerifyOptions, verify_dir};
+use crate::sealed_dir;
+use crate::verify::{Expected, Verification, VerifyOptions, verify_dir};
 
 /// What a combined seal adds to a score.
 #[derive(Debug, Clone)]
@@ -107,7 +107,7 @@ pub fn check(record: &Path, dir: &Path, opts: &VerifyOptions) -> Result<CheckedS
                 .collect(),
         });
     }
-    let r = crate::fs::read_record(record)?;
+    let r = sealed_dir::read_record(record)?;
     let v = verify_dir(dir, &Expected::Record(Box::new(r.clone())), opts)?;
     Ok(CheckedSeal {
         hash: r.hash,

@@ -1,45 +1,12 @@
-//! Spec v2 additions to the sealed envelope: the canary file of §4.5 ([`Canary`]), seal
-//! plurality (§4.6: [`CombinedSeal`], [`combined_hash`]) and the spec ambiguity metric
-//! (§4.6.2: [`Contradictions`], [`SpecAmbiguity`]).
+//! The combined record of seal plurality (spec v2 §4.6: [`CombinedSeal`], [`combined_hash`]) and
+//! the spec ambiguity metric (§4.6.2: [`Contradictions`], [`SpecAmbiguity`]). Pure: reading,
+//! combining and verifying records on disk is [`crate::plurality`]'s.
 
 use std::collections::BTreeSet;
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::hash::sha256_hex;
-
-/// A canary file inside the sealed directory (§4.5): its access time after sealing is kept, so
-/// a later read of the sealed tests shows as a later access time.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[non_exhaustive]
-pub struct Canary {
-    /// Its path relative to the sealed directory (`/`-separated).
-    pub path: String,
-    /// Its access time when sealed: whole seconds since the Unix epoch.
-    pub atime_secs: i64,
-    /// The nanoseconds of that access time.
-    pub atime_nanos: u32,
-    /// The same instant, RFC 3339 (for people).
-    pub atime: String,
-}
-
-impl Canary {
-    /// A canary at `path` with the given access time.
-    pub fn new(path: impl Into<String>, secs: i64, nanos: u32, rfc3339: impl Into<String>) -> Self {
-        Canary {
-            path: path.into(),
-            atime_secs: secs,
-            atime_nanos: nanos,
-            atime: rfc3339.into(),
-        }
-    }
-
-    /// True when `(secs, nanos)` is later than the recorded access time.
-    pub fn read_since(&self, secs: i64, nanos: u32) -> bool {
-        (secs, nanos) > (self.atime_secs, self.atime_nanos)
-    }
-}
+use crate::digest::sha256_hex;
 
 /// The rule of [`combined_hash`], as records and docs state it.
 pub const COMBINED_HASH_RULE: &str = "SHA-256 over the lines `<family> <hash>\\n` (hash as sha256:<hex>, family trimmed and lowercased), one per sealed suite, sorted by bytes";
@@ -58,7 +25,8 @@ pub fn combined_hash(suites: &[(String, String)]) -> String {
 }
 
 /// One sealed suite of a combined seal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct SuiteSeal {
     /// The model family of its seal author.
@@ -90,7 +58,8 @@ impl SuiteSeal {
 
 /// What `gapscore seal --combine` writes: several independently authored suites (§4.6) under
 /// one hash.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct CombinedSeal {
     /// The combined record format's version (1).
@@ -160,7 +129,8 @@ impl CombinedSeal {
 }
 
 /// The kind of a disagreement between suites (§4.6.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Disagreement {
     /// Two suites assert on the same behaviour, incompatibly: counts toward spec ambiguity.
@@ -171,7 +141,8 @@ pub enum Disagreement {
 
 /// One disagreement, named by the acceptance criterion it concerns and the disputed behaviour
 /// (§4.6.3: behaviours only, never test source, names or values).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Finding {
     /// The acceptance criterion (`AC-3`).
@@ -189,7 +160,8 @@ fn contradiction() -> Disagreement {
 }
 
 /// The input of the spec ambiguity metric (`seal --combine --contradictions FILE`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Contradictions {
     /// How many acceptance criteria the specification has.
@@ -200,7 +172,8 @@ pub struct Contradictions {
 }
 
 /// §4.6.2: `contradicting_acceptance_criteria / total_acceptance_criteria`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct SpecAmbiguity {
     /// The ratio, 0–1, three decimals.

@@ -16,10 +16,9 @@ use std::io::Write as _;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use gapscore_core::envelope::Canary;
-use gapscore_core::seal::sha256_hex;
-
+use crate::digest::sha256_hex;
 use crate::error::Error;
+use crate::record::Canary;
 
 /// What the directory's filesystem does with access times.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,12 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use gapscore_core::envelope::{CombinedSeal, Contradictions, SuiteSeal, combined_hash};
-use gapscore_core::seal::SealRecord;
-
+use crate::combined::{CombinedSeal, Contradictions, SuiteSeal, combined_hash};
 use crate::error::Error;
-use crate::fs;
-use crate::seal::{Expected, Verification, VerifyOptions, verify_dir};
+use crate::record::SealRecord;
+use crate::sealed_dir::{self, FsError};
+use crate::verify::{Expected, Verification, VerifyOptions, verify_dir};
 
 fn read_text(path: &Path) -> Result<String, Error> {
     std::fs::read_to_string(path).map_err(|e| Error::Input(format!("`{}`: {e}", path.display())))
@@ -81,7 +80,7 @@ impl AnyRecord {
         SealRecord::from_json(&text)
             .map(Self::Single)
             .map_err(|source| {
-                Error::from(fs::FsError::Record {
+                Error::from(FsError::Record {
                     path: path.to_owned(),
                     source,
                 })
@@ -116,7 +115,7 @@ pub fn combine(
 ) -> Result<CombinedSeal, Error> {
     let mut suites = Vec::new();
     for path in records {
-        let r = fs::read_record(path)?;
+        let r = sealed_dir::read_record(path)?;
         let Some(family) = r.author_family.clone() else {
             return Err(Error::Usage(format!(
                 "{}: the record names no author family; seal the suite again with --author-family",
@@ -326,12 +325,12 @@ pub fn verify_combined_record(
         {
             record_path = parent.join(&suite.record);
         }
-        let record = fs::read_record(&record_path).map_err(|e| {
+        let record = sealed_dir::read_record(&record_path).map_err(|e| {
             Error::Input(format!(
                 "the sealed suite by {} ({}): {}",
                 suite.author_family,
                 path.display(),
-                fs::chain(&e)
+                sealed_dir::chain(&e)
             ))
         })?;
         let dir = base.join(&suite.directory);
@@ -341,7 +340,7 @@ pub fn verify_combined_record(
                     "the sealed suite by {} ({}): {}",
                     suite.author_family,
                     path.display(),
-                    fs::chain(&e)
+                    sealed_dir::chain(&e)
                 ))
             })?;
         suites.push(SuiteCheck {

@@ -1,4 +1,6 @@
-//! Sealed-directory hash values: parsing the three published spellings into one canonical form.
+//! SHA-256 as gapscore writes it: lowercase hex of bytes ([`sha256_hex`]) or of a stream
+//! ([`FileHasher`]), and a hash value read from any of its three published spellings into one
+//! canonical form ([`canonical_sha256`]).
 
 use sha2::{Digest, Sha256};
 
@@ -8,7 +10,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Lowercase hex of some bytes (a digest).
-pub(crate) fn hex(bytes: &[u8]) -> String {
+fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
@@ -16,6 +18,27 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
         s.push(char::from(DIGITS[usize::from(b & 15)]));
     }
     s
+}
+
+/// A streaming SHA-256, for hashing files without reading them whole.
+#[derive(Debug, Clone, Default)]
+pub struct FileHasher(Sha256);
+
+impl FileHasher {
+    /// A new hasher.
+    pub fn new() -> Self {
+        FileHasher(Sha256::new())
+    }
+
+    /// Adds bytes.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The lowercase hex digest.
+    pub fn finish(self) -> String {
+        hex(&self.0.finalize())
+    }
 }
 
 /// Why a hash text was refused.

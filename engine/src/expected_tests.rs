@@ -1,0 +1,104 @@
+//! The expected sealed tests of a seal record (`gapscore seal --expect`): the leaf tests of a
+//! stub run's result files. Here rather than in the seal crate because it reads result files
+//! through the adapters.
+
+use std::path::PathBuf;
+
+use gapscore_adapters::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
+use gapscore_core::RunCollector;
+
+use crate::suite::Diagnostic;
+
+/// The ids of the leaf tests in a stub run's result files, for a record's expected-test list,
+/// with a diagnostic for each file that cannot be used. A file that reports run-level problems
+/// (a collection error) would give an incomplete list: that is an error diagnostic too. The ids
+/// are `None` when any file could not be used.
+pub fn expected_ids(
+    registry: &Registry,
+    paths: &[PathBuf],
+    ingest_opts: &IngestOptions,
+) -> (Option<Vec<String>>, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    let (inputs, errors) = expand_inputs(paths);
+    let mut failed = errors.len();
+    for e in errors {
+        diagnostics.push(Diagnostic::Error(format!("{e} (--expect)")));
+    }
+    // Every leaf, repeats kept: an id that occurs twice in the stub run is expected twice.
+    let mut ids = Vec::new();
+    for o in ingest(registry, &inputs, ingest_opts, |source, format| {
+        RunCollector::new(format, Some(source.to_owned()))
+    }) {
+        match o {
+            Outcome::Parsed(p) => {
+                let run = p.consumer.into_run();
+                let source = run.source.clone().unwrap_or_default();
+                if !run.problems.is_empty() {
+                    let kinds: Vec<String> =
+                        run.problems.iter().map(|p| p.kind.to_string()).collect();
+                    diagnostics.push(Diagnostic::Error(format!(
+                        "{source}: reports {} ({}); its test list may be incomplete (--expect)",
+                        if kinds.len() == 1 {
+                            "a problem"
+                        } else {
+                            "problems"
+                        },
+                        kinds.join(", ")
+                    )));
+                    failed += 1;
+                    continue;
+                }
+                // A module-level skip (`pytest.skip(..., allow_module_level=True)`) is recorded
+                // as one pseudo-test named after the module: the tests in it are not listed, so
+                // the record would not expect them. Refuse the list, naming the module.
+                if let Some(t) = run.tests.iter().find(|t| module_level_skip(&run.format, t)) {
+                    diagnostics.push(Diagnostic::Error(format!(
+                        "{source}: `{}` is skipped as a whole module, so its tests are not listed; run the stub without the module-level skip to record them (--expect)",
+                        t.id
+                    )));
+                    failed += 1;
+                    continue;
+                }
+                ids.extend(run.tests.into_iter().filter(|t| !t.parent).map(|t| t.id));
+            }
+            Outcome::Skipped { path, reason } => {
+                diagnostics.push(Diagnostic::Error(format!("{path}: {reason} (--expect)")));
+                failed += 1;
+            }
+            Outcome::LeftOut { path, reason } => {
+                diagnostics.push(Diagnostic::Warning(format!(
+                    "{path}: not read: {reason} (--expect)"
+                )));
+            }
+            Outcome::Failed(e) => {
+                diagnostics.push(Diagnostic::Error(format!("{e} (--expect)")));
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        diagnostics.push(Diagnostic::Error(format!(
+            "{failed} --expect input{} could not be used; no seal written",
+            if failed == 1 { "" } else { "s" }
+        )));
+        return (None, diagnostics);
+    }
+    ids.sort();
+    (Some(ids), diagnostics)
+}
+
+/// A pytest entry that stands for a whole module skipped at collection. pytest-json-report and
+/// pytest-reportlog record it as a skipped test whose id is the module's file
+/// (`tests/test_x.py`, no `::` test part); `--junitxml` as a skipped testcase whose message
+/// begins `collection skipped` (its name is the dotted module, `tests.test_x`).
+fn module_level_skip(format: &str, t: &gapscore_core::TestCase) -> bool {
+    if t.status != gapscore_core::Status::Skipped {
+        return false;
+    }
+    let collection_skip = t
+        .message
+        .as_deref()
+        .is_some_and(|m| m.starts_with("collection skipped"));
+    (format.starts_with("pytest") && !t.id.contains("::") && t.id.ends_with(".py"))
+        || (format == "junit-xml" && collection_skip)
+}

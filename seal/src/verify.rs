@@ -1,0 +1,256 @@
+//! Verifying a sealed directory: the one seal verification every command uses (`seal --verify`,
+//! `score --seal`, `batch`, `check`), with one way of saying what differs.
+//!
+//! [`verify`] compares files found now with a [`SealRecord`] (pure: the checker hands it files it
+//! read itself); [`verify_dir`] reads a directory and checks it against a record or a bare hash
+//! ([`Expected`], read from `seal --verify`'s argument by [`load_expected`]).
+
+use std::fmt;
+use std::path::Path;
+
+use crate::canary::{self, CanaryCheck};
+use crate::digest::canonical_sha256;
+use crate::dir_hash::{HashMode, PathOrder, SealHash, SealOptions, SealedFile, seal_hash};
+use crate::error::Error;
+use crate::excludes::Excludes;
+use crate::record::{SealDiff, SealRecord, diff_files};
+use crate::sealed_dir::{self, FsError};
+
+/// What a directory is checked against.
+#[derive(Debug, Clone)]
+pub enum Expected {
+    /// A seal record.
+    Record(Box<SealRecord>),
+    /// A bare hash, canonical `sha256:<hex>`.
+    Hash(String),
+}
+
+/// Reads `seal --verify`'s argument: a record file, a `.seal-hash` file or a hash.
+pub fn load_expected(arg: &str) -> Result<Expected, Error> {
+    let path = Path::new(arg);
+    if path.is_file() {
+        let text = std::fs::read_to_string(path).map_err(|e| FsError::read(path, e))?;
+        if text.trim_start().starts_with('{') {
+            return SealRecord::from_json(&text)
+                .map(|r| Expected::Record(Box::new(r)))
+                .map_err(|source| {
+                    FsError::Record {
+                        path: path.to_owned(),
+                        source,
+                    }
+                    .into()
+                });
+        }
+        return canonical_sha256(&text).map(Expected::Hash).map_err(|e| {
+            Error::Usage(format!(
+                "`{arg}` holds neither a seal record nor a hash: {e}"
+            ))
+        });
+    }
+    canonical_sha256(arg)
+        .map(Expected::Hash)
+        .map_err(|e| Error::Usage(format!("`{arg}` is neither a file nor a hash: {e}")))
+}
+
+/// How a directory is hashed when it is checked against a bare hash, and what else to leave
+/// out. A record prescribes its own mode, order and spelling.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct VerifyOptions {
+    /// The hash mode (with a record: must be the record's).
+    pub mode: Option<HashMode>,
+    /// The directory spelling the spec and stampede modes hash.
+    pub hash_as: Option<String>,
+    /// Paths sorted in the C.UTF-8 locale's order rather than by bytes.
+    pub locale_order: bool,
+    /// Globs left out besides the record's.
+    pub excludes: Vec<String>,
+}
+
+/// A directory checked against its seal.
+#[derive(Debug, Clone)]
+pub struct Verification {
+    /// The hash it should have.
+    pub expected: String,
+    /// What it has now.
+    pub actual: SealHash,
+    /// File by file, when a record was given.
+    pub diff: Option<SealDiff>,
+    /// Symbolic links found in the directory (relative path, target): never part of a seal, so
+    /// any one is a change (a link can point a sealed test anywhere).
+    pub links: Vec<(String, String)>,
+    /// Files present under the paths the seal excludes. They do not break the seal (tools make
+    /// them), but they are never trusted: a score made beside them is advisory.
+    pub excluded_present: Vec<String>,
+    /// The record's canary as found before the directory was read (§4.5).
+    pub canary: Option<Box<CanaryCheck>>,
+}
+
+impl Verification {
+    /// True when the directory matches: the same hash and no symbolic link.
+    pub fn intact(&self) -> bool {
+        self.actual.hash == self.expected && self.links.is_empty()
+    }
+}
+
+/// At most this many paths are named per kind of change in the one-line summary.
+const NAMED: usize = 3;
+
+impl fmt::Display for Verification {
+    /// One line: `matches sha256:… (N files)`, or what differs (`1 file changed (a.py), 2 files
+    /// added (x.py, y.py)`), or, when every file is as recorded, the two hashes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.intact() {
+            let n = self.actual.hashed;
+            return write!(
+                f,
+                "matches {} ({n} file{})",
+                self.expected,
+                if n == 1 { "" } else { "s" }
+            );
+        }
+        let mut parts = Vec::new();
+        if let Some(d) = &self.diff {
+            for (list, what) in [
+                (&d.changed, "changed"),
+                (&d.added, "added"),
+                (&d.removed, "removed"),
+            ] {
+                if list.is_empty() {
+                    continue;
+                }
+                let n = list.len();
+                let shown: Vec<&str> = list.iter().take(NAMED).map(String::as_str).collect();
+                let more = if n > NAMED {
+                    format!(", and {} more", n - NAMED)
+                } else {
+                    String::new()
+                };
+                parts.push(format!(
+                    "{n} file{} {what} ({}{more})",
+                    if n == 1 { "" } else { "s" },
+                    shown.join(", ")
+                ));
+            }
+        }
+        if !self.links.is_empty() {
+            let n = self.links.len();
+            let shown: Vec<String> = self
+                .links
+                .iter()
+                .take(NAMED)
+                .map(|(p, t)| format!("{p} -> {t}"))
+                .collect();
+            parts.push(format!(
+                "{n} symbolic link{} ({}{})",
+                if n == 1 { "" } else { "s" },
+                shown.join(", "),
+                if n > NAMED { ", …" } else { "" }
+            ));
+        }
+        if parts.is_empty() {
+            write!(f, "hash {} instead of {}", self.actual.hash, self.expected)?;
+            if self.diff.is_some() {
+                f.write_str(" (every file is as recorded: hashed as another path or order)")?;
+            }
+            return Ok(());
+        }
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// Checks the files found now against a record: they are filtered by the record's excludes and
+/// hashed in the record's mode, order and spelling.
+pub fn verify(record: &SealRecord, files: &[SealedFile]) -> Verification {
+    let kept: Vec<SealedFile> = match Excludes::new(&record.excludes) {
+        Ok(ex) => files
+            .iter()
+            .filter(|f| !ex.matches(&f.path))
+            .cloned()
+            .collect(),
+        // A record's globs were checked when it was read; should one not compile, nothing is
+        // left out, which can only make the check stricter.
+        Err(_) => files.to_vec(),
+    };
+    Verification {
+        expected: record.hash.clone(),
+        actual: seal_hash(&kept, &record.options()),
+        diff: Some(diff_files(&record.files, &kept)),
+        links: Vec::new(),
+        excluded_present: Vec::new(),
+        canary: None,
+    }
+}
+
+/// Reads `dir` and checks it against a record or a bare hash.
+pub fn verify_dir(
+    dir: &Path,
+    expected: &Expected,
+    opts: &VerifyOptions,
+) -> Result<Verification, Error> {
+    match expected {
+        Expected::Record(r) => {
+            if let Some(m) = opts.mode
+                && m != r.mode
+            {
+                return Err(Error::Usage(format!(
+                    "the seal record was made in {} mode, not {m}; leave out --mode",
+                    r.mode
+                )));
+            }
+            let mut globs = r.excludes.clone();
+            globs.extend(opts.excludes.iter().cloned());
+            // The canary's atime is read before the scan reads it, and set back after.
+            let canary = r.canary.as_ref().map(|c| Box::new(canary::check(dir, c)));
+            let scan = sealed_dir::scan(dir, &Excludes::new(&globs)?)?;
+            // A read found stays visible: only gapscore's own read is undone.
+            if let Some(c) = &r.canary
+                && !canary.as_ref().is_some_and(|k| k.read)
+            {
+                canary::settle_again(dir, c);
+            }
+            let mut record = r.clone();
+            if let Some(a) = &opts.hash_as {
+                record.hashed_as = Some(a.clone());
+            }
+            let mut v = verify(&record, &scan.files);
+            v.links = scan.links;
+            v.excluded_present = scan.excluded;
+            v.canary = canary;
+            Ok(v)
+        }
+        Expected::Hash(h) => {
+            let seal_opts = SealOptions {
+                mode: opts.mode.unwrap_or_default(),
+                order: if opts.locale_order {
+                    PathOrder::Locale
+                } else {
+                    PathOrder::Bytes
+                },
+                hash_as: match &opts.hash_as {
+                    Some(a) => a.clone(),
+                    None => dir_string(dir)?,
+                },
+            };
+            let scan = sealed_dir::scan(dir, &Excludes::new(&opts.excludes)?)?;
+            Ok(Verification {
+                expected: h.clone(),
+                actual: seal_hash(&scan.files, &seal_opts),
+                diff: None,
+                links: scan.links,
+                excluded_present: scan.excluded,
+                canary: None,
+            })
+        }
+    }
+}
+
+/// The directory as a string, for the spec and stampede hashes (which hash its spelling).
+pub(crate) fn dir_string(dir: &Path) -> Result<String, Error> {
+    dir.to_str().map(str::to_owned).ok_or_else(|| {
+        Error::Usage(format!(
+            "`{}`: the directory path is not UTF-8",
+            dir.display()
+        ))
+    })
+}
