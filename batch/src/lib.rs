@@ -34,6 +34,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod batch_run;
 pub mod discover;
 mod error;
 pub mod generate;
@@ -41,13 +42,12 @@ mod options;
 pub mod outputs;
 mod repo;
 mod row;
-mod run;
 mod shard;
 
+pub use batch_run::{BatchRun, NoProgress, Progress, merge, run_batch};
 pub use discover::RepoSpec;
 pub use error::BatchError;
 pub use options::BatchOptions;
 pub use outputs::Aggregate;
 pub use row::{RepoRow, RowProblem, repositories};
-pub use run::{BatchRun, NoProgress, Progress, merge, run_batch};
 pub use shard::Shard;

@@ -4,14 +4,19 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io;
 use std::path::Path;
 
+use gapscore_core::render::csv::CsvTable;
+use gapscore_core::render::markdown::{name_cell, text_cell};
 use gapscore_core::{Level, Threshold, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::BatchError;
 use crate::row::{RepoRow, repositories};
 use gapscore_engine::fs::write_atomic;
+
+mod html;
 
 /// Repositories per level.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,12 +207,13 @@ pub fn write_outputs(
             .map_err(BatchError::from)
     };
     write("results.ndjson", ndjson(rows))?;
-    write("summary.csv", csv(rows))?;
+    write_atomic(&out.join("summary.csv"), true, &mut |w| csv(rows, w))
+        .map_err(BatchError::from)?;
     write("summary.md", markdown(rows, &agg))?;
     let mut a = serde_json::to_string_pretty(&agg).unwrap_or_default();
     a.push('\n');
     write("aggregate.json", a)?;
-    write("report.html", html(rows, &agg, timestamp))?;
+    write("report.html", html::page(rows, &agg, timestamp))?;
     Ok(agg)
 }
 
@@ -223,19 +229,11 @@ pub fn ndjson(rows: &[RepoRow]) -> String {
     s
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
-}
-
-fn opt_num(x: Option<u64>) -> String {
+pub(crate) fn opt_num(x: Option<u64>) -> String {
     x.map(|n| n.to_string()).unwrap_or_default()
 }
 
-fn problem_list(r: &RepoRow) -> String {
+pub(crate) fn problem_list(r: &RepoRow) -> String {
     let mut kinds: Vec<String> = r
         .problems
         .iter()
@@ -246,83 +244,51 @@ fn problem_list(r: &RepoRow) -> String {
 }
 
 /// `summary.csv`: one row per repository.
-pub fn csv(rows: &[RepoRow]) -> String {
-    let mut s = String::from(
-        "name,score,level,sealed_total,sealed_passed,sealed_failed,open_total,open_passed,open_failed,advisory,problems,error\n",
-    );
+pub fn csv(rows: &[RepoRow], out: &mut dyn io::Write) -> io::Result<()> {
+    let mut table = CsvTable::new(
+        out,
+        [
+            "name",
+            "score",
+            "level",
+            "sealed_total",
+            "sealed_passed",
+            "sealed_failed",
+            "open_total",
+            "open_passed",
+            "open_failed",
+            "advisory",
+            "problems",
+            "error",
+        ],
+    )?;
     for r in rows {
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(&r.name),
-            r.score.map(|x| format!("{x:.1}")).unwrap_or_default(),
+        let advisory = if r.error.is_some() {
+            ""
+        } else if r.advisory {
+            "true"
+        } else {
+            "false"
+        };
+        table.row([
+            r.name.as_str(),
+            &r.score.map(|x| format!("{x:.1}")).unwrap_or_default(),
             r.level.map(Level::as_str).unwrap_or_default(),
-            opt_num(r.sealed.map(|c| c.total)),
-            opt_num(r.sealed.map(|c| c.passed)),
-            opt_num(r.sealed.map(|c| c.failed)),
-            opt_num(r.open.map(|c| c.total)),
-            opt_num(r.open.map(|c| c.passed)),
-            opt_num(r.open.map(|c| c.failed)),
-            if r.error.is_some() {
-                ""
-            } else if r.advisory {
-                "true"
-            } else {
-                "false"
-            },
-            csv_field(&problem_list(r)),
-            csv_field(r.error.as_deref().unwrap_or("")),
-        );
+            &opt_num(r.sealed.map(|c| c.total)),
+            &opt_num(r.sealed.map(|c| c.passed)),
+            &opt_num(r.sealed.map(|c| c.failed)),
+            &opt_num(r.open.map(|c| c.total)),
+            &opt_num(r.open.map(|c| c.passed)),
+            &opt_num(r.open.map(|c| c.failed)),
+            advisory,
+            &problem_list(r),
+            r.error.as_deref().unwrap_or(""),
+        ])?;
     }
-    s
+    table.finish()
 }
 
-fn md_cell(s: &str) -> String {
-    md_short(s).replace('|', "\\|")
-}
-
-/// One line, at most 160 characters.
-fn md_short(s: &str) -> String {
-    let one_line: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let short: String = one_line.chars().take(160).collect();
-    if one_line.chars().count() > 160 {
-        format!("{short}…")
-    } else {
-        short
-    }
-}
-
-/// A repository name in Markdown: every character Markdown or HTML would read as markup is
-/// escaped, so a name shows as it is and cannot inject a link, an image or a tag.
-fn md_name(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in md_short(s).chars() {
-        match c {
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '&' => o.push_str("&amp;"),
-            '\\' | '|' | '`' | '*' | '_' | '[' | ']' | '~' => {
-                o.push('\\');
-                o.push(c);
-            }
-            c => o.push(c),
-        }
-    }
-    o
-}
-
-/// Other text in a Markdown cell (reasons, problems): HTML tags cannot get through.
-fn md_text(s: &str) -> String {
-    md_cell(s)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-fn stat(x: Option<f64>) -> String {
+pub(crate) fn stat(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_owned(), |v| format!("{v:.1}"))
 }
 
@@ -365,7 +331,7 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
             let _ = writeln!(
                 s,
                 "| {} | {:.1} | {} | {} | {} |",
-                md_name(&w.name),
+                name_cell(&w.name),
                 w.score,
                 if row.is_some_and(|r| r.advisory) {
                     format!("⚠️ {}, advisory", w.level.as_str())
@@ -375,7 +341,7 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
                 row.and_then(|r| r.sealed)
                     .map(|c| format!("{}/{}", c.failed, c.total))
                     .unwrap_or_default(),
-                md_text(&row.map(problem_list).unwrap_or_default()),
+                text_cell(&row.map(problem_list).unwrap_or_default()),
             );
         }
     }
@@ -386,8 +352,8 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
             let _ = writeln!(
                 s,
                 "| {} | {} |",
-                md_name(&r.name),
-                md_text(r.error.as_deref().unwrap_or(""))
+                name_cell(&r.name),
+                text_cell(r.error.as_deref().unwrap_or(""))
             );
         }
         if errors.len() > 20 {
@@ -397,230 +363,38 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
     s
 }
 
-fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            c => o.push(c),
-        }
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Test code.
+
+    use super::*;
+
+    #[test]
+    fn a_name_or_reason_with_commas_quotes_or_line_breaks_stays_one_csv_field() {
+        let rows = [RepoRow::error("a,\"b\"", "line 1\nline 2")];
+        let mut out = Vec::new();
+        csv(&rows, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let record = text.lines().skip(1).collect::<Vec<_>>().join("\n");
+        assert_eq!(record, "\"a,\"\"b\"\"\",,,,,,,,,,,\"line 1\nline 2\"");
     }
-    o
-}
 
-fn level_color(l: Option<Level>) -> &'static str {
-    match l {
-        Some(Level::Perfect) => "#2e7d32",
-        Some(Level::Minor) => "#7cb342",
-        Some(Level::Moderate) => "#fbc02d",
-        Some(Level::Significant) => "#f57c00",
-        Some(Level::Critical) => "#c62828",
-        None => "#757575",
-    }
-}
-
-/// The histogram, one bar per level (their boundaries: 0, 15, 30, 50) and one for the error
-/// rows, each in its level's colour.
-const BARS: [(&str, Option<Level>); 6] = [
-    ("0", Some(Level::Perfect)),
-    ("≤15", Some(Level::Minor)),
-    ("≤30", Some(Level::Moderate)),
-    ("≤50", Some(Level::Significant)),
-    (">50", Some(Level::Critical)),
-    ("error", None),
-];
-
-fn histogram(rows: &[RepoRow]) -> [u64; 6] {
-    let mut bins = [0u64; 6];
-    for r in rows {
-        let level = if r.is_scored() { r.level } else { None };
-        if let Some(i) = BARS.iter().position(|(_, l)| *l == level) {
-            bins[i] += 1;
-        }
-    }
-    bins
-}
-
-fn svg(rows: &[RepoRow]) -> String {
-    let bins = histogram(rows);
-    let max = bins.iter().copied().max().unwrap_or(0).max(1);
-    let (w, h, left, bottom, bar) = (720u64, 260u64, 40u64, 40u64, 100u64);
-    let mut s = format!(
-        "<svg id=\"distribution\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"score distribution\">\n"
-    );
-    let plot = h - bottom - 20;
-    let _ = writeln!(
-        s,
-        "<line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\"/>",
-        h - bottom,
-        w - 10,
-        h - bottom
-    );
-    for (i, (n, (label, level))) in bins.iter().zip(BARS).enumerate() {
-        let color = level_color(level);
-        let name = level.map_or("error", Level::as_str);
-        let bh = n * plot / max;
-        let x = left + i as u64 * (bar + 12);
-        let y = h - bottom - bh;
-        let _ = writeln!(
-            s,
-            "<rect class=\"bar\" x=\"{x}\" y=\"{y}\" width=\"{bar}\" height=\"{bh}\" fill=\"{color}\"><title>{} ({name}): {}</title></rect>",
-            esc(label),
-            repositories(*n)
-        );
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">{n}</text>",
-            x + bar / 2,
-            y.saturating_sub(4)
-        );
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">{} {name}</text>",
-            x + bar / 2,
-            h - bottom + 16,
-            esc(label)
+    #[test]
+    fn report_html_escapes_names_and_reasons() {
+        let rows = [RepoRow::error(
+            "<script>x()</script>",
+            "bad \"<b>\" & worse",
+        )];
+        let agg = aggregate(&rows, None);
+        let page = html::page(&rows, &agg, Some("<t>"));
+        assert!(!page.contains("<script>x()"), "{page}");
+        assert!(page.contains("&lt;script&gt;x()&lt;/script&gt;"));
+        assert!(page.contains("<span class=\"err\">bad &quot;&lt;b&gt;&quot; &amp; worse</span>"));
+        assert!(page.contains("batch run at &lt;t&gt;."));
+        assert_eq!(
+            page.matches("<script>").count(),
+            1,
+            "only the page's own script"
         );
     }
-    let _ = writeln!(
-        s,
-        "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">Gap Score (%)</text>\n</svg>",
-        w / 2,
-        h - 6
-    );
-    s
-}
-
-/// A repository name in a link to `reports/<name>.json`: everything but unreserved characters
-/// percent-encoded.
-fn url_path(name: &str) -> String {
-    let mut o = String::new();
-    for b in name.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            o.push(char::from(b));
-        } else {
-            let _ = write!(o, "%{b:02X}");
-        }
-    }
-    o
-}
-
-const SCRIPT: &str = r#"
-(function () {
-  var table = document.getElementById('repos');
-  var heads = table.tHead.rows[0].cells;
-  for (var i = 0; i < heads.length; i++) {
-    (function (col) {
-      heads[col].addEventListener('click', function () {
-        var asc = heads[col].getAttribute('aria-sort') !== 'ascending';
-        for (var j = 0; j < heads.length; j++) heads[j].removeAttribute('aria-sort');
-        heads[col].setAttribute('aria-sort', asc ? 'ascending' : 'descending');
-        var num = heads[col].getAttribute('data-type') === 'num';
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = a.cells[col].getAttribute('data-v'), y = b.cells[col].getAttribute('data-v');
-          var c;
-          if (num) { c = (x === '' ? -1 : parseFloat(x)) - (y === '' ? -1 : parseFloat(y)); }
-          else { c = x < y ? -1 : x > y ? 1 : 0; }
-          return asc ? c : -c;
-        });
-        rows.forEach(function (r) { body.appendChild(r); });
-      });
-    })(i);
-  }
-  document.body.setAttribute('data-ready', String(table.tBodies[0].rows.length));
-})();
-"#;
-
-/// `report.html`: one self-contained page (no network): the distribution as inline SVG, the
-/// counts per level, and every repository in a table sortable by clicking a column head.
-/// The footer says which version wrote the page and when the batch ran (its report
-/// timestamp).
-pub fn html(rows: &[RepoRow], agg: &Aggregate, timestamp: Option<&str>) -> String {
-    let mut s = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<title>Gap Score batch</title>\n<style>\nbody{font-family:system-ui,sans-serif;margin:2em;color:#222}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:2px 8px;text-align:left}\nth{cursor:pointer;background:#eee}\nth[aria-sort=ascending]::after{content:' ▲'}\nth[aria-sort=descending]::after{content:' ▼'}\ntd.num{text-align:right}\n.err{color:#c62828}\n</style>\n</head>\n<body>\n",
-    );
-    let _ = writeln!(
-        s,
-        "<h1>Gap Score batch: {}</h1>\n<p>{} scored, {} could not be scored, {} advisory. Mean {}, median {}, p90 {}.</p>",
-        repositories(agg.repos),
-        agg.scored,
-        agg.errors,
-        agg.advisory,
-        stat(agg.mean),
-        stat(agg.median),
-        stat(agg.p90)
-    );
-    if let (Some(t), Some(n)) = (agg.threshold, agg.over_threshold) {
-        let _ = writeln!(
-            s,
-            "<p id=\"threshold\">Threshold {t}: {} above it.</p>",
-            repositories(n)
-        );
-    }
-    s.push_str(&svg(rows));
-    s.push_str("<h2>Levels</h2>\n<table id=\"levels\"><thead><tr><th>Level</th><th>Repositories</th></tr></thead><tbody>\n");
-    for (level, n) in agg.levels.pairs() {
-        let _ = writeln!(
-            s,
-            "<tr><td><span style=\"color:{}\">■</span> {}</td><td class=\"num\">{n}</td></tr>",
-            level_color(Some(level)),
-            level.title()
-        );
-    }
-    let _ = writeln!(
-        s,
-        "<tr><td>Advisory (level not counted)</td><td class=\"num\">{}</td></tr>",
-        agg.advisory
-    );
-    let _ = writeln!(
-        s,
-        "<tr><td>Error</td><td class=\"num\">{}</td></tr>\n</tbody></table>",
-        agg.errors
-    );
-    s.push_str("<h2>Repositories</h2>\n<table id=\"repos\"><thead><tr><th data-type=\"text\">Repository</th><th data-type=\"num\">Score</th><th data-type=\"text\">Level</th><th data-type=\"num\">Sealed failed</th><th data-type=\"num\">Sealed total</th><th data-type=\"num\">Open total</th><th data-type=\"text\">Advisory</th><th data-type=\"text\">Problems / error</th></tr></thead>\n<tbody>\n");
-    for r in rows {
-        let score = r.score.map(|x| format!("{x:.1}")).unwrap_or_default();
-        let level = r.level.map(Level::as_str).unwrap_or("error");
-        let note = match &r.error {
-            Some(e) => format!("<span class=\"err\">{}</span>", esc(e)),
-            None => esc(&problem_list(r)),
-        };
-        let sealed_failed = opt_num(r.sealed.map(|c| c.failed));
-        let sealed_total = opt_num(r.sealed.map(|c| c.total));
-        let open_total = opt_num(r.open.map(|c| c.total));
-        let advisory = if r.advisory { "yes" } else { "" };
-        let _ = writeln!(
-            s,
-            "<tr><td data-v=\"{n}\">{link}</td><td class=\"num\" data-v=\"{score}\">{score}</td><td data-v=\"{level}\" style=\"color:{color}\">{level}</td><td class=\"num\" data-v=\"{sealed_failed}\">{sealed_failed}</td><td class=\"num\" data-v=\"{sealed_total}\">{sealed_total}</td><td class=\"num\" data-v=\"{open_total}\">{open_total}</td><td data-v=\"{advisory}\">{advisory}</td><td data-v=\"{notev}\">{note}</td></tr>",
-            n = esc(&r.name),
-            link = if r.is_scored() {
-                format!(
-                    "<a href=\"reports/{}.json\">{}</a>",
-                    url_path(&r.name),
-                    esc(&r.name)
-                )
-            } else {
-                esc(&r.name)
-            },
-            color = level_color(r.level),
-            notev = esc(r.error.as_deref().unwrap_or(&problem_list(r))),
-        );
-    }
-    s.push_str("</tbody></table>\n<script>");
-    s.push_str(SCRIPT);
-    s.push_str("</script>\n");
-    let _ = writeln!(
-        s,
-        "<footer><p>Written by gapscore {}{}.</p></footer>",
-        env!("CARGO_PKG_VERSION"),
-        timestamp.map_or(String::new(), |t| format!("; batch run at {}", esc(t)))
-    );
-    s.push_str("</body>\n</html>\n");
-    s
 }

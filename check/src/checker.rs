@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::evidence::Evidence;
-use crate::model::{Document, FileResult, Finding, Requirement, SchemaOutcome, Severity, Verdict};
+use crate::model::{
+    Document, FileResult, Finding, Requirement, RequirementVerdict, SchemaOutcome, Severity,
+};
 use crate::rules::{self, Rule};
 
 /// RFC 6901 pointer from segments.
@@ -175,7 +177,7 @@ impl<'a> Checker<'a> {
         level: u8,
         spec: &str,
         title: &str,
-        verdict: Verdict,
+        verdict: RequirementVerdict,
         detail: String,
     ) {
         self.requirements.push(Requirement {
@@ -202,7 +204,7 @@ impl<'a> Checker<'a> {
         let failed_at = |lvl: u8, s: &Self| {
             s.requirements
                 .iter()
-                .any(|r| r.level == lvl && r.verdict == Verdict::Failed)
+                .any(|r| r.level == lvl && r.verdict == RequirementVerdict::Failed)
                 || s.findings
                     .iter()
                     .any(|f| f.level == lvl && f.severity == Severity::Error)
@@ -264,9 +266,9 @@ impl<'a> Checker<'a> {
 }
 
 /// A requirement's verdict and detail from a check's outcome.
-pub(crate) fn verdict_of(r: Result<String, String>) -> (Verdict, String) {
+pub(crate) fn verdict_of(r: Result<String, String>) -> (RequirementVerdict, String) {
     match r {
-        Ok(d) => (Verdict::Verified, d),
-        Err(d) => (Verdict::Failed, d),
+        Ok(d) => (RequirementVerdict::Verified, d),
+        Err(d) => (RequirementVerdict::Failed, d),
     }
 }

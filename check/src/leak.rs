@@ -13,7 +13,7 @@ use gapscore_adapter_sdk::text::strip_ansi;
 use serde_json::Value;
 
 use crate::checker::{Checker, ptr};
-use crate::model::Verdict;
+use crate::model::RequirementVerdict;
 use crate::rules;
 
 /// At most this many characters of a text are quoted in a finding.
@@ -42,10 +42,10 @@ fn quote(s: &str) -> String {
 }
 
 impl Checker<'_> {
-    pub(crate) fn leak_scan(&mut self) -> (Verdict, String) {
+    pub(crate) fn leak_scan(&mut self) -> (RequirementVerdict, String) {
         let Some(dir) = self.evidence.sealed_dir.as_ref() else {
             return (
-                Verdict::Attested,
+                RequirementVerdict::Attested,
                 "not scanned: give --sealed-dir to scan the failure texts for sealed source".into(),
             );
         };
@@ -99,7 +99,7 @@ impl Checker<'_> {
         let n = texts.len();
         if leaks > 0 {
             return (
-                Verdict::Failed,
+                RequirementVerdict::Failed,
                 format!(
                     "{leaks} line{} of sealed source in the report's failure and hardening texts",
                     if leaks == 1 { "" } else { "s" }
@@ -107,7 +107,7 @@ impl Checker<'_> {
             );
         }
         (
-            Verdict::Verified,
+            RequirementVerdict::Verified,
             format!(
                 "{n} failure and hardening text{} scanned against {lines} sealed source line{}: none found{}",
                 if n == 1 { "" } else { "s" },

@@ -5,7 +5,7 @@ use gapscore_core::Level;
 use serde_json::Value;
 
 use crate::checker::{Checker, counts, ptr};
-use crate::model::{Severity, Verdict};
+use crate::model::{RequirementVerdict, Severity};
 use crate::numbers::{self, LevelRule, Rounding, ScoreMatch, match_score, parse_level, same, show};
 use crate::rules;
 
@@ -180,8 +180,8 @@ impl Checker<'_> {
             (r, _) => r,
         };
         let (verdict, detail) = match formula {
-            Ok(d) => (Verdict::Verified, d),
-            Err(d) => (Verdict::Failed, d),
+            Ok(d) => (RequirementVerdict::Verified, d),
+            Err(d) => (RequirementVerdict::Failed, d),
         };
         self.require(
             "L1.formula",
@@ -225,7 +225,7 @@ impl Checker<'_> {
                 1,
                 "§5.2",
                 "produces a Gap Report with every required field",
-                Verdict::Failed,
+                RequirementVerdict::Failed,
                 d,
             ),
             None => self.require(
@@ -233,7 +233,7 @@ impl Checker<'_> {
                 1,
                 "§5.2",
                 "produces a Gap Report with every required field",
-                Verdict::Verified,
+                RequirementVerdict::Verified,
                 format!(
                     "required fields present, counts consistent, valid against {}",
                     binding.join(" and ")
@@ -290,8 +290,8 @@ impl Checker<'_> {
             }
         };
         let (verdict, detail) = match scale {
-            Ok(d) => (Verdict::Verified, d),
-            Err(d) => (Verdict::Failed, d),
+            Ok(d) => (RequirementVerdict::Verified, d),
+            Err(d) => (RequirementVerdict::Failed, d),
         };
         self.require(
             "L1.scale",

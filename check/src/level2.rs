@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::checker::Checker;
 use crate::evidence::SealedDir;
-use crate::model::Verdict;
+use crate::model::RequirementVerdict;
 use crate::rules;
 use crate::time::parse_rfc3339;
 
@@ -52,7 +52,7 @@ impl Checker<'_> {
                 2,
                 "§4.5",
                 "a tamper-evidence hash is computed and stored",
-                Verdict::Verified,
+                RequirementVerdict::Verified,
                 format!("report.sealed_hash is {h}"),
             ),
             Err(d) => self.require(
@@ -60,7 +60,7 @@ impl Checker<'_> {
                 2,
                 "§4.5",
                 "a tamper-evidence hash is computed and stored",
-                Verdict::Failed,
+                RequirementVerdict::Failed,
                 d.clone(),
             ),
         }
@@ -107,18 +107,18 @@ impl Checker<'_> {
             2,
             "§4.2",
             "information isolation at context level or stronger",
-            Verdict::Attested,
+            RequirementVerdict::Attested,
             detail,
         );
     }
 
-    fn recompute(&mut self, stored: Option<&str>) -> (Verdict, String) {
+    fn recompute(&mut self, stored: Option<&str>) -> (RequirementVerdict, String) {
         if self.meta_get("seal_broken") == Some(&Value::Bool(true)) {
             let msg =
                 "the report says its seal is broken (`seal_broken: true`): the score is invalid"
                     .to_owned();
             self.err(&rules::SEAL_BROKEN, "/report/seal_broken", msg.clone());
-            return (Verdict::Failed, msg);
+            return (RequirementVerdict::Failed, msg);
         }
         if let Some(c) = self.evidence.combined.clone() {
             return self.recompute_combined(&c, stored);
@@ -127,13 +127,13 @@ impl Checker<'_> {
         let dir = self.evidence.sealed_dir.as_ref();
         if record.is_none() && dir.is_none() {
             return (
-                Verdict::Attested,
+                RequirementVerdict::Attested,
                 "stored, not recomputed: give --sealed-dir (and --seal) to recompute it".into(),
             );
         }
         let Some(stored) = stored else {
             return (
-                Verdict::Failed,
+                RequirementVerdict::Failed,
                 "no well-formed stored hash to compare with".into(),
             );
         };
@@ -144,12 +144,12 @@ impl Checker<'_> {
                     "the seal record's hash {rec} is not the report's {stored}: the report was not made under this seal"
                 );
                 self.err(&rules::SEAL_RECORD, "/report/sealed_hash", msg.clone());
-                return (Verdict::Failed, msg);
+                return (RequirementVerdict::Failed, msg);
             }
         }
         let Some(dir) = dir else {
             return (
-                Verdict::Attested,
+                RequirementVerdict::Attested,
                 "the seal record names the same hash; give --sealed-dir to recompute it".into(),
             );
         };
@@ -157,7 +157,7 @@ impl Checker<'_> {
         // `gapscore seal` refuses and warns).
         if let Some(msg) = dir_unverifiable(dir) {
             self.err(&rules::HASH_RECOMPUTED, "/report/sealed_hash", msg.clone());
-            return (Verdict::Failed, msg);
+            return (RequirementVerdict::Failed, msg);
         }
         match record {
             Some(r) => {
@@ -167,7 +167,7 @@ impl Checker<'_> {
                 let diff = v.diff.clone().unwrap_or_default();
                 if v.actual.hash == stored.to_ascii_lowercase() && diff.is_empty() {
                     (
-                        Verdict::Verified,
+                        RequirementVerdict::Verified,
                         format!(
                             "recomputed from `{}` in {} mode ({} files) as the seal record prescribes: {stored}",
                             dir.given, r.mode, v.actual.hashed
@@ -183,16 +183,16 @@ impl Checker<'_> {
                         describe_diff(&diff)
                     );
                     self.err(&rules::HASH_RECOMPUTED, "/report/sealed_hash", msg.clone());
-                    (Verdict::Failed, msg)
+                    (RequirementVerdict::Failed, msg)
                 } else {
                     let msg = format!("`{}` does not match its seal: {v}", dir.given);
                     self.err(&rules::HASH_RECOMPUTED, "/report/sealed_hash", msg.clone());
-                    (Verdict::Failed, msg)
+                    (RequirementVerdict::Failed, msg)
                 }
             }
             None => match recompute_any(dir, &stored.to_ascii_lowercase()) {
                 Some(Recomputed::Whole(how)) => (
-                    Verdict::Verified,
+                    RequirementVerdict::Verified,
                     format!("recomputed from `{}`: {how}", dir.given),
                 ),
                 Some(Recomputed::Partial { how, left_out }) => {
@@ -205,7 +205,7 @@ impl Checker<'_> {
                         if n > 3 { ", ..." } else { "" }
                     );
                     self.err(&rules::HASH_RECOMPUTED, "/report/sealed_hash", msg.clone());
-                    (Verdict::Failed, msg)
+                    (RequirementVerdict::Failed, msg)
                 }
                 None => {
                     let msg = format!(
@@ -218,7 +218,7 @@ impl Checker<'_> {
                             .unwrap_or_default()
                     );
                     self.err(&rules::HASH_RECOMPUTED, "/report/sealed_hash", msg.clone());
-                    (Verdict::Failed, msg)
+                    (RequirementVerdict::Failed, msg)
                 }
             },
         }
@@ -230,10 +230,10 @@ impl Checker<'_> {
         &mut self,
         c: &crate::evidence::CombinedSeal,
         stored: Option<&str>,
-    ) -> (Verdict, String) {
+    ) -> (RequirementVerdict, String) {
         let Some(stored) = stored else {
             return (
-                Verdict::Failed,
+                RequirementVerdict::Failed,
                 "no well-formed stored hash to compare with".into(),
             );
         };
@@ -243,7 +243,7 @@ impl Checker<'_> {
                 "the combined seal record's hash {rec} is not the report's {stored}: the report was not made under this seal"
             );
             self.err(&rules::SEAL_RECORD, "/report/sealed_hash", msg.clone());
-            return (Verdict::Failed, msg);
+            return (RequirementVerdict::Failed, msg);
         }
         if !c.problems.is_empty() {
             let msg = format!(
@@ -252,10 +252,10 @@ impl Checker<'_> {
                 c.problems.join("; ")
             );
             self.err(&rules::HASH_RECOMPUTED, "/report/sealed_hash", msg.clone());
-            return (Verdict::Failed, msg);
+            return (RequirementVerdict::Failed, msg);
         }
         (
-            Verdict::Verified,
+            RequirementVerdict::Verified,
             format!(
                 "the combined hash {stored} holds: every suite recomputed against its record ({})",
                 c.suites.join(", ")
@@ -310,7 +310,7 @@ impl Checker<'_> {
         found
     }
 
-    fn seal_order(&mut self) -> (Verdict, String) {
+    fn seal_order(&mut self) -> (RequirementVerdict, String) {
         let before = self.findings.len();
         let claimed = self.one_time(&["sealed_at", "seal_created", "sealed_timestamp"], "sealed");
         // The seal record is the trusted evidence: its `created` is the seal time, whatever
@@ -379,7 +379,7 @@ impl Checker<'_> {
         let Some((st, ss, swhere)) = sealed else {
             return self.order_verdict(
                 before,
-                Verdict::Attested,
+                RequirementVerdict::Attested,
                 "neither the report nor a seal record says when the tests were sealed".into(),
             );
         };
@@ -395,13 +395,13 @@ impl Checker<'_> {
             if st < it {
                 return self.order_verdict(
                     before,
-                    Verdict::Verified,
+                    RequirementVerdict::Verified,
                     format!("sealed {ss} ({swhere}), implementation began {is} ({iwhere})"),
                 );
             }
             let msg = format!("sealed {ss} ({swhere}), after implementation began {is} ({iwhere})");
             self.err(&rules::SEAL_ORDER, "/report", msg);
-            return self.order_verdict(before, Verdict::Verified, String::new());
+            return self.order_verdict(before, RequirementVerdict::Verified, String::new());
         }
         let detail = match validation {
             Some((_, vs, vwhere)) => format!(
@@ -411,17 +411,22 @@ impl Checker<'_> {
                 "sealed {ss} ({swhere}); no implementation or validation time to compare with"
             ),
         };
-        self.order_verdict(before, Verdict::Attested, detail)
+        self.order_verdict(before, RequirementVerdict::Attested, detail)
     }
 
     /// The sealed-first verdict: failed with the first error found since `before`, else as
     /// given.
-    fn order_verdict(&self, before: usize, verdict: Verdict, detail: String) -> (Verdict, String) {
+    fn order_verdict(
+        &self,
+        before: usize,
+        verdict: RequirementVerdict,
+        detail: String,
+    ) -> (RequirementVerdict, String) {
         match self.findings[before..]
             .iter()
             .find(|f| f.severity == crate::model::Severity::Error)
         {
-            Some(f) => (Verdict::Failed, f.message.clone()),
+            Some(f) => (RequirementVerdict::Failed, f.message.clone()),
             None => (verdict, detail),
         }
     }

@@ -6,7 +6,7 @@ use gapscore_seal::digest::canonical_sha256;
 use serde_json::{Map, Value};
 
 use crate::checker::{Checker, GAP, SHADOW, count, ptr, verdict_of};
-use crate::model::{Severity, Verdict};
+use crate::model::{RequirementVerdict, Severity};
 use crate::numbers::{ScoreMatch, match_score, parse_level, same, show};
 use crate::rules;
 use crate::time::parse_rfc3339;
@@ -37,7 +37,7 @@ impl Checker<'_> {
             let msg = "no `hardening` object: the hardening loop is not reported".to_owned();
             self.err(&rules::HARDENING_PRESENT, "", msg.clone());
             for (id, spec, title) in L3_REQUIREMENTS {
-                self.require(id, 3, spec, title, Verdict::Failed, msg.clone());
+                self.require(id, 3, spec, title, RequirementVerdict::Failed, msg.clone());
             }
             let (v, d) = self.leak_scan();
             self.require(
@@ -221,7 +221,7 @@ impl Checker<'_> {
         cycles: Option<u64>,
         initial: Option<f64>,
         fin: Option<f64>,
-    ) -> (Verdict, String) {
+    ) -> (RequirementVerdict, String) {
         let list = match h.get("history") {
             None | Some(Value::Null) => None,
             Some(Value::Array(a)) if !a.is_empty() => Some(a),
@@ -235,19 +235,19 @@ impl Checker<'_> {
                     "`hardening.history` is present but {what}: a history holds cycle 0 and one entry per cycle; a malformed one is not an absent one"
                 );
                 self.err(&rules::HARDENING_HISTORY, "/hardening/history", msg.clone());
-                return (Verdict::Failed, msg);
+                return (RequirementVerdict::Failed, msg);
             }
         };
         let Some(list) = list else {
             return match (cycles, initial, fin) {
                 (Some(c), Some(_), Some(_)) => (
-                    Verdict::Attested,
+                    RequirementVerdict::Attested,
                     format!(
                         "claimed by cycles_completed {c} with initial and final scores; no per-cycle history to check"
                     ),
                 ),
                 _ => (
-                    Verdict::Failed,
+                    RequirementVerdict::Failed,
                     "neither a per-cycle history nor cycles with initial and final scores".into(),
                 ),
             };
@@ -423,9 +423,12 @@ impl Checker<'_> {
             .iter()
             .find(|f| f.severity == Severity::Error)
         {
-            Some(f) => (Verdict::Failed, format!("{}: {}", f.pointer, f.message)),
+            Some(f) => (
+                RequirementVerdict::Failed,
+                format!("{}: {}", f.pointer, f.message),
+            ),
             None => (
-                Verdict::Verified,
+                RequirementVerdict::Verified,
                 format!(
                     "{n} validation{} recorded, each score recomputed from its counts",
                     if n == 1 { "" } else { "s" }

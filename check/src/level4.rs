@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::checker::{Checker, ptr};
-use crate::model::Verdict;
+use crate::model::RequirementVerdict;
 use crate::rules;
 
 /// The level-4 requirements: id, spec section, title.
@@ -94,7 +94,7 @@ impl Checker<'_> {
             };
             self.err(&rules::L4_VERSION, pointer, msg.clone());
             for (id, spec, title) in L4_REQUIREMENTS {
-                self.require(id, 4, spec, title, Verdict::Failed, msg.clone());
+                self.require(id, 4, spec, title, RequirementVerdict::Failed, msg.clone());
             }
             return;
         }
@@ -105,14 +105,14 @@ impl Checker<'_> {
             4,
             spec,
             title,
-            Verdict::Verified,
+            RequirementVerdict::Verified,
             format!("spec {version}"),
         );
 
         let provenance = self.provenance();
         let (verdict, detail) = match &provenance {
             Ok(p) => (
-                Verdict::Verified,
+                RequirementVerdict::Verified,
                 format!(
                     "independence {}, implementer family `{}`, seal author families {}",
                     if p.strong { "strong" } else { "weak" },
@@ -120,7 +120,7 @@ impl Checker<'_> {
                     quoted(p.seal.iter().map(|(s, _)| s.as_str()))
                 ),
             ),
-            Err(d) => (Verdict::Failed, d.clone()),
+            Err(d) => (RequirementVerdict::Failed, d.clone()),
         };
         self.require_l4(1, verdict, detail);
 
@@ -135,10 +135,10 @@ impl Checker<'_> {
 
         let msg = "a report cannot show that the families were compared before any agent was dispatched, that the specifier and reviewers are outside the families they feed or review, or that hardening escalation stayed out of the seal authors' families (§4.4.2): taken as attested".to_owned();
         self.note(&rules::DISPATCH, "/report", msg.clone());
-        self.require_l4(6, Verdict::Attested, msg);
+        self.require_l4(6, RequirementVerdict::Attested, msg);
     }
 
-    fn require_l4(&mut self, i: usize, verdict: Verdict, detail: String) {
+    fn require_l4(&mut self, i: usize, verdict: RequirementVerdict, detail: String) {
         let (id, spec, title) = L4_REQUIREMENTS[i];
         self.require(id, 4, spec, title, verdict, detail);
     }
@@ -212,17 +212,17 @@ impl Checker<'_> {
 
     /// `strong` independence, with no family (or model) shared by the implementer and a seal
     /// author.
-    fn independence(&mut self, p: Option<&Provenance>) -> (Verdict, String) {
+    fn independence(&mut self, p: Option<&Provenance>) -> (RequirementVerdict, String) {
         let Some(p) = p else {
             return (
-                Verdict::Failed,
+                RequirementVerdict::Failed,
                 "the provenance is incomplete (provenance.present)".to_owned(),
             );
         };
         if !p.strong {
             let msg = "independence is `weak` (the seal author and the implementer share a model family or are one agent): a weak score is advisory (§3.6.1, §5.4) and holds no level 4".to_owned();
             self.err(&rules::INDEPENDENCE, "/report/independence", msg.clone());
-            return (Verdict::Failed, msg);
+            return (RequirementVerdict::Failed, msg);
         }
         let implementer = family(&p.implementer);
         if let Some((shared, _)) = p.seal.iter().find(|(_, n)| *n == implementer) {
@@ -235,7 +235,7 @@ impl Checker<'_> {
                 "/report/implementer_family",
                 msg.clone(),
             );
-            return (Verdict::Failed, msg);
+            return (RequirementVerdict::Failed, msg);
         }
         let model = self.meta_get("implementer_model").and_then(Value::as_str);
         let seal_models = self
@@ -253,10 +253,10 @@ impl Checker<'_> {
                 "/report/implementer_model",
                 msg.clone(),
             );
-            return (Verdict::Failed, msg);
+            return (RequirementVerdict::Failed, msg);
         }
         (
-            Verdict::Verified,
+            RequirementVerdict::Verified,
             format!(
                 "strong: the implementer's family `{}` is none of the seal authors' ({})",
                 p.implementer,
@@ -266,25 +266,25 @@ impl Checker<'_> {
     }
 
     /// `workspace_isolation` other than `legacy`; `strict` is the report's word (attested).
-    fn workspace(&mut self) -> (Verdict, String) {
+    fn workspace(&mut self) -> (RequirementVerdict, String) {
         match self.meta_get("workspace_isolation").map(|v| (v, v.as_str())) {
             Some((_, Some("strict"))) => (
-                Verdict::Attested,
+                RequirementVerdict::Attested,
                 "the report says `strict` (a disposable verification workspace); a report cannot show it".to_owned(),
             ),
             Some((_, Some("legacy"))) => {
                 let msg = "`workspace_isolation: legacy`: the sealed tests were copied into the implementer's workspace (the v1.0.0 procedure); Level 4 requires a disposable verification workspace (§4.3)".to_owned();
                 self.err(&rules::WORKSPACE, "/report/workspace_isolation", msg.clone());
-                (Verdict::Failed, msg)
+                (RequirementVerdict::Failed, msg)
             }
             Some((v, _)) => (
-                Verdict::Failed,
+                RequirementVerdict::Failed,
                 format!("`report.workspace_isolation` is {v}, neither `strict` nor `legacy`"),
             ),
             None => {
                 let msg = "no `report.workspace_isolation`: the disposable verification workspace (§4.3) is not reported; taken on trust".to_owned();
                 self.warn(&rules::WORKSPACE, "/report", msg.clone());
-                (Verdict::Attested, msg)
+                (RequirementVerdict::Attested, msg)
             }
         }
     }
@@ -292,7 +292,7 @@ impl Checker<'_> {
     /// The §5.4 conditions a report can show (weak independence, a broken seal) against its
     /// advisory flag; both ways an advisory report holds no level (`report.advisory`, and the
     /// v2 schema's conditionals).
-    fn advisory_conditions(&self) -> (Verdict, String) {
+    fn advisory_conditions(&self) -> (RequirementVerdict, String) {
         let mut conditions = Vec::new();
         if self.meta_get("independence").and_then(Value::as_str) == Some("weak") {
             conditions.push("`independence: weak`");
@@ -303,22 +303,22 @@ impl Checker<'_> {
         let advisory = self.meta_get("advisory") == Some(&Value::Bool(true));
         match (conditions.is_empty(), advisory) {
             (true, false) => (
-                Verdict::Verified,
+                RequirementVerdict::Verified,
                 "no §5.4 condition a report can show holds (independence not weak, seal not broken) and the report is not advisory".to_owned(),
             ),
             (true, true) => (
-                Verdict::Failed,
+                RequirementVerdict::Failed,
                 "the report is advisory (report.advisory): not a conformant score".to_owned(),
             ),
             (false, true) => (
-                Verdict::Failed,
+                RequirementVerdict::Failed,
                 format!(
                     "{} is reported as advisory, as §5.4 asks: an advisory score holds no level",
                     conditions.join(" and ")
                 ),
             ),
             (false, false) => (
-                Verdict::Failed,
+                RequirementVerdict::Failed,
                 format!(
                     "{} without `advisory: true` (§5.4; the v2 schema rejects it)",
                     conditions.join(" and ")
@@ -328,7 +328,7 @@ impl Checker<'_> {
     }
 
     /// `spec_ambiguity` when the report records several seal authors (families or models).
-    fn ambiguity(&mut self, p: Option<&Provenance>) -> (Verdict, String) {
+    fn ambiguity(&mut self, p: Option<&Provenance>) -> (RequirementVerdict, String) {
         let mut families: Vec<&str> = p
             .map(|p| p.seal.iter().map(|(_, n)| n.as_str()).collect())
             .unwrap_or_default();
@@ -348,7 +348,7 @@ impl Checker<'_> {
         };
         match (plural, self.meta_get("spec_ambiguity")) {
             (false, _) => (
-                Verdict::Verified,
+                RequirementVerdict::Verified,
                 "one seal author: plurality not used, spec_ambiguity not required".to_owned(),
             ),
             (true, None) => {
@@ -356,14 +356,15 @@ impl Checker<'_> {
                     "{what} (seal plurality) but no `report.spec_ambiguity` (§4.6.2, §6 Level 4)"
                 );
                 self.err(&rules::AMBIGUITY, "/report", msg.clone());
-                (Verdict::Failed, msg)
+                (RequirementVerdict::Failed, msg)
             }
             (true, Some(v)) => match v.as_f64() {
-                Some(x) if (0.0..=1.0).contains(&x) => {
-                    (Verdict::Verified, format!("{what}: spec_ambiguity {v}"))
-                }
+                Some(x) if (0.0..=1.0).contains(&x) => (
+                    RequirementVerdict::Verified,
+                    format!("{what}: spec_ambiguity {v}"),
+                ),
                 _ => (
-                    Verdict::Failed,
+                    RequirementVerdict::Failed,
                     format!("`report.spec_ambiguity` is {v}, not a ratio from 0 to 1"),
                 ),
             },

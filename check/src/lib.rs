@@ -14,15 +14,15 @@
 //!   the sealed hash, scans failure texts for sealed source) and a seal record;
 //! - [`FileResult`]: everything found about one file — the [`Document`] it turned out to be,
 //!   the [`SchemaOutcome`]s, each level's [`Requirement`]s and the [`Finding`]s;
-//! - [`Requirement`]: one requirement of a level with its [`Verdict`] ([`Verdict::Verified`],
-//!   [`Verdict::Attested`] or [`Verdict::Failed`]);
+//! - [`Requirement`]: one requirement of a level with its [`RequirementVerdict`] ([`RequirementVerdict::Verified`],
+//!   [`RequirementVerdict::Attested`] or [`RequirementVerdict::Failed`]);
 //! - [`Finding`]: a [`Rule`] broken or worth a word, with its [`Severity`], JSON pointer,
 //!   message and fix hint;
 //! - [`CheckOutput`]: the [`FileResult`]s with the exit code; [`render_text`] prints it for
 //!   people (what bears on the verdict; [`render_text_verbose`] everything), serde for machines (schema: [`OUTPUT_SCHEMA`]).
 //!
 //! ```
-//! use gapscore_check::{Evidence, Verdict, check_bytes};
+//! use gapscore_check::{Evidence, RequirementVerdict, check_bytes};
 //!
 //! let report = br#"{
 //!     "shadow_score_spec_version": "1.0.0",
@@ -46,10 +46,10 @@
 //! assert!(result.holds);
 //! assert_eq!(result.level_met, 1);
 //! let formula = result.requirements.iter().find(|r| r.id == "L1.formula").unwrap();
-//! assert_eq!(formula.verdict, Verdict::Verified);
+//! assert_eq!(formula.verdict, RequirementVerdict::Verified);
 //! // No `report.sealed_hash`: level 2 does not hold.
 //! let stored = result.requirements.iter().find(|r| r.id == "L2.hash-stored").unwrap();
-//! assert_eq!(stored.verdict, Verdict::Failed);
+//! assert_eq!(stored.verdict, RequirementVerdict::Failed);
 //! ```
 
 #![forbid(unsafe_code)]
@@ -73,7 +73,8 @@ pub mod time;
 
 pub use evidence::{Evidence, EvidenceError, SealedDir, read_seal_record};
 pub use model::{
-    CheckOutput, Document, FileResult, Finding, Requirement, SchemaOutcome, Severity, Verdict,
+    CheckOutput, Document, FileResult, Finding, Requirement, RequirementVerdict, SchemaOutcome,
+    Severity,
 };
 pub use read::{
     DEFAULT_MAX_REPORT_BYTES, check_bytes, check_path, check_path_limited, check_value,

@@ -1,5 +1,5 @@
 //! What a check produces: per file, the document recognised, the schemas applied, each level's
-//! requirements with a [`Verdict`], and the [`Finding`]s. Serialised as the JSON output of
+//! requirements with a [`RequirementVerdict`], and the [`Finding`]s. Serialised as the JSON output of
 //! `gapscore check --format json` (schema: `check/check-output.schema.json`).
 
 use schemars::JsonSchema;
@@ -77,7 +77,9 @@ impl Finding {
 /// How a requirement of a conformance level stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Verdict {
+// Named `Verdict` in the check output's schema, as before it was told apart from the gate's.
+#[schemars(rename = "Verdict")]
+pub enum RequirementVerdict {
     /// Checked from evidence: the report's own numbers, the sealed directory, the seal record.
     Verified,
     /// Claimed (or implied) by the report, but not checkable from what was given.
@@ -86,13 +88,13 @@ pub enum Verdict {
     Failed,
 }
 
-impl Verdict {
+impl RequirementVerdict {
     /// The lowercase name.
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Verified => "verified",
-            Verdict::Attested => "attested",
-            Verdict::Failed => "failed",
+            RequirementVerdict::Verified => "verified",
+            RequirementVerdict::Attested => "attested",
+            RequirementVerdict::Failed => "failed",
         }
     }
 }
@@ -110,7 +112,7 @@ pub struct Requirement {
     /// The requirement, as §6 words it.
     pub title: String,
     /// Verified, attested or failed.
-    pub verdict: Verdict,
+    pub verdict: RequirementVerdict,
     /// What was checked, or why it could not be.
     pub detail: String,
 }

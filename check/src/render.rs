@@ -4,14 +4,16 @@
 
 use std::fmt::Write;
 
-use crate::model::{CheckOutput, Document, FileResult, Finding, Requirement, Severity, Verdict};
+use crate::model::{
+    CheckOutput, Document, FileResult, Finding, Requirement, RequirementVerdict, Severity,
+};
 use crate::rules;
 
-fn mark(v: Verdict) -> &'static str {
+fn mark(v: RequirementVerdict) -> &'static str {
     match v {
-        Verdict::Verified => "ok",
-        Verdict::Attested => "~ ",
-        Verdict::Failed => "X ",
+        RequirementVerdict::Verified => "ok",
+        RequirementVerdict::Attested => "~ ",
+        RequirementVerdict::Failed => "X ",
     }
 }
 
@@ -190,10 +192,10 @@ fn render_file(s: &mut String, f: &FileResult, requested: u8, verbose: bool) {
     for level in 1..=4u8 {
         let mut lines = Vec::new();
         for r in f.requirements.iter().filter(|r| r.level == level) {
-            if r.verdict == Verdict::Attested && error_on_fields(f, r) {
+            if r.verdict == RequirementVerdict::Attested && error_on_fields(f, r) {
                 continue;
             }
-            if !verbose && r.verdict != Verdict::Failed {
+            if !verbose && r.verdict != RequirementVerdict::Failed {
                 hidden.0 += 1;
                 continue;
             }

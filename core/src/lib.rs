@@ -12,7 +12,7 @@
 //! - the model (from `gapscore-model`): [`TestRun`], [`TestCase`], [`Status`], [`Category`],
 //!   [`Problem`], [`ProblemKind`], and the event seam [`EventSink`], [`Normalizer`],
 //!   [`RunCollector`];
-//! - [`policy`]: [`StatusPolicy`] and its parts, and the [`Outcome`] a status counts as;
+//! - [`policy`]: [`StatusPolicy`] and its parts, and what a status counts as ([`CountsAs`]);
 //! - [`level`]: [`Score`], [`Level`], [`Threshold`], on exact integers;
 //! - [`tally`]: [`Tally`], the scoring consumer, and [`SuiteCounts`]; [`duplicates`]: repeated
 //!   test ids in bounded memory ([`DuplicateTracker`], [`IdFinder`]);
@@ -69,11 +69,10 @@ pub mod hardening;
 pub mod level;
 pub mod manifest;
 pub mod policy;
-mod pretty;
 pub mod provenance;
 pub mod render;
 pub mod report;
-pub mod runner;
+pub mod runner_report;
 pub mod tally;
 pub mod warnings;
 
@@ -88,7 +87,7 @@ pub use gapscore_model::{
 pub use gapscore_model::{Code, codes};
 pub use level::{Level, Score, Threshold};
 pub use manifest::Manifest;
-pub use policy::{FlakyPolicy, Outcome, SkippedPolicy, StatusPolicy, XfailPolicy};
+pub use policy::{CountsAs, FlakyPolicy, SkippedPolicy, StatusPolicy, XfailPolicy};
 pub use provenance::{Independence, Provenance, SpecVersion, WorkspaceIsolation};
 pub use render::{MARKDOWN_LIMIT, OutputFormat, RenderOptions, render, render_to, render_to_with};
 pub use report::{

@@ -1,6 +1,6 @@
 //! The status policy: what each of the seven statuses counts as for the score. [`StatusPolicy`]
 //! holds the three choices a user can make (skipped, xfail, flaky; each parsed from and printed
-//! as its command-line word) and maps one test to an [`Outcome`]. The defaults are the strict
+//! as its command-line word) and maps one test to a [`CountsAs`]. The defaults are the strict
 //! reading; the policy is applied by the tally and recorded in the report.
 
 use std::fmt;
@@ -97,30 +97,30 @@ impl StatusPolicy {
     }
 
     /// What one test counts as under this policy.
-    pub fn outcome(&self, test: &TestCase) -> Outcome {
+    pub fn outcome(&self, test: &TestCase) -> CountsAs {
         self.outcome_for(test.status, || test.is_flaky())
     }
 
     /// [`StatusPolicy::outcome`] of a test with this status; `flaky` is asked only when it
     /// matters (a pass under `--flaky fail`).
-    pub fn outcome_for(&self, status: Status, flaky: impl FnOnce() -> bool) -> Outcome {
+    pub fn outcome_for(&self, status: Status, flaky: impl FnOnce() -> bool) -> CountsAs {
         match status {
             Status::Passed | Status::Xpassed => {
                 if self.flaky == FlakyPolicy::Fail && flaky() {
-                    Outcome::Fail
+                    CountsAs::Fail
                 } else {
-                    Outcome::Pass
+                    CountsAs::Pass
                 }
             }
-            Status::Failed | Status::Errored => Outcome::Fail,
+            Status::Failed | Status::Errored => CountsAs::Fail,
             Status::Xfailed => match self.xfail {
-                XfailPolicy::Pass => Outcome::Pass,
-                XfailPolicy::Fail => Outcome::Fail,
+                XfailPolicy::Pass => CountsAs::Pass,
+                XfailPolicy::Fail => CountsAs::Fail,
             },
             Status::Skipped | Status::Todo => match self.skipped {
-                SkippedPolicy::Pass => Outcome::Pass,
-                SkippedPolicy::Fail => Outcome::Fail,
-                SkippedPolicy::Exclude => Outcome::Excluded,
+                SkippedPolicy::Pass => CountsAs::Pass,
+                SkippedPolicy::Fail => CountsAs::Fail,
+                SkippedPolicy::Exclude => CountsAs::Excluded,
             },
         }
     }
@@ -128,7 +128,7 @@ impl StatusPolicy {
 
 /// What a test counts as for the score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum CountsAs {
     /// Counted in total and passed.
     Pass,
     /// Counted in total and failed.
@@ -152,22 +152,47 @@ mod tests {
         let exclude =
             StatusPolicy::new(SkippedPolicy::Exclude, XfailPolicy::Fail, FlakyPolicy::Fail);
         for (status, s, l, e) in [
-            (Status::Passed, Outcome::Pass, Outcome::Pass, Outcome::Pass),
-            (Status::Xpassed, Outcome::Pass, Outcome::Pass, Outcome::Pass),
-            (Status::Failed, Outcome::Fail, Outcome::Fail, Outcome::Fail),
-            (Status::Errored, Outcome::Fail, Outcome::Fail, Outcome::Fail),
-            (Status::Xfailed, Outcome::Fail, Outcome::Pass, Outcome::Fail),
+            (
+                Status::Passed,
+                CountsAs::Pass,
+                CountsAs::Pass,
+                CountsAs::Pass,
+            ),
+            (
+                Status::Xpassed,
+                CountsAs::Pass,
+                CountsAs::Pass,
+                CountsAs::Pass,
+            ),
+            (
+                Status::Failed,
+                CountsAs::Fail,
+                CountsAs::Fail,
+                CountsAs::Fail,
+            ),
+            (
+                Status::Errored,
+                CountsAs::Fail,
+                CountsAs::Fail,
+                CountsAs::Fail,
+            ),
+            (
+                Status::Xfailed,
+                CountsAs::Fail,
+                CountsAs::Pass,
+                CountsAs::Fail,
+            ),
             (
                 Status::Skipped,
-                Outcome::Fail,
-                Outcome::Pass,
-                Outcome::Excluded,
+                CountsAs::Fail,
+                CountsAs::Pass,
+                CountsAs::Excluded,
             ),
             (
                 Status::Todo,
-                Outcome::Fail,
-                Outcome::Pass,
-                Outcome::Excluded,
+                CountsAs::Fail,
+                CountsAs::Pass,
+                CountsAs::Excluded,
             ),
         ] {
             let t = test(status);
@@ -179,8 +204,8 @@ mod tests {
         }
         let mut flaky = test(Status::Passed);
         flaky.attempts.push(Attempt::new(Status::Failed));
-        assert_eq!(strict.outcome(&flaky), Outcome::Pass);
-        assert_eq!(exclude.outcome(&flaky), Outcome::Fail);
+        assert_eq!(strict.outcome(&flaky), CountsAs::Pass);
+        assert_eq!(exclude.outcome(&flaky), CountsAs::Fail);
 
         for word in ["pass", "fail", "exclude"] {
             assert_eq!(word.parse::<SkippedPolicy>().unwrap().to_string(), word);

@@ -15,7 +15,7 @@ use crate::hardening::{Cycle, HardeningFigures, Overlap};
 use crate::level::Level;
 use crate::policy::{FlakyPolicy, StatusPolicy};
 use crate::provenance::{Independence, Resolved, SpecVersion, WorkspaceIsolation};
-use crate::runner::RunnerReport;
+use crate::runner_report::RunnerReport;
 use crate::tally::{SuiteCounts, Tally};
 pub use crate::warnings::WarningCount;
 use gapscore_model::{Category, Problem, Producer, Status};

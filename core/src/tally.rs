@@ -13,7 +13,7 @@ use crate::duplicates::{DUPLICATE_CHECK_LIMIT, DuplicateTracker};
 use crate::failures::{FailureEntry, FailureLog, FailureOrigin, Spill};
 use crate::level::Score;
 use crate::manifest::Manifest;
-use crate::policy::{Outcome, StatusPolicy};
+use crate::policy::{CountsAs, StatusPolicy};
 use gapscore_model::event::EventSink;
 use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase, TestCaseRef};
 
@@ -253,7 +253,7 @@ impl Tally {
     /// failure takes the strings it keeps.
     fn count(&mut self, test: &mut TestCase) {
         let outcome = self.policy.outcome(test);
-        if outcome == Outcome::Excluded {
+        if outcome == CountsAs::Excluded {
             add(&mut self.excluded, 1);
             return;
         }
@@ -266,14 +266,14 @@ impl Tally {
         if test.is_flaky() {
             self.flaky.push(test.id.clone());
         }
-        self.bump_suite(test.suite.as_deref(), outcome == Outcome::Fail);
+        self.bump_suite(test.suite.as_deref(), outcome == CountsAs::Fail);
         match outcome {
-            Outcome::Pass => add(&mut self.counts.passed, 1),
-            Outcome::Fail => {
+            CountsAs::Pass => add(&mut self.counts.passed, 1),
+            CountsAs::Fail => {
                 add(&mut self.counts.failed, 1);
                 self.failures.push(failure_of(test));
             }
-            Outcome::Excluded => {}
+            CountsAs::Excluded => {}
         }
     }
 
@@ -462,7 +462,7 @@ impl EventSink for Tally {
             }
         }
         let outcome = self.policy.outcome(&test);
-        if outcome == Outcome::Fail
+        if outcome == CountsAs::Fail
             && let Some(pid) = &test.parent_id
         {
             self.parents_with_failed_child.insert(pid.clone());
@@ -470,7 +470,7 @@ impl EventSink for Tally {
         if test.parent {
             // Parents are represented by their children; keep a failing one until the end to
             // see whether a child carries its failure.
-            if outcome == Outcome::Fail {
+            if outcome == CountsAs::Fail {
                 // Its output is never reported (a failure entry has none): do not keep it.
                 test.output = None;
                 self.failed_parents.push(test);
@@ -486,7 +486,7 @@ impl EventSink for Tally {
     /// same (a test in `tests` below checks it field by field).
     fn test_finished_ref(&mut self, test: TestCaseRef<'_>) {
         let outcome = self.policy.outcome_for(test.status, || test.is_flaky());
-        if outcome == Outcome::Fail || test.parent {
+        if outcome == CountsAs::Fail || test.parent {
             self.test_finished(test.to_test_case());
             return;
         }
@@ -506,7 +506,7 @@ impl EventSink for Tally {
                 }
             }
         }
-        if outcome == Outcome::Excluded {
+        if outcome == CountsAs::Excluded {
             add(&mut self.excluded, 1);
             return;
         }

@@ -14,9 +14,9 @@
 //! - the seal a score runs under, checked through `gapscore_seal::checked_seal::check` (sealing,
 //!   the one verification and seal plurality are in `gapscore-seal`);
 //!   [`expected_tests::expected_ids`]: a stub run's tests for a seal record (`seal --expect`).
-//! - [`run::RunnerInput`], [`run::check_results`]: what `gapscore run` adds (the runner's
+//! - [`runner_evidence::RunnerInput`], [`runner_evidence::check_results`]: what `gapscore run` adds (the runner's
 //!   evidence as problems, result files checked for this run's writing), through the same
-//!   [`score()`] ([`run`]).
+//!   [`score()`] ([`runner_evidence`]).
 //! - [`validation::load_validation`], [`validation::load_history`]: hardening cycles.
 //! - [`fs`]: the atomic writer and the sealed source for scrubbing (the sealed-directory reader
 //!   and its `FsError` are `gapscore_seal::sealed_dir`).
@@ -47,7 +47,7 @@ pub mod exit;
 pub mod expected_tests;
 pub mod fs;
 pub mod gate;
-pub mod run;
+pub mod runner_evidence;
 pub mod score;
 pub mod suite;
 pub mod validation;
@@ -61,6 +61,6 @@ pub use gapscore_model as model;
 pub use error::Error;
 pub use exit::ExitCode;
 pub use gate::GateDecision;
-pub use run::RunnerInput;
+pub use runner_evidence::RunnerInput;
 pub use score::{Refusal, ScoreOutcome, ScoreRequest, Scored, SealInput, score};
 pub use suite::{Diagnostic, Severity, SuiteOptions, SuiteScore, tally_suite};

@@ -29,7 +29,7 @@ use crate::error::Error;
 use crate::exit::ExitCode;
 use crate::fs;
 use crate::gate::{self, GateDecision};
-use crate::run::{self, RunnerInput};
+use crate::runner_evidence::{self, RunnerInput};
 use crate::suite::{Diagnostic, SuiteOptions, tally_suite, tally_warnings};
 use crate::validation::load_history;
 use gapscore_core::Code;
@@ -618,7 +618,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     let runner = req
         .runner
         .as_ref()
-        .map(|r| run::apply(r, &mut sealed, &mut excluded_present));
+        .map(|r| runner_evidence::apply(r, &mut sealed, &mut excluded_present));
     sealed.apply_manifest();
     if !sealed_dirs.is_empty() {
         // Unreadable sealed files already refused the run when the seal was verified.
@@ -736,7 +736,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     opts.runner = runner;
     let mut report = build_report_from(sealed, open.as_ref(), &opts);
     if let Some(r) = &req.runner {
-        run::rename_stdout(r, &mut report);
+        runner_evidence::rename_stdout(r, &mut report);
     }
 
     let mut after = Vec::new();

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use gapscore_check::{Evidence, SealedDir, Severity, Verdict, check_bytes};
+use gapscore_check::{Evidence, RequirementVerdict, SealedDir, Severity, check_bytes};
 
 /// The fully evidenced level-3 fixture's report with `hash` as its seal, everywhere.
 fn report_with_hash(hash: &str) -> Vec<u8> {
@@ -32,7 +32,12 @@ fn an_empty_sealed_directory_verifies_no_hash() {
             .iter()
             .find(|q| q.id == "L2.hash-recomputed")
             .unwrap();
-        assert_eq!(req.verdict, Verdict::Failed, "{hash}: {}", req.detail);
+        assert_eq!(
+            req.verdict,
+            RequirementVerdict::Failed,
+            "{hash}: {}",
+            req.detail
+        );
         assert!(
             req.detail.contains("holds no regular file"),
             "{}",

@@ -3,7 +3,7 @@
 //! depth or under the superseded name (the v2 schema rejects those as well), and level 4 left
 //! unjudged below `--level 4`.
 
-use gapscore_check::{Evidence, FileResult, Severity, Verdict, check_value};
+use gapscore_check::{Evidence, FileResult, RequirementVerdict, Severity, check_value};
 use serde_json::{Value, json};
 
 /// The valid level-4 fixture, edited by `edit`.
@@ -20,7 +20,7 @@ fn check(doc: &Value, level: u8) -> FileResult {
     check_value("r.json", doc, &Evidence::default(), level)
 }
 
-fn verdict(r: &FileResult, id: &str) -> Verdict {
+fn verdict(r: &FileResult, id: &str) -> RequirementVerdict {
     r.requirements.iter().find(|q| q.id == id).unwrap().verdict
 }
 
@@ -42,7 +42,10 @@ fn the_valid_fixture_holds_level_4_only_when_asked() {
     let r = check(&doc, 4);
     assert_eq!(r.level_met, 4);
     assert!(r.holds);
-    assert_eq!(verdict(&r, "L4.before-dispatch"), Verdict::Attested);
+    assert_eq!(
+        verdict(&r, "L4.before-dispatch"),
+        RequirementVerdict::Attested
+    );
     let r = check(&doc, 3);
     assert_eq!(r.level_met, 3);
     assert!(r.requirements.iter().all(|q| q.level <= 3));
@@ -65,8 +68,8 @@ fn weak_independence_fails_level_4_whether_advisory_or_not() {
         });
         let r = check(&doc, 4);
         assert_eq!(r.level_met, 0, "advisory {advisory}");
-        assert_eq!(verdict(&r, "L4.independence"), Verdict::Failed);
-        assert_eq!(verdict(&r, "L4.advisory"), Verdict::Failed);
+        assert_eq!(verdict(&r, "L4.independence"), RequirementVerdict::Failed);
+        assert_eq!(verdict(&r, "L4.advisory"), RequirementVerdict::Failed);
         assert_eq!(error_messages(&r, "independence.strong").len(), 1);
         let level1 = if advisory {
             "report.advisory"
@@ -87,7 +90,7 @@ fn provenance_at_the_root_or_misspelt_is_absent() {
         root.insert("implementer_family".into(), family);
     });
     let r = check(&doc, 4);
-    assert_eq!(verdict(&r, "L4.provenance"), Verdict::Failed);
+    assert_eq!(verdict(&r, "L4.provenance"), RequirementVerdict::Failed);
     let errors = error_messages(&r, "provenance.present");
     assert!(
         errors
@@ -119,6 +122,6 @@ fn a_v1_report_cannot_hold_level_4() {
         r.requirements
             .iter()
             .filter(|q| q.level == 4)
-            .all(|q| q.verdict == Verdict::Failed)
+            .all(|q| q.verdict == RequirementVerdict::Failed)
     );
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use gapscore_engine::run::{RunnerInput, check_results};
+use gapscore_engine::runner_evidence::{RunnerInput, check_results};
 use gapscore_engine::{ExitCode, Refusal, score};
 use gapscore_runner::exec::{ExecOptions, RunEvidence, execute, install_interrupt_handlers};
 use gapscore_runner::recognise::recognise;

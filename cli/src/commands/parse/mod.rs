@@ -4,8 +4,6 @@
 //! memory does not grow with the inputs ([`sink`]); CTRF, whose summary comes before its tests,
 //! is built whole.
 
-mod json;
-mod ndjson;
 mod sink;
 
 use gapscore_core::Code;
@@ -19,10 +17,11 @@ use gapscore_adapters::{IngestOptions, Input, Outcome, Registry, expand_inputs, 
 use gapscore_core::{IdFinder, RunCollector};
 use gapscore_engine::ExitCode;
 
-use self::ndjson::Record;
 use self::sink::{Dest, RunSink};
 use crate::args::{ParseArgs, ParseOutput};
 use crate::{host, io};
+use gapscore_core::render::json::results as json;
+use gapscore_core::render::ndjson::Record;
 
 /// What `parse` was asked for, once the old spellings are read: the input format, the output
 /// format and the output file.

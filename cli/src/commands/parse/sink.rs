@@ -15,8 +15,8 @@ use std::io::{self, BufWriter, Seek as _, SeekFrom, Write};
 use gapscore_core::{DuplicateTracker, EventSink, Problem, ProblemKind, Producer, TestCase};
 use tempfile::SpooledTempFile;
 
-use super::json::{self, RunFrame};
-use super::ndjson::Record;
+use gapscore_core::render::json::results::{self as json, RunFrame};
+use gapscore_core::render::ndjson::Record;
 
 /// How much of one run's tests the JSON layout holds in memory before it moves them to a
 /// temporary file.

@@ -1,3 +1,5 @@
+//! JSON: a report, pretty with a two-space indent and a trailing newline.
+//!
 //! Pretty JSON exactly as serde_json's `PrettyFormatter` with a two-space indent writes it, in
 //! fewer and cheaper writes. A report lists every failure (14.9 MB of JSON for the bench's
 //! 44,561), and serde_json writes a line break and then the indent two bytes per level, each a
@@ -9,6 +11,19 @@ use std::io;
 
 use serde::Serialize;
 use serde_json::ser::Formatter;
+
+use crate::report::GapReport;
+
+pub mod results;
+
+/// Pretty JSON with a trailing newline.
+pub fn render_json(report: &GapReport) -> String {
+    // Serialising plain data with string keys cannot fail; keep a readable fallback anyway.
+    let mut s = serde_json::to_string_pretty(report)
+        .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialise report: {e}\"}}"));
+    s.push('\n');
+    s
+}
 
 /// Writes `value` as pretty JSON into `out`, buffered (the caller flushes `out`).
 pub(crate) fn to_writer<T: Serialize + ?Sized>(

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use gapscore_adapters::expand_inputs;
-use gapscore_core::runner::{Freshness, ResultFile, RunnerReport};
+use gapscore_core::runner_report::{Freshness, ResultFile, RunnerReport};
 use gapscore_core::{EventSink, Problem, ProblemKind, Status, Tally};
 use gapscore_runner::exec::RunEvidence;
 use gapscore_runner::recognise::Recognised;

@@ -1,11 +1,12 @@
-//! The pretty JSON layout of `gapscore parse`, written a piece at a time. The bytes are exactly
+//! Test results (`gapscore parse`) as pretty JSON, written a piece at a time, so a consumer can
+//! stream tests out as they are read. The bytes are exactly
 //! those of `serde_json::to_string_pretty` of the runs as a `serde_json::Value` (keys sorted,
 //! two-space indent, a final newline), which is what `parse` printed when it held every run.
 
-use gapscore_core::Code;
+use gapscore_model::Code;
 use std::io::{self, Write};
 
-use gapscore_core::{Category, Problem, Producer, Status, TestCase, TestRun};
+use gapscore_model::{Category, Problem, Producer, Status, TestCase, TestRun};
 use serde::Serialize;
 
 /// Where a run object's lines start inside the top-level array.
@@ -16,7 +17,7 @@ const EMPTY_TESTS: &str = "\n  \"tests\": []";
 /// Appends one test, as an element of a run's `tests` array, to `out`: the separator from the
 /// previous test (`first` says there is none), the indent, then the test with its keys sorted.
 /// `scratch` is reused between tests (one write to `out` per test).
-pub(super) fn write_test(
+pub fn write_test(
     out: &mut dyn Write,
     test: &TestCase,
     first: bool,
@@ -206,19 +207,26 @@ fn write_indented(out: &mut dyn Write, text: &[u8], indent: &[u8]) -> io::Result
 }
 
 /// What a run holds besides its tests, for its header and trailer.
-pub(super) struct RunFrame<'a> {
+#[derive(Debug)]
+pub struct RunFrame<'a> {
+    /// The file read.
     pub source: &'a str,
+    /// The format it was read as.
     pub format: &'a str,
+    /// The tool that wrote it, when known.
     pub producer: Option<&'a Producer>,
+    /// Run-level problems.
     pub problems: &'a [Problem],
+    /// Warnings.
     pub warnings: &'a [String],
+    /// The code of each warning, in the same order.
     pub warning_codes: &'a [Code],
 }
 
 /// Writes one run as an element of the top-level array: the separator (`first` says whether a
 /// run came before), then the run with `tests` copied from `tests`, which holds the tests as
 /// [`write_test`] wrote them (`count` of them).
-pub(super) fn write_run(
+pub fn write_run(
     out: &mut dyn Write,
     frame: &RunFrame<'_>,
     first: bool,
@@ -253,7 +261,7 @@ pub(super) fn write_run(
 }
 
 /// Ends the top-level array: `[]` when no run was written.
-pub(super) fn write_end(out: &mut dyn Write, any_run: bool) -> io::Result<()> {
+pub fn write_end(out: &mut dyn Write, any_run: bool) -> io::Result<()> {
     out.write_all(if any_run { &b"\n]\n"[..] } else { b"[]\n" })
 }
 
@@ -262,7 +270,7 @@ mod tests {
     #![allow(clippy::unwrap_used)] // Test code.
 
     use super::*;
-    use gapscore_core::{Attempt, ProblemKind, Status};
+    use gapscore_model::{Attempt, ProblemKind};
 
     fn run_text(runs: &[TestRun]) -> String {
         let mut out = Vec::new();

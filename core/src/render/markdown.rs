@@ -1,294 +1,15 @@
-//! Renderers for a [`GapReport`]: JSON (2-space indent), the reference validators' `summary`
-//! text, and Markdown fit for a pull-request comment.
+//! Markdown: the report fit for a pull-request comment, and the escaping every Markdown output
+//! uses.
 
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 
+use super::headline::{advisory_head, provenance_line, score_text};
+use super::text::cut;
+use super::{MARKDOWN_LIMIT, RenderOptions, Sink, to_string};
 use crate::failures::Failure;
 use crate::level::Level;
 use crate::report::{Dialect, GapReport};
 use gapscore_model::Category;
-
-/// Output formats of a report.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum OutputFormat {
-    /// Pretty JSON, 2-space indent, trailing newline.
-    #[default]
-    Json,
-    /// Markdown for humans.
-    Markdown,
-    /// The reference validators' summary lines.
-    Summary,
-}
-
-impl std::str::FromStr for OutputFormat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "json" => Ok(OutputFormat::Json),
-            "markdown" | "md" => Ok(OutputFormat::Markdown),
-            "summary" => Ok(OutputFormat::Summary),
-            other => Err(format!(
-                "invalid format `{other}` (expected one of: json, markdown, summary)"
-            )),
-        }
-    }
-}
-
-/// Renders a report in the given format.
-pub fn render(report: &GapReport, format: OutputFormat) -> String {
-    match format {
-        OutputFormat::Json => render_json(report),
-        OutputFormat::Markdown => render_markdown(report),
-        OutputFormat::Summary => render_summary(report),
-    }
-}
-
-/// How the human formats (Markdown, summary) are cut to fit where they go. JSON is never cut:
-/// §5.2 asks it to list every failed sealed test, and `gapscore check` holds a report to that.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RenderOptions {
-    /// List at most this many failures in full; the rest are counted (per suite in Markdown).
-    pub max_failures: Option<usize>,
-}
-
-impl RenderOptions {
-    /// Options that list at most `max_failures` failures in full.
-    pub fn with_max_failures(max_failures: Option<usize>) -> Self {
-        RenderOptions { max_failures }
-    }
-}
-
-/// GitHub's limit on a pull-request comment or a job summary, in characters. The Markdown
-/// report stays below it whatever the report holds: failures past the budget are counted per
-/// suite instead of listed, and long texts and lists are cut with a note.
-pub const MARKDOWN_LIMIT: usize = 65_536;
-
-/// A failure message in the summary is cut after this many bytes (on a char boundary).
-pub const SUMMARY_MESSAGE_CAP: usize = 200;
-
-/// Writes a report in the given format as it is produced, reading a spilled failure list back
-/// entry by entry, so a report with a million failures is never held whole in any format.
-pub fn render_to(
-    report: &GapReport,
-    format: OutputFormat,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    render_to_with(report, format, &RenderOptions::default(), out)
-}
-
-/// [`render_to`] with [`RenderOptions`] for the human formats (ignored for JSON).
-pub fn render_to_with(
-    report: &GapReport,
-    format: OutputFormat,
-    opts: &RenderOptions,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    match format {
-        OutputFormat::Json => {
-            crate::pretty::to_writer(out, report)?;
-            out.write_all(b"\n")?;
-            out.flush()
-        }
-        OutputFormat::Markdown => streamed(out, |s| markdown_into(report, opts, s)),
-        OutputFormat::Summary => streamed(out, |s| summary_into(report, opts, s)),
-    }
-}
-
-/// Text written through [`std::fmt::Write`] into an [`std::io::Write`], buffered; the first I/O
-/// error stops the writing and is kept, so the renderers can ignore `writeln!`'s result.
-struct Sink<'a> {
-    w: std::io::BufWriter<&'a mut dyn std::io::Write>,
-    error: Option<std::io::Error>,
-}
-
-impl Sink<'_> {
-    fn push(&mut self, c: char) {
-        let _ = fmt::Write::write_char(self, c);
-    }
-
-    fn push_str(&mut self, s: &str) {
-        let _ = fmt::Write::write_str(self, s);
-    }
-}
-
-impl fmt::Write for Sink<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        if self.error.is_some() {
-            return Err(fmt::Error);
-        }
-        std::io::Write::write_all(&mut self.w, s.as_bytes()).map_err(|e| {
-            self.error = Some(e);
-            fmt::Error
-        })
-    }
-}
-
-fn streamed(
-    out: &mut dyn std::io::Write,
-    render: impl FnOnce(&mut Sink<'_>),
-) -> std::io::Result<()> {
-    let mut sink = Sink {
-        w: std::io::BufWriter::with_capacity(64 * 1024, out),
-        error: None,
-    };
-    render(&mut sink);
-    match sink.error {
-        Some(e) => Err(e),
-        None => std::io::Write::flush(&mut sink.w),
-    }
-}
-
-/// Renders into memory through the streaming renderer (writing to a `Vec` cannot fail).
-fn to_string(render: impl FnOnce(&mut Sink<'_>)) -> String {
-    let mut buf = Vec::new();
-    let _ = streamed(&mut buf, render);
-    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// Pretty JSON with a trailing newline.
-pub fn render_json(report: &GapReport) -> String {
-    // Serialising plain data with string keys cannot fail; keep a readable fallback anyway.
-    let mut s = serde_json::to_string_pretty(report)
-        .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialise report: {e}\"}}"));
-    s.push('\n');
-    s
-}
-
-/// The mark and level words after an advisory report's score. An advisory score is never shown
-/// with its level's mark: `0.0% ✅ (perfect)` over zero counted tests, or over a broken seal,
-/// would read as a clean result. v2 names §5.4 (not a conformant Shadow Score); v1 has no
-/// advisory rule of its own; the reason follows in the report's `Advisory:` line.
-fn advisory_head(report: &GapReport) -> Option<String> {
-    if !report.is_advisory() {
-        return None;
-    }
-    // The level stays as information unless it is "perfect", which an advisory report never is.
-    let level = report.report.level;
-    let words = if level == Level::Perfect {
-        "advisory".to_owned()
-    } else {
-        format!("{level}, advisory")
-    };
-    Some(if report.is_v2() {
-        format!("⚠️ ({words}) — not a conformant Shadow Score (§5.4)")
-    } else {
-        format!("⚠️ ({words})")
-    })
-}
-
-/// v2: `Independence: strong (implementer: a; seal authors: b, c)`, when declared.
-fn provenance_line(report: &GapReport) -> Option<String> {
-    let r = &report.report;
-    if !report.is_v2() || (r.independence.is_none() && r.implementer_family.is_none()) {
-        return None;
-    }
-    let independence = match r.independence {
-        Some(crate::provenance::Independence::Strong) => "strong",
-        Some(crate::provenance::Independence::Weak) => "weak",
-        None => "unknown",
-    };
-    let mut parts = Vec::new();
-    if let Some(f) = &r.implementer_family {
-        parts.push(format!("implementer: {f}"));
-    }
-    if !r.seal_author_families.is_empty() {
-        parts.push(format!(
-            "seal authors: {}",
-            r.seal_author_families.join(", ")
-        ));
-    }
-    if let Some(l) = r.conformance_level {
-        parts.push(format!("level {l} claimed"));
-    }
-    Some(format!(
-        "Independence: {independence} ({})",
-        parts.join("; ")
-    ))
-}
-
-fn score_text(report: &GapReport) -> String {
-    format!("{:.1}", report.score_value().unwrap_or(0.0))
-}
-
-/// The summary lines of the reference validators (`Shadow Score: 11.1% 🟢 (minor)`, `Sealed:
-/// 16/18 passed`, ...), followed by gapscore's advisory lines when the report is advisory.
-pub fn render_summary(report: &GapReport) -> String {
-    to_string(|s| summary_into(report, &RenderOptions::default(), s))
-}
-
-fn summary_into(report: &GapReport, opts: &RenderOptions, out: &mut Sink<'_>) {
-    let dialect = report.dialect();
-    let level = report.report.level;
-    let mark = advisory_head(report).unwrap_or_else(|| format!("{} ({level})", level.indicator()));
-    let _ = writeln!(
-        out,
-        "{}: {}% {mark}",
-        dialect.score_name(),
-        score_text(report),
-    );
-    if let Some(p) = provenance_line(report) {
-        let _ = writeln!(out, "{p}");
-    }
-    let s = &report.sealed_tests;
-    let _ = writeln!(out, "Sealed: {}/{} passed", s.passed, s.total);
-    if let Some(o) = &report.open_tests {
-        let _ = writeln!(out, "Open:   {}/{} passed", o.passed, o.total);
-    }
-    if !report.failures.is_empty() {
-        let total = report.failures.len();
-        let _ = writeln!(out, "\nFailures ({total}):");
-        let shown = opts.max_failures.unwrap_or(usize::MAX).min(total);
-        for f in report.failures.iter().take(shown) {
-            if f.message.is_empty() {
-                let _ = writeln!(out, "  ❌ {}", f.test_name);
-            } else {
-                let line = one_line(&f.message);
-                let _ = writeln!(
-                    out,
-                    "  ❌ {}: {}",
-                    f.test_name,
-                    cut(&line, SUMMARY_MESSAGE_CAP)
-                );
-            }
-        }
-        if shown < total {
-            let _ = writeln!(
-                out,
-                "  … {} more not shown (--max-failures {shown}); the JSON report lists every one",
-                total - shown
-            );
-        }
-    }
-    if let Some(reason) = &report.report.advisory_reason {
-        let _ = writeln!(out, "\nAdvisory: {reason}");
-    }
-    if let Some(g) = report.gapscore.as_ref().and_then(|e| e.gate.as_ref()) {
-        let _ = writeln!(out, "\nGate: {}: {}", g.verdict, g.reason);
-    }
-}
-
-fn one_line(s: &str) -> String {
-    let first = s.lines().next().unwrap_or("");
-    if s.lines().nth(1).is_some() {
-        format!("{first} …")
-    } else {
-        first.to_owned()
-    }
-}
-
-/// `s` cut after `max` bytes (on a char boundary) with a note of how much was left out.
-fn cut(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    if s.len() <= max {
-        return s.into();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    let left = s[end..].chars().count();
-    format!("{}… [cut: {left} more characters]", &s[..end]).into()
-}
 
 /// Escapes text for a Markdown table cell: pipes, newlines and HTML-significant characters.
 fn cell(s: &str) -> String {
@@ -306,6 +27,50 @@ fn cell(s: &str) -> String {
         }
     }
     out
+}
+
+/// A name (a repository's) for a one-line Markdown table cell: every character Markdown or HTML
+/// would read as markup is escaped, so a name shows as it is and cannot inject a link, an image
+/// or a tag. One line, at most 160 characters.
+pub fn name_cell(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in short_line(s).chars() {
+        match c {
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '&' => o.push_str("&amp;"),
+            '\\' | '|' | '`' | '*' | '_' | '[' | ']' | '~' => {
+                o.push('\\');
+                o.push(c);
+            }
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// Other text (a reason, a list of problems) for a one-line Markdown table cell: the cell
+/// cannot be broken out of and HTML tags cannot get through. One line, at most 160 characters.
+pub fn text_cell(s: &str) -> String {
+    short_line(s)
+        .replace('|', "\\|")
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// One line (control characters become spaces), at most 160 characters.
+fn short_line(s: &str) -> String {
+    let one_line: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let short: String = one_line.chars().take(160).collect();
+    if one_line.chars().count() > 160 {
+        format!("{short}…")
+    } else {
+        short
+    }
 }
 
 /// A fenced block whose fence is longer than any backtick run inside, so content cannot break out.
@@ -594,7 +359,7 @@ fn failure_entry(f: &Failure) -> String {
 /// Markdown: headline with score and level, counts, suites table, failures with
 /// expected/actual, and the category comparison when open results were given; always within
 /// [`MARKDOWN_LIMIT`].
-fn markdown_into(report: &GapReport, opts: &RenderOptions, out: &mut Sink<'_>) {
+pub(super) fn markdown_into(report: &GapReport, opts: &RenderOptions, out: &mut Sink<'_>) {
     let head = to_string(|s| markdown_head(report, s));
     let tail = to_string(|s| markdown_tail(report, s));
     out.push_str(&head);
@@ -745,5 +510,16 @@ mod tests {
     #[test]
     fn cells_escape_table_breakers() {
         assert_eq!(cell("a|b\nc<d>"), "a\\|b<br>c&lt;d&gt;");
+    }
+
+    #[test]
+    fn one_line_cells_cannot_break_out_or_inject_markup() {
+        assert_eq!(
+            name_cell("[x](y) <b>|*_~`\\"),
+            "\\[x\\](y) &lt;b&gt;\\|\\*\\_\\~\\`\\\\"
+        );
+        assert_eq!(text_cell("a|b\n<i>&"), "a\\|b &lt;i&gt;&amp;");
+        let long = "é".repeat(200);
+        assert_eq!(text_cell(&long), format!("{}…", "é".repeat(160)));
     }
 }

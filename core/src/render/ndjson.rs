@@ -1,4 +1,4 @@
-//! The NDJSON layout of `gapscore parse --format ndjson`: one JSON object per line, each with
+//! NDJSON: test results as `gapscore parse --format ndjson` streams them: one JSON object per line, each with
 //! `type` and `run` (the run's number in the output, from 0), in the order the events were read:
 //!
 //! - `{"type":"run","run":0,"source":"a.xml","format":"junit-xml"}` opens a file's run;
@@ -11,53 +11,77 @@
 //!
 //! A run with neither `end` nor `error` was cut off by the writer (gapscore was killed).
 
-use gapscore_core::Code;
 use std::io::{self, Write};
 
-use gapscore_core::{Problem, Producer, TestCase};
+use gapscore_model::{Code, Problem, Producer, TestCase};
 use serde::Serialize;
 
 /// One line of the NDJSON output.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
-pub(super) enum Record<'a> {
+pub enum Record<'a> {
+    /// Opens a file's run.
     Run {
+        /// The run's number in the output, from 0.
         run: usize,
+        /// The file.
         source: &'a str,
+        /// The format it is read as.
         format: &'a str,
     },
+    /// The tool that wrote the file.
     Producer {
+        /// The run's number.
         run: usize,
+        /// The tool.
         producer: &'a Producer,
     },
+    /// One test.
     Test {
+        /// The run's number.
         run: usize,
+        /// The test.
         test: &'a TestCase,
     },
+    /// A run-level problem.
     Problem {
+        /// The run's number.
         run: usize,
+        /// The problem.
         problem: &'a Problem,
     },
+    /// A warning.
     Warning {
+        /// The run's number.
         run: usize,
+        /// The warning's registry code (`gapscore explain CODE`).
         code: Code,
+        /// The warning.
         warning: &'a str,
     },
+    /// Closes a run read to its end.
     End {
+        /// The run's number.
         run: usize,
+        /// Tests in it.
         tests: u64,
+        /// Problems in it.
         problems: usize,
+        /// Warnings in it.
         warnings: usize,
     },
+    /// Closes a run whose file could not be read to its end.
     Error {
+        /// The run's number.
         run: usize,
+        /// Why.
         error: &'a str,
     },
 }
 
 impl Record<'_> {
     /// Writes the record as one line.
-    pub(super) fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
         serde_json::to_writer(&mut *out, self).map_err(io::Error::other)?;
         out.write_all(b"\n")
     }
@@ -68,7 +92,7 @@ mod tests {
     #![allow(clippy::unwrap_used)] // Test code.
 
     use super::*;
-    use gapscore_core::Status;
+    use gapscore_model::Status;
 
     #[test]
     fn records_are_one_line_each_with_type_and_run() {

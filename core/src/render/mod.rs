@@ -1,0 +1,162 @@
+//! Every writer of a gapscore output, one module per format: [`json`] (reports, and test results
+//! streamed a test at a time for `parse`), [`ndjson`] (`parse`'s event lines), [`summary`] (the
+//! reference validators' text), [`markdown`] (reports, and the escaping the batch's `summary.md`
+//! uses), [`csv`] (through the `csv` crate) and [`html`] (maud templates, escaped at compile
+//! time). A format's escaping rules live in its module and nowhere else. Two writers live
+//! elsewhere on purpose: the checker's text (`gapscore-check`, over its own types) and the CTRF
+//! writer (beside the CTRF reader, whose status mapping it shares).
+//!
+//! A [`GapReport`] is rendered with [`render`] or streamed with [`render_to`].
+
+use std::fmt;
+
+use crate::report::GapReport;
+
+pub mod csv;
+mod headline;
+
+pub mod html;
+pub mod json;
+pub mod markdown;
+pub mod ndjson;
+pub mod summary;
+mod text;
+
+pub use json::render_json;
+pub use markdown::render_markdown;
+pub use summary::{SUMMARY_MESSAGE_CAP, render_summary};
+
+/// Output formats of a report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// Pretty JSON, 2-space indent, trailing newline.
+    #[default]
+    Json,
+    /// Markdown for humans.
+    Markdown,
+    /// The reference validators' summary lines.
+    Summary,
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "json" => Ok(OutputFormat::Json),
+            "markdown" | "md" => Ok(OutputFormat::Markdown),
+            "summary" => Ok(OutputFormat::Summary),
+            other => Err(format!(
+                "invalid format `{other}` (expected one of: json, markdown, summary)"
+            )),
+        }
+    }
+}
+
+/// Renders a report in the given format.
+pub fn render(report: &GapReport, format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Json => render_json(report),
+        OutputFormat::Markdown => render_markdown(report),
+        OutputFormat::Summary => render_summary(report),
+    }
+}
+
+/// How the human formats (Markdown, summary) are cut to fit where they go. JSON is never cut:
+/// §5.2 asks it to list every failed sealed test, and `gapscore check` holds a report to that.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RenderOptions {
+    /// List at most this many failures in full; the rest are counted (per suite in Markdown).
+    pub max_failures: Option<usize>,
+}
+
+impl RenderOptions {
+    /// Options that list at most `max_failures` failures in full.
+    pub fn with_max_failures(max_failures: Option<usize>) -> Self {
+        RenderOptions { max_failures }
+    }
+}
+
+/// GitHub's limit on a pull-request comment or a job summary, in characters. The Markdown
+/// report stays below it whatever the report holds: failures past the budget are counted per
+/// suite instead of listed, and long texts and lists are cut with a note.
+pub const MARKDOWN_LIMIT: usize = 65_536;
+
+/// Writes a report in the given format as it is produced, reading a spilled failure list back
+/// entry by entry, so a report with a million failures is never held whole in any format.
+pub fn render_to(
+    report: &GapReport,
+    format: OutputFormat,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    render_to_with(report, format, &RenderOptions::default(), out)
+}
+
+/// [`render_to`] with [`RenderOptions`] for the human formats (ignored for JSON).
+pub fn render_to_with(
+    report: &GapReport,
+    format: OutputFormat,
+    opts: &RenderOptions,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        OutputFormat::Json => {
+            json::to_writer(out, report)?;
+            out.write_all(b"\n")?;
+            out.flush()
+        }
+        OutputFormat::Markdown => streamed(out, |s| markdown::markdown_into(report, opts, s)),
+        OutputFormat::Summary => streamed(out, |s| summary::summary_into(report, opts, s)),
+    }
+}
+
+/// Text written through [`std::fmt::Write`] into an [`std::io::Write`], buffered; the first I/O
+/// error stops the writing and is kept, so the renderers can ignore `writeln!`'s result.
+pub(crate) struct Sink<'a> {
+    w: std::io::BufWriter<&'a mut dyn std::io::Write>,
+    error: Option<std::io::Error>,
+}
+
+impl Sink<'_> {
+    pub(crate) fn push(&mut self, c: char) {
+        let _ = fmt::Write::write_char(self, c);
+    }
+
+    pub(crate) fn push_str(&mut self, s: &str) {
+        let _ = fmt::Write::write_str(self, s);
+    }
+}
+
+impl fmt::Write for Sink<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if self.error.is_some() {
+            return Err(fmt::Error);
+        }
+        std::io::Write::write_all(&mut self.w, s.as_bytes()).map_err(|e| {
+            self.error = Some(e);
+            fmt::Error
+        })
+    }
+}
+
+fn streamed(
+    out: &mut dyn std::io::Write,
+    render: impl FnOnce(&mut Sink<'_>),
+) -> std::io::Result<()> {
+    let mut sink = Sink {
+        w: std::io::BufWriter::with_capacity(64 * 1024, out),
+        error: None,
+    };
+    render(&mut sink);
+    match sink.error {
+        Some(e) => Err(e),
+        None => std::io::Write::flush(&mut sink.w),
+    }
+}
+
+/// Renders into memory through the streaming renderer (writing to a `Vec` cannot fail).
+pub(crate) fn to_string(render: impl FnOnce(&mut Sink<'_>)) -> String {
+    let mut buf = Vec::new();
+    let _ = streamed(&mut buf, render);
+    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}

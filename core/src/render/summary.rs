@@ -1,0 +1,68 @@
+//! The reference validators' summary lines (`Shadow Score: 11.1% 🟢 (minor)`, ...).
+
+use std::fmt::Write as _;
+
+use super::headline::{advisory_head, provenance_line, score_text};
+use super::text::{cut, one_line};
+use super::{RenderOptions, Sink, to_string};
+use crate::report::GapReport;
+
+/// A failure message in the summary is cut after this many bytes (on a char boundary).
+pub const SUMMARY_MESSAGE_CAP: usize = 200;
+
+/// The summary lines of the reference validators (`Shadow Score: 11.1% 🟢 (minor)`, `Sealed:
+/// 16/18 passed`, ...), followed by gapscore's advisory lines when the report is advisory.
+pub fn render_summary(report: &GapReport) -> String {
+    to_string(|s| summary_into(report, &RenderOptions::default(), s))
+}
+
+pub(super) fn summary_into(report: &GapReport, opts: &RenderOptions, out: &mut Sink<'_>) {
+    let dialect = report.dialect();
+    let level = report.report.level;
+    let mark = advisory_head(report).unwrap_or_else(|| format!("{} ({level})", level.indicator()));
+    let _ = writeln!(
+        out,
+        "{}: {}% {mark}",
+        dialect.score_name(),
+        score_text(report),
+    );
+    if let Some(p) = provenance_line(report) {
+        let _ = writeln!(out, "{p}");
+    }
+    let s = &report.sealed_tests;
+    let _ = writeln!(out, "Sealed: {}/{} passed", s.passed, s.total);
+    if let Some(o) = &report.open_tests {
+        let _ = writeln!(out, "Open:   {}/{} passed", o.passed, o.total);
+    }
+    if !report.failures.is_empty() {
+        let total = report.failures.len();
+        let _ = writeln!(out, "\nFailures ({total}):");
+        let shown = opts.max_failures.unwrap_or(usize::MAX).min(total);
+        for f in report.failures.iter().take(shown) {
+            if f.message.is_empty() {
+                let _ = writeln!(out, "  ❌ {}", f.test_name);
+            } else {
+                let line = one_line(&f.message);
+                let _ = writeln!(
+                    out,
+                    "  ❌ {}: {}",
+                    f.test_name,
+                    cut(&line, SUMMARY_MESSAGE_CAP)
+                );
+            }
+        }
+        if shown < total {
+            let _ = writeln!(
+                out,
+                "  … {} more not shown (--max-failures {shown}); the JSON report lists every one",
+                total - shown
+            );
+        }
+    }
+    if let Some(reason) = &report.report.advisory_reason {
+        let _ = writeln!(out, "\nAdvisory: {reason}");
+    }
+    if let Some(g) = report.gapscore.as_ref().and_then(|e| e.gate.as_ref()) {
+        let _ = writeln!(out, "\nGate: {}: {}", g.verdict, g.reason);
+    }
+}
