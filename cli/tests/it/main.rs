@@ -15,6 +15,7 @@ mod c_plugin;
 mod check;
 mod check_output;
 mod cli;
+mod crate_graph;
 mod cut_text;
 mod docs;
 mod everyday;
