@@ -10,7 +10,7 @@ use gapscore_core::{
     render::render_json,
 };
 use gapscore_engine::fs::write_atomic;
-use gapscore_engine::score::first_causes;
+use gapscore_engine::outcome::first_causes;
 use gapscore_engine::{ScoreRequest, SealInput};
 use gapscore_seal::digest::FileHasher;
 use gapscore_seal::sealed_dir::{FsError, chain, sha256_file};
