@@ -225,8 +225,12 @@ pub(crate) fn score(
     }
     req.policy = p.policy;
     req.categories.clone_from(&p.rules);
-    if let (Some(record), Some(dir)) = (&p.spec.seal, &p.sealed_dir) {
-        req.seal = Some(SealInput::new(record, dir));
+    // A record without its directory still counts its hash and expected tests
+    // (docs/batch.md); it is never dropped.
+    match (&p.spec.seal, &p.sealed_dir) {
+        (Some(record), Some(dir)) => req.seal = Some(SealInput::new(record, dir)),
+        (Some(record), None) => req.seal_record_only = Some(record.clone()),
+        (None, _) => {}
     }
     req.dialect = opts.dialect;
     req.spec_version = opts.spec_version;

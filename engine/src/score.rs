@@ -21,7 +21,7 @@ use gapscore_seal::checked_seal;
 use gapscore_seal::combined::Contradictions;
 use gapscore_seal::digest::canonical_sha256;
 use gapscore_seal::plurality;
-use gapscore_seal::sealed_dir::FsError;
+use gapscore_seal::sealed_dir::{self, FsError};
 use gapscore_seal::verify::VerifyOptions;
 
 use crate::error::Error;
@@ -73,6 +73,11 @@ pub struct ScoreRequest {
     pub categories: Option<PathBuf>,
     /// The seal to check first and score under.
     pub seal: Option<SealInput>,
+    /// A seal record whose sealed directory is not at hand (`batch` with `seal.json` and no
+    /// sealed test directory): its hash is the report's `sealed_hash` and its expected tests
+    /// the manifest, but no directory is verified (a warning says so). A combined record needs
+    /// its directories and is refused. Not with `seal`.
+    pub seal_record_only: Option<PathBuf>,
     /// The sealed hash given by the user (`--sealed-hash`); must agree with the seal record's.
     pub sealed_hash: Option<String>,
     /// A hardening history and the cycle budget, for the report's `hardening` object.
@@ -126,6 +131,7 @@ impl ScoreRequest {
             policy: StatusPolicy::default(),
             categories: None,
             seal: None,
+            seal_record_only: None,
             sealed_hash: None,
             history: None,
             overlap: None,
@@ -374,6 +380,40 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
             .expected_tests
             .map(|ids| Arc::new(Manifest::new(ids)));
         sealed_dirs = checked.dirs.into_iter().map(|(d, _)| d).collect();
+    }
+    if let Some(path) = &req.seal_record_only {
+        let refuse = |m: String| ScoreOutcome::refused(Refusal::Usage(Error::Usage(m)), Vec::new());
+        if req.seal.is_some() {
+            return refuse("a seal record is given twice (with and without its directory)".into());
+        }
+        if plurality::is_combined(path).unwrap_or(false) {
+            return refuse(format!(
+                "{}: a combined seal is checked suite by suite against its directories: give the sealed test directory",
+                path.display()
+            ));
+        }
+        let record = match sealed_dir::read_record(path) {
+            Ok(r) => r,
+            Err(e) => {
+                return ScoreOutcome::refused(Refusal::SealUnreadable(e.into()), diagnostics);
+            }
+        };
+        if sealed_hash.as_ref().is_some_and(|h| *h != record.hash) {
+            return refuse(
+                "--sealed-hash differs from the seal record's hash; give one of them".into(),
+            );
+        }
+        diagnostics.push(Diagnostic::warning(
+            Code::SealNotVerified,
+            format!(
+                "{}: the seal record is used without its sealed directory: its hash and expected tests count, but no directory was checked against it",
+                path.display()
+            ),
+        ));
+        sealed_hash = Some(record.hash.clone());
+        manifest = record
+            .expected_tests
+            .map(|ids| Arc::new(Manifest::new(ids)));
     }
     let rules = match &req.categories {
         None => None,

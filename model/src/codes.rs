@@ -226,6 +226,9 @@ codes! {
     SuitesMergedAway = "W219", "engine",
         "more suites than the per-suite counts hold; the rest are counted together",
         "nothing to do: the totals are exact, only the per-suite breakdown is merged";
+    SealNotVerified = "W220", "engine",
+        "a seal record was used without its sealed directory: its hash and expected tests count, but no directory was checked against it",
+        "give the sealed test directory too (batch: sealed-tests/ or sealed_dir), so that the tests that ran are shown to be the sealed ones";
 
     InputUnreadable = "E001", "engine",
         "an input file could not be read or parsed",

@@ -37,6 +37,12 @@ pub struct SuiteSeal {
     pub directory: String,
     /// The record file it was read from, as given.
     pub record: String,
+    /// The SHA-256 of that record file's bytes (`sha256:<hex>`), written when combining: the
+    /// record a verification finds must be this one, whatever its path resolves to, since the
+    /// suite's hash does not cover the record's expected tests. `None` in combined records made
+    /// before it was kept (their records are found beside the combined record first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_sha256: Option<String>,
 }
 
 impl SuiteSeal {
@@ -52,6 +58,7 @@ impl SuiteSeal {
             hash: hash.into(),
             directory: directory.into(),
             record: record.into(),
+            record_sha256: None,
         }
     }
 }

@@ -122,12 +122,14 @@ pub fn combine(
                 path.display()
             )));
         };
-        suites.push(SuiteSeal::new(
+        let mut suite = SuiteSeal::new(
             family,
             r.hash.clone(),
             r.directory.clone(),
             path.display().to_string(),
-        ));
+        );
+        suite.record_sha256 = Some(format!("sha256:{}", sealed_dir::sha256_file(path)?));
+        suites.push(suite);
     }
     let mut combined =
         CombinedSeal::new(suites, created).map_err(|e| Error::Usage(e.to_string()))?;
@@ -156,6 +158,8 @@ pub struct SuiteCheck {
     pub record_path: PathBuf,
     /// Its record.
     pub record: SealRecord,
+    /// The SHA-256 of the record file found (`sha256:<hex>`).
+    pub record_sha256: String,
     /// Its directory: the record's `directory`, relative to the base directory.
     pub dir: PathBuf,
     /// The directory checked against the record.
@@ -166,11 +170,21 @@ impl SuiteCheck {
     /// The record's hash is the one the combined record lists for the suite, and so is its
     /// author's family (a family changed in the combined record alone is caught here).
     pub fn listed(&self) -> bool {
-        self.record.hash == self.suite.hash
+        self.record_is_bound()
+            && self.record.hash == self.suite.hash
             && self.record.author_family.as_deref().is_some_and(|f| {
                 f.trim()
                     .eq_ignore_ascii_case(self.suite.author_family.trim())
             })
+    }
+
+    /// The record file found is the one the suite was combined from (when the combined record
+    /// keeps its SHA-256): a record of the same name planted elsewhere is not taken for it.
+    pub fn record_is_bound(&self) -> bool {
+        self.suite
+            .record_sha256
+            .as_ref()
+            .is_none_or(|h| *h == self.record_sha256)
     }
 
     /// Listed and its directory matches.
@@ -230,6 +244,15 @@ impl CombinedCheck {
             ));
         }
         for s in &self.suites {
+            if !s.record_is_bound() {
+                out.push(format!(
+                    "`{}` ({}): this record file (sha256 {}) is not the one the combined seal was made from ({})",
+                    s.record_path.display(),
+                    s.suite.author_family,
+                    s.record_sha256,
+                    s.suite.record_sha256.as_deref().unwrap_or_default()
+                ));
+            }
             if s.record.hash != s.suite.hash {
                 out.push(format!(
                     "`{}` ({}): its hash {} is not the one the combined record lists ({})",
@@ -319,12 +342,32 @@ pub fn verify_combined_record(
     let recomputed = combined_hash(&pairs);
     let mut suites = Vec::new();
     for suite in &combined.suites {
-        let mut record_path = PathBuf::from(&suite.record);
+        // Beside the combined record first: the working directory is not the record keeper's
+        // (a file of the same name planted there must not be taken for the suite's record).
+        let given = PathBuf::from(&suite.record);
+        let mut record_path = match path.parent() {
+            Some(parent) if given.is_relative() && parent.join(&given).is_file() => {
+                parent.join(&given)
+            }
+            _ => given,
+        };
         if !record_path.is_file()
-            && let Some(parent) = path.parent()
+            && let (Some(parent), Some(name)) =
+                (path.parent(), Path::new(&suite.record).file_name())
         {
-            record_path = parent.join(&suite.record);
+            record_path = parent.join(name);
         }
+        let record_sha256 = format!(
+            "sha256:{}",
+            sealed_dir::sha256_file(&record_path).map_err(|e| {
+                Error::Input(format!(
+                    "the sealed suite by {} ({}): {}",
+                    suite.author_family,
+                    path.display(),
+                    sealed_dir::chain(&e)
+                ))
+            })?
+        );
         let record = sealed_dir::read_record(&record_path).map_err(|e| {
             Error::Input(format!(
                 "the sealed suite by {} ({}): {}",
@@ -346,6 +389,7 @@ pub fn verify_combined_record(
         suites.push(SuiteCheck {
             suite: suite.clone(),
             record_path,
+            record_sha256,
             record,
             dir,
             verification,

@@ -73,6 +73,17 @@ pub enum FsError {
     /// A file name that is not UTF-8: it has no stable spelling to hash.
     #[error("`{}`: file names that are not utf-8 cannot be sealed", .0.display())]
     NotUtf8(PathBuf),
+    /// An entry that is neither a regular file, a directory nor a symbolic link (a FIFO, a
+    /// socket, a device): it has no bytes to hash, and what reading it gives is whatever its
+    /// writer says at the time, so a sealed directory holding one can be neither sealed nor
+    /// verified.
+    #[error("`{}` is {kind}, not a regular file: a sealed directory holds regular files only, so it can be neither sealed nor verified; remove it", .path.display())]
+    NotRegular {
+        /// The entry.
+        path: PathBuf,
+        /// What it is (`a FIFO`, `a socket`, `a device`).
+        kind: &'static str,
+    },
     /// Directories nested deeper than [`MAX_DEPTH`].
     #[error("`{}`: directories nested more than {MAX_DEPTH} deep", .0.display())]
     TooDeep(PathBuf),
@@ -256,9 +267,35 @@ fn walk(
             let target = fs::read_link(&path).map_err(|e| io(&path, e))?;
             scan.links
                 .push((child, target.to_string_lossy().into_owned()));
+        } else {
+            // Nothing in a sealed directory is passed over: a FIFO, a socket or a device is
+            // neither hashed nor skipped, it stops the scan.
+            return Err(FsError::NotRegular {
+                path,
+                kind: special_kind(kind),
+            });
         }
     }
     Ok(())
+}
+
+/// What a directory entry that is not a file, a directory or a link is, for the error.
+fn special_kind(kind: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    let _ = kind;
+    "a special file"
 }
 
 /// The SHA-256 of a file's bytes, as lowercase hex, read as a stream.
@@ -310,6 +347,42 @@ mod tests {
             seen,
             [("a/b/test_x.py".to_owned(), 22), ("top.t".to_owned(), 5)]
         );
+    }
+
+    /// A FIFO or a socket in a sealed directory is neither hashed nor passed over: scanning
+    /// stops with an error naming it (the seal, `seal --verify`, `score --seal` and `check` all
+    /// scan through here).
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_socket_stops_the_scan_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("test_a.py"), "def test_a(): pass\n").unwrap();
+        fs::create_dir(root.join("sub")).unwrap();
+        let socket = root.join("sub/s.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        for result in [
+            scan(root, &Excludes::default()).map(|_| ()),
+            scan_contents(root, &Excludes::default(), &mut |_, _| {}).map(|_| ()),
+        ] {
+            match result {
+                Err(FsError::NotRegular { path, kind }) => {
+                    assert_eq!((path.as_path(), kind), (socket.as_path(), "a socket"));
+                }
+                other => panic!("a socket in a sealed directory: {other:?}"),
+            }
+        }
+        // Left out by an exclude, it is not read at all.
+        assert!(scan(root, &Excludes::new(&["sub"]).unwrap()).is_ok());
+        let fifo = root.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let e = scan(root, &Excludes::new(&["sub"]).unwrap()).unwrap_err();
+            assert!(
+                e.to_string().contains("is a FIFO, not a regular file"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 use crate::common;
 
 use gapscore_batch::generate::{GenerateOptions, Kind, generate, kind, name};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use common::BIN;
 const OUTPUTS: [&str; 5] = [
@@ -655,6 +655,56 @@ fn seals_checked_and_broken_seal_is_an_error_row() {
         first.starts_with(&format!("error: {e}")),
         "{first}\nrow: {e}"
     );
+}
+
+/// A seal record without its sealed directory is not dropped: its expected tests count (the
+/// two without a result fail) and its hash is the report's, while the report does not claim the
+/// seal holds (docs/batch.md; found by an attack on the build, issue 30).
+#[test]
+fn a_seal_record_without_its_directory_still_counts_its_expected_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(&d.join("st/test_a.py"), "def test_t1(): pass\n");
+    write(
+        &d.join("stub.json"),
+        r#"{"tests": [{"name": "t1", "status": "passed"}, {"name": "t2", "status": "passed"}, {"name": "t3", "status": "passed"}]}"#,
+    );
+    fs::create_dir_all(d.join("root/r1")).unwrap();
+    let o = gapscore(
+        &[
+            "seal",
+            "st",
+            "--expect",
+            "stub.json",
+            "-o",
+            "root/r1/seal.json",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    write(
+        &d.join("root/r1/sealed/a.json"),
+        r#"{"tests": [{"name": "t1", "status": "passed"}]}"#,
+    );
+    let o = gapscore(&["batch", "root", "-o", "out", "--threshold", "15"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r = rows(&d.join("out"));
+    assert_eq!(r[0]["score"], 66.7, "{}", r[0]);
+    let report: Value =
+        serde_json::from_str(&fs::read_to_string(d.join("out/reports/r1.json")).unwrap()).unwrap();
+    assert!(
+        report["report"]["sealed_hash"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+    assert_eq!(
+        report["gapscore"]["manifest"]["missing"],
+        json!(["t2", "t3"]),
+        "{report:#}"
+    );
+    // Nothing was checked against a directory: the report does not say the seal holds.
+    assert!(report["report"].get("seal_broken").is_none(), "{report:#}");
 }
 
 #[test]

@@ -470,6 +470,54 @@ fn a_forged_combined_record_is_a_broken_seal() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
 }
 
+/// A suite's record is bound to the combined seal by its bytes: a record of the same hash and
+/// family with other expected tests (which the suite hash does not cover) breaks the seal, and a
+/// record of the same name in the working directory is not taken for the one beside the
+/// combined record (found by an attack on the build, issue 30).
+#[test]
+fn a_suite_record_is_the_one_the_seal_was_combined_from() {
+    let tmp = plural();
+    let root = tmp.path();
+    // A planted copy in another working directory, with tx2 (the failing test) dropped.
+    let mut planted: Value =
+        serde_json::from_str(&fs::read_to_string(root.join("a.seal.json")).unwrap()).unwrap();
+    planted["expected_tests"] = json!(["tx1"]);
+    fs::create_dir(root.join("work")).unwrap();
+    write(&root.join("work/a.seal.json"), &planted);
+    fs::copy(root.join("res.json"), root.join("work/res.json")).unwrap();
+    let o = run_in(
+        &root.join("work"),
+        &[
+            "score",
+            "--sealed",
+            "res.json",
+            "--seal",
+            "../combined.json",
+            "--sealed-dir",
+            "..",
+            "--spec-version",
+            "2",
+            "--implementer-family",
+            "anthropic",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = json_of(&o);
+    assert_eq!(r["report"]["shadow_score"], json!(33.3), "{r:#}");
+
+    // The record itself swapped for one with the same hash and family.
+    write(&root.join("a.seal.json"), &planted);
+    let o = score(root, &["--implementer-family", "anthropic"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is not the one the combined seal was made from"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_in(root, &["seal", "--verify", "combined.json", "."]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+}
+
 #[test]
 fn a_v1_report_refuses_a_combined_seal() {
     let tmp = plural();
