@@ -324,6 +324,16 @@ pub fn verify_combined(
     verify_combined_record(path, read_combined(path)?, base, opts)
 }
 
+/// An error reading or checking one suite of the combined record at `path`, naming the suite.
+fn in_suite(suite: &SuiteSeal, path: &Path, e: &(dyn std::error::Error + 'static)) -> Error {
+    Error::Input(format!(
+        "the sealed suite by {} ({}): {}",
+        suite.author_family,
+        path.display(),
+        sealed_dir::chain(e)
+    ))
+}
+
 /// [`verify_combined`] for a record already read from `path` (by [`read_if_combined`]), so
 /// that a caller which had to read it to learn its kind does not read it again.
 pub fn verify_combined_record(
@@ -359,33 +369,13 @@ pub fn verify_combined_record(
         }
         let record_sha256 = format!(
             "sha256:{}",
-            sealed_dir::sha256_file(&record_path).map_err(|e| {
-                Error::Input(format!(
-                    "the sealed suite by {} ({}): {}",
-                    suite.author_family,
-                    path.display(),
-                    sealed_dir::chain(&e)
-                ))
-            })?
+            sealed_dir::sha256_file(&record_path).map_err(|e| in_suite(suite, path, &e))?
         );
-        let record = sealed_dir::read_record(&record_path).map_err(|e| {
-            Error::Input(format!(
-                "the sealed suite by {} ({}): {}",
-                suite.author_family,
-                path.display(),
-                sealed_dir::chain(&e)
-            ))
-        })?;
+        let record =
+            sealed_dir::read_record(&record_path).map_err(|e| in_suite(suite, path, &e))?;
         let dir = base.join(&suite.directory);
         let verification = verify_dir(&dir, &Expected::Record(Box::new(record.clone())), opts)
-            .map_err(|e| {
-                Error::Input(format!(
-                    "the sealed suite by {} ({}): {}",
-                    suite.author_family,
-                    path.display(),
-                    sealed_dir::chain(&e)
-                ))
-            })?;
+            .map_err(|e| in_suite(suite, path, &e))?;
         suites.push(SuiteCheck {
             suite: suite.clone(),
             record_path,
