@@ -430,8 +430,13 @@ pub struct ManifestCheck {
     pub expected: u64,
     /// Expected tests without a result: each counted as failed (`sealed test did not run`).
     pub missing: Vec<String>,
-    /// Results for tests the manifest does not list (renamed or injected): not counted.
+    /// Results for tests the manifest does not list (renamed or injected) that did not fail:
+    /// not counted.
     pub unexpected: Vec<String>,
+    /// Failing results for tests the manifest does not list (a hook, a whole file, a renamed
+    /// test): each counted as failed, since a failure is evidence whatever its name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unexpected_failed: Vec<String>,
 }
 
 /// One input file.

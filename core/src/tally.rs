@@ -71,9 +71,14 @@ pub struct Tally {
     pub names: Vec<String>,
     /// Manifest positions of the expected tests read.
     manifest_seen: Vec<u32>,
-    /// With a manifest: ids of tests read that it does not list (renamed or injected tests),
-    /// in input order. They are not counted.
+    /// With a manifest: ids of tests read that it does not list (renamed or injected tests)
+    /// and that did not fail, in input order. They are not counted: a passing test the seal
+    /// record does not list must not stand in for a sealed one.
     pub unexpected: Vec<String>,
+    /// With a manifest: ids of failing results it does not list (a hook, a whole test file or a
+    /// renamed test that failed under a name no record holds), in input order. A failure is
+    /// evidence whatever its name, so each is counted as failed.
+    pub unexpected_failed: Vec<String>,
     /// With a manifest, after [`Tally::apply_manifest`]: expected tests that have no result;
     /// each counted as failed.
     pub missing: Vec<String>,
@@ -209,6 +214,7 @@ impl Tally {
         self.manifest_seen.extend(other.manifest_seen);
         self.names.extend(other.names);
         self.unexpected.extend(other.unexpected);
+        self.unexpected_failed.extend(other.unexpected_failed);
         self.parents_with_failed_child
             .extend(other.parents_with_failed_child);
         self.dups.merge(other.dups);
@@ -455,6 +461,9 @@ impl EventSink for Tally {
         {
             match m.position(&test.id) {
                 Some(i) => self.manifest_seen.push(i),
+                None if self.policy.outcome(&test) == CountsAs::Fail => {
+                    self.unexpected_failed.push(test.id.clone());
+                }
                 None => {
                     self.unexpected.push(test.id);
                     return;
@@ -667,6 +676,35 @@ mod tests {
         assert_eq!(last.test_name, "c");
         assert_eq!(last.message.as_deref(), Some("sealed test did not run"));
         assert_eq!(all.suites[MISSING_SUITE].failed, 1);
+    }
+
+    /// A failure under a name the record does not list (a file-level `not ok`, a failing
+    /// hook) is counted, through either finishing path; a pass under such a name is not (found
+    /// by an attack on the build: an after-hook failure read as a perfect score).
+    #[test]
+    fn a_manifest_counts_failures_it_does_not_list() {
+        let m = Arc::new(Manifest::new(["a", "b"].iter().map(|s| (*s).to_owned())));
+        let mut tally = Tally::with_manifest(StatusPolicy::default(), m);
+        tally.test_finished(t("a", Status::Passed));
+        tally.test_finished(t("b", Status::Passed));
+        tally.test_finished(t("/tmp/ws/a.test.js", Status::Failed));
+        tally.test_finished(t("after all hook", Status::Errored));
+        tally.test_finished(t("injected", Status::Passed));
+        tally.finish();
+        tally.apply_manifest();
+        assert_eq!(tally.unexpected, ["injected"]);
+        assert_eq!(
+            tally.unexpected_failed,
+            ["/tmp/ws/a.test.js", "after all hook"]
+        );
+        assert_eq!((tally.counts.failed, tally.counts.total), (2, 4));
+        let names: Vec<String> = tally
+            .failures
+            .to_vec()
+            .into_iter()
+            .map(|f| f.test_name)
+            .collect();
+        assert_eq!(names, ["/tmp/ws/a.test.js", "after all hook"]);
     }
 
     #[test]

@@ -468,7 +468,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     }
     if !sealed.unexpected.is_empty() {
         diagnostics.push(Diagnostic::warning(Code::UnexpectedSealedResults, format!(
-            "{} sealed result{} for tests the seal record does not list (renamed or injected; not counted): {}",
+            "{} passing sealed result{} for tests the seal record does not list (renamed or injected; not counted): {}",
             sealed.unexpected.len(),
             if sealed.unexpected.len() == 1 {
                 " is"
@@ -476,6 +476,18 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
                 "s are"
             },
             preview(&sealed.unexpected)
+        )));
+    }
+    if !sealed.unexpected_failed.is_empty() {
+        diagnostics.push(Diagnostic::warning(Code::UnexpectedSealedResults, format!(
+            "{} failing sealed result{} for tests the seal record does not list (a hook, a whole file or a renamed test; each counted as failed): {}",
+            sealed.unexpected_failed.len(),
+            if sealed.unexpected_failed.len() == 1 {
+                " is"
+            } else {
+                "s are"
+            },
+            preview(&sealed.unexpected_failed)
         )));
     }
     let open: Option<Tally> = (!req.open.is_empty()).then(|| {

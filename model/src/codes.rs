@@ -194,8 +194,8 @@ codes! {
         "expected sealed tests (from the seal record) did not run",
         "find why they did not run; each counts as failed";
     UnexpectedSealedResults = "W209", "engine",
-        "sealed results for tests the seal record does not list were not counted",
-        "a renamed or injected test: reseal if the rename is intended";
+        "sealed results for tests the seal record does not list: passes are not counted, failures each count as failed",
+        "a renamed or injected test, or a failure outside any listed test (a hook, a whole file): reseal if a rename is intended";
     HistoryNote = "W210", "engine",
         "the hardening history holds something worth knowing",
         "read the message; the history file is named in it";

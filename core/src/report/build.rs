@@ -251,6 +251,7 @@ fn build(
             expected,
             missing: sealed.missing.clone(),
             unexpected: sealed.unexpected.clone(),
+            unexpected_failed: sealed.unexpected_failed.clone(),
         }),
         coverage_delta: open.map(|o| {
             sealed
