@@ -537,11 +537,18 @@ impl EventSink for Tally {
         // A problem standing for n tests (declared and not held) counts n failures: a file that
         // promised 50 tests and holds 11 must not score better than one that holds all 50.
         let n = problem.weight();
-        add(&mut self.counts.total, n);
-        add(&mut self.counts.failed, n);
+        // A claim worse than the records (`declared-counts`, ...) stands for tests already read:
+        // that many passes of its suite become failures, and only what they do not cover is
+        // added, so that the per-suite counts still add up to the totals.
+        let within_read = problem.kind.counts_within_read();
         let c = self.suite_counts(Some(&place));
-        add(&mut c.total, n);
+        let within = if within_read { n.min(c.passed) } else { 0 };
+        c.passed -= within;
+        add(&mut c.total, n - within);
         add(&mut c.failed, n);
+        self.counts.passed -= within;
+        add(&mut self.counts.total, n - within);
+        add(&mut self.counts.failed, n);
         self.failures.push(FailureEntry {
             test_name: match problem.count {
                 Some(n) if n > 1 => format!("[{}] {place} ({n} tests)", problem.kind),

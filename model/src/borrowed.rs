@@ -50,6 +50,8 @@ pub struct TestCaseRef<'a> {
     pub file: Option<&'a str>,
     /// [`TestCase::line`].
     pub line: Option<u32>,
+    /// [`TestCase::decided_at`].
+    pub decided_at: Option<&'a str>,
     /// [`TestCase::output`].
     pub output: Option<&'a str>,
     /// [`TestCase::attempts`].
@@ -77,6 +79,7 @@ impl<'a> TestCaseRef<'a> {
             category: None,
             file: None,
             line: None,
+            decided_at: None,
             output: None,
             attempts: &[],
             parent: false,
@@ -99,6 +102,7 @@ impl<'a> TestCaseRef<'a> {
         t.category = self.category;
         t.file = own(self.file);
         t.line = self.line;
+        t.decided_at = own(self.decided_at);
         t.output = own(self.output);
         t.attempts = self.attempts.to_vec();
         t.parent = self.parent;
@@ -132,6 +136,7 @@ impl TestCase {
             category: self.category,
             file: self.file.as_deref(),
             line: self.line,
+            decided_at: self.decided_at.as_deref(),
             output: self.output.as_deref(),
             attempts: &self.attempts,
             parent: self.parent,

@@ -115,6 +115,24 @@ codes! {
     RunnerFailed = "P015", "readers, run",
         "the runner exited with a failure status while its results show no failure",
         "read the runner's output: what failed (a package build, a test file load) never reached the results";
+    DeclaredCounts = "P016", "readers",
+        "a file's declared counts (failures=, errors=, skipped=) say more tests failed or were skipped than its records",
+        "the records were edited or lost: rerun and keep the runner's file as written; that many passes count as failed";
+    SummaryCounts = "P017", "readers",
+        "a summary object (pytest-json-report summary, Jest numFailedTests, CTRF summary) says worse than the records",
+        "rerun and keep the runner's file as written; that many passes count as failed";
+    ExitStatus = "P018", "readers",
+        "a recorded exit status or success flag says the run failed while its records show no failure",
+        "read the runner's output for what failed outside the records (a hook, a load error, an edited file)";
+    SummaryLine = "P019", "readers",
+        "a footer or console summary line (`# fail 3`, `<!-- fail 3 -->`, `2 failed`) says worse than the records",
+        "rerun and keep the whole output; that many passes count as failed";
+    UnreadableCount = "P020", "readers",
+        "a declared count is not a non-negative integer in range (`10.0`, `-9`, empty), so it cannot be checked",
+        "keep the runner's file as written: a producer writes plain integers";
+    UnattributedResults = "P021", "readers",
+        "console text counts results it does not name, so which tests they were is unknown",
+        "give the runner's structured output (JUnit XML, JSON) or a verbose run (`-v`, `-rA`)";
 
     AdapterWarning = "W001", "plugins",
         "a warning from a reader that gave no code (or a code this gapscore does not know)",
@@ -168,6 +186,9 @@ codes! {
     ExitStatusMismatch = "W114", "readers",
         "the runner's overall verdict (exit status, success flag) disagrees with the results read",
         "look for what failed outside the tests (a crash after the run, a plugin error) in the runner's output";
+    LenientPolicyRefused = "W115", "engine",
+        "a skip or xfail was counted as failed despite a lenient policy: it was not decided inside the sealed directory",
+        "only the sealed tests may skip: a skip raised by the implementation (or one whose place the format does not record) counts as failed; name the sealed directory (`--sealed-dir`), or accept unlocated skips with `--trust-unlocated-skips`";
 
     InputLeftOut = "W201", "engine",
         "a file found in a directory was not read (not a result file)",
@@ -229,6 +250,9 @@ codes! {
     SealNotVerified = "W220", "engine",
         "a seal record was used without its sealed directory: its hash and expected tests count, but no directory was checked against it",
         "give the sealed test directory too (batch: sealed-tests/ or sealed_dir), so that the tests that ran are shown to be the sealed ones";
+    RepoPolicyLoosened = "W221", "batch",
+        "a repository's gapscore.toml tried to loosen the operator's policy; the operator's value was kept",
+        "a repository may tighten the policy (`skipped = \"fail\"`), never loosen it; remove the key or ask the operator";
 
     InputUnreadable = "E001", "engine",
         "an input file could not be read or parsed",

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use crate::borrowed::TestCaseRef;
 use crate::codes::Code;
+use crate::evidence::Evidence;
 use crate::run::{Problem, ProblemKind, Producer, TestCase, TestRun};
 use crate::text::{TEXT_CAP, is_cut};
 
@@ -49,6 +50,26 @@ pub trait EventSink {
         let _ = code;
         self.warning(message);
     }
+
+    /// A claim the input makes beside its records (a declared count, a summary, an exit
+    /// status, a footer; added in gapscore-model 0.4). The default judges it with
+    /// [`Evidence::judge`] (the worst evidence wins) and reports what it finds as problems
+    /// and warnings, so every sink counts it the same way; a sink overrides it only to keep
+    /// the evidence as well, and then still calls [`judge_evidence`].
+    fn evidence(&mut self, evidence: Evidence) {
+        judge_evidence(self, &evidence);
+    }
+}
+
+/// Reports what [`Evidence::judge`] finds into a sink: each problem, then each warning.
+pub fn judge_evidence<S: EventSink + ?Sized>(sink: &mut S, evidence: &Evidence) {
+    let j = evidence.judge();
+    for p in j.problems {
+        sink.problem(p);
+    }
+    for (code, w) in j.warnings {
+        sink.coded_warning(code, w);
+    }
 }
 
 impl<S: EventSink + ?Sized> EventSink for &mut S {
@@ -72,6 +93,9 @@ impl<S: EventSink + ?Sized> EventSink for &mut S {
     }
     fn coded_warning(&mut self, code: Code, message: String) {
         (**self).coded_warning(code, message);
+    }
+    fn evidence(&mut self, evidence: Evidence) {
+        (**self).evidence(evidence);
     }
 }
 

@@ -12,6 +12,8 @@
 //! - [`EventSink`], [`Normalizer`], [`RunCollector`], [`replay`]: the seam;
 //!   [`TestCaseRef`], a finished test borrowed from the adapter's buffers, is its fast path
 //!   ([`EventSink::test_finished_ref`]): a sink that only counts a test never copies it.
+//! - [`Evidence`] and [`Evidence::judge`]: what a file claims beside its records (declared
+//!   counts, summaries, exit statuses, footers), and the rule that the worst evidence wins.
 //! - [`InputError`], [`Location`]: unreadable input, with its place.
 //! - [`Code`] and [`codes::REGISTRY`]: the stable code of every problem kind, warning, error,
 //!   advisory reason and refusal, with its title and what to do; readers warn with
@@ -50,6 +52,7 @@ pub mod borrowed;
 pub mod codes;
 pub mod error;
 pub mod event;
+pub mod evidence;
 pub mod run;
 pub mod text;
 
@@ -57,4 +60,5 @@ pub use borrowed::TestCaseRef;
 pub use codes::Code;
 pub use error::{InputError, Location};
 pub use event::{EventSink, Normalizer, RunCollector, replay};
+pub use evidence::{Declared, DeclaredCount, Evidence, EvidenceSource, Judgement, ReadCounts};
 pub use run::{Attempt, Category, Problem, ProblemKind, Producer, Status, TestCase, TestRun};

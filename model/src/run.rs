@@ -229,11 +229,32 @@ pub enum ProblemKind {
     /// The runner exited with a failure status while its results show no failure: what failed
     /// (a package that did not build, a test file that did not load) never reached the results.
     RunnerFailed,
+    /// A file's declared counts (`failures=`, `errors=`, `skipped=` on a suite or its root) say
+    /// more tests failed or were skipped than its records show (added in 0.4). Counted among
+    /// the tests read: that many of the passes are counted as failed.
+    DeclaredCounts,
+    /// A summary object (pytest-json-report's `summary`, Jest's `numFailedTests`, CTRF's
+    /// `summary`) says more tests failed or were skipped than the records (added in 0.4).
+    /// Counted among the tests read.
+    SummaryCounts,
+    /// A recorded exit status or success flag says the run failed while its records show no
+    /// failure and no other problem (added in 0.4).
+    ExitStatus,
+    /// A footer or console summary line (`# fail 3`, `<!-- fail 3 -->`, `== 2 failed ==`) says
+    /// more tests failed or were skipped than the records (added in 0.4). Counted among the
+    /// tests read.
+    SummaryLine,
+    /// A declared count that is not a non-negative integer in range (`tests="10.0"`, `-9`, an
+    /// empty value): what it declared cannot be checked, so it is a problem (added in 0.4).
+    UnreadableCount,
+    /// Console text counts results it does not name (progress dots, a summary line): the
+    /// reader cannot tell which tests they were (added in 0.4).
+    UnattributedResults,
 }
 
 impl ProblemKind {
     /// Every problem kind.
-    pub const ALL: [ProblemKind; 15] = [
+    pub const ALL: [ProblemKind; 21] = [
         ProblemKind::BuildFailure,
         ProblemKind::CollectionError,
         ProblemKind::SuiteError,
@@ -249,6 +270,12 @@ impl ProblemKind {
         ProblemKind::MissingResults,
         ProblemKind::Interrupted,
         ProblemKind::RunnerFailed,
+        ProblemKind::DeclaredCounts,
+        ProblemKind::SummaryCounts,
+        ProblemKind::ExitStatus,
+        ProblemKind::SummaryLine,
+        ProblemKind::UnreadableCount,
+        ProblemKind::UnattributedResults,
     ];
 
     /// The kebab-case name used in JSON (`build-failure`, ...).
@@ -269,6 +296,12 @@ impl ProblemKind {
             ProblemKind::MissingResults => "missing-results",
             ProblemKind::Interrupted => "interrupted",
             ProblemKind::RunnerFailed => "runner-failed",
+            ProblemKind::DeclaredCounts => "declared-counts",
+            ProblemKind::SummaryCounts => "summary-counts",
+            ProblemKind::ExitStatus => "exit-status",
+            ProblemKind::SummaryLine => "summary-line",
+            ProblemKind::UnreadableCount => "unreadable-count",
+            ProblemKind::UnattributedResults => "unattributed-results",
         }
     }
 
@@ -291,6 +324,12 @@ impl ProblemKind {
             ProblemKind::MissingResults => Code::MissingResults,
             ProblemKind::Interrupted => Code::Interrupted,
             ProblemKind::RunnerFailed => Code::RunnerFailed,
+            ProblemKind::DeclaredCounts => Code::DeclaredCounts,
+            ProblemKind::SummaryCounts => Code::SummaryCounts,
+            ProblemKind::ExitStatus => Code::ExitStatus,
+            ProblemKind::SummaryLine => Code::SummaryLine,
+            ProblemKind::UnreadableCount => Code::UnreadableCount,
+            ProblemKind::UnattributedResults => Code::UnattributedResults,
         }
     }
 
@@ -312,7 +351,23 @@ impl ProblemKind {
             ProblemKind::MissingResults => "missing results",
             ProblemKind::Interrupted => "run interrupted",
             ProblemKind::RunnerFailed => "runner failed",
+            ProblemKind::DeclaredCounts => "declared counts say worse",
+            ProblemKind::SummaryCounts => "summary says worse",
+            ProblemKind::ExitStatus => "exit status says failed",
+            ProblemKind::SummaryLine => "summary line says worse",
+            ProblemKind::UnreadableCount => "unreadable declared count",
+            ProblemKind::UnattributedResults => "results without names",
         }
+    }
+
+    /// True for the kinds whose count stands for tests already read (a declared failure among
+    /// records that read as passed): scoring moves that many passes to failed instead of adding
+    /// tests. Every other kind adds its count as failed tests of its own.
+    pub fn counts_within_read(self) -> bool {
+        matches!(
+            self,
+            ProblemKind::DeclaredCounts | ProblemKind::SummaryCounts | ProblemKind::SummaryLine
+        )
     }
 }
 
@@ -483,6 +538,12 @@ pub struct TestCase {
     /// Source line of the test, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// Where a skip or xfail was decided (`path:line`, as the format records it: the
+    /// `pytest.skip()` call, the skip marker), when the format records it (added in 0.4).
+    /// A lenient policy (`--skipped exclude`, `--xfail pass`) applies only when this lies inside
+    /// the sealed directory: a skip the implementation raised is not the sealed tests' decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<String>,
     /// Captured stdout/stderr, when the format keeps it (cut at 64 KiB, with a note).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
@@ -520,6 +581,7 @@ impl TestCase {
             category: None,
             file: None,
             line: None,
+            decided_at: None,
             output: None,
             attempts: Vec::new(),
             parent: false,
