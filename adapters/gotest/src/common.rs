@@ -173,8 +173,7 @@ pub(crate) fn summary_line(line: &str) -> Option<Summary<'_>> {
 /// An import path as go prints it: no control characters, not a sentence's word (`FAIL:`).
 fn go_package_path(p: &str) -> bool {
     !p.ends_with(':')
-        && p
-            .chars()
+        && p.chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '~' | '+'))
 }
 
@@ -411,7 +410,10 @@ mod tests {
             ("github.com/x/example", SummaryVerb::Fail, "[setup failed]")
         );
         let s = summary_line("ok      package/name/passing1 0.100s").unwrap();
-        assert_eq!((s.package, s.verb), ("package/name/passing1", SummaryVerb::Ok));
+        assert_eq!(
+            (s.package, s.verb),
+            ("package/name/passing1", SummaryVerb::Ok)
+        );
         let s = summary_line("FAIL    package/panic  0.003s").unwrap();
         assert_eq!((s.package, s.rest), ("package/panic", "0.003s"));
         assert_eq!(summary_line("FAIL this test broke"), None);

@@ -570,8 +570,8 @@ impl Reader<'_> {
         // records: a failed package whose records show no failure and no problem is judged
         // (exit-status). A skip never fails a Go package, so skips are not passed as
         // explaining one.
-        let explained = self.problems - problems_before
-            + u64::from(self.build_reported.contains(&suite));
+        let explained =
+            self.problems - problems_before + u64::from(self.build_reported.contains(&suite));
         let says_failed = failed || pkg.output_says_fail;
         let place = if failed {
             format!(

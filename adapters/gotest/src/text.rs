@@ -442,7 +442,9 @@ impl Reader<'_> {
         let place = match (line, b.binary_failed) {
             (Some(l), _) if l.says_failed => format!("package `{suite}`'s `FAIL` line"),
             (_, true) => match pkg {
-                Some(_) => format!("the test binary's `FAIL` line before package `{suite}`'s `ok` line"),
+                Some(_) => {
+                    format!("the test binary's `FAIL` line before package `{suite}`'s `ok` line")
+                }
                 None => "the test binary's `FAIL` line".to_owned(),
             },
             (Some(_), false) => format!("package `{suite}`'s `ok` line"),
@@ -458,7 +460,9 @@ impl Reader<'_> {
         };
         let mut evidence = Evidence::new(EvidenceSource::ConsoleSummary, place)
             .declaring(Declared::new().run_failed(says_failed))
-            .reading(ReadCounts::new(tests, failures, 0).with_problems(self.problems - problems_before));
+            .reading(
+                ReadCounts::new(tests, failures, 0).with_problems(self.problems - problems_before),
+            );
         if !suite.is_empty() {
             evidence = evidence.with_scope(suite.clone());
         }

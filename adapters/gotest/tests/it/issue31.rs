@@ -38,7 +38,10 @@ fn a_package_fail_event_against_passing_records_is_an_exit_status_problem() {
     let run = fixture("json-package-fail-kept.jsonl");
     assert!(run.tests.iter().all(|t| t.status == Status::Passed));
     assert_eq!(kinds(&run), vec![ProblemKind::ExitStatus]);
-    assert_eq!(run.problems[0].suite.as_deref(), Some("example.com/ex/calc"));
+    assert_eq!(
+        run.problems[0].suite.as_deref(),
+        Some("example.com/ex/calc")
+    );
     assert!(run.problems[0].detail.contains("final `fail` event"));
 }
 
@@ -63,7 +66,10 @@ fn text_whose_fail_lines_outlive_its_records_is_an_exit_status_problem() {
     let run = fixture("text-fail-line-kept.txt");
     assert!(run.tests.iter().all(|t| t.status == Status::Passed));
     assert_eq!(kinds(&run), vec![ProblemKind::ExitStatus]);
-    assert_eq!(run.problems[0].suite.as_deref(), Some("example.com/ex/calc"));
+    assert_eq!(
+        run.problems[0].suite.as_deref(),
+        Some("example.com/ex/calc")
+    );
 }
 
 #[test]
@@ -90,7 +96,10 @@ fn two_tests_of_one_name_are_two_tests_not_a_restart() {
         let run = fixture(name);
         assert_eq!(
             statuses(&run),
-            vec![("TestDouble", Status::Passed), ("TestDouble", Status::Passed)],
+            vec![
+                ("TestDouble", Status::Passed),
+                ("TestDouble", Status::Passed)
+            ],
             "{name}"
         );
         assert_eq!(kinds(&run), vec![], "{name}");
