@@ -353,6 +353,50 @@ fn values(msg: &str, line: Option<&str>) -> Option<(String, String)> {
     None
 }
 
+/// `` `A` has ``, `` `A` and `B` have ``, `` `A`, `B`, `C`, and 3 more have ``.
+pub(crate) fn list(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().take(3).map(|n| format!("`{n}`")).collect();
+    let mut s = match quoted.as_slice() {
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        [] => String::new(),
+    };
+    if names.len() > 3 {
+        s = format!("{}, and {} more", quoted.join(", "), names.len() - 3);
+    }
+    s.push_str(if names.len() == 1 { " has" } else { " have" });
+    s
+}
+
+pub(crate) fn list_plain(names: &[String], one: &str, many: &str) -> String {
+    match names {
+        [n] => format!("{one} {n}"),
+        _ => format!("{many} {}", names.join(", ")),
+    }
+}
+
+/// The last `n` non-blank lines of a text, joined with ` / `, at most 1 KiB.
+pub(crate) fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let from = lines.len().saturating_sub(n);
+    let mut s = lines[from..].join(" / ");
+    if s.is_empty() {
+        s = "(no output)".to_owned();
+    }
+    if s.len() > 1024.min(TEXT_CAP) {
+        let mut cut = 1024;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

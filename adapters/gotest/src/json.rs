@@ -15,8 +15,8 @@ use gapscore_adapter_sdk::{
 };
 
 use crate::common::{
-    Death, Report, SummaryVerb, TEXT_CAP, build_header, death_line, describe, is_framing,
-    is_goroutine_header, push_capped, report_line, summary_line,
+    Death, Report, SummaryVerb, build_header, death_line, describe, is_framing,
+    is_goroutine_header, last_lines, list, list_plain, push_capped, report_line, summary_line,
 };
 use crate::event::Event;
 use crate::rerun::Reruns;
@@ -99,7 +99,9 @@ impl Pkg {
         open
     }
 
-    /// Notes a `FAIL` line of the package's output (the test binary's, or go's `FAIL pkg`).
+    /// Notes a `FAIL` line of the package's own output (the test binary's, or go's `FAIL pkg`;
+    /// test2json writes both without a `Test`). A test's output is not read here: a test may
+    /// print `FAIL` itself.
     fn note_summary(&mut self, out: &str) {
         let line = out.trim_end();
         if line == "FAIL"
@@ -294,7 +296,6 @@ impl Reader<'_> {
                 let pi = self.pkg_index(pkg_name);
                 let pkg = &mut self.pkgs[pi];
                 pkg.watch(out);
-                pkg.note_summary(out);
                 if is_framing(out) {
                     if let Some((_, Report::Fail, name, _)) = report_line(out)
                         && name == test
@@ -774,48 +775,4 @@ fn serde_message(e: &serde_json::Error) -> String {
 /// The suite of a package's tests (`None` for the empty package of a bare test2json run).
 fn suite_of(pkg: &str) -> Option<&str> {
     (!pkg.is_empty()).then_some(pkg)
-}
-
-/// `` `A` has ``, `` `A` and `B` have ``, `` `A`, `B`, `C`, and 3 more have ``.
-fn list(names: &[String]) -> String {
-    let quoted: Vec<String> = names.iter().take(3).map(|n| format!("`{n}`")).collect();
-    let mut s = match quoted.as_slice() {
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-        [] => String::new(),
-    };
-    if names.len() > 3 {
-        s = format!("{}, and {} more", quoted.join(", "), names.len() - 3);
-    }
-    s.push_str(if names.len() == 1 { " has" } else { " have" });
-    s
-}
-
-fn list_plain(names: &[String], one: &str, many: &str) -> String {
-    match names {
-        [n] => format!("{one} {n}"),
-        _ => format!("{many} {}", names.join(", ")),
-    }
-}
-
-/// The last `n` non-blank lines of a text, joined with ` / `, at most 1 KiB.
-fn last_lines(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.is_empty())
-        .collect();
-    let from = lines.len().saturating_sub(n);
-    let mut s = lines[from..].join(" / ");
-    if s.is_empty() {
-        s = "(no output)".to_owned();
-    }
-    if s.len() > 1024.min(TEXT_CAP) {
-        let mut cut = 1024;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-    }
-    s
 }
