@@ -422,9 +422,11 @@ impl Reader<'_> {
             && l.unnamed
             && b.runs == 0
             && self.problems == problems_before
+            && !b.output.contains(" ns/op")
         {
             // Without -v, go names only the tests that failed or logged: how many passed, and
-            // which, cannot be read. The report cannot be confident.
+            // which, cannot be read. The report cannot be confident. (A benchmark-only run
+            // prints no `=== RUN` line either; its measurements say what ran.)
             self.problem(with_suite(Problem::new(
                 ProblemKind::UnattributedResults,
                 format!(

@@ -88,6 +88,11 @@ fn text_without_v_has_unattributed_results_per_package() {
         b"?   \texample.com/a\t[no test files]\nok  \texample.com/b\t0.002s [no tests to run]\n",
     );
     assert_eq!(kinds(&run), vec![]);
+    // A benchmark-only run prints no `=== RUN` line either; its measurements say what ran.
+    let run = read(
+        b"goos: linux\ngoarch: amd64\npkg: ex/b\nBenchmarkX-2   \t 1000000\t      1043 ns/op\nPASS\nok  \tex/b\t1.2s\n",
+    );
+    assert_eq!(kinds(&run), vec![]);
 }
 
 #[test]
