@@ -24,6 +24,7 @@ use gapscore_adapter_sdk::{
     Status, TestCase,
 };
 
+use crate::counts::FileClaims;
 use crate::lex::{Directive, MOCHA_UNCAUGHT, Point, parse_plan, parse_point};
 use crate::lite::Lite;
 
@@ -220,6 +221,8 @@ pub(crate) struct Closed {
     pub(crate) name: Option<String>,
     pub(crate) had_results: bool,
     pub(crate) held: Vec<Held>,
+    /// `1..0 # SKIP why` and no results: the subtest ran none of its tests.
+    pub(crate) skip_all: Option<String>,
 }
 
 /// A test point waiting for its diagnostics. Boxed and reused: sending a point moves its test
@@ -309,6 +312,11 @@ pub(crate) struct Parser<'s> {
     pub(crate) in_summary: bool,
     pub(crate) evidence: Evidence,
     pub(crate) truncated: Vec<String>,
+    /// What the current file says about itself (footer, console verdicts) and its points'
+    /// counts, judged when it ends (evidence.rs).
+    pub(crate) claims: FileClaims,
+    /// A node-tap 0.x runner line (`ok tests/x.js ..... 23/23`) and its line: not TAP.
+    pub(crate) runner_log: Option<(u64, String)>,
 }
 
 impl<'s> Parser<'s> {
@@ -334,6 +342,8 @@ impl<'s> Parser<'s> {
             in_summary: false,
             evidence: Evidence::default(),
             truncated: Vec::new(),
+            claims: FileClaims::default(),
+            runner_log: None,
         }
     }
 
@@ -569,6 +579,9 @@ impl<'s> Parser<'s> {
             let msg = format!("line {line_no}: `not ok` with a SKIP directive read as skipped");
             self.warn(Code::ContradictoryStatus, msg);
         }
+        if at == 0 && !unplanned {
+            self.top_point(line_no, &pt, status);
+        }
         let held_level = self.levels[at].held.is_some();
         // A title names a category only with a `[tag]`: most have no bracket at all.
         let category = if pt.bracket {
@@ -618,6 +631,16 @@ impl<'s> Parser<'s> {
         test.category = category;
         if let Some(c) = closed {
             test.parent = c.had_results;
+            // node-tap writes a test file that skipped all its tests as `1..0 # SKIP why` in
+            // its subtest, closed by a plain `ok`: none of its tests ran, so it is skipped.
+            if let Some(why) = c.skip_all.filter(|_| test.status == Status::Passed) {
+                test.status = Status::Skipped;
+                pending.reason = Some(if why.is_empty() {
+                    "the file ran none of its tests (`1..0`)".to_owned()
+                } else {
+                    why
+                });
+            }
             if pt.desc.is_empty()
                 && let Some(n) = &c.name
             {
@@ -687,6 +710,9 @@ impl<'s> Parser<'s> {
         } else if indent == 0 && self.levels.len() == 1 && body.starts_with("suites ") {
             self.evidence.node = true;
         }
+        if indent == 0 && self.levels.len() == 1 {
+            self.top_comment(body);
+        }
         if let Some(p) = self.pending.as_mut()
             && p.collect
         {
@@ -709,6 +735,22 @@ impl<'s> Parser<'s> {
                     "no TAP in {} line{}: no version line, plan, test point or `Bail out!`",
                     self.line_no,
                     if self.line_no == 1 { "" } else { "s" }
+                ),
+            }));
+        }
+        if let Some((line_no, text)) = self.runner_log.take()
+            && self.levels[0].plan.is_none()
+            && self.prove_file.is_none()
+        {
+            return Err(AdapterError::Input(InputError::Content {
+                location: Location::LineCol {
+                    line: usize::try_from(line_no).unwrap_or(usize::MAX),
+                    column: 1,
+                },
+                message: format!(
+                    "`{text}` is a summary line of node-tap 0.x's runner (`tap ./tests`), not a \
+                     TAP stream: its per-file counts name no tests. Score the TAP of each file \
+                     instead (`tap --tap`, or `node FILE`)"
                 ),
             }));
         }
