@@ -10,7 +10,8 @@
 //! here.
 
 use gapscore_adapter_sdk::{
-    Code, Declared, DeclaredCount, Evidence, EvidenceSource, ReadCounts, Status,
+    AdapterError, Code, Declared, DeclaredCount, Evidence, EvidenceSource, InputError, Location,
+    ReadCounts, Status,
 };
 
 use crate::counts::{Footer, PointCounts, prove_failed, sum, test_more_failed};
@@ -78,6 +79,28 @@ impl Parser<'_> {
         self.sink.evidence(e);
     }
 
+    /// A stream whose top level is node-tap 0.x's runner log (`ok tests/x.js ..... 23/23`, no
+    /// plan) is refused, naming what it is: its counts name no tests.
+    pub(crate) fn refuse_runner_log(&mut self) -> Result<(), AdapterError> {
+        let Some((line_no, text)) = self.runner_log.take() else {
+            return Ok(());
+        };
+        if self.levels[0].plan.is_some() || self.prove_file.is_some() {
+            return Ok(());
+        }
+        Err(AdapterError::Input(InputError::Content {
+            location: Location::LineCol {
+                line: usize::try_from(line_no).unwrap_or(usize::MAX),
+                column: 1,
+            },
+            message: format!(
+                "`{text}` is a summary line of node-tap 0.x's runner (`tap ./tests`), not a TAP \
+                 stream: its per-file counts name no tests. Score the TAP of each file instead \
+                 (`tap --tap`, or `node FILE`)"
+            ),
+        }))
+    }
+
     /// The end of a file (`plan`: its top level's): its claims against its points, then a
     /// fresh start for the next.
     pub(crate) fn file_evidence(&mut self, plan: Option<u64>) {
@@ -123,7 +146,14 @@ impl Parser<'_> {
                 )
                 .declaring(d)
                 .reading(ReadCounts::new(
-                    p.tests.saturating_add(unrun),
+                    // mocha's footer has no skip figure and its `# tests` leaves out pending
+                    // tests (`# tests 11`, `# pass 8`, `# fail 3` over 12 points, one skipped).
+                    if f.skip.is_none() && f.todo.is_none() {
+                        p.tests - p.skipped
+                    } else {
+                        p.tests
+                    }
+                    .saturating_add(unrun),
                     p.failed.saturating_add(unrun),
                     p.skipped,
                 )),
@@ -163,6 +193,17 @@ impl Parser<'_> {
             }
             self.sink.evidence(e);
         }
+    }
+}
+
+/// Why a subtest closed by a plain `ok` is skipped: node-tap writes a test file that skipped
+/// all its tests (`skip_all`) as `1..0 # SKIP why` in its subtest, closed by a plain `ok`. None
+/// of its tests ran, so it is not a pass.
+pub(crate) fn skip_all_reason(why: String) -> String {
+    if why.is_empty() {
+        "the file ran none of its tests (`1..0`)".to_owned()
+    } else {
+        why
     }
 }
 

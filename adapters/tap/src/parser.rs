@@ -631,15 +631,9 @@ impl<'s> Parser<'s> {
         test.category = category;
         if let Some(c) = closed {
             test.parent = c.had_results;
-            // node-tap writes a test file that skipped all its tests as `1..0 # SKIP why` in
-            // its subtest, closed by a plain `ok`: none of its tests ran, so it is skipped.
             if let Some(why) = c.skip_all.filter(|_| test.status == Status::Passed) {
                 test.status = Status::Skipped;
-                pending.reason = Some(if why.is_empty() {
-                    "the file ran none of its tests (`1..0`)".to_owned()
-                } else {
-                    why
-                });
+                pending.reason = Some(crate::evidence::skip_all_reason(why));
             }
             if pt.desc.is_empty()
                 && let Some(n) = &c.name
@@ -738,22 +732,7 @@ impl<'s> Parser<'s> {
                 ),
             }));
         }
-        if let Some((line_no, text)) = self.runner_log.take()
-            && self.levels[0].plan.is_none()
-            && self.prove_file.is_none()
-        {
-            return Err(AdapterError::Input(InputError::Content {
-                location: Location::LineCol {
-                    line: usize::try_from(line_no).unwrap_or(usize::MAX),
-                    column: 1,
-                },
-                message: format!(
-                    "`{text}` is a summary line of node-tap 0.x's runner (`tap ./tests`), not a \
-                     TAP stream: its per-file counts name no tests. Score the TAP of each file \
-                     instead (`tap --tap`, or `node FILE`)"
-                ),
-            }));
-        }
+        self.refuse_runner_log()?;
         let plan_ok = {
             let l = &self.levels[0];
             l.plan.is_some_and(|n| n == l.count) && self.levels.len() == 1

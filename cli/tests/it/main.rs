@@ -20,6 +20,7 @@ mod cut_text;
 mod docs;
 mod everyday;
 mod evidence_table;
+mod evidence_tap;
 mod exec_plugin;
 mod flags;
 mod golden;
