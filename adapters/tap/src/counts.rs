@@ -29,6 +29,34 @@ pub(crate) struct FileClaims {
     pub(crate) unrun: u64,
 }
 
+/// What the whole stream read, for prove's `Result: FAIL|PASS` (its exit status, printed after
+/// every file's section).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct RunCounts {
+    pub(crate) tests: u64,
+    pub(crate) failed: u64,
+    pub(crate) skipped: u64,
+    /// Problems sent, the evidence's included.
+    pub(crate) problems: u64,
+    /// prove's `Result:` line: whether it says `FAIL`.
+    pub(crate) result_failed: Option<bool>,
+}
+
+impl RunCounts {
+    /// Counts one point sent to the sink.
+    pub(crate) fn add(&mut self, status: Status, contradicted: bool) {
+        self.tests += 1;
+        match status {
+            Status::Failed | Status::Errored => self.failed += 1,
+            Status::Passed if contradicted => self.failed += 1,
+            Status::Passed => {}
+            Status::Skipped | Status::Todo | Status::Xpassed | Status::Xfailed => {
+                self.skipped += 1;
+            }
+        }
+    }
+}
+
 /// Points read in one file (a prove section or the whole stream), counted the ways the
 /// declarations count them.
 #[derive(Debug, Default, Clone, Copy)]

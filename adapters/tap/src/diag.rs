@@ -51,6 +51,7 @@ impl Parser<'_> {
         {
             if let Some(l) = p.lite.as_ref() {
                 self.claims.points.add(l.status, false, false);
+                self.run.add(l.status, false);
                 // Borrowed, the parent id too (no copy of it per point): the record (and its
                 // strings) is recycled for the next point.
                 let mut test = l.borrowed(&mut self.id_buf);
@@ -63,6 +64,7 @@ impl Parser<'_> {
             }
             if let Some(mut test) = p.test.take() {
                 self.claims.points.add(test.status, false, false);
+                self.run.add(test.status, false);
                 if p.level > 0 {
                     test.parent_id = self.levels[p.level].parent_id.clone();
                 }
@@ -156,8 +158,7 @@ impl Parser<'_> {
                  the process exited): {why}",
                 test.name
             );
-            self.sink
-                .problem(Problem::new(ProblemKind::SuiteError, detail).with_suite(test.name));
+            self.problem(Problem::new(ProblemKind::SuiteError, detail).with_suite(test.name));
             return;
         }
         // A parent's or a suite's error stands for its children's failures, which are

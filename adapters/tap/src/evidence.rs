@@ -11,7 +11,7 @@
 
 use gapscore_adapter_sdk::{
     AdapterError, Code, Declared, DeclaredCount, Evidence, EvidenceSource, InputError, Location,
-    ReadCounts, Status,
+    Problem, ReadCounts, Status,
 };
 
 use crate::counts::{Footer, PointCounts, prove_failed, sum, test_more_failed};
@@ -61,6 +61,40 @@ impl Parser<'_> {
     /// Counts a point sent to the sink.
     pub(crate) fn sent(&mut self, status: Status, suite_point: bool, contradicted: bool) {
         self.claims.points.add(status, suite_point, contradicted);
+        self.run.add(status, contradicted);
+    }
+
+    /// Sends a run-level problem, counted for prove's `Result:`.
+    pub(crate) fn problem(&mut self, p: Problem) {
+        self.run.problems += 1;
+        self.sink.problem(p);
+    }
+
+    /// Sends evidence, its problems counted for prove's `Result:`.
+    fn claim(&mut self, e: Evidence) {
+        self.run.problems += e.judge().problems.len() as u64;
+        self.sink.evidence(e);
+    }
+
+    /// A line of prove's summary report (after every file): `Result: FAIL` or `Result: PASS`.
+    pub(crate) fn summary_line(&mut self, line: &str) {
+        match line.trim_end().strip_prefix("Result: ") {
+            Some("FAIL") => self.run.result_failed = Some(true),
+            Some("PASS") => self.run.result_failed = Some(false),
+            _ => {}
+        }
+    }
+
+    /// prove's `Result:` against the whole stream: `FAIL` with no failed or skipped point and no
+    /// problem is an `exit-status` problem.
+    pub(crate) fn run_evidence(&mut self) {
+        let r = self.run;
+        if let Some(failed) = r.result_failed {
+            let e = Evidence::new(EvidenceSource::ExitStatus, "prove's `Result:` line")
+                .declaring(Declared::new().run_failed(failed))
+                .reading(ReadCounts::new(r.tests, r.failed, r.skipped).with_problems(r.problems));
+            self.claim(e);
+        }
     }
 
     /// An `ok` point whose YAML block says it failed (`key`): the worse signal wins. The point
@@ -76,7 +110,7 @@ impl Parser<'_> {
         if let Some(s) = suite {
             e = e.with_scope(s);
         }
-        self.sink.evidence(e);
+        self.claim(e);
     }
 
     /// A stream whose top level is node-tap 0.x's runner log (`ok tests/x.js ..... 23/23`, no
@@ -122,7 +156,7 @@ impl Parser<'_> {
                 );
             } else {
                 c.unrun = c.unrun.saturating_add(unrun);
-                self.sink.problem(problem);
+                self.problem(problem);
             }
         }
         let unrun = c.unrun;
@@ -191,7 +225,7 @@ impl Parser<'_> {
             if let Some(s) = &scope {
                 e = e.with_scope(s.clone());
             }
-            self.sink.evidence(e);
+            self.claim(e);
         }
     }
 }

@@ -358,7 +358,7 @@ impl Parser<'_> {
                 ),
             );
             p.suite = file;
-            self.sink.problem(p);
+            self.problem(p);
             if any_open {
                 self.truncated
                     .push("the stream ends inside an open subtest".to_owned());

@@ -24,7 +24,7 @@ use gapscore_adapter_sdk::{
     Status, TestCase,
 };
 
-use crate::counts::FileClaims;
+use crate::counts::{FileClaims, RunCounts};
 use crate::lex::{Directive, MOCHA_UNCAUGHT, Point, parse_plan, parse_point};
 use crate::lite::Lite;
 
@@ -315,6 +315,7 @@ pub(crate) struct Parser<'s> {
     /// What the current file says about itself (footer, console verdicts) and its points'
     /// counts, judged when it ends (evidence.rs).
     pub(crate) claims: FileClaims,
+    pub(crate) run: RunCounts,
     /// A node-tap 0.x runner line (`ok tests/x.js ..... 23/23`) and its line: not TAP.
     pub(crate) runner_log: Option<(u64, String)>,
 }
@@ -343,6 +344,7 @@ impl<'s> Parser<'s> {
             evidence: Evidence::default(),
             truncated: Vec::new(),
             claims: FileClaims::default(),
+            run: RunCounts::default(),
             runner_log: None,
         }
     }
@@ -429,6 +431,7 @@ impl<'s> Parser<'s> {
             self.warn(Code::MalformedStructure, msg);
         }
         if self.in_summary {
+            self.summary_line(c);
             return;
         }
         if self.bailed {
@@ -757,8 +760,7 @@ impl<'s> Parser<'s> {
                     seen.push(t);
                 }
             }
-            self.sink
-                .problem(Problem::new(ProblemKind::Truncated, seen.join("; ")));
+            self.problem(Problem::new(ProblemKind::Truncated, seen.join("; ")));
         }
         if self.after_bail > 0 {
             let (n, at) = (self.after_bail, self.bail_line);
@@ -778,6 +780,7 @@ impl<'s> Parser<'s> {
                 },
             );
         }
+        self.run_evidence();
         let ev = &self.evidence;
         let producer = if ev.prove {
             Some("prove")

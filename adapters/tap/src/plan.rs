@@ -84,7 +84,7 @@ impl Parser<'_> {
             self.claims.unrun = self.claims.unrun.saturating_add(n);
         }
         p.suite = suite;
-        self.sink.problem(p);
+        self.problem(p);
     }
 
     /// Planned tests without a result in the levels `0..=at`: the innermost level's plan minus
@@ -195,7 +195,7 @@ impl Parser<'_> {
             }
         }
         for p in problems {
-            self.sink.problem(p);
+            self.problem(p);
         }
         for w in warns {
             self.warn(Code::MalformedStructure, w);

@@ -110,6 +110,18 @@ fn test_more_and_prove_verdicts_are_evidence() {
     }
 }
 
+/// prove's `Result: FAIL` kept when the points, the diagnostics, the verdict and the summary's
+/// file lines were edited to a pass. Before: 5 tests, 0 failed, exit 0. Now `exit-status`:
+/// one more failure, 6 tests, 1 failed, advisory.
+#[test]
+fn proves_result_line_is_an_exit_status() {
+    let (c, r) = gate("prove-result-fail.tap");
+    assert_eq!(c, 1, "{r}");
+    assert_eq!(sealed(&r), (6, 1));
+    assert_eq!(codes(&r), ["P018"]);
+    assert!(advisory(&r));
+}
+
 /// node-tap's form of a test file that ran none of its tests (`1..0 # SKIP` in its subtest,
 /// closed by a plain `ok`). Before: a passing test (3 tests, 0 failed, exit 0). Now it is
 /// skipped, which the default policy counts as failed: 3 tests, 1 failed.
@@ -124,6 +136,8 @@ fn a_node_tap_file_that_skipped_all_its_tests_is_not_a_pass() {
 /// not advisory (their footers and verdicts agree with their points).
 #[test]
 fn complete_real_runs_stay_clean() {
+    let (c, r) = gate("prove-strings-run.tap");
+    assert_eq!((c, sealed(&r), advisory(&r)), (1, (5, 1), false), "{r}");
     for file in ["node-run.tap", "perl-run.tap", "prove-run.tap"] {
         let (c, r) = gate(file);
         assert_eq!(c, 1, "{file}: {r}");

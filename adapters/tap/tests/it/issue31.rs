@@ -108,6 +108,19 @@ fn test_more_and_prove_verdicts_are_held_against_the_top_level_points() {
 }
 
 #[test]
+fn proves_result_line_is_judged_against_the_whole_stream() {
+    let body = "t/a.t .. \n1..2\nok 1 - a\nok 2 - b\nok\nFiles=1, Tests=2,  0 wallclock secs\n";
+    let run = text(&format!("{body}Result: FAIL\n"));
+    assert_eq!(problems(&run), [(ProblemKind::ExitStatus, Some(1))]);
+    assert!(text(&format!("{body}Result: PASS\n")).problems.is_empty());
+    // A failure or a problem in the stream explains it.
+    let run = text(
+        "t/a.t .. \n1..2\nok 1 - a\nnot ok 2 - b\nFailed 1/2 subtests\nFiles=1, Tests=2\nResult: FAIL\n",
+    );
+    assert!(run.problems.is_empty(), "{:?}", run.problems);
+}
+
+#[test]
 fn a_subtest_that_ran_none_of_its_tests_is_skipped() {
     let run = text(
         "TAP version 14\n# Subtest: test/db.js\n    1..0 # SKIP no database\nok 1 - test/db.js\n1..1\n",
