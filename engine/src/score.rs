@@ -13,6 +13,7 @@ use gapscore_core::failures::DEFAULT_BUDGET;
 use gapscore_core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource, scrub};
 use gapscore_core::hardening::{DEFAULT_OVERLAP_THRESHOLD, hardening_from, overlap};
 use gapscore_core::provenance::Resolved;
+use gapscore_core::skip_scope::SkipScope;
 use gapscore_core::{
     Dialect, GapReport, Gate, Manifest, Provenance, ReportOptions, SealCheck, SpecVersion, Spill,
     StatusPolicy, Tally, Threshold, Verdict, WorkspaceIsolation, build_report_from,
@@ -117,6 +118,17 @@ pub struct ScoreRequest {
     pub threshold: Option<Threshold>,
     /// Let an advisory report pass the `threshold` gate on its score alone.
     pub allow_advisory: bool,
+    /// Directories of sealed tests besides the seal's own (`--sealed-dir` without `--seal`):
+    /// a lenient policy (`--skipped exclude|pass`, `--xfail pass`) applies only to a skip or
+    /// xfail decided inside one of them or the seal's directory; relative places are read
+    /// from the current directory, where the runner ran.
+    pub skip_dirs: Vec<PathBuf>,
+    /// Trust a lenient policy for skips and xfails whose place the format does not record
+    /// (`--trust-unlocated-skips`).
+    pub trust_unlocated_skips: bool,
+    /// Warnings the caller found before scoring (batch: a repository's config key that would
+    /// loosen the operator's policy, ignored); they lead the report's warnings.
+    pub warnings: Vec<(Code, String)>,
     /// `gapscore run`: the command's evidence, whose problems join the sealed suite's, and
     /// the report's `gapscore.runner`.
     pub runner: Option<RunnerInput>,
@@ -150,6 +162,9 @@ impl ScoreRequest {
             strict: false,
             threshold: None,
             allow_advisory: false,
+            skip_dirs: Vec::new(),
+            trust_unlocated_skips: false,
+            warnings: Vec::new(),
             runner: None,
         }
     }
@@ -433,6 +448,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     }
     let mut sealed_opts = suite_opts.clone();
     sealed_opts.manifest = manifest;
+    sealed_opts.skip_scope = Arc::new(skip_scope(req));
     let mut inputs = Vec::new();
     let mut failed = req.plugin_failures;
     let mut cut = Vec::new();
@@ -443,6 +459,11 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     inputs.extend(suite.inputs);
     cut.extend(suite.cut);
     let mut sealed = suite.tally;
+    // The caller's warnings (batch: a repository key that would loosen the policy) are the
+    // sealed suite's: in the report, and said with the rest.
+    for (code, w) in &req.warnings {
+        sealed.warnings.push(*code, w.clone());
+    }
     let runner = req
         .runner
         .as_ref()
@@ -674,4 +695,17 @@ mod tests {
         );
         assert!(codes.iter().all(|c| c.as_str().starts_with('R')));
     }
+}
+
+/// Where the sealed suite's lenient policy applies: the seal's directory and the directories
+/// named besides it. With the strict policy nothing is lenient, so the scope is never asked.
+fn skip_scope(req: &ScoreRequest) -> SkipScope {
+    let dirs = req
+        .seal
+        .iter()
+        .map(|s| s.sealed_dir.clone())
+        .chain(req.skip_dirs.iter().cloned())
+        .collect();
+    let base = std::env::current_dir().unwrap_or_default();
+    SkipScope::new(dirs, base, req.trust_unlocated_skips)
 }

@@ -19,6 +19,7 @@ mod crate_graph;
 mod cut_text;
 mod docs;
 mod everyday;
+mod evidence_policy;
 mod evidence_table;
 mod evidence_tap;
 mod exec_plugin;
