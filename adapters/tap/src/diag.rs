@@ -204,7 +204,7 @@ fn apply_yaml(test: &mut TestCase, v: &yaml::Value<'_>, output: &mut Vec<String>
     };
     let read = YamlRead {
         suite: is(keys.kind, "suite"),
-        file_failure: is(keys.failure_type, "testCodeFailure") && keys.exit_code.is_some(),
+        file_failure: keys.exit_code.is_some() && is(keys.failure_type, "testCodeFailure"),
         error: (test.status == Status::Passed)
             .then(|| {
                 if keys.error.is_some() {
