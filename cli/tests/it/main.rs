@@ -22,6 +22,7 @@ mod everyday;
 mod evidence_go;
 mod evidence_policy;
 mod evidence_table;
+mod evidence_tap;
 mod exec_plugin;
 mod flags;
 mod golden;
