@@ -69,6 +69,7 @@ pub use gapscore_model::{
     Attempt, Category, EventSink, InputError, Location, Normalizer, Problem, ProblemKind, Producer,
     RunCollector, Status, TestCase, TestCaseRef, TestRun, replay,
 };
+pub use gapscore_model::{Declared, DeclaredCount, Evidence, EvidenceSource, ReadCounts};
 
 /// What an adapter is: its name, version and the format ids it reads.
 #[derive(Debug, Clone, PartialEq, Eq)]

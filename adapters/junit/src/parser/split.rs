@@ -292,7 +292,7 @@ where
         return sequential(a, Fallback::NotSplittable);
     };
     let start = match a.reading().boundary() {
-        Some(b) if a.offset() < first && worth(a.offset(), a.reading().root_held) => b,
+        Some(b) if a.offset() < first && worth(a.offset(), a.reading().root_held.tests) => b,
         _ => return sequential(a, Fallback::NotSplittable),
     };
     let mut root = Vec::with_capacity(a.root_name().len() + 2);
@@ -413,9 +413,19 @@ where
         };
         let ending = Ending {
             producer: last.producer,
-            root_declared: last.root_declared,
-            root_held: head_end.root_held + endings.iter().map(|e| e.root_held).sum::<u64>(),
+            root_declared: last.root_declared.clone(),
+            root_held: endings.iter().fold(head_end.root_held, |mut h, e| {
+                h.add(e.root_held);
+                h
+            }),
+            file_held: endings.iter().fold(head_end.file_held, |mut h, e| {
+                h.add(e.file_held);
+                h
+            }),
+            footer: last.footer.clone(),
             any_pseudo: head_end.any_pseudo || endings.iter().any(|e| e.any_pseudo),
+            counted_twice: head_end.counted_twice
+                + endings.iter().map(|e| e.counted_twice).sum::<u64>(),
         };
         ending.close(last_sink);
         Ok(Split::Appended(sinks))
