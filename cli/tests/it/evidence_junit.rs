@@ -36,17 +36,18 @@ fn an_all_pass_edit_keeping_failures_3_fails_the_gate() {
     assert!(advisory(&r));
 }
 
-/// The same run with the 3 failing testcases deleted and `failures="0"`: `tests="10"` is
-/// caught as 3 missing tests, and every count that is not a non-negative integer (`10.0`,
-/// `1e1`, `0x9`, `-9`, empty, 2^64) is `unreadable-count`. Before: those were dropped
-/// silently, 7 of 7 passed, exit 0.
+/// The same run with the 3 failing testcases deleted and `failures="0"`: every count that is
+/// not a non-negative integer (`10.0`, `1e1`, `0x9`, `-9`, empty, 2^64) is `unreadable-count`.
+/// Before: those were dropped silently, 7 of 7 passed, exit 0. (`tests="10"` itself is no
+/// problem in a pytest file: pytest counts reports in `tests=`, and pytest-subtests adds one per
+/// subtest, so its shortfall is not lost tests; any other producer's is, as the wild3 Ant file
+/// below shows.)
 #[test]
 fn an_unreadable_declared_count_is_a_problem_not_dropped() {
     let base = std::fs::read_to_string(fixtures("issue31").join("pytest-tests-10.0.xml")).unwrap();
     assert!(base.contains("tests=\"10.0\""));
     let dir = tempfile::tempdir().unwrap();
     for (text, want) in [
-        ("10", "missing-tests x3"),
         ("10.0", "unreadable-count x1"),
         ("1e1", "unreadable-count x1"),
         ("0x9", "unreadable-count x1"),
@@ -145,7 +146,11 @@ fn a_not_run_status_is_not_a_pass() {
 /// Honest real runs stay clean: the real pytest and node files raise no problem.
 #[test]
 fn honest_real_runs_raise_no_problem() {
-    for file in ["pytest-10-3-failed.xml", "node-junit-real.xml", "pytest-skip-in-helper.xml"] {
+    for file in [
+        "pytest-10-3-failed.xml",
+        "node-junit-real.xml",
+        "pytest-skip-in-helper.xml",
+    ] {
         let (_, r) = gate("issue31", file);
         assert!(problems(&r).is_empty(), "{file}: {r}");
         assert!(!advisory(&r), "{file}: {r}");

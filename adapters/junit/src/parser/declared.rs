@@ -51,10 +51,12 @@ fn sum(a: &Option<DeclaredCount>, b: &Option<DeclaredCount>) -> Option<DeclaredC
     match (a, b) {
         (None, None) => None,
         (Some(x), None) | (None, Some(x)) => Some(x.clone()),
-        (Some(DeclaredCount::Number(x)), Some(DeclaredCount::Number(y))) => Some(
-            x.checked_add(*y)
-                .map_or_else(|| DeclaredCount::Unreadable(format!("{x}+{y}")), DeclaredCount::Number),
-        ),
+        (Some(DeclaredCount::Number(x)), Some(DeclaredCount::Number(y))) => {
+            Some(x.checked_add(*y).map_or_else(
+                || DeclaredCount::Unreadable(format!("{x}+{y}")),
+                DeclaredCount::Number,
+            ))
+        }
         (Some(DeclaredCount::Unreadable(t)), _) | (_, Some(DeclaredCount::Unreadable(t))) => {
             Some(DeclaredCount::Unreadable(t.clone()))
         }
@@ -240,7 +242,7 @@ impl Footer {
             d = d.skipped(s);
         }
         Some(
-            Evidence::new(EvidenceSource::Footer, "the footer comments (<!-- tests … -->)")
+            Evidence::new(EvidenceSource::Footer, "node's footer comments")
                 .declaring(d)
                 .reading(ReadCounts::new(file.tests, file.failed, file.skipped)),
         )

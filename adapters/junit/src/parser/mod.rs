@@ -491,7 +491,7 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
                 surplus_expected: s.has_pseudo || self.producer == Some("gotestsum"),
                 tests_count_reports: self.producer == Some("pytest"),
             };
-            let place = format!("<testsuite name=\"{name}\">");
+            let place = format!("testsuite `{name}`");
             let (evidence, held) =
                 declared::judge(place, Some(name), &s.declared, s.held, s.own, conv);
             settled = held;
@@ -532,20 +532,28 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
     fn end_case(&mut self) {
         self.target = Target::Ignore;
         let Some(case) = self.case.take() else { return };
-        let failed = u64::from(case.failure.is_some())
-            + u64::from(case.error.is_some())
-            + u64::from(
-                case.failure.is_none()
-                    && case.error.is_none()
-                    && case.skipped.is_none()
-                    && case.flagged.is_some(),
-            );
+        // A todo (node writes `<skipped type="todo">` beside the failure of a failing todo) or
+        // an xfail is counted among the skips, as node's footer and pytest's skipped= count it.
+        let expected_to_fail = case
+            .skipped
+            .as_ref()
+            .is_some_and(|s| matches!(s.kind.as_deref(), Some("todo" | "pytest.xfail")));
+        let failed = if expected_to_fail {
+            0
+        } else {
+            u64::from(case.failure.is_some())
+                + u64::from(case.error.is_some())
+                + u64::from(
+                    case.failure.is_none()
+                        && case.error.is_none()
+                        && case.skipped.is_none()
+                        && case.flagged.is_some(),
+                )
+        };
         let one = declared::Held {
             tests: 1,
             failed,
-            skipped: u64::from(
-                case.skipped.is_some() || (failed == 0 && case.not_run.is_some()),
-            ),
+            skipped: u64::from(case.skipped.is_some() || (failed == 0 && case.not_run.is_some())),
             attempts: 0,
         };
         self.file_held.add(one);

@@ -87,7 +87,7 @@ impl Ending {
         let mut held = self.root_held;
         held.failed += self.counted_twice;
         let (root, _) = declared::judge(
-            "<testsuites>".into(),
+            "testsuites".into(),
             None,
             &self.root_declared,
             held,

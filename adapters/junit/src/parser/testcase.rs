@@ -171,7 +171,10 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
                     // A failing status fails the record whatever its children say (ctest
                     // writes `status="fail"`).
                     if key == "status" && matches!(v.trim(), "failed" | "fail" | "error") {
-                        case.flagged = case.flagged.take().or(Some(format!("status: {}", v.trim())));
+                        case.flagged = case
+                            .flagged
+                            .take()
+                            .or(Some(format!("status: {}", v.trim())));
                     }
                     case.not_run = case.not_run.or(found);
                     if self.producer.is_none() {

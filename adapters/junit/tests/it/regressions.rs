@@ -106,7 +106,11 @@ fn a_pytest_skip_records_where_it_was_decided() {
         Some("/tmp/i31j/py/src/helper.py:5")
     );
     assert_eq!(by_name("test_known_bug").decided_at, None);
-    assert!(run.tests.iter().all(|t| t.name == "test_feature" || t.decided_at.is_none()));
+    assert!(
+        run.tests
+            .iter()
+            .all(|t| t.name == "test_feature" || t.decided_at.is_none())
+    );
 }
 
 /// Issue 31: per record the worst signal wins. A `failure="…"` attribute without a child, a
