@@ -203,7 +203,7 @@ pub enum Fallback {
 /// How a later part's read ended.
 enum PartEnd {
     /// At the next guess in the starting state, or at the end of the document (the last part).
-    Held(Ending),
+    Held(Box<Ending>),
     /// Not exactly at the next guess or not in the starting state there; the document ended
     /// before it; or stopped because another part went wrong.
     DidNotHold,
@@ -385,7 +385,7 @@ where
         let mut held = true;
         for (end, sink) in ends.into_iter().flatten() {
             match end {
-                PartEnd::Held(e) => endings.push(e),
+                PartEnd::Held(e) => endings.push(*e),
                 PartEnd::DidNotHold => held = false,
                 PartEnd::Failed => failed = true,
             }
@@ -478,13 +478,13 @@ fn read_part<S: EventSink, F: Read + Seek>(
     let until = span.next.map_or(Until::End, Until::Offset);
     match b.run(until) {
         Err(_) => PartEnd::Failed,
-        Ok(Step::Done) if span.next.is_none() => PartEnd::Held(b.end().0),
+        Ok(Step::Done) if span.next.is_none() => PartEnd::Held(Box::new(b.end().0)),
         Ok(Step::Paused)
             if span.next == Some(b.offset())
                 && b.depth() == 1
                 && b.reading().boundary().as_ref() == Some(start) =>
         {
-            PartEnd::Held(b.end().0)
+            PartEnd::Held(Box::new(b.end().0))
         }
         Ok(_) => PartEnd::DidNotHold,
     }
