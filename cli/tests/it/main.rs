@@ -20,6 +20,7 @@ mod cut_text;
 mod docs;
 mod everyday;
 mod evidence_go;
+mod evidence_junit;
 mod evidence_policy;
 mod evidence_table;
 mod evidence_tap;
