@@ -69,6 +69,8 @@ pub use gapscore_model::{
     Attempt, Category, EventSink, InputError, Location, Normalizer, Problem, ProblemKind, Producer,
     RunCollector, Status, TestCase, TestCaseRef, TestRun, replay,
 };
+/// Evidence beside the records (model 0.4): what a reader reports so the worst reading wins.
+pub use gapscore_model::{Declared, DeclaredCount, Evidence, EvidenceSource, ReadCounts};
 
 /// What an adapter is: its name, version and the format ids it reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
