@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_core::{
-    FlakyPolicy, Provenance, SkippedPolicy, SpecVersion, StatusPolicy, XfailPolicy,
+    Code, FlakyPolicy, Provenance, SkippedPolicy, SpecVersion, StatusPolicy, XfailPolicy,
     render::render_json,
 };
 use gapscore_engine::fs::write_atomic;
@@ -73,6 +73,8 @@ pub(crate) struct Prepared<'a> {
     policy: StatusPolicy,
     rules: Option<PathBuf>,
     sealed_dir: Option<PathBuf>,
+    /// Warnings found while reading the repository's options.
+    warnings: Vec<(Code, String)>,
     /// The repository's own provenance (`gapscore.toml`), when it declares one.
     provenance: Option<Provenance>,
     sealed: Resolved,
@@ -123,6 +125,7 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
     let mut rules = None;
     let mut sealed_dir = spec.sealed_dir.clone();
     let mut provenance = None;
+    let mut warnings = Vec::new();
     // The batch's provenance is in every v2 report it writes: hashed when declared, so
     // `--resume` scores again under another one and hashes without it stay what they were.
     if !opts.provenance.is_empty() {
@@ -144,11 +147,21 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
             format!("{}{at}: {}", path.display(), e.message().trim())
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
-        policy = StatusPolicy::new(
-            config.skipped.unwrap_or(policy.skipped),
-            config.xfail.unwrap_or(policy.xfail),
-            config.flaky.unwrap_or(policy.flaky),
-        );
+        // The operator's policy wins: the repository may tighten it, never loosen it.
+        let (tightened, ignored) = policy.tightened_by(config.skipped, config.xfail, config.flaky);
+        policy = tightened;
+        for l in ignored {
+            warnings.push((
+                Code::RepoPolicyLoosened,
+                format!(
+                    "{}: `{} = \"{}\"` would loosen the operator's policy (`{}`): ignored",
+                    path.display(),
+                    l.key,
+                    l.asked,
+                    l.kept
+                ),
+            ));
+        }
         if let Some(c) = config.categories {
             let p = base.join(c);
             inside(root, &p)?;
@@ -190,6 +203,7 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
         policy,
         rules,
         sealed_dir,
+        warnings,
         provenance,
         sealed,
         open,
@@ -230,8 +244,10 @@ pub(crate) fn score(
     match (&p.spec.seal, &p.sealed_dir) {
         (Some(record), Some(dir)) => req.seal = Some(SealInput::new(record, dir)),
         (Some(record), None) => req.seal_record_only = Some(record.clone()),
-        (None, _) => {}
+        (None, Some(dir)) => req.skip_dirs.push(dir.clone()),
+        (None, None) => {}
     }
+    req.warnings.clone_from(&p.warnings);
     req.dialect = opts.dialect;
     req.spec_version = opts.spec_version;
     req.provenance = p

@@ -282,9 +282,17 @@ pub struct ScoreOptions {
     #[arg(long, value_name = "RECORD", requires = "sealed_dir")]
     pub seal: Option<PathBuf>,
 
-    /// The sealed test directory the `--seal` record was made from.
-    #[arg(long, value_name = "DIR", requires = "seal")]
+    /// The sealed test directory: the `--seal` record was made from it and is checked against
+    /// it. With or without `--seal`, a lenient policy (`--skipped exclude|pass`, `--xfail pass`)
+    /// applies only to a skip or xfail decided inside it; any other counts as failed.
+    #[arg(long, value_name = "DIR")]
     pub sealed_dir: Option<PathBuf>,
+
+    /// Let a lenient policy apply to skips and xfails whose place the format does not record
+    /// (JUnit from most tools, TAP, Go); those with a recorded place must still lie inside
+    /// `--sealed-dir`.
+    #[arg(long)]
+    pub trust_unlocated_skips: bool,
 
     /// Score even when the sealed directory no longer matches its seal; the report is then
     /// advisory with `seal_broken: true`.

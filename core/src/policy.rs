@@ -126,6 +126,70 @@ impl StatusPolicy {
     }
 }
 
+/// A repository's policy key that would have loosened the operator's (see
+/// [`StatusPolicy::tightened_by`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loosening {
+    /// The key (`skipped`, `xfail`, `flaky`).
+    pub key: &'static str,
+    /// The value the repository asked for.
+    pub asked: String,
+    /// The operator's value, kept.
+    pub kept: String,
+}
+
+impl SkippedPolicy {
+    /// How strict the choice is: `fail` (the requirement is unmet) over `exclude` (left out)
+    /// over `pass` (counted as met).
+    fn strictness(self) -> u8 {
+        match self {
+            SkippedPolicy::Pass => 0,
+            SkippedPolicy::Exclude => 1,
+            SkippedPolicy::Fail => 2,
+        }
+    }
+}
+
+impl StatusPolicy {
+    /// This (the operator's) policy, tightened by a repository's own choices: a choice at least
+    /// as strict as the operator's is taken, a looser one is ignored and returned, so that a
+    /// repository can never score itself more leniently than the operator decided.
+    pub fn tightened_by(
+        self,
+        skipped: Option<SkippedPolicy>,
+        xfail: Option<XfailPolicy>,
+        flaky: Option<FlakyPolicy>,
+    ) -> (StatusPolicy, Vec<Loosening>) {
+        let mut out = self;
+        let mut ignored = Vec::new();
+        let mut note = |key, asked: String, kept: String| {
+            ignored.push(Loosening { key, asked, kept });
+        };
+        if let Some(s) = skipped {
+            if s.strictness() >= self.skipped.strictness() {
+                out.skipped = s;
+            } else {
+                note("skipped", s.to_string(), self.skipped.to_string());
+            }
+        }
+        if let Some(x) = xfail {
+            if x == XfailPolicy::Fail || self.xfail == XfailPolicy::Pass {
+                out.xfail = x;
+            } else {
+                note("xfail", x.to_string(), self.xfail.to_string());
+            }
+        }
+        if let Some(f) = flaky {
+            if f == FlakyPolicy::Fail || self.flaky == FlakyPolicy::Pass {
+                out.flaky = f;
+            } else {
+                note("flaky", f.to_string(), self.flaky.to_string());
+            }
+        }
+        (out, ignored)
+    }
+}
+
 /// What a test counts as for the score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CountsAs {
@@ -216,5 +280,41 @@ mod tests {
             "exclude".parse::<XfailPolicy>().unwrap_err(),
             "invalid value `exclude` (expected one of: pass, fail)"
         );
+    }
+
+    #[test]
+    fn a_repository_may_tighten_the_operator_s_policy_never_loosen_it() {
+        let strict = StatusPolicy::default();
+        let (p, ignored) = strict.tightened_by(
+            Some(SkippedPolicy::Exclude),
+            Some(XfailPolicy::Pass),
+            Some(FlakyPolicy::Fail),
+        );
+        assert_eq!(
+            p,
+            StatusPolicy::new(SkippedPolicy::Fail, XfailPolicy::Fail, FlakyPolicy::Fail)
+        );
+        let keys: Vec<_> = ignored
+            .iter()
+            .map(|l| (l.key, l.asked.as_str(), l.kept.as_str()))
+            .collect();
+        assert_eq!(
+            keys,
+            [("skipped", "exclude", "fail"), ("xfail", "pass", "fail")]
+        );
+
+        let lenient = StatusPolicy::new(SkippedPolicy::Pass, XfailPolicy::Pass, FlakyPolicy::Pass);
+        let (p, ignored) =
+            lenient.tightened_by(Some(SkippedPolicy::Exclude), Some(XfailPolicy::Fail), None);
+        assert_eq!(
+            p,
+            StatusPolicy::new(SkippedPolicy::Exclude, XfailPolicy::Fail, FlakyPolicy::Pass)
+        );
+        assert!(ignored.is_empty());
+        let exclude =
+            StatusPolicy::new(SkippedPolicy::Exclude, XfailPolicy::Fail, FlakyPolicy::Pass);
+        let (p, ignored) = exclude.tightened_by(Some(SkippedPolicy::Pass), None, None);
+        assert_eq!(p.skipped, SkippedPolicy::Exclude);
+        assert_eq!(ignored.len(), 1);
     }
 }

@@ -14,6 +14,7 @@ use crate::failures::{FailureEntry, FailureLog, FailureOrigin, Spill};
 use crate::level::Score;
 use crate::manifest::Manifest;
 use crate::policy::{CountsAs, StatusPolicy};
+use crate::skip_scope::{Refusals, SkipScope, SkipVerdict};
 use gapscore_model::event::EventSink;
 use gapscore_model::{Category, Problem, ProblemKind, Producer, Status, TestCase, TestCaseRef};
 
@@ -65,6 +66,11 @@ pub struct Tally {
     parents_with_failed_child: HashSet<String>,
     manifest: Option<Arc<Manifest>>,
     rules: Option<Arc<CategoryRules>>,
+    skip_scope: Arc<SkipScope>,
+    refused: Refusals,
+    /// Problems that stand for tests already read (`declared-counts`, ...): their suite and
+    /// count, settled by [`Tally::apply_manifest`].
+    within_read: Vec<(String, u64)>,
     collect_names: bool,
     /// Names of the tests counted, when asked for with [`Tally::collect_names`] (for the
     /// overlap ratio, which compares sealed and open names).
@@ -105,6 +111,12 @@ impl Tally {
         self.collect_names = on;
     }
 
+    /// Limits the lenient policies to skips and xfails decided inside the sealed directories
+    /// (the default scope trusts every decision: a tally used outside the engine).
+    pub fn set_skip_scope(&mut self, scope: Arc<SkipScope>) {
+        self.skip_scope = scope;
+    }
+
     /// Applies category rules to every test before counting it.
     pub fn set_rules(&mut self, rules: Option<Arc<CategoryRules>>) {
         self.rules = rules;
@@ -122,9 +134,13 @@ impl Tally {
         self.manifest.as_ref().map(|m| m.len() as u64)
     }
 
-    /// With a manifest: counts every expected test that has no result as failed (message
-    /// `sealed test did not run`). Call once, on the tally every input was merged into.
+    /// Settles the counts once every input is in; call once, on the tally every input was
+    /// merged into. A problem that stands for tests already read (a declared failure among
+    /// records read as passed) turns that many passes of its suite into failures instead of
+    /// adding tests. With a manifest, every expected test that has no result is counted as
+    /// failed (message `sealed test did not run`).
     pub fn apply_manifest(&mut self) {
+        self.settle_within_read();
         let Some(manifest) = self.manifest.clone() else {
             return;
         };
@@ -146,6 +162,34 @@ impl Tally {
         self.flush_suite();
     }
 
+    /// Each problem counted among the tests read takes its count out of the passes (and the
+    /// totals): its own suite's first, then other suites' in order, as far as there are passes
+    /// to take, so that the per-suite counts still add up to the totals.
+    fn settle_within_read(&mut self) {
+        self.flush_suite();
+        for (place, n) in std::mem::take(&mut self.within_read) {
+            let mut left = n.min(self.counts.passed);
+            self.counts.passed -= left;
+            self.counts.total -= left;
+            let own = self.suites.get_mut(&place).map(|c| {
+                let k = left.min(c.passed);
+                c.passed -= k;
+                c.total -= k;
+                k
+            });
+            left -= own.unwrap_or(0);
+            for c in self.suites.values_mut() {
+                if left == 0 {
+                    break;
+                }
+                let k = left.min(c.passed);
+                c.passed -= k;
+                c.total -= k;
+                left -= k;
+            }
+        }
+    }
+
     /// Names the file the next events come from (used to label problems without a suite).
     pub fn set_source(&mut self, source: Option<String>) {
         self.source = source;
@@ -161,11 +205,14 @@ impl Tally {
     pub fn finish(&mut self) {
         for mut parent in std::mem::take(&mut self.failed_parents) {
             if !self.parents_with_failed_child.contains(&parent.id) {
-                self.count(&mut parent);
+                self.count(&mut parent, CountsAs::Fail);
             }
         }
         self.flush_suite();
         self.failures.flush();
+        if let Some(w) = self.refused.take_warning() {
+            self.coded_warning(gapscore_model::Code::LenientPolicyRefused, w);
+        }
     }
 
     /// Fingerprints of the ids recorded more than once, in this tally and every tally merged
@@ -211,6 +258,8 @@ impl Tally {
             }
         }
         self.failed_parents.extend(other.failed_parents);
+        self.refused.absorb(other.refused);
+        self.within_read.extend(other.within_read);
         self.manifest_seen.extend(other.manifest_seen);
         self.names.extend(other.names);
         self.unexpected.extend(other.unexpected);
@@ -255,10 +304,51 @@ impl Tally {
         Score::new(self.counts.failed, self.counts.total)
     }
 
+    /// What a test counts as: the policy's word, unless it is lenient about a skip or xfail
+    /// the sealed tests did not decide (see [`SkipScope`]): then failed, noted for the input's
+    /// warning, and said in the test's failure entry.
+    fn outcome(&mut self, test: &mut TestCase) -> CountsAs {
+        let outcome = self.policy.outcome(test);
+        match self.refusal(test.status, test.decided_at.as_deref(), outcome) {
+            None => outcome,
+            Some(verdict) => {
+                self.refused.note(&test.id, &verdict);
+                if test.actual.is_none() {
+                    test.actual = Some(match &verdict {
+                        SkipVerdict::Outside(p) => format!(
+                            "{} at {p}, outside the sealed directory: counted as failed",
+                            test.status
+                        ),
+                        _ => format!(
+                            "{} where no sealed directory shows it was the sealed test's decision: counted as failed",
+                            test.status
+                        ),
+                    });
+                }
+                CountsAs::Fail
+            }
+        }
+    }
+
+    /// Why a lenient outcome of a skip or xfail is refused, if it is.
+    fn refusal(
+        &self,
+        status: Status,
+        decided_at: Option<&str>,
+        outcome: CountsAs,
+    ) -> Option<SkipVerdict> {
+        if outcome == CountsAs::Fail
+            || !matches!(status, Status::Skipped | Status::Todo | Status::Xfailed)
+        {
+            return None;
+        }
+        let verdict = self.skip_scope.judge(decided_at);
+        (!verdict.allows()).then_some(verdict)
+    }
+
     /// Counts a test. By reference: moving the ~300-byte test into here was a copy per test; a
     /// failure takes the strings it keeps.
-    fn count(&mut self, test: &mut TestCase) {
-        let outcome = self.policy.outcome(test);
+    fn count(&mut self, test: &mut TestCase, outcome: CountsAs) {
         if outcome == CountsAs::Excluded {
             add(&mut self.excluded, 1);
             return;
@@ -454,6 +544,7 @@ impl EventSink for Tally {
         }
         self.by_status.add(test.status);
         self.dups.record(&test.id);
+        let outcome = self.outcome(&mut test);
         // With a manifest, only the tests it lists are sealed tests. Parents are represented
         // by their children, which are what the manifest lists.
         if let Some(m) = &self.manifest
@@ -461,7 +552,7 @@ impl EventSink for Tally {
         {
             match m.position(&test.id) {
                 Some(i) => self.manifest_seen.push(i),
-                None if self.policy.outcome(&test) == CountsAs::Fail => {
+                None if outcome == CountsAs::Fail => {
                     self.unexpected_failed.push(test.id.clone());
                 }
                 None => {
@@ -470,7 +561,6 @@ impl EventSink for Tally {
                 }
             }
         }
-        let outcome = self.policy.outcome(&test);
         if outcome == CountsAs::Fail
             && let Some(pid) = &test.parent_id
         {
@@ -486,7 +576,7 @@ impl EventSink for Tally {
             }
             return;
         }
-        self.count(&mut test);
+        self.count(&mut test, outcome);
     }
 
     /// The fast path: a test that counts as passed (or is left out) is counted from the borrowed
@@ -494,7 +584,13 @@ impl EventSink for Tally {
     /// parent) goes through [`Tally::test_finished`] with the owned test. Both paths count the
     /// same (a test in `tests` below checks it field by field).
     fn test_finished_ref(&mut self, test: TestCaseRef<'_>) {
-        let outcome = self.policy.outcome_for(test.status, || test.is_flaky());
+        let mut outcome = self.policy.outcome_for(test.status, || test.is_flaky());
+        if self
+            .refusal(test.status, test.decided_at, outcome)
+            .is_some()
+        {
+            outcome = CountsAs::Fail;
+        }
         if outcome == CountsAs::Fail || test.parent {
             self.test_finished(test.to_test_case());
             return;
@@ -537,18 +633,16 @@ impl EventSink for Tally {
         // A problem standing for n tests (declared and not held) counts n failures: a file that
         // promised 50 tests and holds 11 must not score better than one that holds all 50.
         let n = problem.weight();
-        // A claim worse than the records (`declared-counts`, ...) stands for tests already read:
-        // that many passes of its suite become failures, and only what they do not cover is
-        // added, so that the per-suite counts still add up to the totals.
-        let within_read = problem.kind.counts_within_read();
-        let c = self.suite_counts(Some(&place));
-        let within = if within_read { n.min(c.passed) } else { 0 };
-        c.passed -= within;
-        add(&mut c.total, n - within);
-        add(&mut c.failed, n);
-        self.counts.passed -= within;
-        add(&mut self.counts.total, n - within);
+        add(&mut self.counts.total, n);
         add(&mut self.counts.failed, n);
+        let c = self.suite_counts(Some(&place));
+        add(&mut c.total, n);
+        add(&mut c.failed, n);
+        if problem.kind.counts_within_read() {
+            // Settled once every input is in (`apply_manifest`), so that the count does not
+            // depend on the order tests and problems arrive in.
+            self.within_read.push((place.clone(), n));
+        }
         self.failures.push(FailureEntry {
             test_name: match problem.count {
                 Some(n) if n > 1 => format!("[{}] {place} ({n} tests)", problem.kind),
@@ -580,252 +674,4 @@ impl EventSink for Tally {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::policy::{FlakyPolicy, SkippedPolicy, XfailPolicy};
-    use gapscore_model::Attempt;
-
-    fn t(name: &str, status: Status) -> TestCase {
-        TestCase::new(None, name, status)
-    }
-
-    #[test]
-    fn default_policy_counts_everything_unverified_as_failed() {
-        let mut tally = Tally::new(StatusPolicy::default());
-        for (n, s) in [
-            ("a", Status::Passed),
-            ("b", Status::Xpassed),
-            ("c", Status::Failed),
-            ("d", Status::Errored),
-            ("e", Status::Skipped),
-            ("f", Status::Xfailed),
-            ("g", Status::Todo),
-        ] {
-            tally.test_finished(t(n, s));
-        }
-        tally.finish();
-        assert_eq!(
-            tally.counts,
-            SuiteCounts {
-                total: 7,
-                passed: 2,
-                failed: 5
-            }
-        );
-        assert_eq!(tally.failures.len(), 5);
-        assert_eq!(
-            tally.failures.to_vec()[2].message.as_deref(),
-            Some("sealed test not verified: skipped")
-        );
-    }
-
-    #[test]
-    fn skipped_exclude_and_xfail_pass() {
-        let policy =
-            StatusPolicy::new(SkippedPolicy::Exclude, XfailPolicy::Pass, FlakyPolicy::Pass);
-        let mut tally = Tally::new(policy);
-        tally.test_finished(t("a", Status::Skipped));
-        tally.test_finished(t("b", Status::Todo));
-        tally.test_finished(t("c", Status::Xfailed));
-        tally.test_finished(t("d", Status::Passed));
-        assert_eq!(tally.counts.total, 2);
-        assert_eq!(tally.counts.failed, 0);
-        assert_eq!(tally.excluded, 2);
-    }
-
-    #[test]
-    fn flaky_passes_by_default_and_fails_on_request() {
-        let mut flaky = t("f", Status::Passed);
-        flaky.attempts.push(Attempt::new(Status::Failed));
-        let mut tally = Tally::new(StatusPolicy::default());
-        tally.test_finished(flaky.clone());
-        assert_eq!(tally.counts.failed, 0);
-        assert_eq!(tally.flaky, vec!["f".to_owned()]);
-
-        let mut strict = Tally::new(StatusPolicy::new(
-            SkippedPolicy::Fail,
-            XfailPolicy::Fail,
-            FlakyPolicy::Fail,
-        ));
-        strict.test_finished(flaky);
-        assert_eq!(strict.counts.failed, 1);
-        assert!(
-            strict.failures.to_vec()[0]
-                .message
-                .as_deref()
-                .unwrap()
-                .starts_with("flaky")
-        );
-    }
-
-    #[test]
-    fn a_manifest_fails_missing_tests_and_ignores_injected_ones() {
-        let m = Arc::new(Manifest::new(
-            ["a", "b", "c"].iter().map(|s| (*s).to_owned()),
-        ));
-        let mut first = Tally::with_manifest(StatusPolicy::default(), m.clone());
-        first.test_finished(t("a", Status::Passed));
-        first.test_finished(t("injected", Status::Passed));
-        let mut second = Tally::with_manifest(StatusPolicy::default(), m.clone());
-        second.test_finished(t("b", Status::Failed));
-        first.finish();
-        second.finish();
-        let mut all = Tally::with_manifest(StatusPolicy::default(), m);
-        all.merge(first);
-        all.merge(second);
-        all.finish();
-        all.apply_manifest();
-        assert_eq!(all.missing, ["c"]);
-        assert_eq!(all.unexpected, ["injected"]);
-        // a passed, b failed, c did not run: 2 of 3, the injected pass not counted.
-        assert_eq!((all.counts.failed, all.counts.total), (2, 3));
-        let last = all.failures.to_vec().last().unwrap().clone();
-        assert_eq!(last.test_name, "c");
-        assert_eq!(last.message.as_deref(), Some("sealed test did not run"));
-        assert_eq!(all.suites[MISSING_SUITE].failed, 1);
-    }
-
-    /// A failure under a name the record does not list (a file-level `not ok`, a failing
-    /// hook) is counted, through either finishing path; a pass under such a name is not (found
-    /// by an attack on the build: an after-hook failure read as a perfect score).
-    #[test]
-    fn a_manifest_counts_failures_it_does_not_list() {
-        let m = Arc::new(Manifest::new(["a", "b"].iter().map(|s| (*s).to_owned())));
-        let mut tally = Tally::with_manifest(StatusPolicy::default(), m);
-        tally.test_finished(t("a", Status::Passed));
-        tally.test_finished(t("b", Status::Passed));
-        tally.test_finished(t("/tmp/ws/a.test.js", Status::Failed));
-        tally.test_finished(t("after all hook", Status::Errored));
-        tally.test_finished(t("injected", Status::Passed));
-        tally.finish();
-        tally.apply_manifest();
-        assert_eq!(tally.unexpected, ["injected"]);
-        assert_eq!(
-            tally.unexpected_failed,
-            ["/tmp/ws/a.test.js", "after all hook"]
-        );
-        assert_eq!((tally.counts.failed, tally.counts.total), (2, 4));
-        let names: Vec<String> = tally
-            .failures
-            .to_vec()
-            .into_iter()
-            .map(|f| f.test_name)
-            .collect();
-        assert_eq!(names, ["/tmp/ws/a.test.js", "after all hook"]);
-    }
-
-    #[test]
-    fn duplicates_each_count() {
-        let mut tally = Tally::new(StatusPolicy::default());
-        tally.test_finished(t("x", Status::Failed));
-        tally.test_finished(t("x", Status::Passed));
-        assert_eq!(tally.counts.total, 2);
-        assert_eq!(tally.counts.failed, 1);
-        let repeated = tally.repeated();
-        assert_eq!(repeated, vec![crate::id_fingerprint("x")]);
-        let mut finder = crate::IdFinder::new(&repeated);
-        for id in ["x", "y", "x"] {
-            finder.see(id);
-        }
-        assert_eq!(finder.into_repeated(), vec![("x".to_owned(), 2)]);
-    }
-
-    #[test]
-    fn merging_per_file_tallies_equals_one_tally() {
-        let tests = [
-            ("a", Status::Passed),
-            ("b", Status::Failed),
-            ("c", Status::Skipped),
-            ("a", Status::Failed),
-        ];
-        let mut one = Tally::new(StatusPolicy::default());
-        for (n, s) in tests {
-            one.test_finished(t(n, s));
-        }
-        one.finish();
-        let mut first = Tally::new(StatusPolicy::default());
-        let mut second = Tally::new(StatusPolicy::default());
-        second.set_source(Some("second.json".into()));
-        for (i, (n, s)) in tests.iter().enumerate() {
-            if i < 2 { &mut first } else { &mut second }.test_finished(t(n, *s));
-        }
-        first.finish();
-        second.finish();
-        first.merge(second);
-        assert_eq!(first.counts, one.counts);
-        assert_eq!(first.failures.to_vec(), one.failures.to_vec());
-        assert_eq!(first.by_status, one.by_status);
-        // A repeat across the two files is found after the merge, as in one tally.
-        assert_eq!(first.repeated(), one.repeated());
-        assert_eq!(first.repeated(), [crate::id_fingerprint("a")]);
-    }
-
-    #[test]
-    fn problems_add_failure_entries() {
-        let mut tally = Tally::new(StatusPolicy::default());
-        tally.set_source(Some("go.jsonl".into()));
-        tally.test_finished(t("ok", Status::Passed));
-        tally.problem(Problem::new(ProblemKind::BuildFailure, "undefined: x").with_suite("pkg/x"));
-        assert_eq!(tally.score(), Score::new(1, 2));
-        let f = &tally.failures.to_vec()[0];
-        assert_eq!(f.test_name, "[build-failure] pkg/x");
-        assert_eq!(
-            f.message.as_deref(),
-            Some("suite failed to run: build failure in pkg/x")
-        );
-        tally.problem(Problem::new(ProblemKind::Truncated, ""));
-        let all = tally.failures.to_vec();
-        assert_eq!(all[1].test_name, "[truncated] go.jsonl");
-        assert_eq!(all[1].actual, None);
-    }
-
-    #[test]
-    fn a_problem_standing_for_many_tests_counts_each_as_failed() {
-        // A TAP plan of 50 with 11 results: the 39 missing tests are 39 failures, not one.
-        let mut tally = Tally::new(StatusPolicy::default());
-        for i in 0..11 {
-            tally.test_finished(t(&format!("t{i}"), Status::Passed));
-        }
-        tally.problem(
-            Problem::new(ProblemKind::MissingTests, "plan 1..50, 11 results").with_count(39),
-        );
-        tally.finish();
-        assert_eq!(tally.score(), Score::new(39, 50));
-        let entries = tally.failures.to_vec();
-        assert_eq!(entries.len(), 1);
-        assert_eq!(entries[0].test_name, "[missing-tests] run (39 tests)");
-        let run = &tally.suites["run"];
-        assert_eq!((run.total, run.failed), (50, 39));
-    }
-
-    #[test]
-    fn parents_count_only_when_no_child_carries_the_failure() {
-        let mut tally = Tally::new(StatusPolicy::default());
-        let mut child = TestCase::new(Some("p".into()), "T/a", Status::Failed);
-        child.parent_id = Some("p::T".into());
-        let mut parent = TestCase::new(Some("p".into()), "T", Status::Failed);
-        parent.parent = true;
-        tally.test_finished(child);
-        tally.test_finished(parent);
-        // A parent failing after passing children (cleanup failure) is still counted.
-        let mut child2 = TestCase::new(Some("p".into()), "U/a", Status::Passed);
-        child2.parent_id = Some("p::U".into());
-        let mut parent2 = TestCase::new(Some("p".into()), "U", Status::Failed);
-        parent2.parent = true;
-        let mut parent3 = TestCase::new(Some("p".into()), "V", Status::Passed);
-        parent3.parent = true;
-        tally.test_finished(child2);
-        tally.test_finished(parent2);
-        tally.test_finished(parent3);
-        tally.finish();
-        assert_eq!(
-            tally.counts,
-            SuiteCounts {
-                total: 3,
-                passed: 1,
-                failed: 2
-            }
-        );
-        assert_eq!(tally.failures.to_vec()[1].test_name, "p::U");
-    }
-}
+mod tests;

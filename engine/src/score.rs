@@ -13,6 +13,7 @@ use gapscore_core::failures::DEFAULT_BUDGET;
 use gapscore_core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource, scrub};
 use gapscore_core::hardening::{DEFAULT_OVERLAP_THRESHOLD, hardening_from, overlap};
 use gapscore_core::provenance::Resolved;
+use gapscore_core::skip_scope::SkipScope;
 use gapscore_core::{
     Dialect, GapReport, Gate, Manifest, Provenance, ReportOptions, SealCheck, SpecVersion, Spill,
     StatusPolicy, Tally, Threshold, Verdict, WorkspaceIsolation, build_report_from,
@@ -117,6 +118,17 @@ pub struct ScoreRequest {
     pub threshold: Option<Threshold>,
     /// Let an advisory report pass the `threshold` gate on its score alone.
     pub allow_advisory: bool,
+    /// Directories of sealed tests besides the seal's own (`--sealed-dir` without `--seal`):
+    /// a lenient policy (`--skipped exclude|pass`, `--xfail pass`) applies only to a skip or
+    /// xfail decided inside one of them or the seal's directory; relative places are read
+    /// from the current directory, where the runner ran.
+    pub skip_dirs: Vec<PathBuf>,
+    /// Trust a lenient policy for skips and xfails whose place the format does not record
+    /// (`--trust-unlocated-skips`).
+    pub trust_unlocated_skips: bool,
+    /// Warnings the caller found before scoring (batch: a repository's config key that would
+    /// loosen the operator's policy, ignored); they lead the report's warnings.
+    pub warnings: Vec<(Code, String)>,
     /// `gapscore run`: the command's evidence, whose problems join the sealed suite's, and
     /// the report's `gapscore.runner`.
     pub runner: Option<RunnerInput>,
@@ -150,6 +162,9 @@ impl ScoreRequest {
             strict: false,
             threshold: None,
             allow_advisory: false,
+            skip_dirs: Vec::new(),
+            trust_unlocated_skips: false,
+            warnings: Vec::new(),
             runner: None,
         }
     }
@@ -306,7 +321,11 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
 /// Scores one run: checks the seal, reads both suites through `registry`, and builds the Gap
 /// Report. Never prints; every note is in the outcome.
 pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
-    let mut diagnostics = Vec::new();
+    let mut diagnostics: Vec<Diagnostic> = req
+        .warnings
+        .iter()
+        .map(|(code, w)| Diagnostic::warning(*code, w.clone()))
+        .collect();
     let provenance = match spec_v2(req) {
         Ok(p) => p,
         Err(e) => return ScoreOutcome::refused(Refusal::Usage(e), diagnostics),
@@ -433,6 +452,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     }
     let mut sealed_opts = suite_opts.clone();
     sealed_opts.manifest = manifest;
+    sealed_opts.skip_scope = Arc::new(skip_scope(req));
     let mut inputs = Vec::new();
     let mut failed = req.plugin_failures;
     let mut cut = Vec::new();
@@ -674,4 +694,17 @@ mod tests {
         );
         assert!(codes.iter().all(|c| c.as_str().starts_with('R')));
     }
+}
+
+/// Where the sealed suite's lenient policy applies: the seal's directory and the directories
+/// named besides it. With the strict policy nothing is lenient, so the scope is never asked.
+fn skip_scope(req: &ScoreRequest) -> SkipScope {
+    let dirs = req
+        .seal
+        .iter()
+        .map(|s| s.sealed_dir.clone())
+        .chain(req.skip_dirs.iter().cloned())
+        .collect();
+    let base = std::env::current_dir().unwrap_or_default();
+    SkipScope::new(dirs, base, req.trust_unlocated_skips)
 }

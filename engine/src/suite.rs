@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use gapscore_core::Code;
 use gapscore_core::categories::CategoryRules;
+use gapscore_core::skip_scope::SkipScope;
 use gapscore_core::{IdFinder, InputInfo, Manifest, ProblemKind, Spill, StatusPolicy, Tally};
 
 use gapscore_adapters::{
@@ -48,6 +49,8 @@ pub struct SuiteOptions {
     /// Where failure entries past a memory budget go (each file's tally and the suite's own),
     /// so that memory does not grow with the number of failures; `None` keeps them in memory.
     pub spill: Option<Spill>,
+    /// Where a lenient policy applies (see [`SkipScope`]); the default trusts every decision.
+    pub skip_scope: Arc<SkipScope>,
 }
 
 impl SuiteOptions {
@@ -60,6 +63,7 @@ impl SuiteOptions {
             names: false,
             ingest: IngestOptions::default(),
             spill: None,
+            skip_scope: Arc::default(),
         }
     }
 }
@@ -170,6 +174,7 @@ pub fn tally_inputs(
             None => Tally::new(opts.policy),
         };
         t.set_rules(opts.rules.clone());
+        t.set_skip_scope(opts.skip_scope.clone());
         t.collect_names(opts.names);
         if let Some(spill) = &opts.spill {
             t.spill_failures(spill.clone());

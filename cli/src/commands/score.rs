@@ -20,12 +20,17 @@ pub(crate) fn request(
     req.open.clone_from(&args.open);
     req.policy = StatusPolicy::new(args.skipped.into(), args.xfail.into(), args.flaky.into());
     req.categories.clone_from(&args.categories);
-    if let (Some(record), Some(dir)) = (&args.seal, &args.sealed_dir) {
-        let mut seal = SealInput::new(record, dir);
-        seal.excludes.clone_from(&args.excludes);
-        seal.allow_broken = args.allow_broken_seal;
-        req.seal = Some(seal);
+    match (&args.seal, &args.sealed_dir) {
+        (Some(record), Some(dir)) => {
+            let mut seal = SealInput::new(record, dir);
+            seal.excludes.clone_from(&args.excludes);
+            seal.allow_broken = args.allow_broken_seal;
+            req.seal = Some(seal);
+        }
+        (None, Some(dir)) => req.skip_dirs.push(dir.clone()),
+        _ => {}
     }
+    req.trust_unlocated_skips = args.trust_unlocated_skips;
     req.sealed_hash.clone_from(&args.sealed_hash);
     req.history = args.history.clone().zip(args.max_cycles);
     req.overlap = args.overlap.then_some(args.overlap_threshold);
