@@ -198,8 +198,9 @@ impl<'de, 's> State<'de, 's> {
         self.files += 1;
         if let Some(n) = num_failing.clone() {
             let failed = failed_here + self.contradicted - contradicted_before;
-            self.sink
-                .evidence(declared::file(name.as_deref(), n, tests_here, failed));
+            let e = declared::file(name.as_deref(), n, tests_here, failed);
+            self.problems += e.judge().problems.len() as u64;
+            self.sink.evidence(e);
         }
         // Jest's own rule for a file's status, applied to the raw shape that has none.
         let passed = match status.as_deref() {

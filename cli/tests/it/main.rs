@@ -19,6 +19,7 @@ mod crate_graph;
 mod cut_text;
 mod docs;
 mod everyday;
+mod evidence_json;
 mod evidence_table;
 mod exec_plugin;
 mod flags;
