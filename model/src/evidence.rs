@@ -78,10 +78,11 @@ impl DeclaredCount {
     /// range of `u64`. Anything else is [`DeclaredCount::Unreadable`].
     pub fn parse(text: &str) -> DeclaredCount {
         let t = text.trim();
-        if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-            if let Ok(n) = t.parse::<u64>() {
-                return DeclaredCount::Number(n);
-            }
+        if !t.is_empty()
+            && t.bytes().all(|b| b.is_ascii_digit())
+            && let Ok(n) = t.parse::<u64>()
+        {
+            return DeclaredCount::Number(n);
         }
         DeclaredCount::Unreadable(text.to_owned())
     }
