@@ -27,8 +27,10 @@ pub struct BatchOptions {
     pub timestamp: Option<String>,
     /// Read every input as this format instead of detecting it.
     pub input_format: Option<String>,
-    /// The status policy, unless a repository's `gapscore.toml` says otherwise.
+    /// The status policy; a repository's `gapscore.toml` may tighten it, never loosen it.
     pub policy: StatusPolicy,
+    /// Let a lenient policy apply to skips and xfails whose place the format does not record.
+    pub trust_unlocated_skips: bool,
     /// The reports' key names.
     pub dialect: Dialect,
     /// The reports' spec version (v2 needs the Shadow dialect).
@@ -50,6 +52,7 @@ impl BatchOptions {
             timestamp: None,
             input_format: None,
             policy: StatusPolicy::default(),
+            trust_unlocated_skips: false,
             dialect: Dialect::default(),
             spec_version: SpecVersion::default(),
             provenance: Provenance::default(),

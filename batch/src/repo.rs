@@ -112,6 +112,10 @@ pub(crate) fn prepare<'a>(spec: &'a RepoSpec, opts: &BatchOptions) -> Result<Pre
     let mut h = FileHasher::new();
     h.update(b"gapscore-batch 1\n");
     h.update(format!("{:?} {:?}\n", opts.policy, opts.input_format).as_bytes());
+    // Hashed only when given, so hashes without it stay what they were.
+    if opts.trust_unlocated_skips {
+        h.update(b"trust-unlocated-skips\n");
+    }
     // The gate's verdict is in the report: a new threshold scores the repository again.
     if let Some(t) = opts.threshold {
         h.update(format!("gate {} {}\n", t.value(), opts.allow_advisory).as_bytes());
@@ -248,6 +252,7 @@ pub(crate) fn score(
         (None, None) => {}
     }
     req.warnings.clone_from(&p.warnings);
+    req.trust_unlocated_skips = opts.trust_unlocated_skips;
     req.dialect = opts.dialect;
     req.spec_version = opts.spec_version;
     req.provenance = p

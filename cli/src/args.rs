@@ -540,17 +540,24 @@ pub struct BatchArgs {
     #[arg(long, value_name = "ID")]
     pub input_format: Option<String>,
 
-    /// What skipped and todo tests count as (a repository's gapscore.toml may say otherwise).
+    /// What skipped and todo tests count as (a repository's gapscore.toml may tighten it, never
+    /// loosen it).
     #[arg(long, value_enum, default_value_t = SkippedArg::Fail)]
     pub skipped: SkippedArg,
 
-    /// What xfailed tests count as.
+    /// What xfailed tests count as (a repository may tighten it, never loosen it).
     #[arg(long, value_enum, default_value_t = PassFailArg::Fail)]
     pub xfail: PassFailArg,
 
-    /// What tests that passed only on a retry count as.
+    /// What tests that passed only on a retry count as (a repository may tighten it, never
+    /// loosen it).
     #[arg(long, value_enum, default_value_t = PassFailArg::Pass)]
     pub flaky: PassFailArg,
+
+    /// Let a lenient policy apply to skips and xfails whose place the format does not record;
+    /// those with a recorded place must lie inside the repository's sealed test directory.
+    #[arg(long)]
+    pub trust_unlocated_skips: bool,
 
     /// JSON key names of the per-repository reports.
     #[arg(long, value_enum, default_value_t = DialectArg::Shadow)]

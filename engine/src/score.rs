@@ -321,11 +321,7 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
 /// Scores one run: checks the seal, reads both suites through `registry`, and builds the Gap
 /// Report. Never prints; every note is in the outcome.
 pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
-    let mut diagnostics: Vec<Diagnostic> = req
-        .warnings
-        .iter()
-        .map(|(code, w)| Diagnostic::warning(*code, w.clone()))
-        .collect();
+    let mut diagnostics = Vec::new();
     let provenance = match spec_v2(req) {
         Ok(p) => p,
         Err(e) => return ScoreOutcome::refused(Refusal::Usage(e), diagnostics),
@@ -463,6 +459,11 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     inputs.extend(suite.inputs);
     cut.extend(suite.cut);
     let mut sealed = suite.tally;
+    // The caller's warnings (batch: a repository key that would loosen the policy) are the
+    // sealed suite's: in the report, and said with the rest.
+    for (code, w) in &req.warnings {
+        sealed.warnings.push(*code, w.clone());
+    }
     let runner = req
         .runner
         .as_ref()

@@ -86,6 +86,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode> {
     opts.timestamp = Some(humantime::format_rfc3339_seconds(io::report_time()).to_string());
     opts.input_format.clone_from(&args.input_format);
     opts.policy = StatusPolicy::new(args.skipped.into(), args.xfail.into(), args.flaky.into());
+    opts.trust_unlocated_skips = args.trust_unlocated_skips;
     opts.dialect = args.dialect.into();
     opts.spec_version = args.spec_version.into();
     opts.provenance = provenance;

@@ -170,18 +170,62 @@ fn skipped_errored_and_xfailed_sealed_tests_are_not_passes() {
         "sealed test not verified: todo"
     );
 
-    let r = json_of(&run(&["score", "--sealed", s(&f), "--skipped", "pass"]));
+    // The simple format records no place for a skip: a lenient policy is refused for it
+    // (only the sealed tests may decide not to run) unless the operator trusts such skips.
+    for lenient in [
+        ["--skipped", "pass"],
+        ["--skipped", "exclude"],
+        ["--xfail", "pass"],
+    ] {
+        let mut args = vec!["score", "--sealed", s(&f)];
+        args.extend(lenient);
+        let r = json_of(&run(&args));
+        assert_eq!(
+            r["sealed_tests"],
+            json!({"total": 7, "passed": 2, "failed": 5}),
+            "{lenient:?}"
+        );
+        assert!(
+            r["gapscore"]["warning_codes"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("W115")),
+            "{lenient:?}: {r}"
+        );
+    }
+    let r = json_of(&run(&[
+        "score",
+        "--sealed",
+        s(&f),
+        "--skipped",
+        "pass",
+        "--trust-unlocated-skips",
+    ]));
     assert_eq!(
         r["sealed_tests"],
         json!({"total": 7, "passed": 4, "failed": 3})
     );
-    let r = json_of(&run(&["score", "--sealed", s(&f), "--skipped", "exclude"]));
+    let r = json_of(&run(&[
+        "score",
+        "--sealed",
+        s(&f),
+        "--skipped",
+        "exclude",
+        "--trust-unlocated-skips",
+    ]));
     assert_eq!(
         r["sealed_tests"],
         json!({"total": 5, "passed": 2, "failed": 3})
     );
     assert_eq!(r["gapscore"]["sealed_excluded"], 2);
-    let r = json_of(&run(&["score", "--sealed", s(&f), "--xfail", "pass"]));
+    let r = json_of(&run(&[
+        "score",
+        "--sealed",
+        s(&f),
+        "--xfail",
+        "pass",
+        "--trust-unlocated-skips",
+    ]));
     assert_eq!(
         r["sealed_tests"],
         json!({"total": 7, "passed": 3, "failed": 4})

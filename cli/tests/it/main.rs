@@ -20,6 +20,7 @@ mod cut_text;
 mod docs;
 mod everyday;
 mod evidence_json;
+mod evidence_policy;
 mod evidence_table;
 mod exec_plugin;
 mod flags;

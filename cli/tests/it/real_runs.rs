@@ -94,3 +94,53 @@ fn complete_real_runs_are_not_advisory_and_runs_with_problems_are() {
     );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The wild corpora (result files public projects committed, `adapters/*/tests/fixtures/wild/`,
+/// each with hand-written expectations in its `expected.toml`): a file whose expectations list
+/// no run-level problem is a complete run and scores without an advisory (unless its entry says
+/// `advisory = true`, as a file of flaky passes does); a file with a problem is advisory and
+/// fails `--threshold 100`. A new rule about evidence must raise no false alarm on them.
+#[test]
+fn wild_files_are_advisory_exactly_when_their_expectations_say() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for adapter in fs::read_dir(root.join("adapters")).unwrap() {
+        let wild = adapter.unwrap().path().join("tests/fixtures/wild");
+        let Ok(text) = fs::read_to_string(wild.join("expected.toml")) else {
+            continue;
+        };
+        let table: toml::Table = toml::from_str(&text).unwrap();
+        for entry in table["file"].as_array().unwrap() {
+            let name = entry["name"].as_str().unwrap();
+            let has_problems = entry
+                .get("problems")
+                .and_then(toml::Value::as_table)
+                .is_some_and(|t| !t.is_empty());
+            let advisory_expected =
+                has_problems || entry.get("advisory").and_then(toml::Value::as_bool) == Some(true);
+            let o = run_in(&wild, &["score", "--sealed", name, "--threshold", "100"]);
+            checked += 1;
+            if code(&o) == 2 {
+                wrong.push(format!(
+                    "{}: exit 2: {}",
+                    wild.join(name).display(),
+                    stderr(&o)
+                ));
+                continue;
+            }
+            let r = json_of(&o);
+            let advisory = r["report"]["advisory"] == true;
+            if advisory != advisory_expected {
+                wrong.push(format!(
+                    "{}: advisory {advisory} ({}), expected {advisory_expected}; problems {}",
+                    wild.join(name).display(),
+                    r["report"]["advisory_reason"],
+                    r["gapscore"]["problems"]
+                ));
+            }
+        }
+    }
+    assert!(checked >= 50, "only {checked} wild files");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
