@@ -119,15 +119,15 @@ pub(crate) struct Tool<'a> {
 #[derive(Deserialize)]
 pub(crate) struct Summary {
     #[serde(default)]
-    pub(crate) tests: Option<f64>,
+    pub(crate) tests: Option<Value>,
     #[serde(default)]
-    pub(crate) failed: Option<f64>,
+    pub(crate) failed: Option<Value>,
     #[serde(default)]
-    pub(crate) skipped: Option<f64>,
+    pub(crate) skipped: Option<Value>,
     #[serde(default)]
-    pub(crate) pending: Option<f64>,
+    pub(crate) pending: Option<Value>,
     #[serde(default)]
-    pub(crate) other: Option<f64>,
+    pub(crate) other: Option<Value>,
 }
 
 /// The keys of `results.extra` that carry run-level trouble.

@@ -289,13 +289,13 @@ impl State<'_> {
     fn check_summary(&mut self, s: &Summary) {
         let total: u64 = self.seen.iter().sum();
         let mut declared = Declared::new();
-        if let Some(t) = s.tests {
+        if let Some(t) = &s.tests {
             declared = declared.tests(count(t));
         }
-        if let Some(f) = s.failed {
+        if let Some(f) = &s.failed {
             declared = declared.failed(count(f));
         }
-        let not_run = [s.skipped, s.pending, s.other]
+        let not_run = [&s.skipped, &s.pending, &s.other]
             .into_iter()
             .flatten()
             .map(count)
@@ -320,12 +320,12 @@ impl State<'_> {
     }
 }
 
-/// A summary count as JSON gives it: a non-negative whole number, else its text (`10.5`, `-1`).
-fn count(v: f64) -> DeclaredCount {
-    if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < 2f64.powi(53) {
-        DeclaredCount::Number(v as u64)
-    } else {
-        DeclaredCount::Unreadable(v.to_string())
+/// A summary count as JSON gives it: a non-negative integer (exact up to `u64::MAX`), else its
+/// text (`10.5`, `-1`, `"3"`).
+fn count(v: &Value) -> DeclaredCount {
+    match v.as_u64() {
+        Some(n) => DeclaredCount::Number(n),
+        None => DeclaredCount::Unreadable(v.to_string()),
     }
 }
 

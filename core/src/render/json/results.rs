@@ -49,6 +49,8 @@ struct SortedTest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     category: Option<Category>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    decided_at: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     duration: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     expected: Option<&'a str>,
@@ -99,6 +101,7 @@ impl<'a> SortedTest<'a> {
                 })
                 .collect(),
             category: t.category,
+            decided_at: t.decided_at.as_deref(),
             duration: t.duration,
             expected: t.expected.as_deref(),
             file: t.file.as_deref(),
@@ -336,6 +339,7 @@ mod tests {
         t.duration = Some(1.5);
         t.file = Some("f.py".into());
         t.line = Some(3);
+        t.decided_at = Some("f.py:3".into());
         t.message = Some("m".into());
         t.output = Some("o".into());
         t.parent = true;
