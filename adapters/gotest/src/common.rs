@@ -43,9 +43,12 @@ pub(crate) fn report_line(line: &str) -> Option<(usize, Report, &str, Option<f64
         return None;
     };
     let rest = rest.trim_end();
-    // The elapsed time is the last ` (N.NNs)`; test names may hold parentheses themselves.
+    // The elapsed time is the last ` (N.NNs)`, or ` (N.NN seconds)` as go 1.4 and earlier
+    // wrote it; test names may hold parentheses themselves.
     if let Some(open) = rest.rfind(" (")
-        && let Some(secs) = rest[open + 2..].strip_suffix("s)")
+        && let Some(secs) = rest[open + 2..]
+            .strip_suffix(" seconds)")
+            .or_else(|| rest[open + 2..].strip_suffix("s)"))
         && let Ok(v) = secs.parse::<f64>()
     {
         let v = (v.is_finite() && v >= 0.0).then_some(v);
@@ -121,27 +124,86 @@ pub(crate) enum SummaryVerb {
     NoTests,
 }
 
+/// Reads a package summary line. go writes a tab after the verb's padding (`ok  \t`, `FAIL\t`,
+/// `?   \t`); files that went through a terminal, an editor or a hand copy have spaces instead
+/// (`FAIL    pkg [setup failed]`), so any run of blanks is taken, but then the rest of the line
+/// must be one of go's own endings (a duration, `(cached)`, `[build failed]`, `[no test files]`,
+/// a coverage note), so a test's `FAIL something` print is not read as a package line.
 pub(crate) fn summary_line(line: &str) -> Option<Summary<'_>> {
-    let (verb, rest) = if let Some(r) = line.strip_prefix("ok  \t") {
+    let (verb, rest) = if let Some(r) = line.strip_prefix("ok") {
         (SummaryVerb::Ok, r)
-    } else if let Some(r) = line.strip_prefix("FAIL\t") {
+    } else if let Some(r) = line.strip_prefix("FAIL") {
         (SummaryVerb::Fail, r)
-    } else if let Some(r) = line.strip_prefix("?   \t") {
+    } else if let Some(r) = line.strip_prefix('?') {
         (SummaryVerb::NoTests, r)
     } else {
         return None;
     };
-    let rest = rest.trim_end();
+    let tabbed = match verb {
+        SummaryVerb::Ok => rest.starts_with("  \t"),
+        SummaryVerb::Fail => rest.starts_with('\t'),
+        SummaryVerb::NoTests => rest.starts_with("   \t"),
+    };
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let padded = rest.trim_start_matches([' ', '\t']);
+    let blanks = rest.len() - padded.len();
+    let rest = padded.trim_end();
     let end = rest.find(['\t', ' ']).unwrap_or(rest.len());
     let package = &rest[..end];
     if package.is_empty() {
         return None;
     }
+    let tail = rest[end..].trim();
+    // Untabbed, the line must still look like go's: a padded verb (a tab expands to 4 or more
+    // spaces) or one of go's endings after the package.
+    if !tabbed
+        && !(go_package_path(package) && go_summary_tail(tail) && (blanks >= 2 || !tail.is_empty()))
+    {
+        return None;
+    }
     Some(Summary {
         package,
         verb,
-        rest: rest[end..].trim(),
+        rest: tail,
     })
+}
+
+/// An import path as go prints it: no control characters, not a sentence's word (`FAIL:`).
+fn go_package_path(p: &str) -> bool {
+    !p.ends_with(':')
+        && p.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '~' | '+'))
+}
+
+/// What go writes after the package on a summary line: nothing, a duration (`0.003s`),
+/// `(cached)`, a bracketed note (`[build failed]`, `[setup failed]`, `[no test files]`,
+/// `[no tests to run]`), or a coverage note, in any order.
+fn go_summary_tail(tail: &str) -> bool {
+    let mut rest = tail;
+    while !rest.is_empty() {
+        let word_end = if rest.starts_with('[') {
+            rest.find(']').map(|i| i + 1)
+        } else if rest.starts_with("coverage:") {
+            Some(rest.len())
+        } else {
+            Some(rest.find([' ', '\t']).unwrap_or(rest.len()))
+        };
+        let Some(end) = word_end else { return false };
+        let word = &rest[..end];
+        let ok = word.starts_with('[')
+            || word.starts_with("coverage:")
+            || word == "(cached)"
+            || word
+                .strip_suffix('s')
+                .is_some_and(|n| !n.is_empty() && n.parse::<f64>().is_ok());
+        if !ok {
+            return false;
+        }
+        rest = rest[end..].trim_start();
+    }
+    true
 }
 
 /// The package a `# pkg [pkg.test]` build-output header names.
@@ -291,6 +353,50 @@ fn values(msg: &str, line: Option<&str>) -> Option<(String, String)> {
     None
 }
 
+/// `` `A` has ``, `` `A` and `B` have ``, `` `A`, `B`, `C`, and 3 more have ``.
+pub(crate) fn list(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().take(3).map(|n| format!("`{n}`")).collect();
+    let mut s = match quoted.as_slice() {
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        [] => String::new(),
+    };
+    if names.len() > 3 {
+        s = format!("{}, and {} more", quoted.join(", "), names.len() - 3);
+    }
+    s.push_str(if names.len() == 1 { " has" } else { " have" });
+    s
+}
+
+pub(crate) fn list_plain(names: &[String], one: &str, many: &str) -> String {
+    match names {
+        [n] => format!("{one} {n}"),
+        _ => format!("{many} {}", names.join(", ")),
+    }
+}
+
+/// The last `n` non-blank lines of a text, joined with ` / `, at most 1 KiB.
+pub(crate) fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let from = lines.len().saturating_sub(n);
+    let mut s = lines[from..].join(" / ");
+    if s.is_empty() {
+        s = "(no output)".to_owned();
+    }
+    if s.len() > 1024.min(TEXT_CAP) {
+        let mut cut = 1024;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,6 +414,10 @@ mod tests {
         assert_eq!(
             report_line("--- SKIP: TestS"),
             Some((0, Report::Skip, "TestS", None))
+        );
+        assert_eq!(
+            report_line("--- PASS: TestA (0.10 seconds)"),
+            Some((0, Report::Pass, "TestA", Some(0.1)))
         );
         assert_eq!(report_line("--- PASSED: x"), None);
         assert_eq!(report_line("    hello"), None);
@@ -337,6 +447,23 @@ mod tests {
         let s = summary_line("?   \texample.com/c\t[no test files]").unwrap();
         assert_eq!(s.verb, SummaryVerb::NoTests);
         assert_eq!(summary_line("FAIL"), None);
+        // Spaces where go writes a tab (a terminal or hand copy): read when the rest is go's.
+        let s = summary_line("FAIL    github.com/x/example [setup failed]").unwrap();
+        assert_eq!(
+            (s.package, s.verb, s.rest),
+            ("github.com/x/example", SummaryVerb::Fail, "[setup failed]")
+        );
+        let s = summary_line("ok      package/name/passing1 0.100s").unwrap();
+        assert_eq!(
+            (s.package, s.verb),
+            ("package/name/passing1", SummaryVerb::Ok)
+        );
+        let s = summary_line("FAIL    package/panic  0.003s").unwrap();
+        assert_eq!((s.package, s.rest), ("package/panic", "0.003s"));
+        assert_eq!(summary_line("FAIL this test broke"), None);
+        assert_eq!(summary_line("ok so far"), None);
+        assert_eq!(summary_line("FAIL it"), None);
+        assert_eq!(summary_line("okay\tx"), None);
     }
 
     #[test]

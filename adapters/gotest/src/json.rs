@@ -10,12 +10,13 @@ use std::io::BufRead;
 
 use gapscore_adapter_sdk::lines::LineReader;
 use gapscore_adapter_sdk::{
-    AdapterError, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status, TestCase,
+    AdapterError, Declared, EventSink, Evidence, EvidenceSource, InputError, Location, Problem,
+    ProblemKind, Producer, ReadCounts, Status, TestCase,
 };
 
 use crate::common::{
-    Death, TEXT_CAP, build_header, death_line, describe, is_framing, is_goroutine_header,
-    push_capped, summary_line,
+    Death, Report, SummaryVerb, build_header, death_line, describe, is_framing,
+    is_goroutine_header, last_lines, list, list_plain, push_capped, report_line, summary_line,
 };
 use crate::event::Event;
 use crate::rerun::Reruns;
@@ -28,6 +29,9 @@ struct Open {
     output: String,
     has_children: bool,
     parent_id: Option<String>,
+    /// Its own `--- FAIL: name` line came in its output: whatever its result event says, the
+    /// test failed (the worst of a record's own signals wins).
+    said_fail: bool,
 }
 
 /// A package whose final event has not come yet.
@@ -39,7 +43,20 @@ struct Pkg {
     /// Index of the test the last event was about: consecutive events mostly are.
     hint: usize,
     output: String,
+    /// Tests finished in this run of the package, and how many of them failed.
+    finished: u64,
     failures: u64,
+    /// Parents named by the tests finished in this run (`TestA` for `TestA/b`): a test whose
+    /// result comes without a `run` event is paired with its children by name (gotestsum
+    /// reruns lack `run` events).
+    parents: HashSet<String>,
+    /// A second test of an open test's name, started before the first reported: Go's internal
+    /// and external test packages (`pkg` and `pkg_test`) may each declare it, and parallel
+    /// tests are open together. It takes the name when the first reports.
+    twins: Vec<Open>,
+    /// A line of the package's output said it failed: go's `FAIL` (the test binary's) or
+    /// `FAIL pkg` line.
+    output_says_fail: bool,
     /// The first panic-like line seen, and whether a goroutine dump confirmed it.
     death: Option<(Death, String)>,
     death_confirmed: bool,
@@ -73,7 +90,26 @@ impl Pkg {
                 *slot = i;
             }
         }
+        // A twin of the same name waiting for it now takes the name.
+        if let Some(t) = self.twins.iter().position(|t| t.name == open.name) {
+            let twin = self.twins.remove(t);
+            self.index.insert(twin.name.clone(), self.tests.len());
+            self.tests.push(twin);
+        }
         open
+    }
+
+    /// Notes a `FAIL` line of the package's own output (the test binary's, or go's `FAIL pkg`;
+    /// test2json writes both without a `Test`). A test's output is not read here: a test may
+    /// print `FAIL` itself.
+    fn note_summary(&mut self, out: &str) {
+        let line = out.trim_end();
+        if line == "FAIL"
+            || summary_line(line)
+                .is_some_and(|s| s.verb == SummaryVerb::Fail && s.package == self.name)
+        {
+            self.output_says_fail = true;
+        }
     }
 
     /// Notes a panic or timeout line, and the goroutine dump that confirms one.
@@ -90,6 +126,12 @@ impl Pkg {
 
 /// How many malformed lines are warned about one by one.
 const WARN_LINES: u64 = 5;
+
+/// How many twins and parent names one package run keeps (memory stays bounded).
+const HOLD_TWINS: usize = 100_000;
+
+/// The message of a test whose `pass` event its own `--- FAIL` line contradicts.
+const OVERRULED: &str = "its result event says pass while its own `--- FAIL` line says it failed";
 
 struct Reader<'s> {
     sink: &'s mut dyn EventSink,
@@ -109,6 +151,8 @@ struct Reader<'s> {
     unknown_actions: HashSet<String>,
     /// Failed tests held until the stream ends: gotestsum may rerun them.
     reruns: Reruns,
+    /// Import paths of go 1.24 `build-fail` events, until a package's final event claims one.
+    failed_builds: Vec<String>,
 }
 
 /// Reads a `go test -json` stream, line by line, with no limit on a line's length.
@@ -130,6 +174,7 @@ pub fn parse_reader(
         first_stray: None,
         unknown_actions: HashSet::new(),
         reruns: Reruns::default(),
+        failed_builds: Vec::new(),
     };
     let mut lines = LineReader::new(reader);
     let mut first_bad: Option<(u64, String)> = None;
@@ -252,6 +297,12 @@ impl Reader<'_> {
                 let pkg = &mut self.pkgs[pi];
                 pkg.watch(out);
                 if is_framing(out) {
+                    if let Some((_, Report::Fail, name, _)) = report_line(out)
+                        && name == test
+                        && let Some(i) = pkg.find(test)
+                    {
+                        pkg.tests[i].said_fail = true;
+                    }
                     return;
                 }
                 match pkg.find(test) {
@@ -269,6 +320,7 @@ impl Reader<'_> {
                 let pi = self.pkg_index(pkg_name);
                 let pkg = &mut self.pkgs[pi];
                 pkg.watch(out);
+                pkg.note_summary(out);
                 push_capped(&mut pkg.output, out);
             }
             ("pass", Some(test)) | ("bench", Some(test)) => {
@@ -290,9 +342,13 @@ impl Reader<'_> {
                 self.build_text(path, out);
             }
             ("build-fail", _) => {
+                // Reported when a package's final event names it (`FailedBuild`), as that
+                // package's failure, or at the end if none does: a setup failure's build-fail
+                // names the test main (`pkg.test`), its package fail event the package.
                 let path = ev.import_path.as_deref().unwrap_or(pkg_name).to_owned();
-                let pkg = path.split_whitespace().next().unwrap_or("").to_owned();
-                self.build_failure(&pkg, &path, format!("{pkg} [build failed]"));
+                if self.failed_builds.len() < 256 && !self.failed_builds.contains(&path) {
+                    self.failed_builds.push(path);
+                }
             }
             (other, _) => {
                 if self.unknown_actions.len() < 16 && self.unknown_actions.insert(other.to_owned())
@@ -311,17 +367,7 @@ impl Reader<'_> {
         self.seq += 1;
         let seq = self.seq;
         let pkg = &mut self.pkgs[pi];
-        if let Some(i) = pkg.find(test) {
-            // Started again before it reported: never drop the first run.
-            let open = pkg.remove(i);
-            let name = pkg.name.clone();
-            self.emit_unfinished(
-                &name,
-                open,
-                "started again before it reported a result",
-                false,
-            );
-        }
+        let twin = pkg.find(test).is_some();
         let pkg = &mut self.pkgs[pi];
         // The nearest open ancestor (`TestA` for `TestA/b`) is this subtest's parent.
         let mut parent_id = None;
@@ -339,18 +385,28 @@ impl Reader<'_> {
         {
             parent_id = Some(TestCase::make_id(suite_of(&pkg.name), &test[..cut]));
         }
-        let id = TestCase::make_id(suite_of(&pkg.name), test);
-        self.sink.test_started(suite_of(&pkg.name), test, &id);
-        let pkg = &mut self.pkgs[pi];
-        pkg.index.insert(test.to_owned(), pkg.tests.len());
-        pkg.hint = pkg.tests.len();
-        pkg.tests.push(Open {
+        let open = Open {
             name: test.to_owned(),
             seq,
             output: String::new(),
             has_children: false,
             parent_id,
-        });
+            said_fail: false,
+        };
+        if twin {
+            // Started again before the first reported: a second test of the name (`pkg` and
+            // `pkg_test` each declare it), not a restart. Its result is the next one of the name.
+            if pkg.twins.len() < HOLD_TWINS {
+                pkg.twins.push(open);
+            }
+            return;
+        }
+        let id = TestCase::make_id(suite_of(&pkg.name), test);
+        self.sink.test_started(suite_of(&pkg.name), test, &id);
+        let pkg = &mut self.pkgs[pi];
+        pkg.index.insert(test.to_owned(), pkg.tests.len());
+        pkg.hint = pkg.tests.len();
+        pkg.tests.push(open);
     }
 
     fn finish_test(&mut self, pkg_name: &str, test: &str, status: Status, elapsed: Option<f64>) {
@@ -363,12 +419,27 @@ impl Reader<'_> {
                 name: test.to_owned(),
                 seq: 0,
                 output: String::new(),
-                has_children: false,
+                // Paired with its children by name: they reported before it.
+                has_children: pkg.parents.contains(test),
                 parent_id: test
                     .rfind('/')
                     .map(|cut| TestCase::make_id(suite_of(&pkg.name), &test[..cut])),
+                said_fail: false,
             },
         };
+        if let Some(cut) = test.rfind('/') {
+            let parent = &test[..cut];
+            if let Some(i) = pkg.find(parent) {
+                pkg.tests[i].has_children = true;
+            }
+            if pkg.parents.len() < HOLD_TWINS {
+                pkg.parents.insert(parent.to_owned());
+            }
+        }
+        // Its own `--- FAIL` line says worse than a `pass` event: the worse wins.
+        let overruled = open.said_fail && status == Status::Passed;
+        let status = if overruled { Status::Failed } else { status };
+        pkg.finished += 1;
         if status == Status::Failed {
             pkg.failures += 1;
         }
@@ -378,7 +449,11 @@ impl Reader<'_> {
         tc.parent_id = open.parent_id;
         if status != Status::Passed {
             let d = describe(&open.output, status == Status::Failed);
-            tc.message = d.message;
+            tc.message = match d.message {
+                Some(m) if overruled => Some(format!("{OVERRULED}\n{m}")),
+                None if overruled => Some(OVERRULED.to_owned()),
+                m => m,
+            };
             tc.file = d.file;
             tc.line = d.line;
             tc.expected = d.expected;
@@ -452,6 +527,7 @@ impl Reader<'_> {
         // This run of the package is over: a later result of one of its tests is a rerun.
         self.reruns.package_ended(&pkg.name);
         let suite = pkg.name.clone();
+        let problems_before = self.problems;
         if let Some((kind, line)) = &death {
             let kind = match kind {
                 Death::Timeout => ProblemKind::Timeout,
@@ -486,22 +562,42 @@ impl Reader<'_> {
                     })
                     .map(|s| s.package.to_owned())
             });
-            match build {
-                Some(path) => {
-                    let line = format!("{suite} [build failed]");
-                    self.build_failure(&suite, &path, line);
-                }
-                None => {
-                    let tail = last_lines(&pkg.output, 5);
-                    self.problem(
-                        Problem::new(
-                            ProblemKind::SuiteError,
-                            format!("package failed although none of its tests did: {tail}"),
-                        )
-                        .with_suite(suite),
-                    );
-                }
+            if let Some(path) = build {
+                let line = format!("{suite} [build failed]");
+                self.build_failure(&suite, &path, line);
             }
+        }
+        // The package's final action and its output's `FAIL` lines are evidence beside its
+        // records: a failed package whose records show no failure and no problem is judged
+        // (exit-status). A skip never fails a Go package, so skips are not passed as
+        // explaining one.
+        let explained =
+            self.problems - problems_before + u64::from(self.build_reported.contains(&suite));
+        let says_failed = failed || pkg.output_says_fail;
+        let place = if failed {
+            format!(
+                "package `{suite}`'s final `fail` event (its output ends: {})",
+                last_lines(&pkg.output, 5)
+            )
+        } else if pkg.output_says_fail {
+            format!("package `{suite}`'s `FAIL` line (its final event says pass)")
+        } else {
+            format!("package `{suite}`'s final `pass` event")
+        };
+        let mut evidence = Evidence::new(EvidenceSource::ExitStatus, place)
+            .declaring(Declared::new().run_failed(says_failed))
+            .reading(ReadCounts::new(pkg.finished, pkg.failures, 0).with_problems(explained));
+        if !suite.is_empty() {
+            evidence = evidence.with_scope(suite);
+        }
+        self.sink.evidence(evidence);
+        self.claim_build(failed_build);
+    }
+
+    /// A package's final event named a failed build: that `build-fail` event is accounted for.
+    fn claim_build(&mut self, failed_build: Option<&str>) {
+        if let Some(path) = failed_build {
+            self.failed_builds.retain(|p| p != path);
         }
     }
 
@@ -531,7 +627,8 @@ impl Reader<'_> {
         }
         let base = path.split_whitespace().next().unwrap_or(path);
         let mut detail = line;
-        if base != pkg {
+        // `pkg.test` is the package's test main (a setup failure names it), not a dependency.
+        if base.strip_suffix(".test").unwrap_or(base) != pkg {
             detail.push_str(&format!(" (dependency {base} failed to build)"));
         }
         let found = self.builds.iter().position(|(p, _)| p == path).or_else(|| {
@@ -598,6 +695,12 @@ impl Reader<'_> {
 
     fn finish(mut self, cut: Option<u64>) {
         self.reruns.finish(&mut *self.sink);
+        // `build-fail` events no package's final event claimed: each a build failure of its own.
+        for path in std::mem::take(&mut self.failed_builds) {
+            let base = path.split_whitespace().next().unwrap_or("");
+            let pkg = base.strip_suffix(".test").unwrap_or(base).to_owned();
+            self.build_failure(&pkg, &path, format!("{pkg} [build failed]"));
+        }
         let open: Vec<String> = self.pkgs.iter().map(|p| p.name.clone()).collect();
         // Packages without a final event: their open tests stay started and unfinished, so the
         // Normalizer reports each as missing results.
@@ -672,48 +775,4 @@ fn serde_message(e: &serde_json::Error) -> String {
 /// The suite of a package's tests (`None` for the empty package of a bare test2json run).
 fn suite_of(pkg: &str) -> Option<&str> {
     (!pkg.is_empty()).then_some(pkg)
-}
-
-/// `` `A` has ``, `` `A` and `B` have ``, `` `A`, `B`, `C`, and 3 more have ``.
-fn list(names: &[String]) -> String {
-    let quoted: Vec<String> = names.iter().take(3).map(|n| format!("`{n}`")).collect();
-    let mut s = match quoted.as_slice() {
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-        [] => String::new(),
-    };
-    if names.len() > 3 {
-        s = format!("{}, and {} more", quoted.join(", "), names.len() - 3);
-    }
-    s.push_str(if names.len() == 1 { " has" } else { " have" });
-    s
-}
-
-fn list_plain(names: &[String], one: &str, many: &str) -> String {
-    match names {
-        [n] => format!("{one} {n}"),
-        _ => format!("{many} {}", names.join(", ")),
-    }
-}
-
-/// The last `n` non-blank lines of a text, joined with ` / `, at most 1 KiB.
-fn last_lines(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.is_empty())
-        .collect();
-    let from = lines.len().saturating_sub(n);
-    let mut s = lines[from..].join(" / ");
-    if s.is_empty() {
-        s = "(no output)".to_owned();
-    }
-    if s.len() > 1024.min(TEXT_CAP) {
-        let mut cut = 1024;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-    }
-    s
 }

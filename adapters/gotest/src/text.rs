@@ -12,7 +12,8 @@ use std::io::BufRead;
 
 use gapscore_adapter_sdk::lines::LineReader;
 use gapscore_adapter_sdk::{
-    AdapterError, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
+    AdapterError, Declared, EventSink, Evidence, EvidenceSource, InputError, Problem, ProblemKind,
+    Producer, ReadCounts, Status, TestCase,
 };
 
 use crate::common::{
@@ -62,6 +63,19 @@ fn missing_results(open: &[Test]) -> Option<Problem> {
     }
 }
 
+/// What a package's summary line said, for the end of its block.
+#[derive(Debug, Clone, Copy)]
+struct PackageLine {
+    /// `FAIL pkg` (including `[build failed]`).
+    says_failed: bool,
+    /// `FAIL pkg` of a package that built: its test binary failed.
+    failed: bool,
+    /// `ok`/`FAIL` of a package that built and had tests to run: its tests should be named.
+    unnamed: bool,
+    /// Problems the line itself raised (a build failure).
+    problems: u64,
+}
+
 #[derive(Debug)]
 struct Test {
     name: String,
@@ -99,6 +113,9 @@ struct Block {
     /// Whether the test binary's final `PASS`/`FAIL` line came.
     binary_done: bool,
     binary_failed: bool,
+    /// `=== RUN` lines in this package's block: none means go test ran without -v, and the
+    /// passing tests are not named.
+    runs: u64,
 }
 
 struct Reader<'s> {
@@ -109,7 +126,11 @@ struct Reader<'s> {
     summaries: u64,
     problems: u64,
     overflow_warned: bool,
-    build: Option<(String, String)>,
+    /// Build output blocks (`# pkg` and the lines after it), by package, until the package's
+    /// `[build failed]` line claims one: go prints every block before the summary lines.
+    builds: Vec<(String, String)>,
+    /// Whether plain lines continue the last build block.
+    in_build: bool,
 }
 
 /// Reads `go test -v` output.
@@ -125,7 +146,8 @@ pub fn parse_reader(
         summaries: 0,
         problems: 0,
         overflow_warned: false,
-        build: None,
+        builds: Vec::new(),
+        in_build: false,
     };
     let mut lines = LineReader::new(reader);
     let mut saw_content = false;
@@ -176,19 +198,16 @@ impl Reader<'_> {
 
     fn line(&mut self, line: &str) {
         if let Some((verb, name)) = update_line(line) {
-            self.build = None;
+            self.in_build = false;
             self.flush_pending(0);
             self.block.active = true;
             self.block.current = name.to_owned();
             if verb == "RUN" {
                 self.runs += 1;
-                if let Some(i) = self.block.open.iter().position(|t| t.name == name) {
-                    let mut t = self.block.open.remove(i);
-                    t.status = Some(Status::Errored);
-                    t.output
-                        .insert_str(0, "started again before it reported a result\n");
-                    self.done(t);
-                }
+                self.block.runs += 1;
+                // A second `=== RUN` of an open name is a second test of that name (`pkg` and
+                // `pkg_test` may each declare it; parallel ones are open together), not a
+                // restart: both stay open and result lines take them in order.
                 self.block.open.push(Test::new(name));
             }
             return;
@@ -196,7 +215,7 @@ impl Reader<'_> {
         if let Some((indent, verb, name, secs)) = report_line(line)
             && indent <= self.block.pending.len()
         {
-            self.build = None;
+            self.in_build = false;
             self.reports += 1;
             self.block.active = true;
             self.flush_pending(indent);
@@ -222,16 +241,16 @@ impl Reader<'_> {
             return;
         }
         if let Some(s) = summary_line(line) {
-            let build = self.build.take();
+            self.in_build = false;
             self.summaries += 1;
             self.flush_pending(0);
             let pkg = s.package.to_owned();
             let built = !(s.rest.contains("[build failed]") || s.rest.contains("[setup failed]"));
+            let problems_before = self.problems;
             if !built {
                 let mut detail = line.to_owned();
-                if let Some((p, text)) = &build
-                    && p == &pkg
-                {
+                if let Some(i) = self.builds.iter().position(|(p, _)| p == &pkg) {
+                    let (_, text) = self.builds.remove(i);
                     detail.push('\n');
                     detail.push_str(text.trim_end());
                 }
@@ -239,14 +258,26 @@ impl Reader<'_> {
                     Problem::new(ProblemKind::BuildFailure, detail).with_suite(pkg.clone()),
                 );
             }
-            let failed = s.verb == SummaryVerb::Fail && built;
-            self.end_block(Some(&pkg), failed);
+            let summary = PackageLine {
+                says_failed: s.verb == SummaryVerb::Fail,
+                failed: s.verb == SummaryVerb::Fail && built,
+                unnamed: s.verb != SummaryVerb::NoTests
+                    && built
+                    && !s.rest.contains("[no tests to run]"),
+                problems: self.problems - problems_before,
+            };
+            self.end_block(Some(&pkg), Some(summary));
             return;
         }
-        if let Some(pkg) = build_header(line) {
-            self.build = Some((pkg.to_owned(), String::new()));
+        if let Some(pkg) = build_header(line)
+            && self.builds.len() < 256
+        {
+            self.builds.push((pkg.to_owned(), String::new()));
+            self.in_build = true;
         }
-        if let Some((_, text)) = &mut self.build {
+        if self.in_build
+            && let Some((_, text)) = self.builds.last_mut()
+        {
             push_capped(text, line);
             push_capped(text, "\n");
             return;
@@ -317,14 +348,19 @@ impl Reader<'_> {
         self.block.done.push(t);
     }
 
-    /// Ends a package's block: its tests get the package as suite.
-    fn end_block(&mut self, pkg: Option<&str>, failed: bool) {
+    /// Ends a package's block: its tests get the package as suite. `line` is its summary line
+    /// (`None` for a test binary run directly, which ends with `PASS`/`FAIL` alone).
+    fn end_block(&mut self, pkg: Option<&str>, line: Option<PackageLine>) {
         let mut b = std::mem::take(&mut self.block);
-        let failed = failed || b.binary_failed;
+        let failed = line.is_some_and(|l| l.failed) || b.binary_failed;
+        // A panic line is the binary's death when a goroutine dump confirms it, when tests were
+        // left without a result, or when the package failed before any test ran (a panic in
+        // `init`: hand copies often keep no dump).
+        let nothing_ran = b.open.is_empty() && b.done.is_empty();
         let death = b
             .death
             .clone()
-            .filter(|_| b.death_confirmed || !b.open.is_empty());
+            .filter(|_| b.death_confirmed || !b.open.is_empty() || (failed && nothing_ran));
         let mut unfinished = Vec::new();
         for mut t in std::mem::take(&mut b.open) {
             if t.name.starts_with("Benchmark") && (!failed || t.output.contains("ns/op")) {
@@ -346,6 +382,7 @@ impl Reader<'_> {
             b.done.push(t);
         }
         let failures = b.failures;
+        let tests = b.done.len() as u64;
         let done = std::mem::take(&mut b.done);
         self.emit(pkg, done);
         let suite = pkg.unwrap_or("").to_owned();
@@ -356,16 +393,17 @@ impl Reader<'_> {
                 p.with_suite(suite.clone())
             }
         };
-        if let Some((d, line)) = death {
+        let problems_before = self.problems - line.map_or(0, |l| l.problems);
+        if let Some((d, dead)) = death {
             let kind = match d {
                 Death::Timeout => ProblemKind::Timeout,
                 Death::Crash => ProblemKind::Crash,
             };
             let detail = if unfinished.is_empty() {
-                format!("{line}; tests after it did not run")
+                format!("{dead}; tests after it did not run")
             } else {
                 format!(
-                    "{line} while `{}` was running; tests after it did not run",
+                    "{dead} while `{}` was running; tests after it did not run",
                     unfinished.join("`, `")
                 )
             };
@@ -378,21 +416,59 @@ impl Reader<'_> {
                     unfinished.join("`, `")
                 ),
             )));
-        } else if failed && failures == 0 {
-            let tail: Vec<&str> = b.output.lines().filter(|l| !l.trim().is_empty()).collect();
-            let tail = tail[tail.len().saturating_sub(5)..].join(" / ");
+        }
+        let verb = if failed { "FAIL" } else { "ok" };
+        if let Some(l) = line
+            && l.unnamed
+            && b.runs == 0
+            && self.problems == problems_before
+            && !b.output.contains(" ns/op")
+        {
+            // Without -v, go names only the tests that failed or logged: how many passed, and
+            // which, cannot be read. The report cannot be confident. (A benchmark-only run
+            // prints no `=== RUN` line either; its measurements say what ran.)
             self.problem(with_suite(Problem::new(
-                ProblemKind::SuiteError,
+                ProblemKind::UnattributedResults,
                 format!(
-                    "package failed although none of its tests did: {}",
-                    if tail.is_empty() {
-                        "(no output)"
-                    } else {
-                        &tail
-                    }
+                    "package `{suite}`'s `{verb}` line says its tests ran, but go test ran without -v: \
+                     its passing tests are not named, so what ran cannot be counted"
                 ),
             )));
         }
+        if line.is_none() && !b.binary_done {
+            return;
+        }
+        // The summary line and the binary's PASS/FAIL line are evidence beside the records: a
+        // failed package whose records show no failure and no problem is judged (exit-status).
+        // A skip never fails a Go package, so skips are not passed as explaining one.
+        let place = match (line, b.binary_failed) {
+            (Some(l), _) if l.says_failed => format!("package `{suite}`'s `FAIL` line"),
+            (_, true) => match pkg {
+                Some(_) => {
+                    format!("the test binary's `FAIL` line before package `{suite}`'s `ok` line")
+                }
+                None => "the test binary's `FAIL` line".to_owned(),
+            },
+            (Some(_), false) => format!("package `{suite}`'s `ok` line"),
+            (None, false) => "the test binary's `PASS` line".to_owned(),
+        };
+        let says_failed = line.is_some_and(|l| l.says_failed) || b.binary_failed;
+        let tail: Vec<&str> = b.output.lines().filter(|l| !l.trim().is_empty()).collect();
+        let tail = tail[tail.len().saturating_sub(5)..].join(" / ");
+        let place = if says_failed && !tail.is_empty() {
+            format!("{place} (the output before it ends: {tail})")
+        } else {
+            place
+        };
+        let mut evidence = Evidence::new(EvidenceSource::ConsoleSummary, place)
+            .declaring(Declared::new().run_failed(says_failed))
+            .reading(
+                ReadCounts::new(tests, failures, 0).with_problems(self.problems - problems_before),
+            );
+        if !suite.is_empty() {
+            evidence = evidence.with_scope(suite.clone());
+        }
+        self.sink.evidence(evidence);
     }
 
     fn emit(&mut self, pkg: Option<&str>, tests: Vec<Test>) {
@@ -455,7 +531,7 @@ impl Reader<'_> {
                     .into(),
             );
         }
-        if let Some((pkg, text)) = self.build.take() {
+        for (pkg, text) in std::mem::take(&mut self.builds) {
             let first = text.lines().next().unwrap_or("").to_owned();
             self.sink.coded_warning(
                 Code::OutputUnattributed,
@@ -468,7 +544,7 @@ impl Reader<'_> {
         }
         if b.binary_done {
             // A test binary run directly (`pkg.test -test.v`) ends with PASS/FAIL and no package.
-            self.end_block(None, false);
+            self.end_block(None, None);
             return;
         }
         // The stream ends inside a package: keep what finished, name what did not.

@@ -69,7 +69,7 @@ pub use gapscore_model::{
     Attempt, Category, EventSink, InputError, Location, Normalizer, Problem, ProblemKind, Producer,
     RunCollector, Status, TestCase, TestCaseRef, TestRun, replay,
 };
-/// Evidence beside the records (model 0.4): what a reader reports so the worst reading wins.
+// Evidence beside the records (gapscore-model 0.4), which readers report and `judge` decides.
 pub use gapscore_model::{Declared, DeclaredCount, Evidence, EvidenceSource, ReadCounts};
 
 /// What an adapter is: its name, version and the format ids it reads.

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used)] // Test code.
 
 mod fixtures;
+mod issue31;
 mod real;
 mod regressions;
 mod reruns;

@@ -7,5 +7,5 @@ use gapscore_adapter_gotest::GoTest;
 #[test]
 fn every_wild_file_reads_as_expected() {
     let checked = gapscore_adapter_testing::check_wild(env!("CARGO_MANIFEST_DIR"), &GoTest::new());
-    assert_eq!(checked, 9);
+    assert_eq!(checked, 24);
 }
