@@ -74,9 +74,10 @@ fn failures(i: usize, n: usize) -> usize {
 }
 
 fn junit(suite: &str, n: usize, failed: usize, problem: bool) -> String {
+    // The collection error is the `.broken` suite's, declared there: a suite declaring an
+    // error it does not hold is evidence of a lost failure (issue 31).
     let mut s = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"{suite}\" tests=\"{n}\" failures=\"{failed}\" errors=\"{}\">\n",
-        usize::from(problem)
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"{suite}\" tests=\"{n}\" failures=\"{failed}\" errors=\"0\">\n"
     );
     for t in 0..n {
         if t < failed {

@@ -671,6 +671,19 @@ fn apply_gate(
     Some(decision)
 }
 
+/// Where the sealed suite's lenient policy applies: the seal's directory and the directories
+/// named besides it. With the strict policy nothing is lenient, so the scope is never asked.
+fn skip_scope(req: &ScoreRequest) -> SkipScope {
+    let dirs = req
+        .seal
+        .iter()
+        .map(|s| s.sealed_dir.clone())
+        .chain(req.skip_dirs.iter().cloned())
+        .collect();
+    let base = std::env::current_dir().unwrap_or_default();
+    SkipScope::new(dirs, base, req.trust_unlocated_skips)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -695,17 +708,4 @@ mod tests {
         );
         assert!(codes.iter().all(|c| c.as_str().starts_with('R')));
     }
-}
-
-/// Where the sealed suite's lenient policy applies: the seal's directory and the directories
-/// named besides it. With the strict policy nothing is lenient, so the scope is never asked.
-fn skip_scope(req: &ScoreRequest) -> SkipScope {
-    let dirs = req
-        .seal
-        .iter()
-        .map(|s| s.sealed_dir.clone())
-        .chain(req.skip_dirs.iter().cloned())
-        .collect();
-    let base = std::env::current_dir().unwrap_or_default();
-    SkipScope::new(dirs, base, req.trust_unlocated_skips)
 }

@@ -157,6 +157,7 @@ typedef struct GapscoreTest {
     uint32_t category;
     uint32_t flags;
     uint32_t reserved;
+    GapscoreStr decided_at;
 } GapscoreTest;
 
 /* The host's functions; each event function returns 0 to go on, non-zero to stop. */
@@ -280,7 +281,8 @@ _Static_assert(offsetof(GapscoreTest, line) == 176, "GapscoreTest.line offset");
 _Static_assert(offsetof(GapscoreTest, category) == 180, "GapscoreTest.category offset");
 _Static_assert(offsetof(GapscoreTest, flags) == 184, "GapscoreTest.flags offset");
 _Static_assert(offsetof(GapscoreTest, reserved) == 188, "GapscoreTest.reserved offset");
-_Static_assert(sizeof(GapscoreTest) == 192, "GapscoreTest size");
+_Static_assert(offsetof(GapscoreTest, decided_at) == 192, "GapscoreTest.decided_at offset");
+_Static_assert(sizeof(GapscoreTest) == 208, "GapscoreTest size");
 _Static_assert(offsetof(GapscoreHost, struct_size) == 0, "GapscoreHost.struct_size offset");
 _Static_assert(offsetof(GapscoreHost, reserved) == 4, "GapscoreHost.reserved offset");
 _Static_assert(offsetof(GapscoreHost, ctx) == 8, "GapscoreHost.ctx offset");

@@ -10,7 +10,7 @@
 use std::sync::LazyLock;
 
 use gapscore_adapter_sdk::text::TEXT_CAP;
-use gapscore_adapter_sdk::{Category, Status, TestCase};
+use gapscore_adapter_sdk::{Category, Problem, ProblemKind, Status, TestCase};
 use regex::Regex;
 
 use crate::lex::ms_to_secs;
@@ -50,6 +50,8 @@ impl Parser<'_> {
             && self.levels.get(p.level).is_some_and(|l| l.held.is_none())
         {
             if let Some(l) = p.lite.as_ref() {
+                self.claims.points.add(l.status, false, false);
+                self.run.add(l.status, false);
                 // Borrowed, the parent id too (no copy of it per point): the record (and its
                 // strings) is recycled for the next point.
                 let mut test = l.borrowed(&mut self.id_buf);
@@ -61,6 +63,8 @@ impl Parser<'_> {
                 return;
             }
             if let Some(mut test) = p.test.take() {
+                self.claims.points.add(test.status, false, false);
+                self.run.add(test.status, false);
                 if p.level > 0 {
                     test.parent_id = self.levels[p.level].parent_id.clone();
                 }
@@ -80,6 +84,7 @@ impl Parser<'_> {
         let yaml = p.yaml.take();
         self.spare = Some(p);
         let mut output: Vec<String> = Vec::new();
+        let mut read = YamlRead::default();
         if let Some(y) = yaml {
             if y.open && !self.bailed {
                 self.truncated
@@ -90,7 +95,7 @@ impl Parser<'_> {
                 text.push_str("[gapscore: YAML block over 1 MiB not parsed]");
             }
             match yaml::parse(&text) {
-                Ok(v) if !y.cut => apply_yaml(&mut test, &v, &mut output),
+                Ok(v) if !y.cut => read = apply_yaml(&mut test, &v, &mut output),
                 _ => {
                     if !text.trim().is_empty() {
                         let mut m = String::new();
@@ -139,6 +144,28 @@ impl Parser<'_> {
             }
             test.output = Some(out);
         }
+        self.sent(test.status, read.suite, read.error.is_some() && !read.suite);
+        if read.file_failure
+            && level == 0
+            && !test.parent
+            && matches!(test.status, Status::Failed | Status::Errored)
+        {
+            // Not a test: the file's tests never ran (node's footer counts it as one failed
+            // test, and so does the count above).
+            let why = test.message.as_deref().unwrap_or("test failed");
+            let detail = format!(
+                "test file `{}` failed outside any test (node: `failureType: testCodeFailure`, \
+                 the process exited): {why}",
+                test.name
+            );
+            self.problem(Problem::new(ProblemKind::SuiteError, detail).with_suite(test.name));
+            return;
+        }
+        // A parent's or a suite's error stands for its children's failures, which are
+        // points (and evidence) of their own.
+        if let Some(key) = read.error.filter(|_| !test.parent && !read.suite) {
+            self.contradicted(test.suite.as_deref(), &test.name, key);
+        }
         let held = self.levels.get(level).is_some_and(|l| l.held.is_some());
         if held {
             self.deliver(Held { test, parent: None }, level);
@@ -153,11 +180,47 @@ impl Parser<'_> {
     }
 }
 
+/// What a diagnostics block says beside what it sets on the test.
+#[derive(Default)]
+struct YamlRead {
+    /// node's `type: 'suite'`: a `describe` block, not a test its footer counts.
+    suite: bool,
+    /// On a passing point, the key that says it failed (`error`, `failureType`, `code:
+    /// ERR_TEST_FAILURE`, `stack`).
+    error: Option<&'static str>,
+    /// node's point for a test file whose process failed outside any test (`failureType:
+    /// 'testCodeFailure'` with the process's `exitCode`): a file that did not load or exited
+    /// before its tests.
+    file_failure: bool,
+}
+
 /// Applies a diagnostics block: message, severity, expected/actual, location, category,
 /// duration. Unknown keys are ignored.
 #[inline]
-fn apply_yaml(test: &mut TestCase, v: &yaml::Value<'_>, output: &mut Vec<String>) {
+fn apply_yaml(test: &mut TestCase, v: &yaml::Value<'_>, output: &mut Vec<String>) -> YamlRead {
     let keys = Keys::of(v);
+    let is = |e: Option<&yaml::Value<'_>>, want: &str| {
+        e.and_then(yaml::Value::as_str).map(str::trim) == Some(want)
+    };
+    let read = YamlRead {
+        suite: is(keys.kind, "suite"),
+        file_failure: keys.exit_code.is_some() && is(keys.failure_type, "testCodeFailure"),
+        error: (test.status == Status::Passed)
+            .then(|| {
+                if keys.error.is_some() {
+                    Some("error")
+                } else if keys.failure_type.is_some() {
+                    Some("failureType")
+                } else if is(keys.code, "ERR_TEST_FAILURE") {
+                    Some("code: ERR_TEST_FAILURE")
+                } else if keys.stack.is_some() {
+                    Some("stack")
+                } else {
+                    None
+                }
+            })
+            .flatten(),
+    };
     let text = |e: Option<&yaml::Value<'_>>| e.map(yaml::Value::to_text).filter(|s| !s.is_empty());
     let message = text(keys.message).or_else(|| match keys.error {
         Some(e @ yaml::Value::Map(_)) => e.get("message").map(yaml::Value::to_text),
@@ -238,6 +301,7 @@ fn apply_yaml(test: &mut TestCase, v: &yaml::Value<'_>, output: &mut Vec<String>
     if let Some(s) = text(keys.stack) {
         output.push(s);
     }
+    read
 }
 
 /// The keys a diagnostics block is read for, each its first occurrence (as `Value::get` finds
@@ -259,6 +323,10 @@ struct Keys<'v, 'a> {
     category: Option<&'v yaml::Value<'a>>,
     duration_ms: Option<&'v yaml::Value<'a>>,
     stack: Option<&'v yaml::Value<'a>>,
+    kind: Option<&'v yaml::Value<'a>>,
+    failure_type: Option<&'v yaml::Value<'a>>,
+    code: Option<&'v yaml::Value<'a>>,
+    exit_code: Option<&'v yaml::Value<'a>>,
 }
 
 impl<'v, 'a> Keys<'v, 'a> {
@@ -285,6 +353,10 @@ impl<'v, 'a> Keys<'v, 'a> {
                 "category" => &mut keys.category,
                 "duration_ms" => &mut keys.duration_ms,
                 "stack" => &mut keys.stack,
+                "type" => &mut keys.kind,
+                "failureType" => &mut keys.failure_type,
+                "code" => &mut keys.code,
+                "exitCode" => &mut keys.exit_code,
                 _ => continue,
             };
             slot.get_or_insert(value);

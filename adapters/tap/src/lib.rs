@@ -28,7 +28,9 @@
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]
 
+mod counts;
 mod diag;
+mod evidence;
 mod lex;
 mod lite;
 mod nesting;
@@ -105,6 +107,14 @@ pub fn detect_confidence(prefix: &[u8]) -> u8 {
                 && (rest.is_empty() || rest.starts_with(['.', ' ']))
         })
     };
+    // node-tap 0.x's runner log (`ok tests/x.js ..... 23/23`): claimed so that reading it says
+    // what it is (parser.rs refuses it with that message) instead of "no adapter".
+    let runner_line = |l: &str| {
+        l.strip_prefix("ok ")
+            .or_else(|| l.strip_prefix("not ok "))
+            .is_some_and(evidence::is_runner_summary)
+    };
+    let runner_log = runner_line(first) || text.lines().take(400).any(runner_line);
     let mut plan_first = is_plan(first);
     let header = prove_header(first);
     let mut points = usize::from(numbered(first));
@@ -124,6 +134,7 @@ pub fn detect_confidence(prefix: &[u8]) -> u8 {
         _ if is_plan(first) => 75,
         _ if first_point => 70,
         (_, p) if p >= 3 => 70,
+        _ if runner_log => 60,
         _ => 0,
     }
 }

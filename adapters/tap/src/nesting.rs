@@ -36,6 +36,7 @@ impl Parser<'_> {
             .iter()
             .any(|p| c.starts_with(p))
         {
+            self.prove_verdict(c);
             return true;
         }
         if c.contains(" ..")
@@ -48,8 +49,9 @@ impl Parser<'_> {
                 return false;
             }
             let verdict = m.get(2).map_or("", |m| m.as_str()).trim().to_owned();
-            self.end_file();
+            // Known before the section ends: evidence.rs reads prove's output differently.
             self.evidence.prove = true;
+            self.end_file();
             self.prove_file = Some(file.clone());
             self.levels = vec![Level {
                 path: Some(file.clone()),
@@ -157,6 +159,10 @@ impl Parser<'_> {
             name: lvl.name.clone(),
             had_results: lvl.count > 0,
             held: lvl.held.take().unwrap_or_default(),
+            skip_all: lvl
+                .plan_skip
+                .take()
+                .filter(|_| lvl.count == 0 && lvl.plan == Some(0)),
         };
         let prev = self.levels.last_mut().and_then(|p| p.just_closed.take());
         if let Some(prev) = prev {
@@ -352,7 +358,7 @@ impl Parser<'_> {
                 ),
             );
             p.suite = file;
-            self.sink.problem(p);
+            self.problem(p);
             if any_open {
                 self.truncated
                     .push("the stream ends inside an open subtest".to_owned());
@@ -377,6 +383,7 @@ impl Parser<'_> {
         if self.saw_tap || file.is_some() {
             self.check_plan(&mut top, file, true);
         }
+        self.file_evidence(top.plan);
         self.levels[0] = Level {
             path: top.path,
             ..Level::default()

@@ -24,6 +24,7 @@ use gapscore_adapter_sdk::{
     Status, TestCase,
 };
 
+use crate::counts::{FileClaims, RunCounts};
 use crate::lex::{Directive, MOCHA_UNCAUGHT, Point, parse_plan, parse_point};
 use crate::lite::Lite;
 
@@ -220,6 +221,8 @@ pub(crate) struct Closed {
     pub(crate) name: Option<String>,
     pub(crate) had_results: bool,
     pub(crate) held: Vec<Held>,
+    /// `1..0 # SKIP why` and no results: the subtest ran none of its tests.
+    pub(crate) skip_all: Option<String>,
 }
 
 /// A test point waiting for its diagnostics. Boxed and reused: sending a point moves its test
@@ -309,6 +312,12 @@ pub(crate) struct Parser<'s> {
     pub(crate) in_summary: bool,
     pub(crate) evidence: Evidence,
     pub(crate) truncated: Vec<String>,
+    /// What the current file says about itself (footer, console verdicts) and its points'
+    /// counts, judged when it ends (evidence.rs).
+    pub(crate) claims: FileClaims,
+    pub(crate) run: RunCounts,
+    /// A node-tap 0.x runner line (`ok tests/x.js ..... 23/23`) and its line: not TAP.
+    pub(crate) runner_log: Option<(u64, String)>,
 }
 
 impl<'s> Parser<'s> {
@@ -334,6 +343,9 @@ impl<'s> Parser<'s> {
             in_summary: false,
             evidence: Evidence::default(),
             truncated: Vec::new(),
+            claims: FileClaims::default(),
+            run: RunCounts::default(),
+            runner_log: None,
         }
     }
 
@@ -419,6 +431,7 @@ impl<'s> Parser<'s> {
             self.warn(Code::MalformedStructure, msg);
         }
         if self.in_summary {
+            self.summary_line(c);
             return;
         }
         if self.bailed {
@@ -569,6 +582,9 @@ impl<'s> Parser<'s> {
             let msg = format!("line {line_no}: `not ok` with a SKIP directive read as skipped");
             self.warn(Code::ContradictoryStatus, msg);
         }
+        if at == 0 && !unplanned {
+            self.top_point(line_no, &pt, status);
+        }
         let held_level = self.levels[at].held.is_some();
         // A title names a category only with a `[tag]`: most have no bracket at all.
         let category = if pt.bracket {
@@ -618,6 +634,10 @@ impl<'s> Parser<'s> {
         test.category = category;
         if let Some(c) = closed {
             test.parent = c.had_results;
+            if let Some(why) = c.skip_all.filter(|_| test.status == Status::Passed) {
+                test.status = Status::Skipped;
+                pending.reason = Some(crate::evidence::skip_all_reason(why));
+            }
             if pt.desc.is_empty()
                 && let Some(n) = &c.name
             {
@@ -687,6 +707,9 @@ impl<'s> Parser<'s> {
         } else if indent == 0 && self.levels.len() == 1 && body.starts_with("suites ") {
             self.evidence.node = true;
         }
+        if indent == 0 && self.levels.len() == 1 {
+            self.top_comment(body);
+        }
         if let Some(p) = self.pending.as_mut()
             && p.collect
         {
@@ -712,6 +735,7 @@ impl<'s> Parser<'s> {
                 ),
             }));
         }
+        self.refuse_runner_log()?;
         let plan_ok = {
             let l = &self.levels[0];
             l.plan.is_some_and(|n| n == l.count) && self.levels.len() == 1
@@ -736,8 +760,7 @@ impl<'s> Parser<'s> {
                     seen.push(t);
                 }
             }
-            self.sink
-                .problem(Problem::new(ProblemKind::Truncated, seen.join("; ")));
+            self.problem(Problem::new(ProblemKind::Truncated, seen.join("; ")));
         }
         if self.after_bail > 0 {
             let (n, at) = (self.after_bail, self.bail_line);
@@ -757,6 +780,7 @@ impl<'s> Parser<'s> {
                 },
             );
         }
+        self.run_evidence();
         let ev = &self.evidence;
         let producer = if ev.prove {
             Some("prove")

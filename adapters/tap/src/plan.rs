@@ -81,9 +81,10 @@ impl Parser<'_> {
                 if n == 1 { "" } else { "s" }
             ));
             p = p.with_count(n);
+            self.claims.unrun = self.claims.unrun.saturating_add(n);
         }
         p.suite = suite;
-        self.sink.problem(p);
+        self.problem(p);
     }
 
     /// Planned tests without a result in the levels `0..=at`: the innermost level's plan minus
@@ -162,7 +163,15 @@ impl Parser<'_> {
                     if count > 0 {
                         p = p.with_count(count);
                     }
-                    problems.push(p);
+                    // The points reach the plan's last number and skip or repeat others: a
+                    // numbering fault, which node's runner makes (evidence.rs decides).
+                    let unrun = if lvl.count < n { count } else { 0 };
+                    if lvl.max_number >= n && !missing.0.is_empty() {
+                        self.claims.numbering.push((p, unrun));
+                    } else {
+                        self.claims.unrun = self.claims.unrun.saturating_add(unrun);
+                        problems.push(p);
+                    }
                 }
             }
             None if top => {
@@ -186,7 +195,7 @@ impl Parser<'_> {
             }
         }
         for p in problems {
-            self.sink.problem(p);
+            self.problem(p);
         }
         for w in warns {
             self.warn(Code::MalformedStructure, w);

@@ -15,6 +15,9 @@
 //! why = "a class failed to load: one suite-level <error>, no <testcase>"
 //! ```
 //!
+//! A file the reader must refuse has `error = "…"` instead of counts: its reading must fail
+//! with an error whose text holds that string.
+//!
 //! Every file in the folder (but `expected.toml` and `README.md`) must have an entry and every
 //! entry a file, so a file added without expectations fails the test.
 
@@ -95,9 +98,17 @@ fn compare_file(
 ) -> Vec<String> {
     let mut diffs = Vec::new();
     let opts = ParseOptions::with_source(name);
-    let run = match parse_to_run(adapter, bytes, &opts) {
-        Ok(run) => run,
-        Err(e) => return vec![format!("not read: {e}")],
+    let want_error = entry.get("error").and_then(toml::Value::as_str);
+    let run = match (parse_to_run(adapter, bytes, &opts), want_error) {
+        (Ok(run), None) => run,
+        (Err(e), None) => return vec![format!("not read: {e}")],
+        (Ok(_), Some(want)) => return vec![format!("read, but expected an error with `{want}`")],
+        (Err(e), Some(want)) if e.to_string().contains(want) => return Vec::new(),
+        (Err(e), Some(want)) => {
+            return vec![format!(
+                "refused with `{e}`, expected an error with `{want}`"
+            )];
+        }
     };
 
     let mut by_status: BTreeMap<&str, u64> = BTreeMap::new();

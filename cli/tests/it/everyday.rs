@@ -151,14 +151,14 @@ fn warnings_of_one_kind_are_one_line_and_counted_in_the_report() {
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with(
-        "warning: many.xml: testsuite `s0` declares failures=\"0\" but holds 1 (and 149 more like it: many.xml `s1`, many.xml `s2`, many.xml `s3`, …; --verbose shows each)"
+        "warning: many.xml: testsuite `s0` declares 0 failed and 1 are recorded: every record is counted (and 149 more like it: many.xml `s1`, many.xml `s2`, many.xml `s3`, …; --verbose shows each)"
     ), "{err}");
     let r = json_of(&o);
     assert_eq!(r["gapscore"]["warnings"].as_array().unwrap().len(), 100);
     assert_eq!(
         r["gapscore"]["warning_counts"],
         serde_json::json!([{
-            "kind": "<file>: testsuite `…` declares failures=\"N\" but holds N",
+            "kind": "<file>: testsuite `…` declares N failed and N are recorded: every record is counted",
             "code": "W101",
             "count": 150
         }])

@@ -113,6 +113,11 @@ fn wild_files_are_advisory_exactly_when_their_expectations_say() {
         let table: toml::Table = toml::from_str(&text).unwrap();
         for entry in table["file"].as_array().unwrap() {
             let name = entry["name"].as_str().unwrap();
+            // A file the reader refuses by design (`error = "…"`): the crate's wild test checks
+            // its message.
+            if entry.get("error").is_some() {
+                continue;
+            }
             let has_problems = entry
                 .get("problems")
                 .and_then(toml::Value::as_table)

@@ -7,6 +7,7 @@ use gapscore_core::{
     EventSink, Problem, ProblemKind, Producer, Status, StatusPolicy, Tally, TestCase,
 };
 
+#[allow(clippy::large_enum_variant)] // A test list: size does not matter.
 enum Ev {
     Test(TestCase),
     Problem(Problem),

@@ -67,6 +67,7 @@ pub(crate) fn test(name: GapscoreStr) -> GapscoreTest {
         category: 0,
         flags: 0,
         reserved: 0,
+        decided_at: GapscoreStr::ABSENT,
     }
 }
 
@@ -132,6 +133,24 @@ bad_test!(v2_nan_duration, NAN_DURATION, |t| {
 bad_test!(v2_bad_flags, BAD_FLAGS, |t| t.flags = 0x80);
 bad_test!(v2_bad_category, BAD_CATEGORY, |t| t.category = 42);
 bad_test!(v2_null_attempts, NULL_ATTEMPTS, |t| t.attempt_count = 3);
+
+/// A plugin compiled before `decided_at` was appended to `GapscoreTest`: its `struct_size` is
+/// the base size, and the bytes after it are not its to describe (here junk that would be a
+/// fault if the host read them as `decided_at`).
+unsafe extern "C" fn v2_old_test(host: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
+    // SAFETY: valid table for the call.
+    let h = unsafe { &*host };
+    let mut t = test(s(b"old"));
+    t.status = 4;
+    t.struct_size = gapscore_adapter_sdk::abi::v2::GAPSCORE_TEST_BASE_SIZE as u32;
+    t.decided_at = GapscoreStr {
+        ptr: std::ptr::null(),
+        len: 7,
+    };
+    // SAFETY: valid table; the test lives across the call.
+    unsafe { (h.test_finished.expect("table"))(h.ctx, &t) };
+    GAPSCORE_OK
+}
 
 unsafe extern "C" fn v2_null_test(host: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
     // SAFETY: valid table for the call.
@@ -330,6 +349,7 @@ unsafe extern "C" fn v2_field_bytes(host: *const GapscoreHost, _: *const u8, _: 
 static SHORT_DESC: Desc2 = desc(c"v2_short_desc", 16, Some(v2_lines));
 static NULL_PARSE: Desc2 = desc(c"v2_null_parse", V2, None);
 static NULL_TEST: Desc2 = desc(c"v2_null_test", V2, Some(v2_null_test));
+static OLD_TEST: Desc2 = desc(c"v2_old_test", V2, Some(v2_old_test));
 static BAD_PROBLEM: Desc2 = desc(c"v2_bad_problem", V2, Some(v2_bad_problem));
 static NULL_READ: Desc2 = desc(c"v2_null_read", V2, Some(v2_null_read));
 static FALSE_STOP: Desc2 = desc(c"v2_false_stop", V2, Some(v2_false_stop));
@@ -364,6 +384,7 @@ entry2!(
     gapscore_adapter_v2_bad_category => BAD_CATEGORY,
     gapscore_adapter_v2_null_attempts => NULL_ATTEMPTS,
     gapscore_adapter_v2_null_test => NULL_TEST,
+    gapscore_adapter_v2_old_test => OLD_TEST,
     gapscore_adapter_v2_bad_problem => BAD_PROBLEM,
     gapscore_adapter_v2_null_read => NULL_READ,
     gapscore_adapter_v2_false_stop => FALSE_STOP,

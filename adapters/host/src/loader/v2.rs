@@ -11,8 +11,8 @@ use std::io::BufRead;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use gapscore_adapter_sdk::abi::v2::{
-    GAPSCORE_NO_OFFSET, GAPSCORE_TEST_HAS_DURATION, GAPSCORE_TEST_PARENT, category_of, problem_of,
-    status_of,
+    GAPSCORE_NO_OFFSET, GAPSCORE_TEST_BASE_SIZE, GAPSCORE_TEST_HAS_DURATION, GAPSCORE_TEST_PARENT,
+    category_of, problem_of, status_of,
 };
 use gapscore_adapter_sdk::abi::{
     GAPSCORE_ERR_INTERNAL, GAPSCORE_ERR_INVALID_ARG, GAPSCORE_ERR_PANIC, GAPSCORE_ERR_PARSE,
@@ -252,19 +252,51 @@ unsafe extern "C" fn host_test_finished(ctx: *mut c_void, test: *const GapscoreT
         }
         // SAFETY: non-null; the first member is read alone before the size is known.
         let size = unsafe { std::ptr::read_unaligned(test.cast::<u32>()) } as usize;
-        if size < size_of::<GapscoreTest>() {
+        if size < GAPSCORE_TEST_BASE_SIZE {
             call.reject(
                 what,
                 format!(
-                    "struct_size is {size}, smaller than the {} bytes of GapscoreTest",
-                    size_of::<GapscoreTest>()
+                    "struct_size is {size}, smaller than the {GAPSCORE_TEST_BASE_SIZE} bytes of GapscoreTest"
                 ),
                 None,
             );
             return;
         }
-        // SAFETY: `struct_size` covers the struct; borrowed for this callback only.
-        let t = unsafe { &*test };
+        // A plugin compiled before `decided_at` was appended passes a shorter struct: the
+        // members it has are copied over an absent `decided_at`, never read past its end.
+        let mut full = GapscoreTest {
+            struct_size: 0,
+            status: 0,
+            id: GapscoreStr::ABSENT,
+            suite: GapscoreStr::ABSENT,
+            name: GapscoreStr::ABSENT,
+            message: GapscoreStr::ABSENT,
+            expected: GapscoreStr::ABSENT,
+            actual: GapscoreStr::ABSENT,
+            output: GapscoreStr::ABSENT,
+            file: GapscoreStr::ABSENT,
+            parent_id: GapscoreStr::ABSENT,
+            attempts: std::ptr::null(),
+            attempt_count: 0,
+            duration: 0.0,
+            line: 0,
+            category: 0,
+            flags: 0,
+            reserved: 0,
+            decided_at: GapscoreStr::ABSENT,
+        };
+        // SAFETY: `struct_size` (checked above to cover the base members) says how many bytes
+        // the plugin's struct holds; at most that many, and at most the size of `full`, are
+        // copied; every member is plain data for which any copied bytes are what the plugin
+        // wrote. `full` lives until the end of this callback, like the plugin's struct.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                test.cast::<u8>(),
+                (&raw mut full).cast::<u8>(),
+                size.min(size_of::<GapscoreTest>()),
+            );
+        }
+        let t = &full;
         match test_ref(t, &mut call.owned) {
             Ok(tc) => {
                 call.events += 1;
@@ -312,6 +344,7 @@ fn test_ref<'v: 'o, 'o>(
     tc.output = text(view(&t.output, "output")?, output);
     tc.file = view(&t.file, "file")?;
     tc.parent_id = view(&t.parent_id, "parent_id")?;
+    tc.decided_at = view(&t.decided_at, "decided_at")?;
     tc.category = category_of(t.category).ok_or_else(|| bad_category(t.category))?;
     tc.line = (t.line > 0).then_some(t.line);
     if t.flags & !(GAPSCORE_TEST_HAS_DURATION | GAPSCORE_TEST_PARENT) != 0 {

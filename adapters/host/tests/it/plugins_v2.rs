@@ -46,6 +46,17 @@ fn broken_v2_descriptors_are_rejected() {
     );
 }
 
+/// A plugin compiled before `decided_at` was appended passes the base size: it loads, its
+/// test is read, and the bytes past its struct are never read (its skip is unlocated).
+#[test]
+fn a_test_struct_without_the_appended_member_is_read_without_it() {
+    let adapter = load_with_symbol(&lib(), "gapscore_adapter_v2_old_test").unwrap();
+    let run = parse_to_run(&adapter, b"input", &ParseOptions::default()).unwrap();
+    assert_eq!(run.tests.len(), 1, "{run:?}");
+    assert_eq!(run.tests[0].status, Status::Skipped);
+    assert_eq!(run.tests[0].decided_at, None);
+}
+
 #[test]
 fn bad_events_fail_the_parse_naming_plugin_event_and_field() {
     let lib = lib();
@@ -81,7 +92,7 @@ fn bad_events_fail_the_parse_naming_plugin_event_and_field() {
             "v2_short_test",
             format!(
                 "event 2 (`test_finished`) rejected: struct_size is 8, smaller than the {} bytes of GapscoreTest",
-                size_of::<gapscore_adapter_sdk::abi::GapscoreTest>()
+                gapscore_adapter_sdk::abi::v2::GAPSCORE_TEST_BASE_SIZE
             ),
         ),
         (

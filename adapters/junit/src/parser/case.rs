@@ -44,6 +44,26 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
             }
             return true;
         }
+        // go-junit-report v2: a package that failed outside any test (a failing `TestMain`, a
+        // panic before the tests) is a pseudo-testcase `Failure` with `<error message="Runtime
+        // error">`: the package's tests never ran.
+        if producer::is_go(self.producer)
+            && case.name == "Failure"
+            && let Some(err) = &case.error
+            && err.message.as_deref() == Some("Runtime error")
+        {
+            self.sink.problem(
+                Problem::new(
+                    ProblemKind::SuiteError,
+                    format!(
+                        "the package's test binary failed outside any test: {}",
+                        first_line(&err.body)
+                    ),
+                )
+                .with_suite(self.suite_path().unwrap_or_default()),
+            );
+            return true;
+        }
         // gotestsum: a package whose test binary failed outside any test (its `TestMain`, or a
         // main that exited) gets a `TestMain` testcase without a classname, left out of the
         // suite's `tests=` and counted in the root's `errors=`: the package's tests never ran.
@@ -65,6 +85,7 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
                 )
                 .with_suite(self.suite_path().unwrap_or_default()),
             );
+            self.counted_twice += 1;
             return true;
         }
         // jest-junit: a test file that did not compile or load (an <error> and a <failure> twin).
@@ -111,6 +132,8 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
             (Some(s), _, _) if s.kind.as_deref() == Some("todo") => Status::Todo,
             (_, Some(_), _) => Status::Errored,
             (_, None, Some(_)) => Status::Failed,
+            // A failure attribute or failing status: the worst of the record's signals wins.
+            _ if case.flagged.is_some() => Status::Failed,
             (Some(_), None, None) => Status::Skipped,
             // tst's `status="disabled"`, googletest's `notrun`/`suppressed`/`skipped`.
             (None, None, None) if case.not_run.is_some() => Status::Skipped,
@@ -128,11 +151,19 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
             .and_then(|o| message_of(o))
             .or_else(|| case.failure.as_ref().and_then(|o| message_of(o)))
             .or_else(|| case.error.as_ref().and_then(|o| message_of(o)))
+            .or_else(|| case.flagged.clone())
             .or_else(|| {
                 (status == Status::Skipped)
                     .then(|| case.not_run.map(|w| format!("status: {w}")))
                     .flatten()
             });
+        // pytest writes where a skip was decided as the skip's text: `path:line: reason`.
+        if status == Status::Skipped
+            && let Some(s) = &case.skipped
+            && s.kind.as_deref() == Some("pytest.skip")
+        {
+            test.decided_at = decided_at(&s.body);
+        }
         test.attempts.extend(case.attempts.iter().map(|(s, o)| {
             let mut a = Attempt::new(*s);
             a.message = message_of(o);
@@ -247,6 +278,16 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
             self.sink.test_finished(t);
         }
     }
+}
+
+/// `path:line` from pytest's skip text `path:line: reason`.
+fn decided_at(body: &str) -> Option<String> {
+    let head = body.trim_start();
+    let colon = head.find(": ")?;
+    let place = &head[..colon];
+    let (path, line) = place.rsplit_once(':')?;
+    let numeric = !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit());
+    (numeric && !path.is_empty() && !path.contains('\n')).then(|| place.to_owned())
 }
 
 pub(super) fn first_line(s: &str) -> String {

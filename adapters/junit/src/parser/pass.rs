@@ -141,7 +141,7 @@ impl<'s, R: std::io::BufRead, K: EventSink + ?Sized> Pass<'s, R, K> {
                     let at_end = reader.get_mut().fill_buf().map_or(true, |b| b.is_empty());
                     // A document cut off mid-element: keep what was complete, flag the cut.
                     if self.root_seen && at_end {
-                        r.flush();
+                        r.end_open_suites();
                         r.sink.problem(Problem::new(
                             ProblemKind::Truncated,
                             format!(
@@ -259,7 +259,7 @@ impl<'s, R: std::io::BufRead, K: EventSink + ?Sized> Pass<'s, R, K> {
                         }));
                     }
                     if self.depth > 0 {
-                        r.flush();
+                        r.end_open_suites();
                         r.sink.problem(Problem::new(
                             ProblemKind::Truncated,
                             format!(
@@ -273,7 +273,10 @@ impl<'s, R: std::io::BufRead, K: EventSink + ?Sized> Pass<'s, R, K> {
                     buf.clear();
                     return Ok(Step::Done);
                 }
-                // Declarations, comments, processing instructions, DTDs: nothing to read, and
+                Event::Comment(c) if self.root_seen => {
+                    r.comment(c.as_ref());
+                }
+                // Declarations, processing instructions, DTDs: nothing to read, and
                 // DTD entity definitions are never expanded.
                 _ => {}
             }

@@ -203,7 +203,7 @@ pub enum Fallback {
 /// How a later part's read ended.
 enum PartEnd {
     /// At the next guess in the starting state, or at the end of the document (the last part).
-    Held(Ending),
+    Held(Box<Ending>),
     /// Not exactly at the next guess or not in the starting state there; the document ended
     /// before it; or stopped because another part went wrong.
     DidNotHold,
@@ -292,7 +292,7 @@ where
         return sequential(a, Fallback::NotSplittable);
     };
     let start = match a.reading().boundary() {
-        Some(b) if a.offset() < first && worth(a.offset(), a.reading().root_held) => b,
+        Some(b) if a.offset() < first && worth(a.offset(), a.reading().root_held.tests) => b,
         _ => return sequential(a, Fallback::NotSplittable),
     };
     let mut root = Vec::with_capacity(a.root_name().len() + 2);
@@ -385,7 +385,7 @@ where
         let mut held = true;
         for (end, sink) in ends.into_iter().flatten() {
             match end {
-                PartEnd::Held(e) => endings.push(e),
+                PartEnd::Held(e) => endings.push(*e),
                 PartEnd::DidNotHold => held = false,
                 PartEnd::Failed => failed = true,
             }
@@ -413,9 +413,19 @@ where
         };
         let ending = Ending {
             producer: last.producer,
-            root_declared: last.root_declared,
-            root_held: head_end.root_held + endings.iter().map(|e| e.root_held).sum::<u64>(),
+            root_declared: last.root_declared.clone(),
+            root_held: endings.iter().fold(head_end.root_held, |mut h, e| {
+                h.add(e.root_held);
+                h
+            }),
+            file_held: endings.iter().fold(head_end.file_held, |mut h, e| {
+                h.add(e.file_held);
+                h
+            }),
+            footer: last.footer.clone(),
             any_pseudo: head_end.any_pseudo || endings.iter().any(|e| e.any_pseudo),
+            counted_twice: head_end.counted_twice
+                + endings.iter().map(|e| e.counted_twice).sum::<u64>(),
         };
         ending.close(last_sink);
         Ok(Split::Appended(sinks))
@@ -468,13 +478,13 @@ fn read_part<S: EventSink, F: Read + Seek>(
     let until = span.next.map_or(Until::End, Until::Offset);
     match b.run(until) {
         Err(_) => PartEnd::Failed,
-        Ok(Step::Done) if span.next.is_none() => PartEnd::Held(b.end().0),
+        Ok(Step::Done) if span.next.is_none() => PartEnd::Held(Box::new(b.end().0)),
         Ok(Step::Paused)
             if span.next == Some(b.offset())
                 && b.depth() == 1
                 && b.reading().boundary().as_ref() == Some(start) =>
         {
-            PartEnd::Held(b.end().0)
+            PartEnd::Held(Box::new(b.end().0))
         }
         Ok(_) => PartEnd::DidNotHold,
     }

@@ -1,11 +1,10 @@
 //! Suite-level evidence: an `<error>`/`<failure>` directly under a `<testsuite>` (a counted
-//! `suite-error`), a Go panic in a suite's `<system-out>` (a `crash`), and the root's declared
-//! total (a warning only).
+//! `suite-error`), a Go panic in a suite's `<system-out>` (a `crash`), and the evidence of the
+//! whole file: the root's declared counts and node's footer comments.
 
-use gapscore_adapter_sdk::Code;
 use gapscore_adapter_sdk::{EventSink, Problem, ProblemKind, Producer};
 
-use super::{Ending, Reading, Target, case};
+use super::{Ending, Reading, Target, case, declared};
 
 impl<K: EventSink + ?Sized> Reading<'_, K> {
     /// The end of an `<error>`/`<failure>` directly under a `<testsuite>`: a `suite-error`.
@@ -15,9 +14,16 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
             return;
         };
         let suite = self.suite_path().unwrap_or_default();
+        // Ant counts a class that failed to load as a test, in `tests=` and `errors=`.
+        let one = declared::Held {
+            tests: 1,
+            failed: 1,
+            ..declared::Held::default()
+        };
+        self.file_held.add(one);
         if let Some(s) = self.suites.last_mut() {
-            s.held.suite_errors += 1;
-            s.seen[2] += 1;
+            s.held.add(one);
+            s.own.add(one);
         }
         let what = o
             .message
@@ -69,20 +75,30 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
 }
 
 impl Ending {
-    /// The root `<testsuites tests="N">`: a warning only when it disagrees, never counted:
-    /// converters and trimmed files write root totals that their suites do not hold (an
-    /// xUnit.net conversion declares 173 and holds 2, container-structure-test 8 and 3).
-    /// Then the producer.
+    /// The root `<testsuites>`'s declared counts and node's footer comments, judged against
+    /// the whole file; then the producer. Repositories trim fixture files and keep the root's
+    /// original totals (an xUnit.net conversion declares 173 and holds 2, mocha-junit-reporter
+    /// 15515 and 1): those read as lost tests, since nothing in the file tells them apart.
     pub(super) fn close<K: EventSink + ?Sized>(&self, sink: &mut K) {
-        if let Some(d) = self.root_declared {
-            let held = self.root_held;
-            let surplus_expected = self.any_pseudo || self.producer == Some("gotestsum");
-            if d > held || (d < held && !surplus_expected) {
-                sink.coded_warning(Code::DeclaredCountMismatch, format!(
-                    "testsuites declares tests=\"{d}\" but the file holds {held} (the root's total \
-                     is not counted: trimmed and converted files disagree with it)"
-                ));
-            }
+        let conv = declared::Convention {
+            surplus_expected: self.any_pseudo || self.producer == Some("gotestsum"),
+            tests_count_reports: self.producer == Some("pytest"),
+        };
+        let mut held = self.root_held;
+        held.failed += self.counted_twice;
+        let (root, _) = declared::judge(
+            "testsuites".into(),
+            None,
+            &self.root_declared,
+            held,
+            held,
+            conv,
+        );
+        if let Some(e) = root {
+            sink.evidence(e);
+        }
+        if let Some(e) = self.footer.evidence(self.file_held) {
+            sink.evidence(e);
         }
         if let Some(p) = self.producer {
             sink.producer(Producer::new(p));

@@ -29,8 +29,8 @@ fn value<'a>(a: &Attribute<'a>) -> Result<Cow<'a, str>, quick_xml::Error> {
 
 /// `classname`, `name`, `file`, `line` and `time` of a `<testcase>` whose attributes are
 /// written the common way: `key="value"` or `key='value'` pairs with nothing around the `=`,
-/// the five values free of `&` and control characters, none of them twice, and no `status` or
-/// `result`. That is the subset of quick-xml's attribute grammar where its iterator gives
+/// the five values free of `&` and control characters, none of them twice, and no `status`,
+/// `result` or `failure`. That is the subset of quick-xml's attribute grammar where its iterator gives
 /// these very slices and [`value`] gives them back unchanged, so the result is the same as
 /// [`Reading::read_case_attributes`]'s; `None` for anything else (which that reads, or
 /// refuses with its error). A `<testcase>` is the one element read once per test, and this
@@ -65,7 +65,7 @@ fn plain_attributes(raw: &str) -> Option<[Option<&str>; 5]> {
                 .iter()
                 .position(|c| *c == b'=' || is_space(*c))
                 .unwrap_or(rest.len() - 1);
-            if matches!(&rest[..len], b"status" | b"result") {
+            if matches!(&rest[..len], b"status" | b"result" | b"failure") {
                 return None;
             }
             (None, i + len)
@@ -151,15 +151,31 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
                 "file" => &mut has_file,
                 "line" => &mut has_line,
                 "time" => &mut has_time,
+                // node `--test`'s JUnit reporter: the failure's message as an attribute.
+                "failure" => {
+                    let v = value(&a)?;
+                    case.flagged = Some(v.into_owned());
+                    continue;
+                }
                 "status" | "result" => {
                     let v = value(&a)?;
                     let found = match (key, v.trim()) {
                         ("status", "disabled") => Some("disabled"),
                         ("status", "notrun") => Some("not run"),
+                        // TeamCity's importer treats any status other than `run` as not run.
+                        ("status", "ignored") => Some("ignored"),
                         ("result", "suppressed") => Some("suppressed"),
                         ("result", "skipped") => Some("skipped"),
                         _ => None,
                     };
+                    // A failing status fails the record whatever its children say (ctest
+                    // writes `status="fail"`).
+                    if key == "status" && matches!(v.trim(), "failed" | "fail" | "error") {
+                        case.flagged = case
+                            .flagged
+                            .take()
+                            .or(Some(format!("status: {}", v.trim())));
+                    }
                     case.not_run = case.not_run.or(found);
                     if self.producer.is_none() {
                         self.producer = match (key, found) {
@@ -228,6 +244,7 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
         );
         test.parent = false;
         test.parent_id = None;
+        test.decided_at = None;
         test
     }
 }
@@ -247,6 +264,7 @@ impl Case {
         self.output.clear();
         self.category = None;
         self.not_run = None;
+        self.flagged = None;
     }
 }
 
@@ -272,7 +290,7 @@ mod tests {
             return Some(format!("error: {e}"));
         }
         Some(format!(
-            "{:?} {:?} {:?} {:?} {:?} {} {:?} {:?}",
+            "{:?} {:?} {:?} {:?} {:?} {} {:?} {:?} {:?}",
             case.classname,
             case.name,
             case.file,
@@ -280,6 +298,7 @@ mod tests {
             case.time.map(f64::to_bits),
             case.negative_time,
             case.not_run,
+            case.flagged,
             r.producer
         ))
     }

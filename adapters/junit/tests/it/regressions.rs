@@ -88,3 +88,75 @@ fn messages_never_carry_raw_nul_bytes_or_quick_xml_ranges() {
         "3:1: end of file before any <testsuites> or <testsuite> element"
     );
 }
+
+/// Issue 31: pytest records where a skip was decided (`path:line: reason` as the skip's text):
+/// it becomes the test's `decided_at`; an xfail records none. A real pytest 9.2.0 run whose
+/// skip is raised in a helper module outside the test directory.
+#[test]
+fn a_pytest_skip_records_where_it_was_decided() {
+    let xml = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/issue31/pytest-skip-in-helper.xml"
+    ))
+    .unwrap();
+    let run = read(&xml);
+    let by_name = |n: &str| run.tests.iter().find(|t| t.name == n).unwrap();
+    assert_eq!(
+        by_name("test_feature").decided_at.as_deref(),
+        Some("/tmp/i31j/py/src/helper.py:5")
+    );
+    assert_eq!(by_name("test_known_bug").decided_at, None);
+    assert!(
+        run.tests
+            .iter()
+            .all(|t| t.name == "test_feature" || t.decided_at.is_none())
+    );
+}
+
+/// Issue 31: per record the worst signal wins. A `failure="…"` attribute without a child, a
+/// failing `status`, and a not-run `status="ignored"`.
+#[test]
+fn a_records_worst_signal_wins() {
+    let run = read(
+        r#"<testsuites><testsuite name="s">
+        <testcase classname="c" name="attr" failure="boom"/>
+        <testcase classname="c" name="status" status="failed"/>
+        <testcase classname="c" name="ignored" status="ignored"/>
+        <testcase classname="c" name="ok" status="run"/>
+        </testsuite></testsuites>"#,
+    );
+    let status: Vec<_> = run
+        .tests
+        .iter()
+        .map(|t| (t.name.as_str(), t.status.as_str()))
+        .collect();
+    assert_eq!(
+        status,
+        [
+            ("attr", "failed"),
+            ("status", "failed"),
+            ("ignored", "skipped"),
+            ("ok", "passed")
+        ]
+    );
+    assert_eq!(run.tests[0].message.as_deref(), Some("boom"));
+    assert!(run.problems.is_empty(), "{:?}", run.problems);
+}
+
+/// Issue 31: a nested suite whose declaration was judged settles its counts for the outer
+/// suite and the root, so one lost test is counted once, not at every level.
+#[test]
+fn a_judged_count_is_not_judged_again_above() {
+    let run = read(
+        r#"<testsuites tests="3" failures="1"><testsuite name="outer" tests="3" failures="1">
+        <testsuite name="inner" tests="3" failures="1"><testcase classname="c" name="a"/>
+        <testcase classname="c" name="b"/></testsuite></testsuite></testsuites>"#,
+    );
+    let kinds: Vec<_> = run
+        .problems
+        .iter()
+        .map(|p| (p.kind.as_str(), p.weight()))
+        .collect();
+    assert_eq!(kinds, [("missing-tests", 1)]);
+    assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+}

@@ -7,5 +7,5 @@ use gapscore_adapter_testing::check_wild;
 #[test]
 fn every_wild_file_reads_as_expected() {
     let n = check_wild(env!("CARGO_MANIFEST_DIR"), &JUnit::new());
-    assert_eq!(n, 33);
+    assert_eq!(n, 60);
 }

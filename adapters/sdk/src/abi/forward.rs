@@ -163,6 +163,7 @@ impl EventSink for HostSink<'_, '_> {
             category: category_code(test.category),
             flags,
             reserved: 0,
+            decided_at: GapscoreStr::of_opt(test.decided_at),
         };
         // SAFETY: valid table for this call; `c` and what it points into (the adapter's
         // strings `test` borrows, `attempts`) live until the callback returns.

@@ -102,7 +102,15 @@ pub struct GapscoreTest {
     pub flags: u32,
     /// Zero; keeps the layout free of implicit padding.
     pub reserved: u32,
+    /// Where a skip or xfail was decided (`path:line`), or absent (appended in gapscore
+    /// 0.1 with model 0.4: a host reads it only when `struct_size` covers it, so a plugin
+    /// compiled without it still loads, and its skips are unlocated).
+    pub decided_at: GapscoreStr,
 }
+
+/// The size of [`GapscoreTest`] before `decided_at` was appended: the least `struct_size` a
+/// host accepts.
+pub const GAPSCORE_TEST_BASE_SIZE: usize = std::mem::offset_of!(GapscoreTest, decided_at);
 
 /// `flags` bit: `duration` holds a value.
 pub const GAPSCORE_TEST_HAS_DURATION: u32 = 1;
@@ -263,12 +271,13 @@ pub const ATTEMPT_FIELDS: [(&str, &str, usize); 4] = fields!(GapscoreAttempt;
     "uint32_t" status, "uint32_t" has_duration, "double" duration, "GapscoreStr" message);
 
 /// Members of [`GapscoreTest`].
-pub const TEST_FIELDS: [(&str, &str, usize); 18] = fields!(GapscoreTest;
+pub const TEST_FIELDS: [(&str, &str, usize); 19] = fields!(GapscoreTest;
     "uint32_t" struct_size, "uint32_t" status, "GapscoreStr" id, "GapscoreStr" suite,
     "GapscoreStr" name, "GapscoreStr" message, "GapscoreStr" expected, "GapscoreStr" actual,
     "GapscoreStr" output, "GapscoreStr" file, "GapscoreStr" parent_id,
     "const GapscoreAttempt *" attempts, "size_t" attempt_count, "double" duration,
-    "uint32_t" line, "uint32_t" category, "uint32_t" flags, "uint32_t" reserved);
+    "uint32_t" line, "uint32_t" category, "uint32_t" flags, "uint32_t" reserved,
+    "GapscoreStr" decided_at);
 
 /// Members of [`GapscoreHost`].
 pub const HOST_FIELDS: [(&str, &str, usize); 20] = fields!(GapscoreHost;
@@ -385,7 +394,7 @@ mod tests {
             assert_eq!(offsets[offsets.len() - 1] + last, size);
         }
         check(&DESCRIPTOR_FIELDS_V2, size_of::<GapscoreAdapterV2>(), 8);
-        check(&TEST_FIELDS, size_of::<GapscoreTest>(), 4);
+        check(&TEST_FIELDS, size_of::<GapscoreTest>(), 16);
         check(&HOST_FIELDS, size_of::<GapscoreHost>(), 8);
         check(&ATTEMPT_FIELDS, size_of::<GapscoreAttempt>(), 16);
         check(&STR_FIELDS, size_of::<GapscoreStr>(), 8);

@@ -6,6 +6,7 @@
 
 mod fixtures;
 mod issue18;
+mod issue31;
 mod real;
 mod wild;
 mod yaml_paths;

@@ -339,7 +339,7 @@ mod tests {
         t.duration = Some(1.5);
         t.file = Some("f.py".into());
         t.line = Some(3);
-        t.decided_at = Some("f.py:3".into());
+        t.decided_at = Some("f.py:4".into());
         t.message = Some("m".into());
         t.output = Some("o".into());
         t.parent = true;
