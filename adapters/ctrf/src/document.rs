@@ -114,21 +114,20 @@ pub(crate) struct Tool<'a> {
     pub(crate) version: Option<AnyText>,
 }
 
-/// The counts of `results.summary` (`totals`/`stats` in early reporters); the rest is ignored.
+/// The counts of `results.summary` (`totals`/`stats` in early reporters); the rest (`passed`,
+/// which says nothing the others do not) is ignored.
 #[derive(Deserialize)]
 pub(crate) struct Summary {
     #[serde(default)]
-    pub(crate) tests: Option<f64>,
+    pub(crate) tests: Option<Value>,
     #[serde(default)]
-    pub(crate) passed: Option<f64>,
+    pub(crate) failed: Option<Value>,
     #[serde(default)]
-    pub(crate) failed: Option<f64>,
+    pub(crate) skipped: Option<Value>,
     #[serde(default)]
-    pub(crate) skipped: Option<f64>,
+    pub(crate) pending: Option<Value>,
     #[serde(default)]
-    pub(crate) pending: Option<f64>,
-    #[serde(default)]
-    pub(crate) other: Option<f64>,
+    pub(crate) other: Option<Value>,
 }
 
 /// The keys of `results.extra` that carry run-level trouble.

@@ -9,7 +9,7 @@
 //! - `tags` or a `[tag]` in the name naming a spec category set the category;
 //! - `results.extra.gapscore_problems` (ours) and `results.extra.errors` (Playwright's run-level
 //!   errors) → problems; a document cut short → a `truncated` problem after the complete tests;
-//! - `summary` counts that disagree with the tests → a warning.
+//! - `summary` counts → evidence beside the tests, judged by the one rule (worse: a problem).
 //!
 //! Here: [`parse`], the seeds that walk the document (root, `results`, `results.tests`) and
 //! `State`, which turns each test read into events. The typed records those seeds read and the
@@ -23,14 +23,14 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 
 use crate::document::{
-    BStr, CTRF_NAMES, RawAttempt, RawTest, RawTestSeed, ResultsExtra, Summary, Tool,
-    attempt_status, opt, refine,
+    BStr, RawAttempt, RawTest, RawTestSeed, ResultsExtra, Summary, Tool, attempt_status, opt,
+    refine,
 };
 use crate::writer::ctrf_status;
 use gapscore_adapter_sdk::text::{TEXT_CAP, push_capped};
 use gapscore_adapter_sdk::{
-    Attempt, Category, EventSink, InputError, Problem, ProblemKind, Producer, Status, TestCase,
-    TestCaseRef,
+    Attempt, Category, Declared, DeclaredCount, EventSink, Evidence, EvidenceSource, InputError,
+    Problem, ProblemKind, Producer, ReadCounts, Status, TestCase, TestCaseRef,
 };
 
 /// Attempts synthesised from a bare `retries` count are capped: the count is a number in the
@@ -283,70 +283,49 @@ impl State<'_> {
         }
     }
 
-    /// `results.summary` against the tests read. Tests it declares and the document does not
-    /// hold are missing, each counted as failed (one `missing-tests` problem with their
-    /// number), and so are failures it declares beyond those (a failed test the document holds
-    /// as passed); every other difference (declared fewer) is a warning.
+    /// `results.summary` as evidence beside the tests read, counted the way CTRF counts: by
+    /// each test's own `status`. `skipped`, `pending` and `other` are tests that did not pass
+    /// and did not fail: compared as one sum.
     fn check_summary(&mut self, s: &Summary) {
         let total: u64 = self.seen.iter().sum();
-        let count = |v: Option<f64>| {
-            v.filter(|n| n.is_finite() && *n >= 0.0 && n.fract() == 0.0)
-                .map(|n| n as u64)
-        };
-        let missing_total = count(s.tests).map_or(0, |t| t.saturating_sub(total));
-        let failed = self.seen[1];
-        let missing_failed = count(s.failed)
-            .map_or(0, |f| f.saturating_sub(failed))
-            .saturating_sub(missing_total);
-        if missing_total > 0 {
-            self.sink.problem(
-                Problem::new(
-                    ProblemKind::MissingTests,
-                    format!(
-                        "results.summary declares {} tests but results.tests holds {total}: {missing_total} missing, each counted as failed",
-                        missing_total + total
-                    ),
-                )
-                .with_count(missing_total),
-            );
+        let mut declared = Declared::new();
+        if let Some(t) = &s.tests {
+            declared = declared.tests(count(t));
         }
-        if missing_failed > 0 {
-            self.sink.problem(
-                Problem::new(
-                    ProblemKind::MissingTests,
-                    format!(
-                        "results.summary declares {} failed tests but results.tests holds {failed} failed: {missing_failed} failure{} missing, each counted as failed",
-                        missing_failed + failed + missing_total,
-                        plural(missing_failed)
-                    ),
-                )
-                .with_count(missing_failed),
-            );
+        if let Some(f) = &s.failed {
+            declared = declared.failed(count(f));
         }
-        let declared = [s.passed, s.failed, s.skipped, s.pending, s.other];
-        let mut diffs = Vec::new();
-        if let Some(t) = s.tests
-            && t != total as f64
-            && missing_total == 0
-        {
-            diffs.push(format!("tests {t} (read {total})"));
+        let not_run = [&s.skipped, &s.pending, &s.other]
+            .into_iter()
+            .flatten()
+            .map(count)
+            .reduce(|a, b| match (a, b) {
+                (DeclaredCount::Number(x), DeclaredCount::Number(y)) => {
+                    DeclaredCount::Number(x.saturating_add(y))
+                }
+                (u @ DeclaredCount::Unreadable(_), _) | (_, u) => u,
+            });
+        if let Some(k) = not_run {
+            declared = declared.skipped(k);
         }
-        for (i, d) in declared.iter().enumerate() {
-            if let Some(d) = d
-                && *d != self.seen[i] as f64
-            {
-                diffs.push(format!("{} {d} (read {})", CTRF_NAMES[i], self.seen[i]));
-            }
-        }
-        if !diffs.is_empty() {
-            self.sink.coded_warning(
-                Code::DeclaredCountMismatch,
-                format!(
-                    "results.summary disagrees with results.tests: {}",
-                    diffs.join(", ")
-                ),
-            );
-        }
+        self.sink.evidence(
+            Evidence::new(EvidenceSource::SummaryObject, "results.summary")
+                .declaring(declared)
+                .reading(ReadCounts::new(
+                    total,
+                    self.seen[1],
+                    self.seen[2] + self.seen[3] + self.seen[4],
+                )),
+        );
+    }
+}
+
+/// A summary count as JSON gives it: a non-negative integer (exact up to `u64::MAX`), else its
+/// text (`10.5`, `-1`, `"3"`).
+fn count(v: &Value) -> DeclaredCount {
+    match v.as_u64() {
+        Some(n) => DeclaredCount::Number(n),
+        None => DeclaredCount::Unreadable(v.to_string()),
     }
 }
 

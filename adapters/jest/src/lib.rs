@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 
 mod assertion;
+mod declared;
 pub mod message;
 pub mod reader;
 

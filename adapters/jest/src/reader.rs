@@ -15,11 +15,12 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 
 use gapscore_adapter_sdk::{
-    Attempt, Category, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status,
-    TestCase, TestCaseRef,
+    Attempt, Category, DeclaredCount, EventSink, InputError, Location, Problem, ProblemKind,
+    Producer, Status, TestCase, TestCaseRef,
 };
 
 use crate::assertion::{AssertionSeed, Extra, RawAssertion, RawStatus, Str};
+use crate::declared::{self, RootCounts};
 use crate::message::{expected_actual, first_line, strip_ansi};
 
 /// Reads one Jest or Vitest JSON document and pushes every test, problem and warning into `sink`.
@@ -96,12 +97,7 @@ struct Counts {
 /// The root's declared numbers and flags.
 #[derive(Debug, Default)]
 struct Header {
-    total: Option<u64>,
-    passed: Option<u64>,
-    failed: Option<u64>,
-    pending: Option<u64>,
-    todo: Option<u64>,
-    total_suites: Option<u64>,
+    counts: RootCounts,
     failed_suites: Option<u64>,
     runtime_error_suites: Option<u64>,
     success: Option<bool>,
@@ -117,7 +113,7 @@ struct FileAcc<'de> {
     message: Option<Cow<'de, str>>,
     exec_error: Option<String>,
     /// `numFailingTests` of the raw (unformatted) result shape, which has no `status`.
-    num_failing: Option<u64>,
+    num_failing: Option<DeclaredCount>,
     assertions: Vec<RawAssertion<'de>>,
     /// The `ancestorTitles` of every test in `assertions`, one after the other.
     titles: Vec<Str<'de>>,
@@ -178,6 +174,8 @@ impl<'de, 's> State<'de, 's> {
         let mut titles = std::mem::take(&mut self.file.titles);
         let name = self.file.name.take().filter(|n| !n.is_empty());
         let mut failed_here = 0u64;
+        let tests_here = assertions.len() as u64;
+        let contradicted_before = self.contradicted;
         for a in assertions.drain(..) {
             if a.status == RawStatus::Failed {
                 failed_here += 1;
@@ -198,10 +196,20 @@ impl<'de, 's> State<'de, 's> {
             return;
         }
         self.files += 1;
+        if let Some(n) = num_failing.clone() {
+            let failed = failed_here + self.contradicted - contradicted_before;
+            let e = declared::file(name.as_deref(), n, tests_here, failed);
+            self.problems += e.judge().problems.len() as u64;
+            self.sink.evidence(e);
+        }
         // Jest's own rule for a file's status, applied to the raw shape that has none.
         let passed = match status.as_deref() {
             Some(s) => s == "passed",
-            None => num_failing == Some(0) && exec_error.is_none() && message.is_none(),
+            None => {
+                num_failing == Some(DeclaredCount::Number(0))
+                    && exec_error.is_none()
+                    && message.is_none()
+            }
         };
         if passed {
             self.files_passed += 1;
@@ -381,82 +389,17 @@ impl<'de, 's> State<'de, 's> {
         if let Some(p) = producer {
             self.sink.producer(Producer::new(p));
         }
-        let h = std::mem::take(&mut self.header);
-        let mut checks: Vec<(&str, &str, Option<u64>, u64)> = vec![
-            ("numTotalTests", "tests", h.total, self.read.total),
-            ("numPassedTests", "passed tests", h.passed, self.read.passed),
-            ("numFailedTests", "failed tests", h.failed, self.read.failed),
-        ];
-        if vitest {
-            // Vitest counts a todo test as pending or todo depending on its state: compare
-            // the sum.
-            let declared = match (h.pending, h.todo) {
-                (None, None) => None,
-                (p, t) => Some(p.unwrap_or(0).saturating_add(t.unwrap_or(0))),
-            };
-            checks.push((
-                "numPendingTests + numTodoTests",
-                "skipped or todo tests",
-                declared,
-                self.read.pending + self.read.todo,
-            ));
-        } else {
-            checks.push((
-                "numPendingTests",
-                "pending, skipped or disabled tests",
-                h.pending,
-                self.read.pending,
-            ));
-            checks.push(("numTodoTests", "todo tests", h.todo, self.read.todo));
-            // Vitest counts describe blocks as suites too: only Jest's number is files.
-            checks.push((
-                "numTotalTestSuites",
-                "test files",
-                h.total_suites,
-                self.files,
-            ));
-        }
-        // Tests the runner counted and the file does not hold are missing, each one a failure:
-        // `numTotalTests` gives how many; failures it counted beyond those (a failed test the
-        // file holds as passed) are missing too. Other differences are warnings.
-        let missing_total = h.total.map_or(0, |t| t.saturating_sub(self.read.total));
-        let missing_failed = h
-            .failed
-            .map_or(0, |f| f.saturating_sub(self.read.failed))
-            .saturating_sub(missing_total);
-        for (key, what, declared, read) in checks {
-            let Some(declared) = declared else { continue };
-            if declared == read {
-                continue;
-            }
-            let said = format!("`{key}` declares {declared} {what} but the file holds {read}");
-            let count = match key {
-                "numTotalTests" => missing_total,
-                "numFailedTests" => missing_failed,
-                // Files missing while no test is: one problem, the tests in them unknown.
-                "numTotalTestSuites" if missing_total == 0 && missing_failed == 0 => {
-                    u64::from(declared > read)
-                }
-                _ => 0,
-            };
-            if count > 0 {
-                let what = if key == "numTotalTestSuites" {
-                    "results are missing".to_owned()
-                } else {
-                    format!(
-                        "{count} result{} missing, each counted as failed",
-                        if count == 1 { " is" } else { "s are" }
-                    )
-                };
-                let p = Problem::new(ProblemKind::MissingTests, format!("{said}: {what}"));
-                self.problem(if key == "numTotalTestSuites" {
-                    p
-                } else {
-                    p.with_count(count)
-                });
-            } else {
-                self.sink.coded_warning(Code::DeclaredCountMismatch, said);
-            }
+        let mut h = std::mem::take(&mut self.header);
+        let read = declared::Read {
+            total: self.read.total,
+            failed: self.read.failed + self.contradicted,
+            not_run: self.read.pending + self.read.todo,
+            files: self.files,
+            suite_errors: self.suite_errors,
+        };
+        for e in declared::root(std::mem::take(&mut h.counts), read, vitest) {
+            self.problems += e.judge().problems.len() as u64;
+            self.sink.evidence(e);
         }
         if let Some(n) = h.runtime_error_suites
             && n > self.suite_errors
@@ -534,7 +477,7 @@ impl<'de, 's> State<'de, 's> {
             e.column(),
             self.read.total
         );
-        if let Some(t) = self.header.total {
+        if let Some(DeclaredCount::Number(t)) = self.header.counts.total {
             detail.push_str(&format!(", the document declares {t}"));
         }
         if unnamed {
@@ -634,12 +577,11 @@ impl<'de> Visitor<'de> for RootSeed<'_, 'de, '_> {
                     seen = true;
                     map.next_value_seed(FilesSeed { st: &mut *st })?;
                 }
-                "numTotalTests" => h.total = map.next_value()?,
-                "numPassedTests" => h.passed = map.next_value()?,
-                "numFailedTests" => h.failed = map.next_value()?,
-                "numPendingTests" => h.pending = map.next_value()?,
-                "numTodoTests" => h.todo = map.next_value()?,
-                "numTotalTestSuites" => h.total_suites = map.next_value()?,
+                "numTotalTests" => h.counts.total = map.next_value::<Count>()?.0,
+                "numFailedTests" => h.counts.failed = map.next_value::<Count>()?.0,
+                "numPendingTests" => h.counts.pending = map.next_value::<Count>()?.0,
+                "numTodoTests" => h.counts.todo = map.next_value::<Count>()?.0,
+                "numTotalTestSuites" => h.counts.total_suites = map.next_value::<Count>()?.0,
                 "numFailedTestSuites" => h.failed_suites = map.next_value()?,
                 "numRuntimeErrorTestSuites" => {
                     h.runtime_error_suites = map.next_value()?;
@@ -740,7 +682,7 @@ impl<'de> Visitor<'de> for FileSeed<'_, 'de, '_> {
                         st.file.message = Some(m.0);
                     }
                 }
-                "numFailingTests" => st.file.num_failing = map.next_value()?,
+                "numFailingTests" => st.file.num_failing = map.next_value::<Count>()?.0,
                 "testExecError" => {
                     let v = map.next_value::<Value>()?;
                     st.file.exec_error = exec_error_text(v);
@@ -798,5 +740,14 @@ impl<'de> Visitor<'de> for AssertionsSeed<'_, 'de, '_> {
             self.st.file.assertions.push(a);
         }
         Ok(())
+    }
+}
+
+/// A declared count as written ([`declared::count`]).
+struct Count(Option<DeclaredCount>);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        declared::count(d).map(Count)
     }
 }

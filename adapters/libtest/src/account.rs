@@ -5,17 +5,22 @@
 //! - a binary whose suite never ended: `crash` when another binary's suite follows (cargo went
 //!   on after it died: an abort, a segfault, a signal; `killed` when cargo's merged line names
 //!   SIGKILL), `truncated` when the stream ends there;
-//! - tests declared (`test_count`, or the summary's own counts when larger) and never started:
-//!   one `missing-tests` problem counting them (those started and never finished are the
-//!   Normalizer's `missing-results`);
-//! - failures the summary counts beyond those the stream shows: `missing-tests` counting them;
+//! - a libtest suite's summary (`passed + failed + ignored + measured`, `failed`, `ignored`)
+//!   beside its `test_count` and the results the stream shows: summary-object evidence, judged
+//!   by the one rule (declared and never reported: `missing-tests`; failures or ignores beyond
+//!   the stream's: `summary-counts`);
+//! - tests a suite without a summary (nextest's, or one cut short) declares in `test_count` and
+//!   never started: one `missing-tests` problem counting them (those started and never finished
+//!   are the Normalizer's `missing-results`);
 //! - a suite that ended `failed` while none of its tests failed: `suite-error`;
 //! - a libtest binary with more results than it declared: `suite-error` counting the extra
 //!   ones (one libtest process writes exactly its declared results; more were written by
 //!   something else, such as code under test printing event lines to the real stdout).
 
 use gapscore_adapter_sdk::Code;
-use gapscore_adapter_sdk::{Problem, ProblemKind};
+use gapscore_adapter_sdk::{
+    Declared, DeclaredCount, Evidence, EvidenceSource, Problem, ProblemKind, ReadCounts,
+};
 
 use crate::binary::{Binary, Mode};
 
@@ -55,6 +60,8 @@ pub struct Judged {
     pub problems: Vec<Problem>,
     /// Warnings.
     pub warnings: Vec<(Code, String)>,
+    /// The suites' own counts, for the sink to judge.
+    pub evidence: Vec<Evidence>,
 }
 
 /// Judges every binary's counts; `all_finished` is whether no test is left open, `cut` the byte
@@ -70,6 +77,7 @@ pub fn judge(
     let count = binaries.len();
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
+    let mut evidence = Vec::new();
     let mut cut_reported = false;
     for (index, b) in binaries.iter().enumerate() {
         let who = binary_name(b, index);
@@ -113,58 +121,84 @@ pub fn judge(
             };
             problems.push(with_suite(Problem::new(kind, detail)));
         }
-        let summary_total = if nextest {
-            // nextest's suite summaries count only their own part of a binary.
-            None
-        } else {
-            b.summary.map(|s| s.total())
-        };
-        let declared = match (b.declared, summary_total) {
-            (Some(d), Some(s)) => Some(d.max(s)),
-            (d, s) => d.or(s),
-        };
-        let Some(declared) = declared else { continue };
         let seen = b.finished + b.open;
-        let missing = declared.saturating_sub(seen);
-        if missing > 0 {
-            let unfinished = if b.open > 0 {
-                format!(" and {} without a result", plural(b.open, "started test"))
-            } else {
-                String::new()
-            };
-            problems.push(with_suite(
-                Problem::new(
-                    ProblemKind::MissingTests,
-                    format!(
-                        "{who} declares {} and the stream holds {}{unfinished}: {} never reported, each counted as failed",
-                        plural(declared, "test"),
-                        plural(b.finished, "result"),
-                        plural(missing, "test"),
-                    ),
-                )
-                .with_count(missing),
-            ));
-        } else if seen > declared && nextest {
-            // nextest may report a test again (retries): not evidence of forgery there.
-            warnings.push((
-                Code::DeclaredCountMismatch,
-                format!(
-                    "{who} declares {} and the stream holds {} results",
-                    plural(declared, "test"),
-                    seen
-                ),
-            ));
-        } else if seen > declared {
-            // One libtest process writes exactly its declared results: more are lines the
-            // binary did not write as results (code under test printing to the real stdout,
-            // two runs mixed). Which are the extra ones is unknown, so each counts as failed.
-            let extra = seen - declared;
+        // One libtest process writes exactly its declared results: more are lines the binary
+        // did not write as results (code under test printing to the real stdout, two runs
+        // mixed). Which are the extra ones is unknown, so each counts as failed: a problem of
+        // this producer's, not a better claim.
+        let summary_total = b.summary.filter(|_| !nextest).map(|s| s.total());
+        let extra = match (b.declared, summary_total) {
+            (Some(d), t) if !nextest => seen.saturating_sub(d.max(t.unwrap_or(0))),
+            _ => 0,
+        };
+        let mut explained = false;
+        match b.summary.filter(|_| !nextest) {
+            Some(s) => {
+                let declared = b.declared.map_or(s.total(), |d| d.max(s.total()));
+                let e = Evidence::new(EvidenceSource::SummaryObject, format!("{who}'s summary"))
+                    .declaring(
+                        Declared::new()
+                            .tests(DeclaredCount::Number(declared))
+                            .failed(DeclaredCount::Number(s.failed))
+                            .skipped(DeclaredCount::Number(s.ignored)),
+                    )
+                    .reading(ReadCounts::new(
+                        seen - extra,
+                        b.failures - b.allowed_fail,
+                        b.ignored,
+                    ));
+                let e = match &suite {
+                    Some(l) => e.with_scope(l.clone()),
+                    None => e,
+                };
+                explained = !e.judge().problems.is_empty();
+                evidence.push(e);
+            }
+            // nextest's suite summaries count only their own part of a binary; a suite cut
+            // short has none: its `test_count` is what it declared.
+            None => {
+                if let Some(declared) = b.declared {
+                    let missing = declared.saturating_sub(seen);
+                    if missing > 0 {
+                        explained = true;
+                        let unfinished = if b.open > 0 {
+                            format!(" and {} without a result", plural(b.open, "started test"))
+                        } else {
+                            String::new()
+                        };
+                        problems.push(with_suite(
+                            Problem::new(
+                                ProblemKind::MissingTests,
+                                format!(
+                                    "{who} declares {} and the stream holds {}{unfinished}: {} never reported, each counted as failed",
+                                    plural(declared, "test"),
+                                    plural(b.finished, "result"),
+                                    plural(missing, "test"),
+                                ),
+                            )
+                            .with_count(missing),
+                        ));
+                    } else if seen > declared && nextest {
+                        // nextest may report a test again (retries): not evidence of forgery.
+                        warnings.push((
+                            Code::DeclaredCountMismatch,
+                            format!(
+                                "{who} declares {} and the stream holds {} results",
+                                plural(declared, "test"),
+                                seen
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        if extra > 0 {
             problems.push(with_suite(
                 Problem::new(
                     ProblemKind::SuiteError,
                     format!(
                         "{who} declares {} and the stream holds {seen} results: {} not the binary's own, each counted as failed",
-                        plural(declared, "test"),
+                        plural(seen - extra, "test"),
                         if extra == 1 {
                             "1 result is".to_owned()
                         } else {
@@ -175,33 +209,7 @@ pub fn judge(
                 .with_count(extra),
             ));
         }
-        let summary_failed = if nextest {
-            0
-        } else {
-            b.summary.map_or(0, |s| s.failed)
-        };
-        let hidden_failures = summary_failed
-            .saturating_sub(b.failures)
-            .saturating_sub(missing);
-        if hidden_failures > 0 {
-            problems.push(with_suite(
-                Problem::new(
-                    ProblemKind::MissingTests,
-                    format!(
-                        "{who}'s summary counts {summary_failed} failed but the stream shows {}: {} missing, each counted as failed",
-                        b.failures,
-                        plural(hidden_failures, "failure")
-                    ),
-                )
-                .with_count(hidden_failures),
-            ));
-        }
-        if b.failed_verdict
-            && b.failures == 0
-            && missing == 0
-            && hidden_failures == 0
-            && b.open == 0
-        {
+        if b.failed_verdict && b.failures == 0 && !explained && b.open == 0 {
             problems.push(with_suite(Problem::new(
                 ProblemKind::SuiteError,
                 format!(
@@ -241,5 +249,9 @@ pub fn judge(
             format!("the stream's last line is cut at byte {at}"),
         ));
     }
-    Judged { problems, warnings }
+    Judged {
+        problems,
+        warnings,
+        evidence,
+    }
 }

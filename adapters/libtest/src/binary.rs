@@ -50,6 +50,10 @@ pub struct Binary {
     /// Results read, and how many were failures.
     pub finished: u64,
     pub failures: u64,
+    /// Results read as ignored (libtest's `ignored`), and as `allowed_fail` (among `failures`;
+    /// the summary's `failed` does not count them).
+    pub ignored: u64,
+    pub allowed_fail: u64,
     /// Tests started and not yet finished.
     pub open: u64,
     /// cargo's `process didn't exit successfully` line after this binary.

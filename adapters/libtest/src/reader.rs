@@ -427,6 +427,11 @@ impl Reader<'_> {
         if matches!(t.status, Status::Failed | Status::Errored | Status::Xfailed) {
             b.failures += 1;
         }
+        match t.status {
+            Status::Skipped => b.ignored += 1,
+            Status::Xfailed => b.allowed_fail += 1,
+            _ => {}
+        }
         self.sink.test_finished(t);
     }
 
@@ -460,7 +465,11 @@ impl Reader<'_> {
     }
 
     fn finish(&mut self, cut: Option<u64>) {
-        let Judged { problems, warnings } = crate::account::judge(
+        let Judged {
+            problems,
+            warnings,
+            evidence,
+        } = crate::account::judge(
             &self.binaries,
             self.mode,
             &self.unattributed,
@@ -472,6 +481,10 @@ impl Reader<'_> {
         }
         for p in problems {
             self.problem(p);
+        }
+        for e in evidence {
+            self.problems += e.judge().problems.len() as u64;
+            self.sink.evidence(e);
         }
         self.finish_warnings();
     }

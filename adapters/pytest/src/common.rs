@@ -9,7 +9,8 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use gapscore_adapter_sdk::text::push_capped;
 use gapscore_adapter_sdk::{
-    Category, InputError, Problem, ProblemKind, Status, TestCase, TestCaseRef,
+    Category, Declared, Evidence, EvidenceSource, InputError, Problem, ProblemKind, ReadCounts,
+    Status, TestCase, TestCaseRef,
 };
 
 /// A JSON string borrowed from the input when it has no escapes (serde borrows a `Cow` only
@@ -159,18 +160,40 @@ pub(crate) fn exit_problem(code: i64) -> Option<Problem> {
     Some(Problem::new(kind, what))
 }
 
-/// A warning when the exit status and the results disagree: 1 says tests failed, 0 says none
-/// did. `bad` counts failed and errored tests and failed collectors read.
-pub(crate) fn exit_mismatch(code: i64, bad: u64) -> Option<String> {
-    match (code, bad) {
-        (1, 0) => Some(
-            "pytest's exit status is 1 (tests failed) but no failed or errored test or collection error was read".into(),
-        ),
-        (0, n) if n > 0 => Some(format!(
-            "pytest's exit status is 0 (all passed) but {n} failed or errored test(s) or collection error(s) were read"
-        )),
-        _ => None,
-    }
+/// pytest's exit status as evidence: 0 says the run passed, every other status says it failed
+/// (1: tests failed; 2 interrupted, 3 internal error, 4 usage error, 5 no tests collected: the
+/// run did not complete, which [`exit_problem`] already reports, so those pass `problems`).
+/// `failed` counts failed and errored tests and failed collectors read. Skips are not read as
+/// explaining a failed status: pytest never exits non-zero for a skip.
+pub(crate) fn exit_evidence(code: i64, tests: u64, failed: u64, problems: u64) -> Evidence {
+    Evidence::new(
+        EvidenceSource::ExitStatus,
+        format!("pytest's exit status {code}"),
+    )
+    .declaring(Declared::new().run_failed(code != 0))
+    // The problems explain a failed status; beside a status of 0 they are not a mismatch.
+    .reading(ReadCounts::new(tests, failed, 0).with_problems(if code == 0 { 0 } else { problems }))
+}
+
+/// Where a skip was decided, from a skip's `longrepr` `(path, line, reason)` as pytest writes
+/// it: `path:line`. json-report keeps the tuple's Python repr (`('/p/x.py', 6, 'Skipped: r')`),
+/// reportlog a JSON array; both come here as the path and the line's text.
+pub(crate) fn skip_location(path: &str, line: &str) -> Option<String> {
+    let line = line.trim();
+    (!path.is_empty() && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| format!("{path}:{line}"))
+}
+
+/// The `path:line` of a skip `longrepr` written as a Python tuple repr (json-report).
+pub(crate) fn skip_location_repr(longrepr: &str) -> Option<String> {
+    let inner = longrepr.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let q = inner.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let rest = &inner[1..];
+    let end = rest.find(q)?;
+    let path = &rest[..end];
+    let after = rest[end + 1..].strip_prefix(", ")?;
+    let line = &after[..after.find(',')?];
+    skip_location(path, line)
 }
 
 /// Appends captured output, cut at 64 KiB with a note ([`push_capped`]).

@@ -16,12 +16,13 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 use gapscore_adapter_sdk::text::push_capped;
 use gapscore_adapter_sdk::{
-    Category, EventSink, InputError, Location, Problem, ProblemKind, Producer, Status,
+    Category, Declared, DeclaredCount, EventSink, Evidence, EvidenceSource, InputError, Location,
+    Problem, ProblemKind, Producer, ReadCounts, Status,
 };
 
 use crate::common::{
-    Markers, NodeId, Str, error_headline, exit_mismatch, exit_problem, json_error, skip_reason,
-    skipped_collector,
+    Markers, NodeId, Str, error_headline, exit_evidence, exit_problem, json_error,
+    skip_location_repr, skip_reason, skipped_collector,
 };
 
 /// Reads a pytest-json-report document and pushes what it holds into `sink`.
@@ -105,7 +106,10 @@ fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
         let declared = state
             .summary
             .as_ref()
-            .and_then(|s| s.count("total"))
+            .and_then(|s| match s.count("total") {
+                Some(DeclaredCount::Number(n)) => Some(n),
+                _ => None,
+            })
             .map(|n| format!(" (its summary declares {n})"))
             .unwrap_or_default();
         sink.problem(Problem::new(
@@ -115,11 +119,50 @@ fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
                 state.tests
             ),
         ));
-    } else {
-        check_declared(state, sink);
+    }
+    // A cut document's summary describes a file that is not all here: the cut is the problem,
+    // and comparing the summary with the tests kept would count it twice.
+    let summary = state
+        .summary
+        .as_ref()
+        .filter(|_| cut_at.is_none())
+        .map(|s| summary_evidence(s, state));
+    let mut problems = state.failed_collectors;
+    if let Some(e) = &summary {
+        // What the summary finds explains a failed exit status as a recorded failure would.
+        problems += e.judge().problems.len() as u64;
+    }
+    if cut_at.is_none() && !state.saw_tests {
+        sink.coded_warning(
+            Code::ResultsNotListed,
+            "the report has no `tests` array (written with --json-report-omit or --json-report-summary?): no test results in it; what its summary declares counts".into(),
+        );
+    }
+    let items = state.collected_items;
+    let declared = summary
+        .as_ref()
+        .and_then(|e| match e.declared.tests {
+            Some(DeclaredCount::Number(n)) => Some(n),
+            _ => None,
+        })
+        .unwrap_or(0);
+    if cut_at.is_none() && items > state.tests && items > declared {
+        // The collectors' items are weaker evidence than the summary (a conftest that drops
+        // items without deselecting them leaves them listed): a warning, not a problem.
+        sink.coded_warning(
+            Code::DeclaredCountMismatch,
+            format!(
+                "the report's collectors list {items} items to run but it holds results for {}",
+                state.tests
+            ),
+        );
+    }
+    if let Some(e) = summary {
+        sink.evidence(e);
     }
     let interrupted = !state.stopped_in.is_empty();
     if interrupted {
+        problems += 1;
         let code = state
             .exitcode
             .map(|c| format!(" (exit status {c})"))
@@ -138,21 +181,15 @@ fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
         .filter(|&c| !(interrupted && c == 2))
         .and_then(exit_problem)
     {
+        problems += 1;
         sink.problem(p);
     }
     if cut_at.is_none()
         && let Some(code) = state.exitcode
     {
         let n = |k: &str| state.outcomes.get(k).copied().unwrap_or(0);
-        let bad = n("failed") + n("error") + state.failed_collectors + state.folded_errors;
-        if let Some(w) = exit_mismatch(code, bad) {
-            sink.coded_warning(Code::ExitStatusMismatch, w);
-        }
-    }
-    if cut_at.is_none()
-        && let Some(summary) = &state.summary
-    {
-        check_summary(summary, state, sink);
+        let failed = n("failed") + n("error") + state.failed_collectors + state.folded_errors;
+        sink.evidence(exit_evidence(code, state.tests, failed, problems));
     }
 }
 
@@ -165,88 +202,89 @@ fn names(ids: &[String]) -> String {
     s.join(", ")
 }
 
-/// The tests the document declares against the tests it holds. pytest-json-report writes
-/// `summary.collected` (every collected item, deselected ones included), `summary.deselected`
-/// (`-k`, `-m`, `--deselect`, `--lf`) and `summary.total` (the tests it has results for); the
-/// tests to run are `collected - deselected`. Declared more than held: the missing ones count
-/// as failed (`missing-tests` with the number). Declared fewer: a warning. The collectors'
-/// items are weaker evidence (a conftest that drops items without deselecting them leaves
-/// them listed): more of them than declared is a warning.
-fn check_declared(state: &State, sink: &mut dyn EventSink) {
-    let held = state.tests;
-    let summary = state.summary.as_ref();
-    let collected = summary.and_then(|s| s.count("collected"));
-    let deselected = summary.and_then(|s| s.count("deselected")).unwrap_or(0);
-    let total = summary.and_then(|s| s.count("total"));
-    let to_run = collected.map(|c| c.saturating_sub(deselected));
-    let declared = to_run.into_iter().chain(total).max();
-    let said = match (collected, total) {
-        (Some(c), Some(t)) if deselected > 0 => {
-            format!("collected {c}, deselected {deselected}, total {t}")
-        }
-        (Some(c), Some(t)) => format!("collected {c}, total {t}"),
-        (Some(c), None) => format!("collected {c}"),
-        (None, Some(t)) => format!("total {t}"),
-        (None, None) => String::new(),
+/// The report's `summary` as evidence beside its tests, counted the way pytest-json-report
+/// counts. It writes `collected` (every collected item, deselected ones included),
+/// `deselected` (`-k`, `-m`, `--deselect`, `--lf`) and `total` (the tests it has results for):
+/// the tests to run are the larger of `collected - deselected` and `total`. Its `failed` and
+/// `error` count tests by their own `outcome` (a teardown error of a passing test is counted
+/// as the report's outcome says, so the folded status is not compared); some versions count
+/// failed collectors among the errors, so those are read as errors when the summary does.
+fn summary_evidence(summary: &Summary, state: &State) -> Evidence {
+    let n = |k: &str| state.outcomes.get(k).copied().unwrap_or(0);
+    let collected = summary.count("collected");
+    let deselected = summary.count("deselected");
+    let total = summary.count("total");
+    let unreadable = [&collected, &deselected, &total]
+        .into_iter()
+        .flatten()
+        .find(|c| matches!(c, DeclaredCount::Unreadable(_)))
+        .cloned();
+    let number = |c: &Option<DeclaredCount>| match c {
+        Some(DeclaredCount::Number(n)) => Some(*n),
+        _ => None,
     };
-    match declared {
-        Some(d) if d > held => {
-            let missing = d - held;
-            let detail = if state.saw_tests {
-                format!(
-                    "the report's summary declares {d} tests to run ({said}) and holds results for {held}: {missing} without a result (never run: a killed, stopped or edited run) count as failed"
-                )
-            } else {
-                format!(
-                    "the report has no `tests` array (written with --json-report-summary?) and its summary declares {d} tests ({said}): without their results all {missing} count as failed"
-                )
-            };
-            sink.problem(Problem::new(ProblemKind::MissingTests, detail).with_count(missing));
-        }
-        Some(d) if d < held => sink.coded_warning(Code::DeclaredCountMismatch, format!(
-            "the report holds {held} tests but its summary declares {d} ({said})"
-        )),
-        _ if !state.saw_tests => sink.coded_warning(Code::ResultsNotListed,
-            "the report has no `tests` array (written with --json-report-omit?): no test results in it"
-                .into(),
-        ),
-        _ => {}
+    let to_run = number(&collected).map(|c| c.saturating_sub(number(&deselected).unwrap_or(0)));
+    let tests = unreadable.or_else(|| {
+        to_run
+            .into_iter()
+            .chain(number(&total))
+            .max()
+            .map(DeclaredCount::Number)
+    });
+    let error = summary.count("error");
+    let collectors_as_errors = state.failed_collectors > 0
+        && number(&error).is_some_and(|e| e >= n("error") + state.failed_collectors);
+    let read_failed = n("failed")
+        + n("error")
+        + if collectors_as_errors {
+            state.failed_collectors
+        } else {
+            0
+        };
+    let mut declared = Declared::new();
+    if let Some(t) = tests {
+        declared = declared.tests(t);
     }
-    let items = state.collected_items;
-    if items > held && items > declared.unwrap_or(0) {
-        sink.coded_warning(
-            Code::DeclaredCountMismatch,
-            format!(
-                "the report's collectors list {items} items to run but it holds results for {held}"
-            ),
-        );
+    if let Some(f) = sum(summary.count("failed"), error) {
+        declared = declared.failed(f);
     }
+    if let Some(k) = summary.count("skipped") {
+        declared = declared.skipped(k);
+    }
+    let said: Vec<String> = [
+        ("collected", &collected),
+        ("deselected", &deselected),
+        ("total", &total),
+    ]
+    .into_iter()
+    .filter_map(|(k, c)| match c {
+        Some(DeclaredCount::Number(n)) => Some(format!("{k} {n}")),
+        Some(DeclaredCount::Unreadable(t)) => Some(format!("{k} {t}")),
+        None => None,
+    })
+    .collect();
+    let place = if said.is_empty() {
+        "the report's `summary`".to_owned()
+    } else {
+        format!("the report's `summary` ({})", said.join(", "))
+    };
+    Evidence::new(EvidenceSource::SummaryObject, place)
+        .declaring(declared)
+        .reading(
+            ReadCounts::new(state.tests, read_failed, n("skipped"))
+                .with_problems(state.failed_collectors),
+        )
 }
 
-/// Summary counts that disagree with the tests read become a warning.
-fn check_summary(summary: &Summary, state: &State, sink: &mut dyn EventSink) {
-    let mut diffs = Vec::new();
-    for key in ["passed", "failed", "error", "skipped", "xfailed", "xpassed"] {
-        let declared = summary.count(key).unwrap_or(0);
-        let read = state.outcomes.get(key).copied().unwrap_or(0);
-        // Some versions count failed collectors among the errors.
-        let also = if key == "error" {
-            read + state.failed_collectors
-        } else {
-            read
-        };
-        if declared != read && declared != also {
-            diffs.push(format!("{key} {declared} declared, {read} read"));
+/// Two declared counts added; an unreadable one makes the sum unreadable.
+fn sum(a: Option<DeclaredCount>, b: Option<DeclaredCount>) -> Option<DeclaredCount> {
+    match (a, b) {
+        (Some(DeclaredCount::Number(x)), Some(DeclaredCount::Number(y))) => {
+            Some(DeclaredCount::Number(x.saturating_add(y)))
         }
-    }
-    if state.saw_tests && !diffs.is_empty() {
-        sink.coded_warning(
-            Code::DeclaredCountMismatch,
-            format!(
-                "the report's summary disagrees with its tests: {}",
-                diffs.join(", ")
-            ),
-        );
+        (Some(u @ DeclaredCount::Unreadable(_)), _)
+        | (_, Some(u @ DeclaredCount::Unreadable(_))) => Some(u),
+        (a, b) => a.or(b),
     }
 }
 
@@ -255,9 +293,13 @@ fn check_summary(summary: &Summary, state: &State, sink: &mut dyn EventSink) {
 struct Summary(HashMap<String, serde_json::Value>);
 
 impl Summary {
-    /// A count the summary declares.
-    fn count(&self, key: &str) -> Option<u64> {
-        self.0.get(key).and_then(serde_json::Value::as_u64)
+    /// A count the summary declares; a value that is not a non-negative integer is kept as
+    /// its JSON text (`3.0`, `"3"`, `-1`), never dropped.
+    fn count(&self, key: &str) -> Option<DeclaredCount> {
+        self.0.get(key).map(|v| match v.as_u64() {
+            Some(n) => DeclaredCount::Number(n),
+            None => DeclaredCount::Unreadable(v.to_string()),
+        })
     }
 }
 
@@ -516,6 +558,17 @@ fn send(
     test.message = message;
     // pytest's line numbers are 0-based; the model's are 1-based.
     test.line = raw.lineno.and_then(|l| l.checked_add(1));
+    // Where the skip was decided: the skipping phase's `(path, line, reason)`.
+    let decided_at = (status == Status::Skipped)
+        .then(|| {
+            [&raw.call, &raw.setup]
+                .into_iter()
+                .flatten()
+                .filter(|p| p.outcome == "skipped")
+                .find_map(|p| p.longrepr.as_deref().and_then(skip_location_repr))
+        })
+        .flatten();
+    test.decided_at = decided_at.as_deref();
     output.clear();
     let mut has_output = false;
     let mut duration = None;

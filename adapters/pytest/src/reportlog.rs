@@ -21,8 +21,8 @@ use gapscore_adapter_sdk::{
 };
 
 use crate::common::{
-    Markers, NodeId, Str, error_headline, exit_mismatch, exit_problem, json_error, push_output,
-    skip_reason, skipped_collector,
+    Markers, NodeId, Str, error_headline, exit_evidence, exit_problem, json_error, push_output,
+    skip_location, skip_reason, skipped_collector,
 };
 
 /// Reads a pytest-reportlog stream line by line and pushes what it holds into `sink`.
@@ -133,6 +133,8 @@ struct PhaseResult {
     outcome: Outcome,
     message: Option<String>,
     wasxfail: bool,
+    /// A skip's `path:line`.
+    decided_at: Option<String>,
 }
 
 /// A test whose teardown has not been reported yet.
@@ -162,8 +164,11 @@ struct Stream {
     version: Option<String>,
     exitstatus: Option<i64>,
     finished: bool,
-    /// Failed and errored tests and failed collectors, for the exit-status check.
+    /// Failed and errored tests and failed collectors, for the exit-status evidence.
     bad: u64,
+    /// Tests emitted, and run-level problems reported (they explain a failed exit status).
+    tests: u64,
+    problems: u64,
     /// The key of the last test taken out of `pending`, kept for the next one.
     spare_key: String,
 }
@@ -212,6 +217,7 @@ impl Stream {
                     detail.push_str("\n\n");
                     detail.push_str(text);
                 }
+                self.problems += 1;
                 sink.problem(Problem::new(ProblemKind::CollectionError, detail).with_suite(nodeid));
             }
             Some("skipped") => {
@@ -309,9 +315,10 @@ impl Stream {
             outcome,
             message: match outcome {
                 Outcome::Skipped => rec.longrepr.0.as_deref().map(|s| skip_reason(s).to_owned()),
-                _ => rec.longrepr.0,
+                _ => rec.longrepr.0.clone(),
             },
             wasxfail: rec.wasxfail.is_some(),
+            decided_at: rec.longrepr.1,
         };
         if outcome == Outcome::Rerun {
             // This attempt failed and the test runs again: keep it as an attempt.
@@ -347,6 +354,7 @@ impl Stream {
                     let status = emit(nodeid, p, None, sink);
                     self.count(status);
                 }
+                self.problems += 1;
                 sink.problem(
                     Problem::new(
                         ProblemKind::Crash,
@@ -361,6 +369,7 @@ impl Stream {
 
     /// Counts a finished test for the exit-status check.
     fn count(&mut self, status: Status) {
+        self.tests += 1;
         if matches!(status, Status::Failed | Status::Errored) {
             self.bad += 1;
         }
@@ -375,12 +384,17 @@ impl Stream {
         open.sort_by_key(|(_, p)| p.seq);
         let unfinished = open.len();
         let names: Vec<String> = open.iter().map(|(id, _)| format!("`{id}`")).collect();
+        let mut tests = self.tests;
         for (nodeid, p) in open {
             let status = emit(&nodeid, p, None, sink);
+            tests += 1;
             if matches!(status, Status::Failed | Status::Errored) {
                 bad += 1;
             }
         }
+        // Every branch below but the clean one reports one problem.
+        let mut problems =
+            self.problems + u64::from(self.cut_at.is_some() || !self.finished || unfinished > 0);
         let started = if unfinished == 0 {
             String::new()
         } else {
@@ -426,12 +440,14 @@ impl Stream {
             .filter(|&c| !(interrupted && c == 2))
             .and_then(exit_problem)
         {
+            problems += 1;
             sink.problem(p);
         }
+        // A cut or unfinished stream's status (if any) is not the run's: its problem stands.
         if self.cut_at.is_none()
-            && let Some(w) = self.exitstatus.and_then(|code| exit_mismatch(code, bad))
+            && let Some(code) = self.exitstatus
         {
-            sink.coded_warning(Code::ExitStatusMismatch, w);
+            sink.evidence(exit_evidence(code, tests, bad, problems));
         }
     }
 }
@@ -450,6 +466,11 @@ fn emit(
         line: p.line,
         marker: p.marker,
         attempts: p.attempts,
+        decided_at: [&p.call, &p.setup]
+            .into_iter()
+            .flatten()
+            .find(|r| r.outcome == Outcome::Skipped && !r.wasxfail)
+            .and_then(|r| r.decided_at.clone()),
     };
     if let Some(text) = p.crash {
         fields.send(nodeid, Status::Errored, Some(&text), sink);
@@ -538,6 +559,7 @@ struct Fields {
     line: Option<u32>,
     marker: Option<Category>,
     attempts: Vec<Attempt>,
+    decided_at: Option<String>,
 }
 
 impl Fields {
@@ -551,15 +573,19 @@ impl Fields {
         test.output = self.output.as_deref();
         test.line = self.line;
         test.attempts = &self.attempts;
+        if status == Status::Skipped {
+            test.decided_at = self.decided_at.as_deref();
+        }
         test.category = self.marker.or_else(|| Category::from_title(parts.name));
         sink.test_finished_ref(test);
     }
 }
 
 /// A report's `longrepr` as text: a string as it is; a skip's `[path, line, reason]` as the
-/// reason; an exception's object as its crash message (`reprcrash.message`) with its place.
+/// reason (and its `path:line`, where the skip was decided, as the second field); an
+/// exception's object as its crash message (`reprcrash.message`) with its place.
 #[derive(Default)]
-struct LongRepr(Option<String>);
+struct LongRepr(Option<String>, Option<String>);
 
 #[derive(Deserialize)]
 struct ReprCrash {
@@ -580,31 +606,42 @@ impl<'de> Deserialize<'de> for LongRepr {
                 f.write_str("`longrepr` to be null, a string, an array or an object")
             }
             fn visit_unit<E: de::Error>(self) -> Result<LongRepr, E> {
-                Ok(LongRepr(None))
+                Ok(LongRepr(None, None))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<LongRepr, E> {
-                Ok(LongRepr(Some(v.to_owned())))
+                Ok(LongRepr(Some(v.to_owned()), None))
             }
             fn visit_bool<E: de::Error>(self, v: bool) -> Result<LongRepr, E> {
-                Ok(LongRepr(Some(v.to_string())))
+                Ok(LongRepr(Some(v.to_string()), None))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<LongRepr, E> {
-                Ok(LongRepr(Some(v.to_string())))
+                Ok(LongRepr(Some(v.to_string()), None))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<LongRepr, E> {
-                Ok(LongRepr(Some(v.to_string())))
+                Ok(LongRepr(Some(v.to_string()), None))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<LongRepr, E> {
-                Ok(LongRepr(Some(v.to_string())))
+                Ok(LongRepr(Some(v.to_string()), None))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<LongRepr, A::Error> {
                 let mut last = None;
+                let mut items = Vec::new();
                 while let Some(v) = seq.next_element::<serde_json::Value>()? {
+                    if items.len() < 3 {
+                        items.push(v.clone());
+                    }
                     if let serde_json::Value::String(s) = v {
                         last = Some(s);
                     }
                 }
-                Ok(LongRepr(last))
+                // A skip's `[path, line, reason]`: where the skip was decided.
+                let place = match items.as_slice() {
+                    [serde_json::Value::String(path), line, _] if line.is_u64() => {
+                        skip_location(path, &line.to_string())
+                    }
+                    _ => None,
+                };
+                Ok(LongRepr(last, place))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LongRepr, A::Error> {
                 let mut out = None;
@@ -636,7 +673,7 @@ impl<'de> Deserialize<'de> for LongRepr {
                     }
                     seen.push(k);
                 }
-                Ok(LongRepr(out))
+                Ok(LongRepr(out, None))
             }
         }
         d.deserialize_any(V)

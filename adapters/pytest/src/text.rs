@@ -8,7 +8,6 @@
 //! is checked against what was named, and counted failures that no line names become a
 //! problem, since the output does not say which tests they were.
 
-use gapscore_adapter_sdk::Code;
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::sync::OnceLock;
@@ -16,8 +15,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use gapscore_adapter_sdk::{
-    AdapterError, Attempt, Category, EventSink, InputError, Problem, ProblemKind, Producer, Status,
-    TestCase,
+    AdapterError, Attempt, Category, Declared, DeclaredCount, EventSink, Evidence, EvidenceSource,
+    InputError, Problem, ProblemKind, Producer, ReadCounts, Status, TestCase,
 };
 
 use crate::common::test_from_nodeid;
@@ -36,6 +35,7 @@ struct Patterns {
     bang: Regex,
     progress: Regex,
     section: Regex,
+    skip_place: Regex,
 }
 
 fn patterns() -> &'static Patterns {
@@ -59,6 +59,7 @@ fn patterns() -> &'static Patterns {
             bang: re(r"^!{3,} (.+?) !{3,}$"),
             progress: re(r"^(?:\S+\.py )?([.FEsxXR]+)\s*(?:\[\s*\d+%\])?$"),
             section: re(r"^={3,} (.+?) ={3,}$"),
+            skip_place: re(r"^SKIPPED \[(\d+)\] (.+?:\d+): (.*)$"),
         }
     })
 }
@@ -93,7 +94,12 @@ struct Reading {
     lines: usize,
     nonblank: usize,
     counted_twice: u64,
+    /// Of those, tests that failed and then errored at teardown: in both `failed` and `error`
+    /// (a passing test with a teardown error is in `passed` and `error`).
+    failed_and_errored: u64,
     reruns: HashMap<String, (u32, u32)>,
+    /// `-rs` lines: how many skips, where they were decided (`path:line`), the reason.
+    skip_places: Vec<(u64, String, String)>,
 }
 
 /// Reads pytest console output line by line and pushes what it holds into `sink`.
@@ -155,6 +161,9 @@ impl Reading {
                 if status == Status::Errored {
                     // pytest counts this test twice: as passed or failed, and as an error.
                     self.counted_twice += 1;
+                    if t.status == Status::Failed {
+                        self.failed_and_errored += 1;
+                    }
                 }
                 t.status = status;
                 if let Some(m) = message {
@@ -254,6 +263,12 @@ impl Reading {
                 let message = c.get(3).map(|m| m.as_str());
                 if status == "SKIPPED" && what.starts_with('[') {
                     // `SKIPPED [2] path:line: reason`: a place and a count, not a test.
+                    if let Some(k) = p.skip_place.captures(line) {
+                        let n = k.get(1).and_then(|m| m.as_str().parse().ok()).unwrap_or(0);
+                        let at = k.get(2).map_or("", |m| m.as_str()).to_owned();
+                        let reason = k.get(3).map_or("", |m| m.as_str()).to_owned();
+                        self.skip_places.push((n, at, reason));
+                    }
                     return;
                 }
                 if status == "ERROR" && !what.contains("::") {
@@ -328,7 +343,9 @@ impl Reading {
             *named.entry(t.status).or_insert(0) += 1;
         }
         let named_total = self.tests.len() as u64;
-        for mut t in self.tests {
+        let mut tests = self.tests;
+        place_skips(&mut tests, &self.skip_places);
+        for mut t in tests {
             let (verbose, summary) = self.reruns.get(&t.id).copied().unwrap_or((0, 0));
             for _ in 0..verbose.max(summary) {
                 t.attempts.push(Attempt::new(Status::Failed));
@@ -380,35 +397,111 @@ impl Reading {
         };
         let get = |k: &str| counts.get(k).copied().unwrap_or(0);
         let have = |s: Status| named.get(&s).copied().unwrap_or(0);
-        let unnamed_failed = get("failed").saturating_sub(have(Status::Failed));
-        // pytest counts a collection error and a teardown error of a passing test as errors.
-        let unnamed_errors = get("error")
-            .saturating_sub(have(Status::Errored))
-            .saturating_sub(self.collection_errors.len() as u64);
+        let collection_errors = self.collection_errors.len() as u64;
+        // pytest counts a collection error as an error, and a test that fails and then errors
+        // at teardown once as failed and once as error: neither is a test of its own.
         let counted: u64 = ["passed", "failed", "skipped", "xfailed", "xpassed"]
             .iter()
             .map(|k| get(k))
             .sum::<u64>()
-            + get("error").saturating_sub(self.collection_errors.len() as u64);
+            + get("error").saturating_sub(collection_errors);
         let counted = counted.saturating_sub(self.counted_twice);
-        if named_total == 0 && counted > 0 {
-            sink.coded_warning(Code::ResultsNotListed, format!(
-                "only pytest's final counts line is present ({counted} test(s) counted, none named): no per-test results in this output; run pytest with -rA or -v, or use --json-report or --report-log"
-            ));
-        } else if counted > named_total {
-            sink.coded_warning(Code::ResultsNotListed, format!(
-                "pytest's final counts line counts {counted} test result(s) but the output names {named_total}: the others are not in this output (run pytest with -rA or -v)"
-            ));
+        let declared_failed = (get("failed") + get("error"))
+            .saturating_sub(collection_errors)
+            .saturating_sub(self.failed_and_errored);
+        let named_failed = have(Status::Failed) + have(Status::Errored);
+        let unattributed = counted.saturating_sub(named_total);
+        // Which of the unattributed results were failures (first) and skips, as far as the
+        // counts line tells.
+        let unnamed_failed = declared_failed
+            .saturating_sub(named_failed)
+            .min(unattributed);
+        let unnamed_skipped = get("skipped")
+            .saturating_sub(have(Status::Skipped))
+            .min(unattributed - unnamed_failed);
+        if unattributed > 0 {
+            // Progress dots, or a short summary that names only failures: the counts line says
+            // these results exist and no line says which tests they were. Counted as failed
+            // (which sealed tests they stand for cannot be known) and the report is advisory.
+            sink.problem(
+                Problem::new(
+                    ProblemKind::UnattributedResults,
+                    format!(
+                        "pytest's final counts line counts {counted} test result(s) and the output names {named_total}: {unattributed} result(s) ({unnamed_failed} of them failed or errored) cannot be tied to a test; run pytest with -v (or -rA), or use --json-report or --report-log"
+                    ),
+                )
+                .with_count(unattributed),
+            );
         }
-        if unnamed_failed + unnamed_errors > 0 {
-            sink.problem(Problem::new(
-                ProblemKind::MissingTests,
-                format!(
-                    "pytest's final counts line reports {unnamed_failed} failed and {unnamed_errors} errored test(s) that no line of the output names: their results cannot be read"
+        // The counts line as evidence beside the named results. The unattributed results are
+        // read as what the problem above stands for (failures first), so only a counts line that
+        // says worse than every result it could stand for is a `summary-line` problem.
+        let line = format!("pytest's final counts line ({})", counts_text(&counts));
+        sink.evidence(
+            Evidence::new(EvidenceSource::ConsoleSummary, line)
+                .declaring(
+                    Declared::new()
+                        .tests(DeclaredCount::Number(counted))
+                        .failed(DeclaredCount::Number(declared_failed))
+                        .skipped(DeclaredCount::Number(get("skipped"))),
+                )
+                .reading(
+                    ReadCounts::new(
+                        named_total + unattributed,
+                        named_failed + unnamed_failed,
+                        have(Status::Skipped) + unnamed_skipped,
+                    )
+                    .with_problems(collection_errors),
                 ),
-            ));
-        }
+        );
         Ok(())
+    }
+}
+
+/// The counts as pytest wrote them, in its order, for a message.
+fn counts_text(counts: &HashMap<String, u64>) -> String {
+    let order = [
+        "failed",
+        "passed",
+        "skipped",
+        "deselected",
+        "xfailed",
+        "xpassed",
+        "error",
+    ];
+    let mut parts: Vec<String> = order
+        .iter()
+        .filter_map(|k| counts.get(*k).map(|n| format!("{n} {k}")))
+        .collect();
+    let mut rest: Vec<_> = counts
+        .iter()
+        .filter(|(k, _)| !order.contains(&k.as_str()))
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    rest.sort();
+    parts.extend(rest);
+    parts.join(", ")
+}
+
+/// Where each named skip was decided, from the `-rs` lines: a line for one skip whose reason
+/// starts with exactly one named skip's reason (the verbose line cuts long reasons with `...`)
+/// gives that test its `path:line`. A line standing for several skips names none of them.
+fn place_skips(tests: &mut [TestCase], places: &[(u64, String, String)]) {
+    for (n, at, reason) in places {
+        if *n != 1 {
+            continue;
+        }
+        let mut fits = tests.iter_mut().filter(|t| {
+            t.status == Status::Skipped
+                && t.decided_at.is_none()
+                && t.message.as_deref().is_some_and(|m| {
+                    let m = m.strip_suffix("...").unwrap_or(m);
+                    !m.is_empty() && reason.starts_with(m)
+                })
+        });
+        if let (Some(t), None) = (fits.next(), fits.next()) {
+            t.decided_at = Some(at.clone());
+        }
     }
 }
 

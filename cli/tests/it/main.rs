@@ -20,6 +20,7 @@ mod cut_text;
 mod docs;
 mod everyday;
 mod evidence_go;
+mod evidence_json;
 mod evidence_junit;
 mod evidence_policy;
 mod evidence_table;

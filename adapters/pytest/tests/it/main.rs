@@ -8,5 +8,6 @@
 mod borrowed;
 mod fixtures;
 mod issue18;
+mod issue31;
 mod real;
 mod wild;
