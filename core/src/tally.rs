@@ -170,11 +170,14 @@ impl Tally {
         for (place, n) in std::mem::take(&mut self.within_read) {
             let mut left = n.min(self.counts.passed);
             self.counts.passed -= left;
-            self.counts.total -= left;
+            // A total saturated at `u64::MAX` stays there: it could not grow by the problem's
+            // count, so taking the moved passes out of it would leave it below `failed`.
+            if self.counts.total != u64::MAX {
+                self.counts.total -= left;
+            }
             let own = self.suites.get_mut(&place).map(|c| {
                 let k = left.min(c.passed);
-                c.passed -= k;
-                c.total -= k;
+                take_passes(c, k);
                 k
             });
             left -= own.unwrap_or(0);
@@ -183,8 +186,7 @@ impl Tally {
                     break;
                 }
                 let k = left.min(c.passed);
-                c.passed -= k;
-                c.total -= k;
+                take_passes(c, k);
                 left -= k;
             }
         }
@@ -495,6 +497,15 @@ pub const OTHER_SUITES: &str = "(other suites)";
 
 /// The suite that expected tests without a result are counted under.
 pub const MISSING_SUITE: &str = "(sealed tests that did not run)";
+
+/// Turns `k` of a suite's passes into the failures its problem already counted: out of its
+/// passes and its total (unless the total saturated at `u64::MAX`, see `settle_within_read`).
+fn take_passes(c: &mut SuiteCounts, k: u64) {
+    c.passed -= k;
+    if c.total != u64::MAX {
+        c.total -= k;
+    }
+}
 
 fn failure_of(test: &mut TestCase) -> FailureEntry {
     let test_name = test.display_name();

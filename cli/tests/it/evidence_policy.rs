@@ -124,3 +124,48 @@ fn a_skip_without_a_recorded_place_is_not_trusted_unless_the_operator_says_so() 
     let (c, _) = score_gate(tmp.path(), "r.json", "15", false);
     assert_eq!(c, 1);
 }
+
+/// The issue's example: with `--skipped exclude` and `--xfail pass`, the implementation calls
+/// `pytest.skip()` itself (real pytest 9.2.0 JUnit, `adapters/junit/tests/fixtures/issue31/`:
+/// the skip's text records `/tmp/i31j/py/src/helper.py:5`, outside the sealed `tests/`).
+/// Before, the skip was left out: 11 tests, 3 failed. Now it counts as failed, and only a skip
+/// decided inside the sealed directory is left out.
+#[test]
+fn a_skip_raised_by_the_implementation_counts_as_failed_under_a_lenient_policy() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/junit/tests/fixtures/issue31");
+    let lenient = |sealed_dir: &str, extra: &[&str]| {
+        let mut args = vec![
+            "score",
+            "pytest-skip-in-helper.xml",
+            "--skipped",
+            "exclude",
+            "--xfail",
+            "pass",
+            "--sealed-dir",
+            sealed_dir,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        args.insert(1, "--sealed");
+        json_of(&run_in(&dir, &args))
+    };
+    // The xfail marker is in the sealed test file, but JUnit records no place for it: trusted
+    // only with the operator's word.
+    let r = lenient("/tmp/i31j/py/tests", &["--trust-unlocated-skips"]);
+    assert_eq!(sealed(&r), (12, 4), "{r}");
+    let failures = r["failures"].to_string();
+    assert!(
+        failures.contains("helper.py:5, outside the sealed directory"),
+        "{failures}"
+    );
+    let r = lenient("/tmp/i31j/py/tests", &[]);
+    assert_eq!(sealed(&r), (12, 5), "{r}");
+    // Had the sealed directory held the skip, it would be the sealed tests' own decision.
+    let r = lenient("/tmp/i31j/py/src", &["--trust-unlocated-skips"]);
+    assert_eq!(sealed(&r), (11, 3), "{r}");
+    // A `..` out of the sealed directory is not inside it.
+    let r = lenient("/tmp/i31j/py/src/../tests", &["--trust-unlocated-skips"]);
+    assert_eq!(sealed(&r), (12, 4), "{r}");
+}
