@@ -230,17 +230,6 @@ impl Parser<'_> {
     }
 }
 
-/// Why a subtest closed by a plain `ok` is skipped: node-tap writes a test file that skipped
-/// all its tests (`skip_all`) as `1..0 # SKIP why` in its subtest, closed by a plain `ok`. None
-/// of its tests ran, so it is not a pass.
-pub(crate) fn skip_all_reason(why: String) -> String {
-    if why.is_empty() {
-        "the file ran none of its tests (`1..0`)".to_owned()
-    } else {
-        why
-    }
-}
-
 /// node-tap 0.x's runner line `tests/x.js ....... 23/23` (after `ok `/`not ok `).
 pub(crate) fn is_runner_summary(desc: &str) -> bool {
     let Some((file, rest)) = desc.split_once(" ..") else {
