@@ -248,8 +248,10 @@ pub(crate) fn score(
     match (&p.spec.seal, &p.sealed_dir) {
         (Some(record), Some(dir)) => req.seal = Some(SealInput::new(record, dir)),
         (Some(record), None) => req.seal_record_only = Some(record.clone()),
-        (None, Some(dir)) => req.skip_dirs.push(dir.clone()),
-        (None, None) => {}
+        // Without a seal, the repository's own `sealed_dir` is only its word: it does not
+        // widen where a lenient policy applies (a `sealed_dir = "."` would take in the
+        // implementation's skips).
+        (None, _) => {}
     }
     req.warnings.clone_from(&p.warnings);
     req.trust_unlocated_skips = opts.trust_unlocated_skips;

@@ -105,6 +105,9 @@ pub struct Declared {
     pub failed: Option<DeclaredCount>,
     /// Tests skipped (or otherwise not run: pending, todo, cancelled).
     pub skipped: Option<DeclaredCount>,
+    /// Tests passed: fewer than the records' passes means some records read as passed are not
+    /// (judged only when the reader gives [`ReadCounts::passed`]).
+    pub passed: Option<DeclaredCount>,
     /// `Some(true)`: the exit status or success flag says the run failed; `Some(false)`: says
     /// it succeeded.
     pub run_failed: Option<bool>,
@@ -137,6 +140,13 @@ impl Declared {
         self
     }
 
+    /// Declares the passed tests.
+    #[must_use]
+    pub fn passed(mut self, n: DeclaredCount) -> Self {
+        self.passed = Some(n);
+        self
+    }
+
     /// Declares whether the run failed (an exit status, a success flag).
     #[must_use]
     pub fn run_failed(mut self, failed: bool) -> Self {
@@ -159,6 +169,9 @@ pub struct ReadCounts {
     /// Run-level problems the reader already reported in the scope (they explain a failed exit
     /// status).
     pub problems: u64,
+    /// Records read as passed, counted as the declaration counts passes; `None`: the declared
+    /// passes are not compared.
+    pub passed: Option<u64>,
 }
 
 impl ReadCounts {
@@ -169,7 +182,15 @@ impl ReadCounts {
             failed,
             skipped,
             problems: 0,
+            passed: None,
         }
+    }
+
+    /// With the records read as passed, to hold the declared passes against.
+    #[must_use]
+    pub fn with_passed(mut self, passed: u64) -> Self {
+        self.passed = Some(passed);
+        self
     }
 
     /// With the problems already reported in the scope.
@@ -245,8 +266,8 @@ impl Evidence {
     /// - more tests declared than read: `missing-tests`, one failure per absent test;
     /// - more failed, or more skipped, declared than read, beyond the absent tests (which
     ///   already count as failed): the source's problem kind, counted among the tests read;
-    /// - a failed run while the records show no failure, skip or problem: the source's kind,
-    ///   counted as one failure (what failed is not in the records).
+    /// - a failed run while the records show no failure or problem: `exit-status`, counted as
+    ///   one failure (what failed is not in the records; a skip never fails a run).
     ///
     /// A figure better than the records is a warning (`W101`, `W114`): the records count.
     pub fn judge(&self) -> Judgement {
@@ -264,6 +285,7 @@ impl Evidence {
             ("tests", &d.tests),
             ("failed", &d.failed),
             ("skipped", &d.skipped),
+            ("passed", &d.passed),
         ]
         .into_iter()
         .filter_map(|(what, c)| match c {
@@ -335,6 +357,17 @@ impl Evidence {
                 ));
             }
         }
+        // Fewer passes declared than records read as passed: that many of those records are
+        // not passes, whatever the failed and skipped counts say (they may be gone or wrong).
+        // Records beyond the declared total are a better claim (a warning above), not passes
+        // that failed.
+        let undeclared = tests.map_or(0, |t| r.tests.saturating_sub(t));
+        if let (Some(p), Some(rp)) = (d.passed.as_ref().and_then(DeclaredCount::number), r.passed)
+            && rp.saturating_sub(p).saturating_sub(undeclared) > worse
+        {
+            said.push(format!("{p} passed where {rp} are recorded as passed"));
+            worse = rp - p - undeclared;
+        }
         if worse > 0 {
             j.problems.push(problem(
                 self.source.problem_kind(),
@@ -343,7 +376,7 @@ impl Evidence {
             ));
         }
         match d.run_failed {
-            Some(true) if r.failed + r.skipped + r.problems == 0 && j.problems.is_empty() => {
+            Some(true) if r.failed + r.problems == 0 && j.problems.is_empty() => {
                 j.problems.push(problem(
                     ProblemKind::ExitStatus,
                     format!(
@@ -467,6 +500,9 @@ mod tests {
         let j = e.judge();
         assert_eq!(j.problems[0].kind, ProblemKind::ExitStatus);
         assert!(!ProblemKind::ExitStatus.counts_within_read());
+        // A skip does not explain a failed run (no runner fails a run for a skip).
+        let skipped = e.clone().reading(ReadCounts::new(5, 0, 2));
+        assert_eq!(skipped.judge().problems[0].kind, ProblemKind::ExitStatus);
         // Explained by a recorded failure or problem: nothing to add.
         let e = e.reading(ReadCounts::new(5, 1, 0));
         assert!(e.judge().problems.is_empty());
@@ -486,6 +522,36 @@ mod tests {
             j.warnings
                 .iter()
                 .all(|(c, _)| *c == Code::DeclaredCountMismatch)
+        );
+    }
+
+    #[test]
+    fn fewer_declared_passes_than_recorded_passes_are_counted_once() {
+        // Records flipped to passed, the failed count stripped, the passed count kept.
+        let j = ev(
+            Declared::new().passed(Number(7)),
+            ReadCounts::new(10, 0, 0).with_passed(10),
+        );
+        assert_eq!(j.problems[0].kind, ProblemKind::DeclaredCounts);
+        assert_eq!(j.problems[0].weight(), 3);
+        // With the failed count kept too: the same three, not six.
+        let j = ev(
+            Declared::new().failed(Number(3)).passed(Number(7)),
+            ReadCounts::new(10, 0, 0).with_passed(10),
+        );
+        assert_eq!(j.problems.len(), 1);
+        assert_eq!(j.problems[0].weight(), 3);
+        // Records beyond the declared total are not failed passes.
+        let j = ev(
+            Declared::new().tests(Number(1)).passed(Number(1)),
+            ReadCounts::new(2, 0, 0).with_passed(2),
+        );
+        assert!(j.problems.is_empty(), "{j:?}");
+        // Not compared unless the reader gives its passes.
+        assert!(
+            ev(Declared::new().passed(Number(7)), ReadCounts::new(10, 0, 0))
+                .problems
+                .is_empty()
         );
     }
 

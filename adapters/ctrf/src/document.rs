@@ -121,6 +121,8 @@ pub(crate) struct Summary {
     #[serde(default)]
     pub(crate) tests: Option<Value>,
     #[serde(default)]
+    pub(crate) passed: Option<Value>,
+    #[serde(default)]
     pub(crate) failed: Option<Value>,
     #[serde(default)]
     pub(crate) skipped: Option<Value>,

@@ -308,14 +308,20 @@ impl State<'_> {
         if let Some(k) = not_run {
             declared = declared.skipped(k);
         }
+        if let Some(p) = &s.passed {
+            declared = declared.passed(count(p));
+        }
         self.sink.evidence(
             Evidence::new(EvidenceSource::SummaryObject, "results.summary")
                 .declaring(declared)
-                .reading(ReadCounts::new(
-                    total,
-                    self.seen[1],
-                    self.seen[2] + self.seen[3] + self.seen[4],
-                )),
+                .reading(
+                    ReadCounts::new(
+                        total,
+                        self.seen[1],
+                        self.seen[2] + self.seen[3] + self.seen[4],
+                    )
+                    .with_passed(self.seen[0]),
+                ),
         );
     }
 }

@@ -127,6 +127,17 @@ pub(crate) fn category_name(keyword: &str) -> Option<Category> {
     })
 }
 
+/// A test module skipped while it was collected (a module-level `pytest.skip(allow_module_level=
+/// True)`, `importorskip`, or one the implementation raised at import): none of its tests ran,
+/// and how many there were is not recorded, so it is a suite that did not run, not one skip.
+pub(crate) fn module_skipped(nodeid: &str, reason: &str) -> Problem {
+    Problem::new(
+        ProblemKind::SuiteError,
+        format!("collecting `{nodeid}` was skipped ({reason}): none of its tests ran, and how many there were is not recorded"),
+    )
+    .with_suite(nodeid.to_owned())
+}
+
 /// pytest's exit status as a run-level problem, when it is one. 0 (all passed) and 1 (some
 /// tests failed) are ordinary; the rest mean tests did not all run.
 pub(crate) fn exit_problem(code: i64) -> Option<Problem> {

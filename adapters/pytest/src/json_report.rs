@@ -21,7 +21,7 @@ use gapscore_adapter_sdk::{
 };
 
 use crate::common::{
-    Markers, NodeId, Str, error_headline, exit_evidence, exit_problem, json_error,
+    Markers, NodeId, Str, error_headline, exit_evidence, exit_problem, json_error, module_skipped,
     skip_location_repr, skip_reason, skipped_collector,
 };
 
@@ -251,6 +251,9 @@ fn summary_evidence(summary: &Summary, state: &State) -> Evidence {
     if let Some(k) = summary.count("skipped") {
         declared = declared.skipped(k);
     }
+    if let Some(p) = summary.count("passed") {
+        declared = declared.passed(p);
+    }
     let said: Vec<String> = [
         ("collected", &collected),
         ("deselected", &deselected),
@@ -272,7 +275,8 @@ fn summary_evidence(summary: &Summary, state: &State) -> Evidence {
         .declaring(declared)
         .reading(
             ReadCounts::new(state.tests, read_failed, n("skipped"))
-                .with_problems(state.failed_collectors),
+                .with_problems(state.failed_collectors)
+                .with_passed(n("passed")),
         )
 }
 
@@ -430,10 +434,7 @@ impl<'de> Visitor<'de> for CollectorsSeed<'_> {
                 }
                 "skipped" => {
                     let reason = skip_reason(c.longrepr.as_deref().unwrap_or("no reason given"));
-                    self.sink.coded_warning(
-                        Code::CollectionSkipped,
-                        format!("collecting `{}` was skipped: {reason}", c.nodeid),
-                    );
+                    self.sink.problem(module_skipped(&c.nodeid, reason));
                     self.sink
                         .test_finished(skipped_collector(&c.nodeid, reason));
                 }

@@ -7,7 +7,6 @@
 //! never finished: its unfinished tests are reported errored and the run `killed` (or
 //! `truncated`, when the last line itself is cut off).
 
-use gapscore_adapter_sdk::Code;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::BufRead;
@@ -21,8 +20,8 @@ use gapscore_adapter_sdk::{
 };
 
 use crate::common::{
-    Markers, NodeId, Str, error_headline, exit_evidence, exit_problem, json_error, push_output,
-    skip_location, skip_reason, skipped_collector,
+    Markers, NodeId, Str, error_headline, exit_evidence, exit_problem, json_error, module_skipped,
+    push_output, skip_location, skip_reason, skipped_collector,
 };
 
 /// Reads a pytest-reportlog stream line by line and pushes what it holds into `sink`.
@@ -226,10 +225,8 @@ impl Stream {
                     .0
                     .as_deref()
                     .map_or("no reason given", skip_reason);
-                sink.coded_warning(
-                    Code::CollectionSkipped,
-                    format!("collecting `{nodeid}` was skipped: {reason}"),
-                );
+                self.problems += 1;
+                sink.problem(module_skipped(nodeid, reason));
                 sink.test_finished(skipped_collector(nodeid, reason));
             }
             other => {

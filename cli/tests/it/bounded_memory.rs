@@ -301,15 +301,16 @@ fn score_stays_under_64_mib_on_1_gb_inputs() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// A JUnit file whose every one of `suites` suites declares a failure it does not hold: one
-/// warning per suite.
+/// A JUnit file whose every one of `suites` suites declares no failure while it holds one: a
+/// claim better than the records, so one warning per suite (a claim worse than the records
+/// would be a counted problem).
 fn junit_warnings(path: &Path, suites: u64) {
     let mut w = BufWriter::new(File::create(path).unwrap());
     writeln!(w, "<testsuites>").unwrap();
     for i in 0..suites {
         writeln!(
             w,
-            r#"<testsuite name="s{i}" tests="1" failures="1"><testcase classname="c{i}" name="t{i}"/></testsuite>"#
+            r#"<testsuite name="s{i}" tests="1" failures="0"><testcase classname="c{i}" name="t{i}"><failure/></testcase></testsuite>"#
         )
         .unwrap();
     }
@@ -338,7 +339,7 @@ fn a_million_warnings_stay_under_64_mib_and_are_all_counted() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|c| c["kind"].as_str().unwrap().contains("declares failures="))
+        .filter(|c| c["code"] == "W101")
         .map(|c| c["count"].as_u64().unwrap())
         .sum();
     eprintln!("{suites} suites, one warning each: peak {peak:.1} MiB, {counted} counted");

@@ -160,14 +160,16 @@ fn json_report_duration_is_the_sum_of_phases_and_lines_are_one_based() {
 #[test]
 fn collection_errors_count_even_with_no_tests() {
     let run = valid("json-report-collection-error-zero-total.json");
-    // The module-level skip is one skipped test; the collected test that never ran (the
-    // collection error stopped the run) is missing.
+    // The module-level skip is one skipped test and a suite that did not run (issue 31: how
+    // many tests it held is not recorded); the collected test that never ran (the collection
+    // error stopped the run) is missing.
     assert_eq!(run.tests.len(), 1);
     assert_eq!(run.tests[0].status, Status::Skipped);
     assert_eq!(
         kinds(&run),
         [
             ProblemKind::CollectionError,
+            ProblemKind::SuiteError,
             ProblemKind::MissingTests,
             ProblemKind::Aborted
         ]
@@ -182,7 +184,11 @@ fn collection_errors_count_even_with_no_tests() {
     assert_eq!(run.tests.len(), 1);
     assert_eq!(
         kinds(&run),
-        [ProblemKind::CollectionError, ProblemKind::Aborted]
+        [
+            ProblemKind::CollectionError,
+            ProblemKind::SuiteError,
+            ProblemKind::Aborted
+        ]
     );
     let run = valid("text-collection-interrupted.txt");
     assert_eq!(
