@@ -127,6 +127,21 @@ enum Outcome {
     Rerun,
 }
 
+/// Keeps the worse of a phase's reports: failed over skipped over passed.
+fn keep_worse(slot: &mut Option<PhaseResult>, new: PhaseResult) {
+    let rank = |o: Outcome| match o {
+        Outcome::Passed => 0,
+        Outcome::Skipped => 1,
+        Outcome::Failed | Outcome::Rerun => 2,
+    };
+    if slot
+        .as_ref()
+        .is_none_or(|old| rank(new.outcome) >= rank(old.outcome))
+    {
+        *slot = Some(new);
+    }
+}
+
 /// What one phase said.
 struct PhaseResult {
     outcome: Outcome,
@@ -333,8 +348,10 @@ impl Stream {
             return Ok(());
         }
         match when {
-            Some("setup") => p.setup = Some(result),
-            Some("call") => p.call = Some(result),
+            // A phase reported twice (not a rerun: that is an attempt) is evidence at odds with
+            // itself: the worse report wins, never the later one.
+            Some("setup") => keep_worse(&mut p.setup, result),
+            Some("call") => keep_worse(&mut p.call, result),
             Some("teardown") if p.rerun => p.rerun = false,
             Some("teardown") => {
                 if let Some((key, p)) = self.pending.remove_entry(nodeid) {

@@ -90,3 +90,17 @@ fn the_console_counts_line_is_evidence() {
     assert_eq!(run.tests.len(), 7);
     assert_eq!(kinds(&run), [(ProblemKind::SummaryLine, Some(2))]);
 }
+
+/// A phase reported twice (not a rerun) is evidence at odds with itself: the worse report wins,
+/// never the later one (found by the attack on the issue 31 build: a passed `call` report
+/// inserted after each failed one read 0.0 %).
+#[test]
+fn a_phase_reported_twice_keeps_its_worse_report() {
+    let run = load("reportlog-failed-call-then-passed.jsonl");
+    let failed = run
+        .tests
+        .iter()
+        .filter(|t| t.status == Status::Failed)
+        .count();
+    assert_eq!((run.tests.len(), failed), (4, 2), "{run:?}");
+}
