@@ -87,6 +87,36 @@ impl DeclaredCount {
         DeclaredCount::Unreadable(text.to_owned())
     }
 
+    /// `a + b`, absent if both are, unreadable if either is; a sum past `u64::MAX` is
+    /// unreadable too (`x + y`): for counts a format declares as parts of one figure.
+    pub fn checked_sum(a: Option<&Self>, b: Option<&Self>) -> Option<Self> {
+        match (a, b) {
+            (None, None) => None,
+            (Some(x), None) | (None, Some(x)) => Some(x.clone()),
+            (Some(DeclaredCount::Number(x)), Some(DeclaredCount::Number(y))) => {
+                Some(x.checked_add(*y).map_or_else(
+                    || DeclaredCount::Unreadable(format!("{x} + {y}")),
+                    DeclaredCount::Number,
+                ))
+            }
+            (Some(u @ DeclaredCount::Unreadable(_)), _)
+            | (_, Some(u @ DeclaredCount::Unreadable(_))) => Some(u.clone()),
+        }
+    }
+
+    /// `a + b` as [`DeclaredCount::checked_sum`], but a sum past `u64::MAX` stays `u64::MAX`:
+    /// for JSON summaries whose counts are each read in full range.
+    pub fn saturating_sum(a: Option<Self>, b: Option<Self>) -> Option<Self> {
+        match (a, b) {
+            (Some(DeclaredCount::Number(x)), Some(DeclaredCount::Number(y))) => {
+                Some(DeclaredCount::Number(x.saturating_add(y)))
+            }
+            (Some(u @ DeclaredCount::Unreadable(_)), _)
+            | (_, Some(u @ DeclaredCount::Unreadable(_))) => Some(u),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn number(&self) -> Option<u64> {
         match self {
             DeclaredCount::Number(n) => Some(*n),
@@ -490,6 +520,40 @@ mod tests {
             assert_eq!(j.problems[0].kind, ProblemKind::UnreadableCount, "{text:?}");
         }
         assert_eq!(DeclaredCount::parse(" 10 "), Number(10));
+    }
+
+    #[test]
+    fn sums_of_declared_counts() {
+        let u = || DeclaredCount::Unreadable("x".into());
+        assert_eq!(
+            DeclaredCount::checked_sum(Some(&Number(2)), Some(&Number(1))),
+            Some(Number(3))
+        );
+        assert_eq!(
+            DeclaredCount::checked_sum(None, Some(&Number(1))),
+            Some(Number(1))
+        );
+        assert_eq!(DeclaredCount::checked_sum(None, None), None);
+        assert_eq!(
+            DeclaredCount::checked_sum(Some(&Number(1)), Some(&u())),
+            Some(u())
+        );
+        assert_eq!(
+            DeclaredCount::checked_sum(Some(&Number(u64::MAX)), Some(&Number(1))),
+            Some(DeclaredCount::Unreadable(format!("{} + 1", u64::MAX)))
+        );
+        assert_eq!(
+            DeclaredCount::saturating_sum(Some(Number(u64::MAX)), Some(Number(1))),
+            Some(Number(u64::MAX))
+        );
+        assert_eq!(
+            DeclaredCount::saturating_sum(Some(u()), Some(Number(1))),
+            Some(u())
+        );
+        assert_eq!(
+            DeclaredCount::saturating_sum(None, Some(Number(4))),
+            Some(Number(4))
+        );
     }
 
     #[test]

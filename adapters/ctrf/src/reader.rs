@@ -299,12 +299,7 @@ impl State<'_> {
             .into_iter()
             .flatten()
             .map(count)
-            .reduce(|a, b| match (a, b) {
-                (DeclaredCount::Number(x), DeclaredCount::Number(y)) => {
-                    DeclaredCount::Number(x.saturating_add(y))
-                }
-                (u @ DeclaredCount::Unreadable(_), _) | (_, u) => u,
-            });
+            .fold(None, |acc, c| DeclaredCount::saturating_sum(acc, Some(c)));
         if let Some(k) = not_run {
             declared = declared.skipped(k);
         }

@@ -43,18 +43,6 @@ pub(crate) struct Read {
     pub(crate) suite_errors: u64,
 }
 
-/// Two declared counts added; an unreadable one makes the sum unreadable.
-fn sum(a: Option<DeclaredCount>, b: Option<DeclaredCount>) -> Option<DeclaredCount> {
-    match (a, b) {
-        (Some(DeclaredCount::Number(x)), Some(DeclaredCount::Number(y))) => {
-            Some(DeclaredCount::Number(x.saturating_add(y)))
-        }
-        (Some(u @ DeclaredCount::Unreadable(_)), _)
-        | (_, Some(u @ DeclaredCount::Unreadable(_))) => Some(u),
-        (a, b) => a.or(b),
-    }
-}
-
 /// The root's counts as evidence. Jest and Vitest both count a todo test in `numTodoTests`
 /// or `numPendingTests` depending on its state, so the two are compared as one sum with every
 /// test that did not run. The files declared (`numTotalTestSuites`) are evidence of their own,
@@ -75,7 +63,7 @@ pub(crate) fn root(c: RootCounts, read: Read, vitest: bool) -> Vec<Evidence> {
     if c.pending.is_some() || c.todo.is_some() {
         said.push("numPendingTests + numTodoTests");
     }
-    if let Some(k) = sum(c.pending, c.todo) {
+    if let Some(k) = DeclaredCount::saturating_sum(c.pending, c.todo) {
         declared = declared.skipped(k);
     }
     if said.is_empty() && c.total_suites.is_none() {

@@ -245,7 +245,7 @@ fn summary_evidence(summary: &Summary, state: &State) -> Evidence {
     if let Some(t) = tests {
         declared = declared.tests(t);
     }
-    if let Some(f) = sum(summary.count("failed"), error) {
+    if let Some(f) = DeclaredCount::saturating_sum(summary.count("failed"), error) {
         declared = declared.failed(f);
     }
     if let Some(k) = summary.count("skipped") {
@@ -278,18 +278,6 @@ fn summary_evidence(summary: &Summary, state: &State) -> Evidence {
                 .with_problems(state.failed_collectors)
                 .with_passed(n("passed")),
         )
-}
-
-/// Two declared counts added; an unreadable one makes the sum unreadable.
-fn sum(a: Option<DeclaredCount>, b: Option<DeclaredCount>) -> Option<DeclaredCount> {
-    match (a, b) {
-        (Some(DeclaredCount::Number(x)), Some(DeclaredCount::Number(y))) => {
-            Some(DeclaredCount::Number(x.saturating_add(y)))
-        }
-        (Some(u @ DeclaredCount::Unreadable(_)), _)
-        | (_, Some(u @ DeclaredCount::Unreadable(_))) => Some(u),
-        (a, b) => a.or(b),
-    }
 }
 
 /// The report's `summary` object: its counts by key. A key written twice is an input error

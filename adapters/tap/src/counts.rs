@@ -170,23 +170,6 @@ impl Footer {
     }
 }
 
-/// `a + b` for declared counts: unreadable if either is, absent if both are.
-pub(crate) fn sum(a: &Option<DeclaredCount>, b: &Option<DeclaredCount>) -> Option<DeclaredCount> {
-    match (a, b) {
-        (None, None) => None,
-        (Some(x), None) | (None, Some(x)) => Some(x.clone()),
-        (Some(DeclaredCount::Number(x)), Some(DeclaredCount::Number(y))) => {
-            Some(match x.checked_add(*y) {
-                Some(n) => DeclaredCount::Number(n),
-                None => DeclaredCount::Unreadable(format!("{x} + {y}")),
-            })
-        }
-        (Some(DeclaredCount::Unreadable(t)), _) | (_, Some(DeclaredCount::Unreadable(t))) => {
-            Some(DeclaredCount::Unreadable(t.clone()))
-        }
-    }
-}
-
 /// Test::More's `Looks like you failed N test(s) of M( run).`: (failed, of).
 pub(crate) fn test_more_failed(body: &str) -> Option<(DeclaredCount, DeclaredCount)> {
     let rest = body.trim().strip_prefix("Looks like you failed ")?;
@@ -263,6 +246,5 @@ mod tests {
             prove_failed("Failed 1/1 subtest"),
             Some((Number(1), Number(1)))
         );
-        assert_eq!(sum(&Some(Number(2)), &Some(Number(1))), Some(Number(3)));
     }
 }

@@ -14,7 +14,7 @@ use gapscore_adapter_sdk::{
     Problem, ReadCounts, Status,
 };
 
-use crate::counts::{Footer, PointCounts, prove_failed, sum, test_more_failed};
+use crate::counts::{Footer, PointCounts, prove_failed, test_more_failed};
 use crate::lex::{Directive, Point};
 use crate::parser::Parser;
 
@@ -167,10 +167,10 @@ impl Parser<'_> {
                 d = d.tests(t.clone());
             }
             // node's `# cancelled` tests are `not ok` points, read as failed.
-            if let Some(n) = sum(&f.fail, &f.cancelled) {
+            if let Some(n) = DeclaredCount::checked_sum(f.fail.as_ref(), f.cancelled.as_ref()) {
                 d = d.failed(n);
             }
-            if let Some(n) = sum(&f.skip, &f.todo) {
+            if let Some(n) = DeclaredCount::checked_sum(f.skip.as_ref(), f.todo.as_ref()) {
                 d = d.skipped(n);
             }
             claims.push(

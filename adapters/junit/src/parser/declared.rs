@@ -46,23 +46,6 @@ pub(super) struct Counts {
     pub disabled: Option<DeclaredCount>,
 }
 
-/// The sum of two declared counts: unreadable if either is.
-fn sum(a: &Option<DeclaredCount>, b: &Option<DeclaredCount>) -> Option<DeclaredCount> {
-    match (a, b) {
-        (None, None) => None,
-        (Some(x), None) | (None, Some(x)) => Some(x.clone()),
-        (Some(DeclaredCount::Number(x)), Some(DeclaredCount::Number(y))) => {
-            Some(x.checked_add(*y).map_or_else(
-                || DeclaredCount::Unreadable(format!("{x}+{y}")),
-                DeclaredCount::Number,
-            ))
-        }
-        (Some(DeclaredCount::Unreadable(t)), _) | (_, Some(DeclaredCount::Unreadable(t))) => {
-            Some(DeclaredCount::Unreadable(t.clone()))
-        }
-    }
-}
-
 fn number(c: &Option<DeclaredCount>) -> Option<u64> {
     match c {
         Some(DeclaredCount::Number(n)) => Some(*n),
@@ -91,11 +74,11 @@ impl Counts {
     /// Failures and errors together: Nette Tester writes failures in `errors=`, and a test's
     /// status is failed either way.
     fn failed(&self) -> Option<DeclaredCount> {
-        sum(&self.failures, &self.errors)
+        DeclaredCount::checked_sum(self.failures.as_ref(), self.errors.as_ref())
     }
 
     fn not_run(&self) -> Option<DeclaredCount> {
-        sum(&self.skipped, &self.disabled)
+        DeclaredCount::checked_sum(self.skipped.as_ref(), self.disabled.as_ref())
     }
 
     fn declared(&self) -> Declared {
@@ -235,10 +218,10 @@ impl Footer {
         if let Some(t) = &self.tests {
             d = d.tests(t.clone());
         }
-        if let Some(f) = sum(&self.fail, &self.cancelled) {
+        if let Some(f) = DeclaredCount::checked_sum(self.fail.as_ref(), self.cancelled.as_ref()) {
             d = d.failed(f);
         }
-        if let Some(s) = sum(&self.skipped, &self.todo) {
+        if let Some(s) = DeclaredCount::checked_sum(self.skipped.as_ref(), self.todo.as_ref()) {
             d = d.skipped(s);
         }
         Some(
