@@ -51,23 +51,8 @@ pub(crate) fn test(name: GapscoreStr) -> GapscoreTest {
     GapscoreTest {
         struct_size: size_of::<GapscoreTest>() as u32,
         status: 1,
-        id: GapscoreStr::ABSENT,
-        suite: GapscoreStr::ABSENT,
         name,
-        message: GapscoreStr::ABSENT,
-        expected: GapscoreStr::ABSENT,
-        actual: GapscoreStr::ABSENT,
-        output: GapscoreStr::ABSENT,
-        file: GapscoreStr::ABSENT,
-        parent_id: GapscoreStr::ABSENT,
-        attempts: std::ptr::null(),
-        attempt_count: 0,
-        duration: 0.0,
-        line: 0,
-        category: 0,
-        flags: 0,
-        reserved: 0,
-        decided_at: GapscoreStr::ABSENT,
+        ..GapscoreTest::EMPTY
     }
 }
 

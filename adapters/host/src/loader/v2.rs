@@ -264,27 +264,7 @@ unsafe extern "C" fn host_test_finished(ctx: *mut c_void, test: *const GapscoreT
         }
         // A plugin compiled before `decided_at` was appended passes a shorter struct: the
         // members it has are copied over an absent `decided_at`, never read past its end.
-        let mut full = GapscoreTest {
-            struct_size: 0,
-            status: 0,
-            id: GapscoreStr::ABSENT,
-            suite: GapscoreStr::ABSENT,
-            name: GapscoreStr::ABSENT,
-            message: GapscoreStr::ABSENT,
-            expected: GapscoreStr::ABSENT,
-            actual: GapscoreStr::ABSENT,
-            output: GapscoreStr::ABSENT,
-            file: GapscoreStr::ABSENT,
-            parent_id: GapscoreStr::ABSENT,
-            attempts: std::ptr::null(),
-            attempt_count: 0,
-            duration: 0.0,
-            line: 0,
-            category: 0,
-            flags: 0,
-            reserved: 0,
-            decided_at: GapscoreStr::ABSENT,
-        };
+        let mut full = GapscoreTest::EMPTY;
         // SAFETY: `struct_size` (checked above to cover the base members) says how many bytes
         // the plugin's struct holds; at most that many, and at most the size of `full`, are
         // copied; every member is plain data for which any copied bytes are what the plugin

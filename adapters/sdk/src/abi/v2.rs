@@ -108,6 +108,32 @@ pub struct GapscoreTest {
     pub decided_at: GapscoreStr,
 }
 
+impl GapscoreTest {
+    /// Every member zero or absent (`status` 0 is never valid): a base for a test built member
+    /// by member, and what the host copies a shorter plugin struct over.
+    pub const EMPTY: GapscoreTest = GapscoreTest {
+        struct_size: 0,
+        status: 0,
+        id: GapscoreStr::ABSENT,
+        suite: GapscoreStr::ABSENT,
+        name: GapscoreStr::ABSENT,
+        message: GapscoreStr::ABSENT,
+        expected: GapscoreStr::ABSENT,
+        actual: GapscoreStr::ABSENT,
+        output: GapscoreStr::ABSENT,
+        file: GapscoreStr::ABSENT,
+        parent_id: GapscoreStr::ABSENT,
+        attempts: std::ptr::null(),
+        attempt_count: 0,
+        duration: 0.0,
+        line: 0,
+        category: 0,
+        flags: 0,
+        reserved: 0,
+        decided_at: GapscoreStr::ABSENT,
+    };
+}
+
 /// The size of [`GapscoreTest`] before `decided_at` was appended: the least `struct_size` a
 /// host accepts.
 pub const GAPSCORE_TEST_BASE_SIZE: usize = std::mem::offset_of!(GapscoreTest, decided_at);
