@@ -15,6 +15,10 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
 
+use crate::recognise::{Recognised, merge};
+use crate::scan::{Scanned, StreamScanner};
+use crate::summary::ConsoleSummary;
+
 /// How much of each stream is kept by default: the last 64 KiB.
 pub const DEFAULT_TAIL_BYTES: usize = 64 * 1024;
 
@@ -102,6 +106,12 @@ pub struct RunEvidence {
     pub stdout_tail: String,
     /// The last [`ExecOptions::tail_bytes`] of standard error (lossy UTF-8).
     pub stderr_tail: String,
+    /// Failure lines recognised in the whole of both streams, standard output's first.
+    #[serde(skip)]
+    pub recognised: Vec<Recognised>,
+    /// Console summaries read in the whole of both streams, standard output's first.
+    #[serde(skip)]
+    pub summaries: Vec<ConsoleSummary>,
 }
 
 impl RunEvidence {
@@ -198,18 +208,24 @@ impl Tail {
     }
 }
 
-/// Copies `from` to the terminal (gapscore's standard error) and to `copy`, keeping a tail.
+/// What a stream's copy thread kept: its tail, and what reading all of it found.
+type Teed = (String, Scanned);
+
+/// Copies `from` to the terminal (gapscore's standard error) and to `copy`, keeping a tail and
+/// reading every line as it passes ([`StreamScanner`]).
 fn tee(
     mut from: impl Read + Send + 'static,
+    stream: &'static str,
     passthrough: bool,
     mut copy: Option<File>,
     limit: usize,
-) -> JoinHandle<io::Result<String>> {
+) -> JoinHandle<io::Result<Teed>> {
     thread::spawn(move || {
         let mut tail = Tail {
             buf: Vec::new(),
             limit,
         };
+        let mut scanner = StreamScanner::new(stream);
         let mut chunk = vec![0u8; 16 * 1024];
         let mut terminal_ok = passthrough;
         loop {
@@ -229,11 +245,12 @@ fn tee(
                 f.write_all(bytes)?;
             }
             tail.push(bytes);
+            scanner.push(bytes);
         }
         if let Some(f) = copy.as_mut() {
             f.flush()?;
         }
-        Ok(tail.into_string())
+        Ok((tail.into_string(), scanner.finish()))
     })
 }
 
@@ -318,11 +335,11 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
     let out = child
         .stdout
         .take()
-        .map(|s| tee(s, opts.passthrough, copy, opts.tail_bytes));
+        .map(|s| tee(s, "stdout", opts.passthrough, copy, opts.tail_bytes));
     let err = child
         .stderr
         .take()
-        .map(|s| tee(s, opts.passthrough, None, opts.tail_bytes));
+        .map(|s| tee(s, "stderr", opts.passthrough, None, opts.tail_bytes));
 
     let mut timed_out = false;
     let mut interrupted = false;
@@ -363,8 +380,10 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
     }
     let status = end_group(&mut child, pid, leader, opts.grace)?;
     let duration = clock.elapsed();
-    let stdout_tail = join(out)?;
-    let stderr_tail = join(err)?;
+    let (stdout_tail, out_scan) = join(out)?;
+    let (stderr_tail, err_scan) = join(err)?;
+    let mut summaries = out_scan.summaries;
+    summaries.extend(err_scan.summaries);
     Ok(RunEvidence {
         command: opts
             .command
@@ -382,12 +401,14 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
         leftovers_killed,
         stdout_tail,
         stderr_tail,
+        recognised: merge(out_scan.recognised, err_scan.recognised),
+        summaries,
     })
 }
 
-fn join(handle: Option<JoinHandle<io::Result<String>>>) -> io::Result<String> {
+fn join(handle: Option<JoinHandle<io::Result<Teed>>>) -> io::Result<Teed> {
     match handle {
-        None => Ok(String::new()),
+        None => Ok((String::new(), Scanned::default())),
         Some(h) => h
             .join()
             .unwrap_or_else(|_| Err(io::Error::other("output copy thread panicked"))),
@@ -454,6 +475,24 @@ mod tests {
         assert!(e.interrupted);
         // SIGINT, or SIGTERM when the test runs with SIGINT ignored (a background job).
         assert!(matches!(e.signal, Some(2 | 15)), "{:?}", e.signal);
+    }
+
+    #[test]
+    fn the_whole_output_is_read_not_only_its_tail() {
+        // The failure line is far beyond the tail that is kept.
+        let mut o = sh(
+            "echo 'FAIL	example.com/p [build failed]'; i=0; while [ $i -lt 3000 ]; do echo log line $i; i=$((i+1)); done; echo '== 2 failed, 3 passed in 0.1s ==' >&2",
+        );
+        o.tail_bytes = 1024;
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert!(!e.stdout_tail.contains("build failed"));
+        assert_eq!(e.recognised.len(), 1, "{:?}", e.recognised);
+        assert_eq!(e.recognised[0].stream, "stdout");
+        assert_eq!(e.summaries.len(), 1);
+        assert_eq!(
+            (e.summaries[0].ecosystem, e.summaries[0].stream, e.summaries[0].failed),
+            ("pytest", "stderr", 2)
+        );
     }
 
     #[test]
