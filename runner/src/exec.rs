@@ -490,7 +490,11 @@ mod tests {
         assert_eq!(e.recognised[0].stream, "stdout");
         assert_eq!(e.summaries.len(), 1);
         assert_eq!(
-            (e.summaries[0].ecosystem, e.summaries[0].stream, e.summaries[0].failed),
+            (
+                e.summaries[0].ecosystem,
+                e.summaries[0].stream,
+                e.summaries[0].failed
+            ),
             ("pytest", "stderr", 2)
         );
     }

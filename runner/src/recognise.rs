@@ -147,9 +147,7 @@ impl Recogniser {
     }
 
     fn push(&mut self, found: Recognised) {
-        if self.found.len() < MAX_RECOGNISED
-            && self.seen.insert((found.kind, found.line.clone()))
-        {
+        if self.found.len() < MAX_RECOGNISED && self.seen.insert((found.kind, found.line.clone())) {
             self.found.push(found);
         }
     }

@@ -81,7 +81,8 @@ impl StreamScanner {
         if bytes.len() > room {
             self.overlong = true;
         }
-        self.pending.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.pending
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
     fn line(&mut self, bytes: &[u8]) {

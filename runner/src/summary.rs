@@ -329,14 +329,23 @@ mod tests {
                 "1 failed, 1 passed, 1 skipped, 1 xfailed, 1 xpassed, 1 error in 0.06s",
                 ("pytest", c(Some(2), Some(2))),
             ),
-            ("== 5 passed in 12.01s (0:00:12) ==", ("pytest", c(Some(0), Some(5)))),
+            (
+                "== 5 passed in 12.01s (0:00:12) ==",
+                ("pytest", c(Some(0), Some(5))),
+            ),
             ("no tests ran in 0.01s", ("pytest", c(Some(0), Some(0)))),
             (
                 "Tests:       2 failed, 1 skipped, 3 passed, 6 total",
                 ("jest", c(Some(2), Some(3))),
             ),
-            ("Tests  2 failed | 3 passed (5)", ("vitest", c(Some(2), Some(3)))),
-            ("    --- FAIL: TestFive/sub (0.00s)", ("go", c(Some(1), None))),
+            (
+                "Tests  2 failed | 3 passed (5)",
+                ("vitest", c(Some(2), Some(3))),
+            ),
+            (
+                "    --- FAIL: TestFive/sub (0.00s)",
+                ("go", c(Some(1), None)),
+            ),
             (
                 "test result: FAILED. 3 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.14s",
                 ("cargo", c(Some(2), Some(3))),
@@ -383,8 +392,14 @@ mod tests {
         s.line("--- FAIL: TestX (0.00s)");
         let found = s.finish();
         assert_eq!(found.len(), 2);
-        assert_eq!((found[0].lines, found[0].failed, found[0].passed), (5, 10, Some(5)));
+        assert_eq!(
+            (found[0].lines, found[0].failed, found[0].passed),
+            (5, 10, Some(5))
+        );
         assert_eq!(found[0].quoted.len(), MAX_QUOTED);
-        assert_eq!((found[1].ecosystem, found[1].failed, found[1].passed), ("go", 1, None));
+        assert_eq!(
+            (found[1].ecosystem, found[1].failed, found[1].passed),
+            ("go", 1, None)
+        );
     }
 }

@@ -10,7 +10,6 @@ use anyhow::{Context, Result};
 use gapscore_engine::runner_evidence::{RunnerInput, check_results};
 use gapscore_engine::{ExitCode, Refusal, score};
 use gapscore_runner::exec::{ExecOptions, RunEvidence, execute, install_interrupt_handlers};
-use gapscore_runner::recognise::recognise;
 use gapscore_runner::workspace::{Isolation, prepare};
 use gapscore_seal::sealed_dir::chain;
 use gapscore_seal::verify::VerifyOptions;
@@ -210,7 +209,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     for p in &results.problems {
         io::warn(&p.detail);
     }
-    let recognised = recognise(&evidence.stdout_tail, &evidence.stderr_tail);
+    // Read from the whole of both streams as they passed (not only the tails kept).
+    let recognised = evidence.recognised.clone();
     let mut input = RunnerInput::new(evidence, results, isolation_name(ws.isolation));
     input.notes.clone_from(&ws.notes);
     input.recognised = recognised;

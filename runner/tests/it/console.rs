@@ -115,7 +115,11 @@ fn the_recognisers_clean_runs_print_their_own_summaries_only() {
         ("pytest/big-5000.console.txt", "stdout", &["pytest"]),
         ("jest/standard.stderr.txt", "stderr", &["jest"]),
         ("go/standard.stdout.jsonl", "stdout", &["go"]),
-        ("cargo/nextest-corpus-standard.stderr.txt", "stderr", &["nextest"]),
+        (
+            "cargo/nextest-corpus-standard.stderr.txt",
+            "stderr",
+            &["nextest"],
+        ),
     ];
     for (rel, stream, want) in cases {
         let found = scan("recognise", rel, stream).summaries;
