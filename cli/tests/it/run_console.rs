@@ -4,6 +4,8 @@
 //! it and sets `GAPSCORE_REQUIRE_RUNNERS`, which turns a missing runner into a failure), and
 //! scripted stand-ins otherwise.
 
+#![allow(clippy::print_stderr)] // Test code: the skip note.
+
 use std::fs;
 use std::path::Path;
 use std::process::Command;
