@@ -58,11 +58,19 @@ pub fn judge(
     if held.is_empty() {
         return (Vec::new(), reports);
     }
-    let failed = held.iter().fold(0u64, |n, s| n.saturating_add(s.failed));
+    // A runner that counts parents among its failures (node) declares no failures here: a
+    // failing subtest fails its parent, which the result file records as a suite.
+    let failed = held
+        .iter()
+        .filter(|s| !s.parents_counted)
+        .fold(0u64, |n, s| n.saturating_add(s.failed));
     let passed = held
         .iter()
         .try_fold(0u64, |n, s| s.passed.map(|p| n.saturating_add(p)));
-    let mut declared = Declared::new().failed(DeclaredCount::Number(failed));
+    let mut declared = Declared::new();
+    if held.iter().any(|s| !s.parents_counted) {
+        declared = declared.failed(DeclaredCount::Number(failed));
+    }
     if let Some(p) = passed {
         declared = declared.passed(DeclaredCount::Number(p));
     }
@@ -207,6 +215,20 @@ mod tests {
         assert!(judge(&summaries(&lines), check(&r), "runner").0.is_empty());
         let r = read(7, 3);
         let (problems, _) = judge(&summaries(&lines), check(&r), "runner");
+        assert_eq!(problems[0].weight(), 1);
+    }
+
+    #[test]
+    fn node_failures_count_parents_so_only_its_passes_are_held() {
+        // A test with two subtests, one failing: node says `fail 2` (the parent too) and
+        // `pass 1`; its JUnit file records the subtests only.
+        let lines = [("stdout", "ℹ pass 1"), ("stdout", "ℹ fail 2")];
+        let r = read(1, 1);
+        assert!(judge(&summaries(&lines), check(&r), "runner").0.is_empty());
+        // The failure rewritten as a pass: more passes recorded than node ran.
+        let r = read(2, 0);
+        let (problems, _) = judge(&summaries(&lines), check(&r), "runner");
+        assert_eq!(problems.len(), 1, "{problems:?}");
         assert_eq!(problems[0].weight(), 1);
     }
 

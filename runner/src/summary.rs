@@ -37,6 +37,11 @@ pub struct ConsoleSummary {
     /// Passed tests, summed over the lines; `None` when the runner does not print them all
     /// (go prints `--- PASS:` only under `-v`).
     pub passed: Option<u64>,
+    /// The runner counts a test that has subtests as one more test, which its result files
+    /// record as a suite (`node --test`: a failing subtest fails its parent, and `# fail`
+    /// counts both): its failures are an upper bound, not a count to hold against the
+    /// records. Its passes still are (a passing parent only adds to them).
+    pub parents_counted: bool,
 }
 
 /// Adds summary lines up, per ecosystem, in order of first appearance.
@@ -70,6 +75,7 @@ impl SummaryCollector {
                     quoted: Vec::new(),
                     failed: 0,
                     passed: Some(0),
+                    parents_counted: ecosystem == "node",
                 });
                 self.found.len() - 1
             }

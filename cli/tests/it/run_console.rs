@@ -283,3 +283,61 @@ fn a_console_summary_on_standard_error_is_held_against_stdout_results() {
     let r = run_script(dir.path(), "-");
     assert_eq!(problems(&r), [("summary-line".to_owned(), 1)], "{r}");
 }
+
+#[test]
+fn node_subtests_are_no_console_disagreement() {
+    let ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("GAPSCORE_REQUIRE_RUNNERS").is_none(),
+            "node is required (GAPSCORE_REQUIRE_RUNNERS is set)"
+        );
+        eprintln!("note: node is not available; skipping the node --test run");
+        return;
+    }
+    // node's `fail` counts the parent of a failing subtest too; its JUnit file records the
+    // parent as a suite.
+    let dir = scripted("");
+    let p = dir.path();
+    fs::write(
+        p.join("sub.test.js"),
+        "const { test } = require('node:test');\n\
+         test('parent', async (t) => {\n\
+           await t.test('one', () => {});\n\
+           await t.test('two', () => { throw new Error('x'); });\n\
+         });\n\
+         test('plain', () => {});\n",
+    )
+    .unwrap();
+    let o = run_in(
+        p,
+        &[
+            "run",
+            "--seal",
+            "seal.json",
+            "--sealed-dir",
+            "sealed",
+            "--results",
+            "junit.xml",
+            "--",
+            "node",
+            "--test",
+            "--test-reporter=spec",
+            "--test-reporter-destination=stdout",
+            "--test-reporter=junit",
+            "--test-reporter-destination=junit.xml",
+            "sub.test.js",
+        ],
+    );
+    let r = json_of(&o);
+    let console = &r["gapscore"]["runner"]["console"][0];
+    assert_eq!(console["runner"], "node", "{r}");
+    assert_eq!(console["failed"], 2, "{r}");
+    assert!(
+        !problems(&r).iter().any(|(k, _)| k == "summary-line"),
+        "{r}"
+    );
+}
