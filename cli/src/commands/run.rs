@@ -164,13 +164,26 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         WorkspaceArg::Copy => Isolation::Copy,
         WorkspaceArg::Inplace => Isolation::Inplace,
     };
-    let ws = prepare(
+    let mut ws = prepare(
         &project,
         opts.sealed_dir.as_deref(),
         isolation,
         &args.command,
     )
     .context("cannot prepare the workspace")?;
+    let trusted = match ws.confine_env(
+        &project,
+        &args.command,
+        std::env::vars_os(),
+        &args.env,
+        args.trust_workspace_runner,
+    ) {
+        Ok(trusted) => trusted,
+        Err(e) => {
+            io::error(&format!("[{}] {e}", e.code()));
+            return Ok(ExitCode::Error);
+        }
+    };
     // The copy the command will see must be the sealed one too.
     let sealed_in_ws = ws.sealed_dir.clone().or_else(|| opts.sealed_dir.clone());
     if let (Some(orig), Some(placed)) = (&opts.sealed_dir, &sealed_in_ws)
@@ -193,7 +206,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     command.extend(ws.extra_args.iter().cloned());
     let mut exec = ExecOptions::new(command, &ws.dir);
     exec.env.clone_from(&ws.env);
-    exec.env_remove.clone_from(&ws.env_remove);
+    exec.clear_env = true;
     exec.timeout = args.timeout.map(Duration::from_secs);
     exec.stdout_file.clone_from(&stdout_copy);
     let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;
@@ -213,6 +226,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let recognised = recognise(&evidence.stdout_tail, &evidence.stderr_tail);
     let mut input = RunnerInput::new(evidence, results, isolation_name(ws.isolation));
     input.notes.clone_from(&ws.notes);
+    input.trusted_workspace_runner = trusted.iter().map(ToString::to_string).collect();
     input.recognised = recognised;
     input.stdout_copy = stdout_copy;
 
