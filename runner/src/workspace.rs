@@ -394,8 +394,17 @@ impl Workspace {
             }
         }
         let roots = Roots::new(&[&self.dir, project]);
-        let found = resolve::resolve(command, &self.dir, &run_env, &roots, self.adds_pythonpath);
+        let mut found =
+            resolve::resolve(command, &self.dir, &run_env, &roots, self.adds_pythonpath);
         self.notes.extend(found.notes);
+        // Named where the user can look: the copy is deleted after the run.
+        if let Ok(project) = fs::canonicalize(project) {
+            for w in &mut found.found {
+                if let Ok(rel) = w.path.strip_prefix(&self.dir) {
+                    w.path = project.join(rel);
+                }
+            }
+        }
         self.env = run_env.vars;
         if found.found.is_empty() {
             self.notes.push(

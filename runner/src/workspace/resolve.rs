@@ -399,15 +399,16 @@ fn python(
             ),
             (Some("spec"), Some(name), Some(origin)) => {
                 let origin = PathBuf::from(origin);
-                if Some(name) == module {
-                    if let Some(real) = roots.inside(&origin) {
-                        found(
-                            r,
-                            format!("the module `{name}` (`-m {name}`) is the workspace's"),
-                            real,
-                        );
-                    }
-                } else if let Some((_, planted)) = own.iter().find(|(n, _)| n == name)
+                if Some(name) == module
+                    && let Some(real) = roots.inside(&origin)
+                {
+                    found(
+                        r,
+                        format!("the module `{name}` (`-m {name}`) is the workspace's"),
+                        real,
+                    );
+                }
+                if let Some((_, planted)) = own.iter().find(|(n, _)| n == name)
                     && roots.inside(&origin).is_none()
                 {
                     found(
