@@ -2,6 +2,8 @@
 //! workspace holds is refused, and what is trusted is returned. Static resolution only (no
 //! runner needs to be installed), but for the perl check, which asks perl.
 
+#![allow(clippy::unwrap_used)] // A failure is a test failure.
+
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
