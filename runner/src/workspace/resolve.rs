@@ -155,8 +155,11 @@ fn follow(
     };
     let shown = first.to_string_lossy();
     let program = which(first, dir, path);
-    if let Some(real) = program.as_deref().and_then(|p| roots.inside(p)) {
+    let program_inside = program.as_deref().and_then(|p| roots.inside(p));
+    if let Some(real) = program_inside.clone() {
         found(r, format!("the program `{shown}` is the workspace's"), real);
+        // Asking it where its modules resolve would run the implementer's program.
+        return;
     }
     let Some(name) = program_name(first) else {
         return;
@@ -247,6 +250,11 @@ fn follow(
             .as_deref()
             .and_then(|p| shebang_python(p, dir, path))
         {
+            Some(interpreter) if roots.inside(&interpreter).is_some() => found(
+                r,
+                format!("the interpreter `{shown}` names is the workspace's"),
+                interpreter,
+            ),
             Some(interpreter) => {
                 python(
                     &interpreter,
@@ -267,7 +275,24 @@ fn follow(
         }
     }
     if matches!(name, "prove" | "perl") {
-        perl(name, args, dir, env, roots, r);
+        let perl_program = if name == "perl" {
+            program.clone()
+        } else {
+            which(OsStr::new("perl"), dir, path)
+        };
+        match perl_program {
+            Some(p) if roots.inside(&p).is_some() => {
+                found(
+                    r,
+                    "the `perl` prove starts is the workspace's".to_owned(),
+                    p,
+                );
+            }
+            Some(p) => perl(&p, name, args, dir, env, roots, r),
+            None => r
+                .notes
+                .push("no perl on the command's PATH: include directories not checked".to_owned()),
+        }
     }
 }
 
@@ -462,6 +487,7 @@ fn perl_includes(name: &str, args: &[OsString], env: &RunEnv) -> Vec<PathBuf> {
 }
 
 fn perl(
+    perl_program: &Path,
     name: &str,
     args: &[OsString],
     dir: &Path,
@@ -493,7 +519,7 @@ fn perl(
     }
     const FIND: &str = r#"for my $m (@ARGV) { for my $d (@INC) { next if ref $d; if (-f "$d/$m") { print "$m\t$d\n"; last } } }"#;
     for chunk in modules.chunks(500) {
-        let mut cmd = Command::new("perl");
+        let mut cmd = Command::new(perl_program);
         cmd.arg("-e")
             .arg(FIND)
             .args(chunk.iter().map(|(rel, _)| rel));

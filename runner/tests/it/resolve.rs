@@ -148,3 +148,31 @@ fn perl_include_directories_may_not_hide_perl_s_own_modules() {
     // Without an include directory in the project, nothing of it is loaded first.
     assert!(found(p, &["prove", "t"]).is_empty());
 }
+
+#[test]
+fn a_workspace_interpreter_is_refused_without_being_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path();
+    let marker = tmp.path().join("ran");
+    write(
+        p,
+        "bin/python3",
+        &format!("#!/bin/sh\ntouch {}\n", marker.display()),
+    );
+    let mut perm = std::fs::metadata(p.join("bin/python3"))
+        .unwrap()
+        .permissions();
+    perm.set_mode(0o755);
+    std::fs::set_permissions(p.join("bin/python3"), perm).unwrap();
+    let command = cmd(&["python3", "-m", "pytest"]);
+    let mut ws = prepare(p, None, Isolation::Inplace, &command).unwrap();
+    // A relative PATH entry, as a CI file could set it: found from where the command runs.
+    let parent = vec![(OsString::from("PATH"), OsString::from("bin:/usr/bin:/bin"))];
+    let Err(ConfineError::RunnerInWorkspace(found)) =
+        ws.confine_env(p, &command, parent, &[], false)
+    else {
+        panic!("not refused");
+    };
+    assert_eq!(names(&found, p), ["bin/python3"]);
+    assert!(!marker.exists(), "the workspace's python3 was run");
+}
