@@ -44,6 +44,10 @@ pub struct RunnerReport {
     /// under test can print to (it can print results that look like the runner's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub results_on_shared_stream: bool,
+    /// What `--trust-workspace-runner` let the command load from the workspace (the runner,
+    /// or a module of its framework, and its path): empty when the runner resolved outside it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trusted_workspace_runner: Vec<String>,
 }
 
 /// A runner's console summary, as read in the command's output (`== 2 failed, 3 passed in
@@ -146,6 +150,7 @@ impl RunnerReport {
             notes: Vec::new(),
             console: Vec::new(),
             results_on_shared_stream: false,
+            trusted_workspace_runner: Vec::new(),
         }
     }
 }

@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use gapscore_adapters::Registry;
 use gapscore_core::WorkspaceIsolation;
+use gapscore_runner::environment::EnvPass;
 use gapscore_runner::exec::{ExecOptions, Interrupt, RunEvidence, execute};
 use gapscore_runner::workspace::{Isolation, Workspace, prepare};
 use gapscore_seal::checked_seal::{self, CheckedSeal};
@@ -59,6 +60,14 @@ pub struct RunRequest {
     pub project: PathBuf,
     /// Pass the command's output through to gapscore's standard error.
     pub passthrough: bool,
+    /// The environment gapscore was started with, which the command's default-deny
+    /// environment takes its allowlist from (`gapscore_runner::environment`).
+    pub parent_env: Vec<(OsString, OsString)>,
+    /// More variables for the command (`--env NAME`, `--env NAME=VALUE`).
+    pub env: Vec<EnvPass>,
+    /// Run even when the runner or its framework resolves inside the workspace; the report
+    /// records what was trusted.
+    pub trust_workspace_runner: bool,
 }
 
 impl RunRequest {
@@ -78,6 +87,9 @@ impl RunRequest {
             timeout: None,
             project: project.into(),
             passthrough: true,
+            parent_env: std::env::vars_os().collect(),
+            env: Vec::new(),
+            trust_workspace_runner: false,
         }
     }
 }
@@ -180,7 +192,7 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
     {
         return ScoreOutcome::refused(*r, diagnostics);
     }
-    let ws = match prepare(
+    let mut ws = match prepare(
         &req.project,
         req.sealed_dir.as_deref(),
         req.isolation,
@@ -188,6 +200,17 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
     ) {
         Ok(ws) => ws,
         Err(e) => return not_run(RunError::Workspace(e), diagnostics),
+    };
+    // The default-deny environment, and the runner followed to where it resolves.
+    let trusted = match ws.confine_env(
+        &req.project,
+        &req.command,
+        req.parent_env.iter().cloned(),
+        &req.env,
+        req.trust_workspace_runner,
+    ) {
+        Ok(trusted) => trusted,
+        Err(e) => return not_run(RunError::Confine(e), diagnostics),
     };
     // The copy the command will see must be the sealed one too.
     let sealed_in_ws = ws.sealed_dir.clone().or_else(|| req.sealed_dir.clone());
@@ -248,6 +271,7 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
     let recognised = evidence.recognised.clone();
     let mut input = RunnerInput::new(evidence, results, isolation_name(ws.isolation));
     input.notes.clone_from(&ws.notes);
+    input.trusted_workspace_runner = trusted.iter().map(ToString::to_string).collect();
     input.recognised = recognised;
     input.stdout_copy = stdout_copy;
 
@@ -295,7 +319,7 @@ fn execute_in(
     command.extend(ws.extra_args.iter().cloned());
     let mut exec = ExecOptions::new(command, &ws.dir);
     exec.env.clone_from(&ws.env);
-    exec.env_remove.clone_from(&ws.env_remove);
+    exec.clear_env = true;
     exec.timeout = req.timeout;
     exec.stdout_file = stdout_copy;
     exec.passthrough = req.passthrough;

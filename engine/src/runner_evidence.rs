@@ -40,6 +40,8 @@ pub struct RunnerInput {
     pub isolation: String,
     /// What was done to isolate the run.
     pub notes: Vec<String>,
+    /// What `--trust-workspace-runner` let the command load from the workspace.
+    pub trusted_workspace_runner: Vec<String>,
     /// Failure lines recognised in the command's output.
     pub recognised: Vec<Recognised>,
     /// The file the command's standard output was copied to (`--results -`): named `-` in the
@@ -55,6 +57,7 @@ impl RunnerInput {
             results,
             isolation: isolation.into(),
             notes: Vec::new(),
+            trusted_workspace_runner: Vec::new(),
             recognised: Vec::new(),
             stdout_copy: None,
         }
@@ -376,6 +379,9 @@ pub(crate) fn apply(
         report.results_on_shared_stream = true;
         report.notes.push(SHARED_STREAM_NOTE.to_owned());
     }
+    report
+        .trusted_workspace_runner
+        .clone_from(&input.trusted_workspace_runner);
     if !excluded_present.is_empty() {
         report.notes.push(format!(
             "the command made {} file{} under paths the seal excludes in the sealed directory during the run ({}); none were there before it",

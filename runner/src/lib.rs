@@ -12,11 +12,14 @@
 //! - [`scan`]: reads each output stream whole, line by line as it passes, through both.
 //! - [`workspace`]: a disposable verification workspace (spec v2 §4.3): the project copied
 //!   (respecting `.gitignore`) with the verified sealed tests placed in it, and the environment
-//!   that keeps caches from poisoning the run.
+//!   that keeps caches from poisoning the run; the runner followed to where it resolves.
+//! - [`environment`]: the command's default-deny environment (an allowlist, `--env`, and
+//!   interpreters' isolated modes).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod environment;
 pub mod exec;
 pub mod recognise;
 pub mod scan;

@@ -77,6 +77,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         WorkspaceArg::Inplace => Isolation::Inplace,
     };
     req.timeout = args.timeout.map(Duration::from_secs);
+    req.env.clone_from(&args.env);
+    req.trust_workspace_runner = args.trust_workspace_runner;
     let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;
     let outcome = run_request(&req, &registry, &interrupt);
     finish(&opts, &outcome)

@@ -6,3 +6,4 @@ mod copy;
 mod pytest_args;
 mod real_runners;
 mod recognise;
+mod resolve;
