@@ -10,7 +10,8 @@
 //!   ([`Workspace::env_remove`]), and npm's `node-options` setting (which a planted `.npmrc` can
 //!   set) is overridden with a blank value.
 //! - pytest (when recognised): `-p no:cacheprovider`; with a sealed directory also
-//!   `--confcutdir` and `--rootdir` at it (no `conftest.py` above it loads) and `-c` with the
+//!   `--confcutdir` at it (no `conftest.py` above it loads), `--rootdir` where pytest itself
+//!   would put it for the same command (so test ids match a run without gapscore), and `-c` with the
 //!   sealed directory's `pytest.ini` or an empty one of gapscore's (no `pytest.ini`,
 //!   `pyproject.toml`, `tox.ini` or `setup.cfg` of the project applies); plugin autoloading off
 //!   (`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`: a planted `*.dist-info` with a `pytest11` entry point
@@ -60,7 +61,7 @@ pub struct Workspace {
     /// Environment variables to remove for the command (options and modules for runners).
     pub env_remove: Vec<OsString>,
     /// Arguments to add after the command's own, for runners where gapscore knows how to confine
-    /// configuration to the sealed directory (pytest `--confcutdir`/`--rootdir`).
+    /// configuration to the sealed directory (pytest `--confcutdir`, `-c`).
     pub extra_args: Vec<OsString>,
     /// What gapscore did to isolate the run, one line each, for the report.
     pub notes: Vec<String>,
@@ -269,20 +270,31 @@ fn confine_pytest(ws: &mut Workspace, scratch: &Path, via_python_m: bool) -> io:
         );
         return Ok(());
     };
+    let sealed_ini = runners::SEALED_PYTEST_INI
+        .iter()
+        .map(|name| sealed.join(name))
+        .find(|path| path.is_file());
+    // The rootdir names every test (JUnit classnames, node ids), so it is the one pytest picks
+    // for the documented `seal --expect` run of the same command: the sealed directory when it
+    // holds its own `pytest.ini` (pytest finds it first, from the paths given), else the
+    // directory the command runs in. Which conftest files load is `--confcutdir`'s business.
+    let rootdir_path = sealed_ini
+        .as_ref()
+        .map_or_else(|| ws.dir.clone(), |_| sealed.clone());
     let mut confcut = OsString::from("--confcutdir=");
     confcut.push(&sealed);
     let mut rootdir = OsString::from("--rootdir=");
-    rootdir.push(&sealed);
+    rootdir.push(&rootdir_path);
     ws.extra_args.extend([confcut, rootdir]);
     ws.notes.push(format!(
-        "pytest: --confcutdir and --rootdir {} (no conftest.py outside the sealed directory loads)",
+        "pytest: --confcutdir {} (no conftest.py outside the sealed directory loads)",
         sealed.display()
     ));
-    let ini = match runners::SEALED_PYTEST_INI
-        .iter()
-        .map(|name| sealed.join(name))
-        .find(|path| path.is_file())
-    {
+    ws.notes.push(format!(
+        "pytest: --rootdir {} (test ids as pytest names them when run there without gapscore)",
+        rootdir_path.display()
+    ));
+    let ini = match sealed_ini {
         Some(own) => own,
         None => {
             let empty = scratch.join("pytest.ini");
