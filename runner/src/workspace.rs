@@ -33,7 +33,10 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use gapscore_model::PathRoot;
 use runners::Runner;
+
+use crate::exec::ExecOptions;
 
 /// Where the command runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -74,6 +77,27 @@ impl Workspace {
     /// if any, and gapscore's scratch files).
     pub fn temp_root(&self) -> &Path {
         self.temp.path()
+    }
+
+    /// How to run `command` here: in [`Workspace::dir`], with the arguments and environment
+    /// this workspace adds. `gapscore run` and `gapscore seal --expect-run` both start their
+    /// command through it, so the two see the same runner and name tests the same way.
+    pub fn exec_options(&self, command: &[OsString]) -> ExecOptions {
+        let mut full = command.to_vec();
+        full.extend(self.extra_args.iter().cloned());
+        let mut exec = ExecOptions::new(full, &self.dir);
+        exec.env.clone_from(&self.env);
+        exec.env_remove.clone_from(&self.env_remove);
+        exec
+    }
+
+    /// Where the command runs, as a runner that names tests by absolute path (Jest, Vitest)
+    /// writes it: the real path of [`Workspace::dir`]. The results of a run are read relative to
+    /// it, so their ids do not depend on where the workspace was (a copy is a new temporary
+    /// directory each time). `None` when the path is not UTF-8.
+    pub fn paths_root(&self) -> Option<PathRoot> {
+        let real = fs::canonicalize(&self.dir).unwrap_or_else(|_| self.dir.clone());
+        PathRoot::new(real.to_str()?)
     }
 }
 

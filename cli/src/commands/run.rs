@@ -2,14 +2,13 @@
 //! crate's `exec`), check its result files were written by this run, and score them through the
 //! engine with the runner's evidence as counted problems (issue 19, docs/run.md).
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use gapscore_engine::runner_evidence::{RunnerInput, check_results};
 use gapscore_engine::{ExitCode, Refusal, score};
-use gapscore_runner::exec::{ExecOptions, RunEvidence, execute, install_interrupt_handlers};
+use gapscore_runner::exec::{RunEvidence, execute, install_interrupt_handlers};
 use gapscore_runner::recognise::recognise;
 use gapscore_runner::workspace::{Isolation, prepare};
 use gapscore_seal::sealed_dir::chain;
@@ -189,11 +188,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         .transpose()
         .context("cannot make a temporary directory for the command's standard output")?;
     let stdout_copy = capture.as_ref().map(|d| d.path().join("stdout"));
-    let mut command: Vec<OsString> = args.command.clone();
-    command.extend(ws.extra_args.iter().cloned());
-    let mut exec = ExecOptions::new(command, &ws.dir);
-    exec.env.clone_from(&ws.env);
-    exec.env_remove.clone_from(&ws.env_remove);
+    let mut exec = ws.exec_options(&args.command);
     exec.timeout = args.timeout.map(Duration::from_secs);
     exec.stdout_file.clone_from(&stdout_copy);
     let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;
@@ -222,6 +217,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         opts.sealed_dir = Some(dir.clone());
     }
     let mut req = request(input.results.scored.clone(), opts, plugin_failures);
+    req.ingest.relative_to = ws.paths_root();
     req.runner = Some(input);
     let outcome = score(&req, &registry);
     if matches!(
