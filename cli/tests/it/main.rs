@@ -46,6 +46,7 @@ mod properties;
 mod real_runs;
 mod recipes;
 mod run;
+mod run_order;
 mod rust_plugin;
 mod score_batch;
 mod seal;
