@@ -112,11 +112,7 @@ pub fn expected_ids_from_run(
         ));
     }
     // Result paths are the command's: relative to where it ran.
-    let results: Vec<PathBuf> = req
-        .results
-        .iter()
-        .map(|r| in_dir(&ws.dir, r))
-        .collect();
+    let results: Vec<PathBuf> = req.results.iter().map(|r| in_dir(&ws.dir, r)).collect();
     let checked = check_results(
         &results,
         reads_stdout.then_some(stdout_copy.as_path()),

@@ -476,7 +476,11 @@ mod tests {
         let b = TestCase::new(Some(suite.into()), "two", Status::Failed);
         n.test_finished_ref(b.borrowed());
         // Outside the root, and a sibling whose name only begins like it: kept as written.
-        n.test_finished(TestCase::new(Some("/tmp/ws/p2/x".into()), "three", Status::Passed));
+        n.test_finished(TestCase::new(
+            Some("/tmp/ws/p2/x".into()),
+            "three",
+            Status::Passed,
+        ));
         n.test_started(Some(suite), "four", &format!("{suite}::four"));
         let mut p = Problem::new(ProblemKind::SuiteError, "failed to run");
         p.suite = Some("/tmp/ws/p/sealed/b.test.js".into());
@@ -491,7 +495,10 @@ mod tests {
                 "/tmp/ws/p2/x::three"
             ]
         );
-        assert_eq!(run.tests[0].suite.as_deref(), Some("sealed/a.test.js > adds"));
+        assert_eq!(
+            run.tests[0].suite.as_deref(),
+            Some("sealed/a.test.js > adds")
+        );
         assert_eq!(run.tests[0].file.as_deref(), Some("sealed/a.test.js"));
         // The lent test closed its (relative) start: only `four` is unfinished.
         let suites: Vec<Option<&str>> = run.problems.iter().map(|p| p.suite.as_deref()).collect();
@@ -499,7 +506,11 @@ mod tests {
             suites,
             [Some("sealed/b.test.js"), Some("sealed/a.test.js > adds")]
         );
-        assert!(run.problems[1].detail.contains("`sealed/a.test.js > adds::four`"));
+        assert!(
+            run.problems[1]
+                .detail
+                .contains("`sealed/a.test.js > adds::four`")
+        );
         assert_eq!(run.problems.len(), 2);
     }
 

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gapscore_adapter_sdk::encoding::{self, Encoding};
 use gapscore_adapter_sdk::PathRoot;
+use gapscore_adapter_sdk::encoding::{self, Encoding};
 use gapscore_adapter_sdk::{
     AdapterError, DETECT_PREFIX_LEN, EventSink, InputError, Location, Normalizer, ParseOptions,
 };

@@ -11,11 +11,11 @@ use anyhow::{Context, Result, bail};
 use gapscore_engine::ExitCode;
 use gapscore_engine::expect_run::{ExpectRunRequest, expected_ids_from_run};
 use gapscore_engine::expected_tests::expected_ids;
+use gapscore_runner::exec::install_interrupt_handlers;
 use gapscore_seal::dir_hash::HashMode;
 use gapscore_seal::plurality;
 use gapscore_seal::record::likely_harmless;
 use gapscore_seal::sealing::{SealRequest, seal_dir};
-use gapscore_runner::exec::install_interrupt_handlers;
 use gapscore_seal::verify::{Verification, VerifyOptions, load_expected, verify_dir};
 
 use crate::args::{EmitArg, SealArgs};
@@ -161,14 +161,10 @@ fn expect_run(args: &SealArgs, dir: &Path) -> Result<Option<Vec<String>>> {
         bail!("a plugin could not be loaded; no seal written");
     }
     let project = std::env::current_dir().context("cannot read the current directory")?;
-    let sealed = std::path::absolute(dir)
-        .with_context(|| format!("cannot resolve `{}`", dir.display()))?;
-    let mut req = ExpectRunRequest::new(
-        project,
-        sealed,
-        args.command.clone(),
-        args.results.clone(),
-    );
+    let sealed =
+        std::path::absolute(dir).with_context(|| format!("cannot resolve `{}`", dir.display()))?;
+    let mut req =
+        ExpectRunRequest::new(project, sealed, args.command.clone(), args.results.clone());
     req.timeout = args.timeout.map(Duration::from_secs);
     req.ingest = host::ingest_options(&args.host, args.input_format.clone());
     let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;

@@ -52,7 +52,9 @@ fn path_for(recipe: &Recipe) -> Option<std::ffi::OsString> {
         return None;
     }
     let mut dirs = vec![npm_bin()];
-    dirs.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
     Some(std::env::join_paths(dirs).unwrap())
 }
 
@@ -236,7 +238,12 @@ fn pytest_seal_recorded_by_hand_matches_run() {
     let (tmp, p) = project(&PYTEST);
     // Without bytecode, so nothing the seal does not hash is left beside the sealed tests.
     let stub = Command::new("pytest")
-        .args(["tests/sealed", "--junitxml=expect.xml", "-p", "no:cacheprovider"])
+        .args([
+            "tests/sealed",
+            "--junitxml=expect.xml",
+            "-p",
+            "no:cacheprovider",
+        ])
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .current_dir(&p)
         .output()
