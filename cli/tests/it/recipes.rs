@@ -379,3 +379,74 @@ fn cargo_test_recipe() {
         ids: &["adds", "adds_negatives", "subtracts", "subtracts_zero"],
     });
 }
+
+/// A stub run whose results are missing, or left from an earlier run, gives no list: exit 2 and
+/// no seal written (a seal expecting nothing would let every result read as unexpected).
+#[test]
+fn expect_run_refuses_a_run_without_fresh_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path();
+    fs::create_dir(p.join("sealed")).unwrap();
+    fs::write(p.join("sealed/t.sh"), "true\n").unwrap();
+    // An earlier run's JUnit file, which the command never rewrites.
+    fs::write(
+        p.join("old.xml"),
+        r#"<testsuite name="s" tests="1"><testcase classname="s" name="a"/></testsuite>"#,
+    )
+    .unwrap();
+    for results in ["missing.xml", "old.xml", "-"] {
+        let o = crate::common::run_in(
+            p,
+            &[
+                "seal",
+                "sealed",
+                "--expect-run",
+                "--results",
+                results,
+                "-o",
+                "seal.json",
+                "--",
+                "sh",
+                "-c",
+                "exit 1",
+            ],
+        );
+        assert_eq!(code(&o), 2, "{results}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("no seal written"),
+            "{results}: {}",
+            stderr(&o)
+        );
+        assert!(!p.join("seal.json").exists(), "{results}");
+        assert!(
+            !p.join("sealed").read_dir().unwrap().any(|e| e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains("canary"))
+        );
+    }
+    // The same command writing fresh results is recorded, relative to where it ran.
+    let o = crate::common::run_in(
+        p,
+        &[
+            "seal",
+            "sealed",
+            "--expect-run",
+            "--results",
+            "new.xml",
+            "-o",
+            "seal.json",
+            "--",
+            "sh",
+            "-c",
+            "printf '<testsuite name=\"s\" tests=\"1\"><testcase classname=\"s\" name=\"a\"><failure message=\"stub\"/></testcase></testsuite>' > new.xml; exit 1",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let record: Value =
+        serde_json::from_str(&fs::read_to_string(p.join("seal.json")).unwrap()).unwrap();
+    assert_eq!(record["expected_tests"], json!(["s::a"]));
+    // The command ran in a copy: the project has no new.xml.
+    assert!(!p.join("new.xml").exists());
+}
