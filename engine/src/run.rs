@@ -29,7 +29,7 @@ use gapscore_seal::checked_seal::{self, CheckedSeal};
 use gapscore_seal::verify::VerifyOptions;
 
 use crate::error::Error;
-use crate::outcome::{Refusal, ScoreOutcome};
+use crate::outcome::{Refusal, RunError, ScoreOutcome};
 use crate::runner_evidence::{RunnerInput, check_results};
 use crate::score::{ScoreRequest, score, spec_v2};
 use crate::suite::Diagnostic;
@@ -80,54 +80,6 @@ impl RunRequest {
             passthrough: true,
         }
     }
-}
-
-/// Why the command was not run (a [`Refusal::NotRun`]).
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RunError {
-    /// Files the seal does not hash sit beside the sealed tests (planted bytecode, packages).
-    #[error(
-        "refusing to start: {} file{} the seal does not hash {} in `{}` ({}); the sealed tests would run beside them (planted bytecode or packages change what they do): remove them first",
-        files.len(),
-        if files.len() == 1 { "" } else { "s" },
-        if files.len() == 1 { "sits" } else { "sit" },
-        dir.display(),
-        preview(files)
-    )]
-    PlantedFiles {
-        /// The sealed directory.
-        dir: PathBuf,
-        /// The files, relative to it.
-        files: Vec<String>,
-    },
-    /// The workspace could not be prepared (the copy, a refused runner set-up).
-    #[error("cannot prepare the workspace")]
-    Workspace(#[source] std::io::Error),
-    /// The command could not be started (or waited for).
-    #[error("cannot run `{program}`")]
-    Start {
-        /// The program.
-        program: String,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A temporary file or directory of gapscore's own could not be made or entered.
-    #[error("{what}")]
-    Scratch {
-        /// What could not be done.
-        what: String,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-}
-
-fn preview(items: &[String]) -> String {
-    let shown: Vec<&str> = items.iter().take(5).map(String::as_str).collect();
-    let more = if items.len() > 5 { ", …" } else { "" };
-    format!("{}{more}", shown.join(", "))
 }
 
 fn not_run(e: RunError, diagnostics: Vec<Diagnostic>) -> ScoreOutcome {
