@@ -24,7 +24,7 @@ use std::time::Duration;
 use gapscore_adapters::Registry;
 use gapscore_core::WorkspaceIsolation;
 use gapscore_runner::environment::EnvPass;
-use gapscore_runner::exec::{ExecOptions, Interrupt, RunEvidence, execute};
+use gapscore_runner::exec::{Interrupt, RunEvidence, execute};
 use gapscore_runner::workspace::{Isolation, Workspace, prepare};
 use gapscore_seal::checked_seal::{self, CheckedSeal};
 use gapscore_seal::verify::VerifyOptions;
@@ -291,6 +291,9 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
             }
         }
     }
+    // Ids relative to where the command ran (Jest's and Vitest's absolute paths), so they do
+    // not depend on where the workspace was.
+    score_req.ingest.relative_to = ws.paths_root();
     score_req.runner = Some(input);
     let mut outcome = score(&score_req, registry);
     if matches!(
@@ -315,11 +318,8 @@ fn execute_in(
     stdout_copy: Option<PathBuf>,
     interrupt: &Interrupt,
 ) -> Result<RunEvidence, RunError> {
-    let mut command = req.command.clone();
-    command.extend(ws.extra_args.iter().cloned());
-    let mut exec = ExecOptions::new(command, &ws.dir);
-    exec.env.clone_from(&ws.env);
-    exec.clear_env = true;
+    // The same start as `seal --expect-run`'s (`expect_run`), so both name tests alike.
+    let mut exec = ws.exec_options(&req.command);
     exec.timeout = req.timeout;
     exec.stdout_file = stdout_copy;
     exec.passthrough = req.passthrough;
