@@ -8,8 +8,8 @@ use std::io::{self, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -27,6 +27,11 @@ const INT_GRACE: Duration = Duration::from_secs(1);
 
 /// How often the wait loop looks at the child, the clock and the interrupt flag.
 const POLL: Duration = Duration::from_millis(20);
+
+/// How long the output is waited for once the command's process group has ended: its pipes
+/// hold at most a buffer's worth, read at once. A process still holding them open after that
+/// left the group (`setsid`) and is not waited for.
+const OUTPUT_GRACE: Duration = Duration::from_secs(1);
 
 /// What to run and how.
 #[derive(Debug, Clone)]
@@ -52,6 +57,12 @@ pub struct ExecOptions {
     /// Pass the command's output through (both streams to gapscore's standard error, which
     /// keeps standard output for the report). Off in tests of this module.
     pub passthrough: bool,
+    /// Result files last written before this are an earlier run's: a stamp taken before the
+    /// workspace was prepared ([`fs_stamp`]); when absent, one taken just before the start.
+    pub fresh_after: Option<SystemTime>,
+    /// The program reports a command killed by signal N as exit status 128 + N (bubblewrap:
+    /// [`crate::sandbox::Sandbox::wrap`]), so such a status is read as that signal.
+    pub signal_as_exit_status: bool,
 }
 
 impl ExecOptions {
@@ -67,6 +78,8 @@ impl ExecOptions {
             tail_bytes: DEFAULT_TAIL_BYTES,
             stdout_file: None,
             passthrough: true,
+            fresh_after: None,
+            signal_as_exit_status: false,
         }
     }
 }
@@ -98,6 +111,10 @@ pub struct RunEvidence {
     pub interrupted: bool,
     /// Processes of the group still alive once the command had ended, which were ended too.
     pub leftovers_killed: bool,
+    /// A process outside the group (one that called `setsid`) still held the output open after
+    /// the group had ended: it was not waited for, and what it printed later is not in the
+    /// tails.
+    pub output_held_open: bool,
     /// The last [`ExecOptions::tail_bytes`] of standard output (lossy UTF-8).
     pub stdout_tail: String,
     /// The last [`ExecOptions::tail_bytes`] of standard error (lossy UTF-8).
@@ -198,18 +215,63 @@ impl Tail {
     }
 }
 
+/// What a copy thread has seen so far, shared so that the run need not wait for the thread
+/// when a process outside the group holds the pipe open.
+#[derive(Debug)]
+struct TeeState {
+    tail: Tail,
+    copy: Option<File>,
+    error: Option<io::Error>,
+}
+
+/// One stream's copy: its thread and what it has seen.
+struct Tee {
+    thread: JoinHandle<()>,
+    state: Arc<Mutex<TeeState>>,
+    /// Set when the run stopped waiting: the thread stops passing output through.
+    abandoned: Arc<AtomicBool>,
+}
+
+impl Tee {
+    /// The tail so far, and the copy file closed; an error the copy met.
+    fn finish(self) -> io::Result<String> {
+        self.abandoned.store(true, Ordering::SeqCst);
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(e) = state.error.take() {
+            return Err(e);
+        }
+        if let Some(mut f) = state.copy.take() {
+            f.flush()?;
+        }
+        let tail = std::mem::replace(
+            &mut state.tail,
+            Tail {
+                buf: Vec::new(),
+                limit: 0,
+            },
+        );
+        Ok(tail.into_string())
+    }
+}
+
 /// Copies `from` to the terminal (gapscore's standard error) and to `copy`, keeping a tail.
 fn tee(
     mut from: impl Read + Send + 'static,
     passthrough: bool,
-    mut copy: Option<File>,
+    copy: Option<File>,
     limit: usize,
-) -> JoinHandle<io::Result<String>> {
-    thread::spawn(move || {
-        let mut tail = Tail {
+) -> Tee {
+    let state = Arc::new(Mutex::new(TeeState {
+        tail: Tail {
             buf: Vec::new(),
             limit,
-        };
+        },
+        copy,
+        error: None,
+    }));
+    let abandoned = Arc::new(AtomicBool::new(false));
+    let (shared, stop) = (Arc::clone(&state), Arc::clone(&abandoned));
+    let thread = thread::spawn(move || {
         let mut chunk = vec![0u8; 16 * 1024];
         let mut terminal_ok = passthrough;
         loop {
@@ -217,24 +279,54 @@ fn tee(
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+                Err(e) => {
+                    shared
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .error = Some(e);
+                    break;
+                }
             };
             let bytes = &chunk[..n];
+            if stop.load(Ordering::SeqCst) {
+                continue;
+            }
             if terminal_ok {
                 // A closed terminal must not stop the copy nor the run.
                 let mut err = io::stderr().lock();
                 terminal_ok = err.write_all(bytes).and_then(|()| err.flush()).is_ok();
             }
-            if let Some(f) = copy.as_mut() {
-                f.write_all(bytes)?;
+            let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(f) = state.copy.as_mut()
+                && let Err(e) = f.write_all(bytes)
+            {
+                state.copy = None;
+                state.error = Some(e);
             }
-            tail.push(bytes);
+            state.tail.push(bytes);
         }
-        if let Some(f) = copy.as_mut() {
-            f.flush()?;
+    });
+    Tee {
+        thread,
+        state,
+        abandoned,
+    }
+}
+
+/// Waits up to [`OUTPUT_GRACE`] for both copies to reach the end of their streams; returns
+/// whether they did. A copy that did not is left to its thread, which ends when the last
+/// process holding the pipe does.
+fn wait_for_output(tees: &[&Option<Tee>]) -> bool {
+    let deadline = Instant::now() + OUTPUT_GRACE;
+    loop {
+        let done = tees
+            .iter()
+            .all(|t| t.as_ref().is_none_or(|t| t.thread.is_finished()));
+        if done || Instant::now() >= deadline {
+            return done;
         }
-        Ok(tail.into_string())
-    })
+        thread::sleep(POLL);
+    }
 }
 
 /// Whether any process of group `pid` is still alive (a zombie leader counts until reaped).
@@ -306,12 +398,11 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
         .stderr(Stdio::piped())
         .process_group(0);
     let copy = opts.stdout_file.as_ref().map(File::create).transpose()?;
-    // The kernel stamps files with a coarse clock: a file written just after the start can
-    // carry a time just before `started`. A file stamped now gives the filesystem's reading.
-    let marker = tempfile::NamedTempFile::new()?;
     let started = SystemTime::now();
-    let stamped = marker.as_file().metadata()?.modified()?;
-    drop(marker);
+    let fresh_after = match opts.fresh_after {
+        Some(t) => t,
+        None => fs_stamp()?,
+    };
     let clock = Instant::now();
     let mut child = cmd.spawn()?;
     let pid = Pid::from_child(&child);
@@ -363,8 +454,15 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
     }
     let status = end_group(&mut child, pid, leader, opts.grace)?;
     let duration = clock.elapsed();
-    let stdout_tail = join(out)?;
-    let stderr_tail = join(err)?;
+    // The group is gone; a process that left it may still hold the pipes (`setsid`). The run
+    // ends now, whoever holds them.
+    let output_held_open = !wait_for_output(&[&out, &err]);
+    let stdout_tail = out.map(Tee::finish).transpose()?.unwrap_or_default();
+    let stderr_tail = err.map(Tee::finish).transpose()?.unwrap_or_default();
+    let (exit_code, signal) = match (status.code(), status.signal()) {
+        (Some(c @ 129..=159), None) if opts.signal_as_exit_status => (None, Some(c - 128)),
+        other => other,
+    };
     Ok(RunEvidence {
         command: opts
             .command
@@ -372,26 +470,29 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
         started,
-        fresh_after: stamped.min(started),
+        fresh_after: fresh_after.min(started),
         started_at: humantime::format_rfc3339_micros(started).to_string(),
         duration_secs: (duration.as_secs_f64() * 1000.0).round() / 1000.0,
-        exit_code: status.code(),
-        signal: status.signal(),
+        exit_code,
+        signal,
         timed_out,
         interrupted,
         leftovers_killed,
+        output_held_open,
         stdout_tail,
         stderr_tail,
     })
 }
 
-fn join(handle: Option<JoinHandle<io::Result<String>>>) -> io::Result<String> {
-    match handle {
-        None => Ok(String::new()),
-        Some(h) => h
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("output copy thread panicked"))),
-    }
+/// The time the filesystem gives a file written now (its clock is coarser than the system's:
+/// a file written just after a start taken from the system clock can carry a time just before
+/// it), or the system time if that is earlier. Take it before the workspace is prepared: a
+/// result file written after it is this run's, by the clock.
+pub fn fs_stamp() -> io::Result<SystemTime> {
+    let now = SystemTime::now();
+    let marker = tempfile::NamedTempFile::new()?;
+    let stamped = marker.as_file().metadata()?.modified()?;
+    Ok(stamped.min(now))
 }
 
 #[cfg(test)]
@@ -473,6 +574,41 @@ mod tests {
         let e = execute(&sh("sleep 30 & echo started"), &Interrupt::none()).unwrap();
         assert_eq!(e.exit_code, Some(0));
         assert!(e.leftovers_killed);
+    }
+
+    #[test]
+    fn a_process_that_left_the_group_holding_the_output_is_not_waited_for() {
+        let mut o = sh("setsid sleep 8 & echo started; sleep 30");
+        o.timeout = Some(Duration::from_millis(500));
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert!(e.timed_out);
+        assert!(e.output_held_open);
+        assert_eq!(e.stdout_tail, "started\n");
+        assert!(e.duration_secs < 5.0, "{}", e.duration_secs);
+        // Without a time limit too: the command exits, its escaped child keeps the pipe.
+        let e = execute(&sh("setsid sleep 8 & echo done"), &Interrupt::none()).unwrap();
+        assert_eq!(e.exit_code, Some(0));
+        assert!(e.output_held_open);
+        assert_eq!(e.stdout_tail, "done\n");
+    }
+
+    #[test]
+    fn a_signal_reported_as_an_exit_status_is_read_as_the_signal() {
+        let mut o = sh("exit 137");
+        o.signal_as_exit_status = true;
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert_eq!((e.exit_code, e.signal), (None, Some(9)));
+        let e = execute(&sh("exit 137"), &Interrupt::none()).unwrap();
+        assert_eq!((e.exit_code, e.signal), (Some(137), None));
+    }
+
+    #[test]
+    fn a_stamp_taken_earlier_is_the_freshness_bound() {
+        let earlier = SystemTime::now() - Duration::from_secs(60);
+        let mut o = sh("true");
+        o.fresh_after = Some(earlier);
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert_eq!(e.fresh_after, earlier);
     }
 
     #[test]

@@ -10,10 +10,16 @@
 //! - [`workspace`]: a disposable verification workspace (spec v2 §4.3): the project copied
 //!   (respecting `.gitignore`) with the verified sealed tests placed in it, and the environment
 //!   that keeps caches from poisoning the run.
+//! - [`sandbox`]: bubblewrap around the command (issue 32): the root read-only, the workspace the
+//!   only writable place, the sealed tests read-only, no network, its own PID namespace.
+//! - [`watch`]: files watched across the run: the sealed files' identities (inode, size, mtime,
+//!   ctime) before and after, the sealed files read-only meanwhile; result files' identities.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod exec;
 pub mod recognise;
+pub mod sandbox;
+pub mod watch;
 pub mod workspace;
