@@ -36,6 +36,10 @@ pub enum Refusal {
         /// The suite directories that do not match their records.
         broken: Vec<(PathBuf, Verification)>,
     },
+    /// Sealed files changed during a run (`gapscore run`): their identity (inode, size, mtime,
+    /// ctime) differs after it, even where their content hashes as sealed. What changed, in one
+    /// line.
+    SealedFilesTouched(String),
     /// The category rules could not be read.
     Rules(Error),
     /// Options that cannot be honoured (a `--sealed-hash` that is not the record's, an overlap
@@ -55,7 +59,9 @@ impl Refusal {
     pub fn code(&self) -> Code {
         match self {
             Refusal::SealUnreadable(_) => Code::SealUnreadable,
-            Refusal::BrokenSeal { .. } | Refusal::BrokenSeals { .. } => Code::BrokenSeal,
+            Refusal::BrokenSeal { .. }
+            | Refusal::BrokenSeals { .. }
+            | Refusal::SealedFilesTouched(_) => Code::BrokenSeal,
             Refusal::Rules(_) => Code::RulesUnreadable,
             Refusal::Usage(_) => Code::UsageRefused,
             Refusal::Unreadable { .. } => Code::InputsUnreadable,
@@ -122,6 +128,9 @@ impl fmt::Display for Refusal {
                     sep = "; ";
                 }
                 Ok(())
+            }
+            Refusal::SealedFilesTouched(what) => {
+                write!(f, "refusing to score against a broken seal: {what}")
             }
             Refusal::Unreadable { failed } => {
                 let s = if *failed == 1 { "" } else { "s" };

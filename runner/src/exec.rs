@@ -60,8 +60,11 @@ pub struct ExecOptions {
     /// Result files last written before this are an earlier run's: a stamp taken before the
     /// workspace was prepared ([`fs_stamp`]); when absent, one taken just before the start.
     pub fresh_after: Option<SystemTime>,
-    /// The program reports a command killed by signal N as exit status 128 + N (bubblewrap:
-    /// [`crate::sandbox::Sandbox::wrap`]), so such a status is read as that signal.
+    /// A program and arguments that run [`ExecOptions::command`] (a sandbox:
+    /// [`crate::sandbox::Sandbox::wrapper`]); the evidence names the command alone.
+    pub wrapper: Vec<OsString>,
+    /// The wrapper reports a command killed by signal N as exit status 128 + N (bubblewrap does),
+    /// so such a status is read as that signal.
     pub signal_as_exit_status: bool,
 }
 
@@ -79,6 +82,7 @@ impl ExecOptions {
             stdout_file: None,
             passthrough: true,
             fresh_after: None,
+            wrapper: Vec::new(),
             signal_as_exit_status: false,
         }
     }
@@ -280,10 +284,7 @@ fn tee(
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    shared
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .error = Some(e);
+                    shared.lock().unwrap_or_else(PoisonError::into_inner).error = Some(e);
                     break;
                 }
             };
@@ -329,9 +330,49 @@ fn wait_for_output(tees: &[&Option<Tee>]) -> bool {
     }
 }
 
-/// Whether any process of group `pid` is still alive (a zombie leader counts until reaped).
+/// Whether any process of group `pid` is still alive (a zombie leader counts until reaped; a
+/// zombie whose parent is not gapscore does not: it waits for init to reap it, which under
+/// bubblewrap, whose PID namespace's init becomes one, can take seconds in a container).
 fn group_alive(pid: Pid) -> bool {
-    test_kill_process_group(pid).is_ok()
+    if test_kill_process_group(pid).is_err() {
+        return false;
+    }
+    living_members(pid).unwrap_or(true)
+}
+
+/// Whether `/proc` shows a member of group `pgid` that is not a zombie of someone else's, or
+/// `None` when `/proc` cannot be read.
+fn living_members(pgid: Pid) -> Option<bool> {
+    let me = std::process::id();
+    let want = pgid.as_raw_nonzero().get();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        // "pid (comm) state ppid pgrp ...": comm may hold anything but its last ')'.
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{name}/stat")) else {
+            continue;
+        };
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let (Some(state), Some(ppid), Some(pgrp)) = (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        if pgrp.parse::<i32>().ok() != Some(want) {
+            continue;
+        }
+        if state != "Z" || ppid.parse::<u32>().ok() == Some(me) {
+            return Some(true);
+        }
+    }
+    Some(false)
 }
 
 /// Sends `sig` to the group, ignoring a group already gone.
@@ -383,7 +424,11 @@ fn end_group(
 /// Runs the command to its end (or its time limit, or an interruption) and returns what
 /// happened. An error means it could not be started (or waited for): no evidence exists.
 pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvidence> {
-    let Some((program, args)) = opts.command.split_first() else {
+    if opts.command.is_empty() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
+    }
+    let argv: Vec<&OsString> = opts.wrapper.iter().chain(&opts.command).collect();
+    let Some((program, args)) = argv.split_first() else {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
     };
     let mut cmd = Command::new(program);

@@ -16,8 +16,10 @@
 //! would lose its chance to write its results on `SIGINT`). The command's standard input is
 //! `/dev/null` and it is not in the terminal's foreground group.
 //!
-//! Bubblewrap reports a command killed by signal N as exit status 128 + N; [`Sandbox::wrap`]
-//! says so to [`crate::exec`] so the evidence names the signal.
+//! Bubblewrap reports a command killed by signal N as exit status 128 + N;
+//! [`Sandbox::reports_signal_as_status`] says so to [`crate::exec`] so the evidence names the
+//! signal. (A command that itself exits with 137 reads as killed by `SIGKILL`: a failure
+//! either way.)
 
 use std::ffi::OsString;
 use std::fmt;
@@ -204,11 +206,16 @@ impl Sandbox {
         }
     }
 
-    /// The command line that runs `command` in this sandbox (the command itself when there is
-    /// none), and whether the program reports a signal as exit status 128 + N.
-    pub fn wrap(&self, command: Vec<OsString>, places: &Places) -> (Vec<OsString>, bool) {
+    /// Whether the wrapper reports a command killed by signal N as exit status 128 + N.
+    pub fn reports_signal_as_status(&self) -> bool {
+        self.kind == SandboxKind::Bwrap
+    }
+
+    /// The program and arguments that run a command in this sandbox, before the command
+    /// ([`crate::exec::ExecOptions::wrapper`]); empty when there is none.
+    pub fn wrapper(&self, places: &Places) -> Vec<OsString> {
         if self.kind == SandboxKind::None {
-            return (command, false);
+            return Vec::new();
         }
         let mut argv: Vec<OsString> = vec![self.program.clone().into_os_string()];
         let mut push = |args: &[&std::ffi::OsStr]| argv.extend(args.iter().map(OsString::from));
@@ -233,13 +240,8 @@ impl Sandbox {
         if !self.share_net {
             push(&["--unshare-net".as_ref()]);
         }
-        push(&[
-            "--chdir".as_ref(),
-            places.chdir.as_os_str(),
-            "--".as_ref(),
-        ]);
-        argv.extend(command);
-        (argv, true)
+        push(&["--chdir".as_ref(), places.chdir.as_os_str(), "--".as_ref()]);
+        argv
     }
 }
 
@@ -323,9 +325,9 @@ mod tests {
 
     #[test]
     fn none_leaves_the_command_alone() {
-        let (argv, mapped) = Sandbox::none().wrap(vec!["true".into()], &Places::default());
-        assert_eq!(argv, vec![OsString::from("true")]);
-        assert!(!mapped);
+        let none = Sandbox::none();
+        assert!(none.wrapper(&Places::default()).is_empty());
+        assert!(!none.reports_signal_as_status());
     }
 
     #[test]
@@ -339,8 +341,8 @@ mod tests {
         assert!(notes.is_empty());
         let mut sandbox = Sandbox::none();
         sandbox.kind = SandboxKind::Bwrap;
-        let (argv, mapped) = sandbox.wrap(vec!["pytest".into()], &places);
-        assert!(mapped);
+        let argv = sandbox.wrapper(&places);
+        assert!(sandbox.reports_signal_as_status());
         let argv: Vec<String> = argv
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
@@ -354,7 +356,7 @@ mod tests {
         assert!(at("--bind", temp.path()) < at("--ro-bind", &sealed));
         assert!(argv.contains(&"--unshare-net".to_owned()));
         assert!(argv.contains(&"--unshare-pid".to_owned()));
-        assert_eq!(argv.last().unwrap(), "pytest");
+        assert_eq!(argv.last().unwrap(), "--");
     }
 
     #[test]
@@ -378,5 +380,69 @@ mod tests {
         assert_eq!(p.writable.len(), 2, "{:?}", p.writable);
         assert_eq!(p.writable[1], outside.path().canonicalize().unwrap());
         assert_eq!(notes.len(), 1, "{notes:?}");
+    }
+
+    /// Bubblewrap here, or `None` with the reason printed (CI sets GAPSCORE_REQUIRE_RUNNERS and
+    /// installs it, so there the test cannot skip).
+    fn bwrap_here() -> Option<Sandbox> {
+        let s = choose(&SandboxOptions::new(SandboxMode::Auto)).unwrap();
+        if s.kind == SandboxKind::Bwrap {
+            return Some(s);
+        }
+        assert!(
+            std::env::var_os("GAPSCORE_REQUIRE_RUNNERS").is_none(),
+            "bubblewrap is required: {:?}",
+            s.notes
+        );
+        eprintln!("skipped: {:?}", s.notes);
+        None
+    }
+
+    #[test]
+    fn under_bwrap_nothing_outlives_the_command_and_the_sealed_tests_cannot_be_written() {
+        use crate::exec::{ExecOptions, Interrupt, execute};
+        let Some(sandbox) = bwrap_here() else { return };
+        let temp = tempfile::tempdir().unwrap();
+        let ws = temp.path().join("project");
+        std::fs::create_dir_all(ws.join("sealed")).unwrap();
+        std::fs::write(ws.join("sealed/test_a.py"), "sealed\n").unwrap();
+        let mut notes = Vec::new();
+        let places = places(temp.path(), &ws, &[&ws.join("sealed")], &[], &mut notes);
+        let script = "setsid sleep 8 & echo x > sealed/test_a.py; echo written > out.txt; exit 9";
+        let mut o = ExecOptions::new(vec!["sh".into(), "-c".into(), script.into()], &ws);
+        o.passthrough = false;
+        o.wrapper = sandbox.wrapper(&places);
+        o.signal_as_exit_status = sandbox.reports_signal_as_status();
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert_eq!(e.exit_code, Some(9), "{e:?}");
+        assert!(!e.output_held_open, "{e:?}");
+        assert!(e.duration_secs < 3.0, "{e:?}");
+        assert!(e.stderr_tail.contains("Read-only file system"), "{e:?}");
+        assert_eq!(
+            std::fs::read_to_string(ws.join("sealed/test_a.py")).unwrap(),
+            "sealed\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(ws.join("out.txt")).unwrap(),
+            "written\n"
+        );
+        assert_eq!(e.command, ["sh", "-c", script]);
+    }
+
+    #[test]
+    fn under_bwrap_a_signal_is_reported_as_the_signal() {
+        use crate::exec::{ExecOptions, Interrupt, execute};
+        let Some(sandbox) = bwrap_here() else { return };
+        let temp = tempfile::tempdir().unwrap();
+        let places = places(temp.path(), temp.path(), &[], &[], &mut Vec::new());
+        let mut o = ExecOptions::new(
+            vec!["sh".into(), "-c".into(), "kill -9 $$".into()],
+            temp.path(),
+        );
+        o.passthrough = false;
+        o.wrapper = sandbox.wrapper(&places);
+        o.signal_as_exit_status = sandbox.reports_signal_as_status();
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert_eq!((e.exit_code, e.signal), (None, Some(9)), "{e:?}");
     }
 }

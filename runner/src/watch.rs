@@ -294,8 +294,14 @@ mod tests {
             .iter()
             .map(|t| (t.path.as_str(), t.changes.as_slice()))
             .collect();
-        assert!(names.contains(&("sub/conftest.py", &["added"][..])), "{names:?}");
-        assert!(names.contains(&("sub/test_b.py", &["removed"][..])), "{names:?}");
+        assert!(
+            names.contains(&("sub/conftest.py", &["added"][..])),
+            "{names:?}"
+        );
+        assert!(
+            names.contains(&("sub/test_b.py", &["removed"][..])),
+            "{names:?}"
+        );
         assert!(names.iter().any(|(p, _)| *p == "sub/"), "{names:?}");
     }
 

@@ -7,15 +7,19 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use gapscore_engine::runner_evidence::{RunnerInput, check_results};
+use gapscore_engine::runner_evidence::{ResultsBaseline, RunnerInput, check_results};
 use gapscore_engine::{ExitCode, Refusal, score};
-use gapscore_runner::exec::{ExecOptions, RunEvidence, execute, install_interrupt_handlers};
+use gapscore_runner::exec::{
+    ExecOptions, RunEvidence, execute, fs_stamp, install_interrupt_handlers,
+};
 use gapscore_runner::recognise::recognise;
+use gapscore_runner::sandbox::{self, Sandbox, SandboxKind, SandboxMode, SandboxOptions};
+use gapscore_runner::watch::SealedWatch;
 use gapscore_runner::workspace::{Isolation, prepare};
 use gapscore_seal::sealed_dir::chain;
 use gapscore_seal::verify::VerifyOptions;
 
-use crate::args::{IsolationArg, RunArgs, ScoreOptions, WorkspaceArg};
+use crate::args::{IsolationArg, RunArgs, SandboxArg, ScoreOptions, WorkspaceArg};
 use crate::commands::score::{finish, request};
 use crate::commands::seal::print_mismatch;
 use crate::{host, io};
@@ -120,20 +124,33 @@ fn describe(e: &RunEvidence) -> String {
 
 /// Why the spec v2 options cannot be honoured, if they cannot: as `score` would refuse them,
 /// or a `--workspace-isolation` other than the workspace the command is to run in.
-fn v2_usage_error(args: &RunArgs) -> Option<String> {
+fn v2_usage_error(args: &RunArgs, sandbox: SandboxKind) -> Option<String> {
     if let Err(e) = score::spec_v2(&request(Vec::new(), &args.opts, 0)) {
         return Some(chain(&e));
     }
     let declared = args.opts.v2.declared.workspace_isolation?;
-    let (used, name) = match args.workspace {
-        WorkspaceArg::Copy => (IsolationArg::Strict, "copy"),
-        WorkspaceArg::Inplace => (IsolationArg::Legacy, "inplace"),
+    // Strict only for a copy the command cannot reach out of (RunnerInput::workspace_isolation).
+    let (used, name) = match (args.workspace, sandbox) {
+        (WorkspaceArg::Copy, SandboxKind::Bwrap) => (IsolationArg::Strict, "copy"),
+        (WorkspaceArg::Copy, SandboxKind::None) => (IsolationArg::Legacy, "copy"),
+        (WorkspaceArg::Inplace, _) => (IsolationArg::Legacy, "inplace"),
     };
     (declared != used).then(|| {
         format!(
-            "--workspace-isolation contradicts the workspace the command runs in (--workspace {name}): gapscore run reports it itself"
+            "--workspace-isolation contradicts the workspace the command runs in (--workspace {name}, sandbox {sandbox}): gapscore run reports it itself"
         )
     })
+}
+
+/// The sandbox `--sandbox` and `--share-net` ask for, probed.
+fn choose_sandbox(args: &RunArgs) -> Result<Sandbox> {
+    let mut opts = SandboxOptions::new(match args.sandbox {
+        SandboxArg::Auto => SandboxMode::Auto,
+        SandboxArg::Bwrap => SandboxMode::Bwrap,
+        SandboxArg::None => SandboxMode::None,
+    });
+    opts.share_net = args.share_net;
+    Ok(sandbox::choose(&opts)?)
 }
 
 /// Runs `gapscore run`.
@@ -141,8 +158,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     if let Some(code) = crate::commands::score::usage_error(&args.opts) {
         return Ok(code);
     }
+    // Result files written after this are this run's by the clock: taken before the copy.
+    let stamp = fs_stamp().context("cannot read the filesystem's clock")?;
+    let sandbox = choose_sandbox(args)?;
     // The spec v2 options are checked before the command runs, not after.
-    if let Some(message) = v2_usage_error(args) {
+    if let Some(message) = v2_usage_error(args, sandbox.kind) {
         io::error(&message);
         return Ok(ExitCode::Error);
     }
@@ -191,28 +211,54 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let stdout_copy = capture.as_ref().map(|d| d.path().join("stdout"));
     let mut command: Vec<OsString> = args.command.clone();
     command.extend(ws.extra_args.iter().cloned());
+    let mut notes = ws.notes.clone();
+    notes.extend(sandbox.notes.iter().cloned());
+    let sealed: Vec<&Path> = [sealed_in_ws.as_deref(), opts.sealed_dir.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let places = sandbox::places(ws.temp_root(), &ws.dir, &sealed, &args.results, &mut notes);
     let mut exec = ExecOptions::new(command, &ws.dir);
+    exec.fresh_after = Some(stamp);
+    exec.wrapper = sandbox.wrapper(&places);
+    exec.signal_as_exit_status = sandbox.reports_signal_as_status();
     exec.env.clone_from(&ws.env);
     exec.env_remove.clone_from(&ws.env_remove);
     exec.timeout = args.timeout.map(Duration::from_secs);
     exec.stdout_file.clone_from(&stdout_copy);
     let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;
     let program = args.command[0].to_string_lossy().into_owned();
-    let evidence = execute(&exec, &interrupt).with_context(|| format!("cannot run `{program}`"))?;
-    io::info(&describe(&evidence));
-
-    // Result paths are the command's: relative to where it ran.
+    // Result paths are the command's: relative to where it runs.
     if ws.dir != project {
         std::env::set_current_dir(&ws.dir)
             .with_context(|| format!("cannot enter `{}`", ws.dir.display()))?;
     }
-    let results = check_results(&args.results, stdout_copy.as_deref(), evidence.fresh_after);
+    let baseline = ResultsBaseline::take(&args.results, stamp);
+    // The sealed files are read-only during the run and their identities compared after it.
+    let watch = sealed_in_ws
+        .as_deref()
+        .map(SealedWatch::start)
+        .transpose()
+        .context("cannot make the sealed tests read-only for the run")?;
+    let evidence = execute(&exec, &interrupt).with_context(|| format!("cannot run `{program}`"))?;
+    io::info(&describe(&evidence));
+    let sealed_touched = match &watch {
+        Some(w) => w
+            .touched()
+            .context("cannot look at the sealed tests after the run")?,
+        None => Vec::new(),
+    };
+    drop(watch);
+
+    let results = check_results(&args.results, stdout_copy.as_deref(), &baseline);
     for p in &results.problems {
         io::warn(&p.detail);
     }
     let recognised = recognise(&evidence.stdout_tail, &evidence.stderr_tail);
     let mut input = RunnerInput::new(evidence, results, isolation_name(ws.isolation));
-    input.notes.clone_from(&ws.notes);
+    input.notes = notes;
+    input.sandbox = sandbox.kind;
+    input.sealed_touched = sealed_touched;
     input.recognised = recognised;
     input.stdout_copy = stdout_copy;
 
@@ -226,7 +272,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let outcome = score(&req, &registry);
     if matches!(
         outcome.refusal(),
-        Some(Refusal::BrokenSeal { .. } | Refusal::BrokenSeals { .. })
+        Some(
+            Refusal::BrokenSeal { .. }
+                | Refusal::BrokenSeals { .. }
+                | Refusal::SealedFilesTouched(_)
+        )
     ) {
         io::error("the sealed tests changed during the run");
     }
