@@ -240,10 +240,12 @@ pub fn check_results(
             let path = input.path;
             let name = path.display().to_string();
             let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-            let untouched = baseline.unchanged(&path);
+            // Stale by the clock, or else by identity (an mtime moved forward before the run).
+            let by_clock = modified.is_some_and(|m| is_fresh(m, fresh_after));
+            let untouched = by_clock && baseline.unchanged(&path);
             let freshness = match modified {
                 None => Freshness::Missing,
-                Some(m) if is_fresh(m, fresh_after) && !untouched => Freshness::Fresh,
+                Some(_) if by_clock && !untouched => Freshness::Fresh,
                 Some(_) => Freshness::Stale,
             };
             let stamp = modified.map(rfc3339);

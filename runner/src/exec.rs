@@ -427,6 +427,14 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
     if opts.command.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
     }
+    // A wrapper would start and report the missing program as its own failure: say it here,
+    // as a command run directly would.
+    if !opts.wrapper.is_empty() && !findable(&opts.command[0], opts) {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "no such program (looked for in the working directory or on PATH)",
+        ));
+    }
     let argv: Vec<&OsString> = opts.wrapper.iter().chain(&opts.command).collect();
     let Some((program, args)) = argv.split_first() else {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
@@ -527,6 +535,23 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
         stdout_tail,
         stderr_tail,
     })
+}
+
+/// Whether `program` names a file the command could start: a path (relative to the working
+/// directory) or a name found on the `PATH` the command gets.
+fn findable(program: &OsString, opts: &ExecOptions) -> bool {
+    let path = std::path::Path::new(program);
+    if path.components().count() > 1 || path.is_absolute() {
+        return opts.dir.join(path).is_file();
+    }
+    let search = opts
+        .env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    std::env::split_paths(&search).any(|dir| opts.dir.join(dir).join(path).is_file())
 }
 
 /// The time the filesystem gives a file written now (its clock is coarser than the system's:
