@@ -156,6 +156,7 @@ pub fn diagnostics(list: &[Diagnostic]) {
         match d.severity {
             Severity::Error => error(&d.message),
             Severity::Warning => warn(&d.message),
+            Severity::Note => info(&d.message),
         }
     }
 }
@@ -169,13 +170,14 @@ pub fn diagnostics_grouped(list: &[Diagnostic], verbose: bool) {
     }
     let warnings = list
         .iter()
-        .filter(|d| !d.is_error())
+        .filter(|d| d.severity == Severity::Warning)
         .map(|d| (d.code, d.message.as_str()));
     let mut groups = gapscore_core::warnings::group(warnings).into_iter();
     let mut seen = std::collections::HashSet::new();
     for d in list {
         match d.severity {
             Severity::Error => error(&d.message),
+            Severity::Note => info(&d.message),
             Severity::Warning => {
                 if seen.insert(d.code)
                     && let Some(g) = groups.next()

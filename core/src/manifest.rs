@@ -75,6 +75,34 @@ impl Manifest {
     }
 }
 
+impl Manifest {
+    /// The expected tests seen more often than listed, in manifest order, each with how many of
+    /// its passes are surplus: of the results beyond its multiplicity, the passing ones (a
+    /// failure is never surplus: the worst result of a test stands). `seen` holds the positions
+    /// of every result read, `passed` those of the results that counted as passed.
+    pub(crate) fn surplus(&self, seen: &[u32], passed: &[u32]) -> Vec<(String, u64)> {
+        let tally = |positions: &[u32]| {
+            let mut count = vec![0u64; self.ids.len()];
+            for &i in positions {
+                if let Some(c) = count.get_mut(i as usize) {
+                    *c += 1;
+                }
+            }
+            count
+        };
+        let (seen, passed) = (tally(seen), tally(passed));
+        let mut out = Vec::new();
+        for (i, id) in self.ids.iter().enumerate() {
+            let beyond = seen[i].saturating_sub(u64::from(self.times[i]));
+            let passes = beyond.min(passed[i]);
+            if passes > 0 {
+                out.push((id.clone(), passes));
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +119,23 @@ mod tests {
         assert_eq!(m.missing(&[3, 0, 3, 99]), ["a", "b", "c"]);
         assert_eq!(m.missing(&[0, 0, 0, 1, 2, 3]), Vec::<String>::new());
         assert!(Manifest::new(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn only_passes_beyond_the_multiplicity_are_surplus() {
+        let m = Manifest::new([
+            "a".to_owned(),
+            "b".to_owned(),
+            "b".to_owned(),
+            "c".to_owned(),
+        ]);
+        // a: seen 3 times, 2 passes, 1 failure → 2 beyond, 2 passing: 2 surplus.
+        // b: listed twice, seen twice → none. c: seen twice, both failing → none.
+        let seen = [0, 0, 0, 1, 1, 2, 2];
+        let passed = [0, 0, 1, 1];
+        assert_eq!(m.surplus(&seen, &passed), vec![("a".to_owned(), 2)]);
+        // a seen twice, one pass and one failure: the failure stands, the pass is surplus.
+        assert_eq!(m.surplus(&[0, 0], &[0]), vec![("a".to_owned(), 1)]);
+        assert!(m.surplus(&[0, 1, 1, 2], &[0, 1, 1, 2]).is_empty());
     }
 }

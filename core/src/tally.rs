@@ -77,6 +77,9 @@ pub struct Tally {
     pub names: Vec<String>,
     /// Manifest positions of the expected tests read.
     manifest_seen: Vec<u32>,
+    /// Manifest positions of the expected tests read that counted as passed: the passes an
+    /// expected test has beyond its multiplicity are taken back ([`Tally::apply_manifest`]).
+    manifest_passed: Vec<u32>,
     /// With a manifest: ids of tests read that it does not list (renamed or injected tests)
     /// and that did not fail, in input order. They are not counted: a passing test the seal
     /// record does not list must not stand in for a sealed one.
@@ -145,6 +148,7 @@ impl Tally {
             return;
         };
         self.missing = manifest.missing(&self.manifest_seen);
+        self.settle_surplus(&manifest);
         for id in self.missing.clone() {
             add(&mut self.counts.total, 1);
             add(&mut self.counts.failed, 1);
@@ -162,34 +166,82 @@ impl Tally {
         self.flush_suite();
     }
 
+    /// Settles problems that stand for tests already read and arrived after
+    /// [`Tally::apply_manifest`] (a runner's console summary, judged once the results are in).
+    pub fn settle(&mut self) {
+        self.settle_within_read();
+    }
+
+    /// Results beyond an expected test's multiplicity (twins registered under a sealed id, a
+    /// suite appended twice): its surplus passes are taken out of the counts, so they cannot
+    /// dilute the score, and one `surplus-results` problem names the tests. Its failures stay
+    /// counted: the worst of a test's results is never taken back.
+    fn settle_surplus(&mut self, manifest: &Manifest) {
+        let surplus = manifest.surplus(&self.manifest_seen, &self.manifest_passed);
+        if surplus.is_empty() {
+            return;
+        }
+        self.manifest_passed = Vec::new();
+        let passes: u64 = surplus.iter().map(|(_, n)| n).sum();
+        self.flush_suite();
+        self.take_passes(passes, None);
+        let shown: Vec<String> = surplus
+            .iter()
+            .take(5)
+            .map(|(id, n)| format!("{id} (+{n})"))
+            .collect();
+        let more = match surplus.len().saturating_sub(shown.len()) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        self.problem(Problem::new(
+            ProblemKind::SurplusResults,
+            format!(
+                "{passes} passing result{} beyond what the seal lists for {} expected test{}, not counted: {}{more}",
+                if passes == 1 { "" } else { "s" },
+                surplus.len(),
+                if surplus.len() == 1 { "" } else { "s" },
+                shown.join(", ")
+            ),
+        ));
+    }
+
     /// Each problem counted among the tests read takes its count out of the passes (and the
     /// totals): its own suite's first, then other suites' in order, as far as there are passes
     /// to take, so that the per-suite counts still add up to the totals.
     fn settle_within_read(&mut self) {
         self.flush_suite();
         for (place, n) in std::mem::take(&mut self.within_read) {
-            let mut left = n.min(self.counts.passed);
-            self.counts.passed -= left;
-            // A total saturated at `u64::MAX` stays there: it could not grow by the problem's
-            // count, so taking the moved passes out of it would leave it below `failed`.
-            if self.counts.total != u64::MAX {
-                self.counts.total -= left;
-            }
-            let own = self.suites.get_mut(&place).map(|c| {
-                let k = left.min(c.passed);
-                take_passes(c, k);
-                k
-            });
-            left -= own.unwrap_or(0);
-            for c in self.suites.values_mut() {
-                if left == 0 {
-                    break;
-                }
-                let k = left.min(c.passed);
-                take_passes(c, k);
-                left -= k;
-            }
+            self.take_passes(n, Some(&place));
         }
+    }
+
+    /// Takes up to `n` passes out of the counts (and the totals): out of suite `own`'s first,
+    /// then other suites' in order, as far as there are passes to take, so that the per-suite
+    /// counts still add up to the totals. Returns how many were taken.
+    fn take_passes(&mut self, n: u64, own: Option<&str>) -> u64 {
+        let taken = n.min(self.counts.passed);
+        let mut left = taken;
+        self.counts.passed -= left;
+        // A total saturated at `u64::MAX` stays there: it could not grow by the problem's
+        // count, so taking the moved passes out of it would leave it below `failed`.
+        if self.counts.total != u64::MAX {
+            self.counts.total -= left;
+        }
+        if let Some(c) = own.and_then(|own| self.suites.get_mut(own)) {
+            let k = left.min(c.passed);
+            take_passes(c, k);
+            left -= k;
+        }
+        for c in self.suites.values_mut() {
+            if left == 0 {
+                break;
+            }
+            let k = left.min(c.passed);
+            take_passes(c, k);
+            left -= k;
+        }
+        taken
     }
 
     /// Names the file the next events come from (used to label problems without a suite).
@@ -263,6 +315,7 @@ impl Tally {
         self.refused.absorb(other.refused);
         self.within_read.extend(other.within_read);
         self.manifest_seen.extend(other.manifest_seen);
+        self.manifest_passed.extend(other.manifest_passed);
         self.names.extend(other.names);
         self.unexpected.extend(other.unexpected);
         self.unexpected_failed.extend(other.unexpected_failed);
@@ -562,7 +615,12 @@ impl EventSink for Tally {
             && !test.parent
         {
             match m.position(&test.id) {
-                Some(i) => self.manifest_seen.push(i),
+                Some(i) => {
+                    self.manifest_seen.push(i);
+                    if outcome == CountsAs::Pass {
+                        self.manifest_passed.push(i);
+                    }
+                }
                 None if outcome == CountsAs::Fail => {
                     self.unexpected_failed.push(test.id.clone());
                 }
@@ -615,7 +673,12 @@ impl EventSink for Tally {
         self.dups.record(test.id);
         if let Some(m) = &self.manifest {
             match m.position(test.id) {
-                Some(i) => self.manifest_seen.push(i),
+                Some(i) => {
+                    self.manifest_seen.push(i);
+                    if outcome == CountsAs::Pass {
+                        self.manifest_passed.push(i);
+                    }
+                }
                 None => {
                     self.unexpected.push(test.id.to_owned());
                     return;

@@ -14,9 +14,10 @@
 //! - the seal a score runs under, checked through `gapscore_seal::checked_seal::check` (sealing,
 //!   the one verification and seal plurality are in `gapscore-seal`);
 //!   [`expected_tests::expected_ids`]: a stub run's tests for a seal record (`seal --expect`).
-//! - [`runner_evidence::RunnerInput`], [`runner_evidence::check_results`]: what `gapscore run` adds (the runner's
-//!   evidence as problems, result files checked for this run's writing), through the same
-//!   [`score()`] ([`runner_evidence`]).
+//! - [`run::run`], [`RunRequest`]: `gapscore run` as one pipeline whose order of judgement is
+//!   written in one function, ending in the same [`score()`];
+//!   [`runner_evidence::RunnerInput`], [`runner_evidence::check_results`]: what a run adds (the
+//!   runner's evidence as problems, result files checked for this run's writing).
 //! - [`validation::load_validation`], [`validation::load_history`]: hardening cycles.
 //! - [`fs`]: the atomic writer and the sealed source for scrubbing (the sealed-directory reader
 //!   and its `FsError` are `gapscore_seal::sealed_dir`).
@@ -48,6 +49,7 @@ pub mod expected_tests;
 pub mod fs;
 pub mod gate;
 pub mod outcome;
+pub mod run;
 pub mod runner_evidence;
 pub mod score;
 pub mod suite;
@@ -63,6 +65,7 @@ pub use error::Error;
 pub use exit::ExitCode;
 pub use gate::GateDecision;
 pub use outcome::{Refusal, ScoreOutcome, Scored};
+pub use run::{RunError, RunRequest};
 pub use runner_evidence::RunnerInput;
 pub use score::{ScoreRequest, SealInput, score};
 pub use suite::{Diagnostic, Severity, SuiteOptions, SuiteScore, tally_suite};

@@ -52,6 +52,8 @@ pub enum Refusal {
     },
     /// No sealed test was counted, under `strict`.
     NoSealedTests,
+    /// `gapscore run` did not start the command.
+    NotRun(crate::run::RunError),
 }
 
 impl Refusal {
@@ -66,6 +68,7 @@ impl Refusal {
             Refusal::Usage(_) => Code::UsageRefused,
             Refusal::Unreadable { .. } => Code::InputsUnreadable,
             Refusal::NoSealedTests => Code::NoSealedTestsStrict,
+            Refusal::NotRun(_) => Code::RunNotStarted,
         }
     }
 
@@ -142,6 +145,7 @@ impl fmt::Display for Refusal {
             Refusal::NoSealedTests => {
                 f.write_str("no sealed tests were counted (--strict); no report written")
             }
+            Refusal::NotRun(e) => f.write_str(&sealed_dir::chain(e)),
         }
     }
 }

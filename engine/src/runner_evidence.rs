@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use gapscore_adapters::expand_inputs;
 use gapscore_core::WorkspaceIsolation;
 use gapscore_core::runner_report::{Freshness, ResultFile, RunnerReport};
-use gapscore_core::{EventSink, Problem, ProblemKind, Status, Tally};
+use gapscore_core::{EventSink, Problem, ProblemKind, Tally};
 use gapscore_runner::exec::RunEvidence;
 use gapscore_runner::recognise::Recognised;
 use gapscore_runner::sandbox::SandboxKind;
@@ -329,12 +329,25 @@ fn output_detail(e: &RunEvidence) -> String {
     format!("the end of its {name}:\n{}", tail_for_detail(text))
 }
 
-/// Whether the sealed results, as read, show any failure: a failed or errored test, or a
-/// problem.
+/// Whether the sealed results, as read and held against the seal's manifest, show a failure
+/// that explains a failing exit status: a failed expected test, an expected test that did not
+/// run, or a problem the results report. A failing result the seal does not list explains
+/// nothing (it is counted as failed, but an implementation can forge one to "explain" the
+/// status), and neither do surplus results.
 fn results_show_failure(sealed: &Tally) -> bool {
-    sealed.by_status.get(Status::Failed) > 0
-        || sealed.by_status.get(Status::Errored) > 0
-        || !sealed.problems.is_empty()
+    let unlisted = sealed.unexpected_failed.len() as u64;
+    let surplus: u64 = sealed
+        .problems
+        .iter()
+        .filter(|p| p.kind == ProblemKind::SurplusResults)
+        .map(Problem::weight)
+        .sum();
+    sealed
+        .counts
+        .failed
+        .saturating_sub(unlisted)
+        .saturating_sub(surplus)
+        > 0
 }
 
 /// The problems the runner's evidence stands for, judged against the sealed results as read.
@@ -424,6 +437,9 @@ pub(crate) fn apply(
     for p in runner_problems(input, sealed) {
         sealed.problem(p);
     }
+    // Runner evidence counted among the tests read (a console summary worse than the results)
+    // is settled now that it is in.
+    sealed.settle();
     let e = &input.evidence;
     let mut report = RunnerReport::new(
         e.command.clone(),

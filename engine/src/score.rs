@@ -473,11 +473,13 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     for (code, w) in &req.warnings {
         sealed.warnings.push(*code, w.clone());
     }
+    // The manifest is applied before any runner evidence is weighed: a result the seal does
+    // not list never explains a failing exit status (issue 32).
+    sealed.apply_manifest();
     let runner = req
         .runner
         .as_ref()
         .map(|r| runner_evidence::apply(r, &mut sealed, &mut excluded_present));
-    sealed.apply_manifest();
     if !sealed_dirs.is_empty() {
         // Unreadable sealed files already refused the run when the seal was verified.
         let dirs: Vec<&std::path::Path> = sealed_dirs.iter().map(PathBuf::as_path).collect();

@@ -75,6 +75,8 @@ pub enum Severity {
     Error,
     /// Something the user should know; the score still stands.
     Warning,
+    /// What happened, told as it happened (how `gapscore run`'s command ended).
+    Note,
 }
 
 /// A note about a score, in the order it arose: its stable code decides what it is (batch
@@ -104,6 +106,15 @@ impl Diagnostic {
     pub fn warning(code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// A note.
+    pub fn note(code: Code, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Note,
             code,
             message: message.into(),
         }

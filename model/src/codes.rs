@@ -133,6 +133,9 @@ codes! {
     UnattributedResults = "P021", "readers",
         "console text counts results it does not name, so which tests they were is unknown",
         "give the runner's structured output (JUnit XML, JSON) or a verbose run (`-v`, `-rA`)";
+    SurplusResults = "P022", "engine",
+        "an expected test has more results than the seal lists it (twins under a sealed id, a suite appended twice)",
+        "run each sealed test as often as the seal records it (`seal --expect` with the same command); the surplus passes are not counted";
 
     AdapterWarning = "W001", "plugins",
         "a warning from a reader that gave no code (or a code this gapscore does not know)",
@@ -253,6 +256,9 @@ codes! {
     RepoPolicyLoosened = "W221", "batch",
         "a repository's gapscore.toml tried to loosen the operator's policy; the operator's value was kept",
         "a repository may tighten the policy (`skipped = \"fail\"`), never loosen it; remove the key or ask the operator";
+    RunEnded = "W222", "run",
+        "how the test command `gapscore run` started ended (a note, not a warning)",
+        "nothing to do: the report's `gapscore.runner` holds the same";
 
     InputUnreadable = "E001", "engine",
         "an input file could not be read or parsed",
@@ -334,6 +340,9 @@ codes! {
     NoSealedTestsStrict = "R006", "engine",
         "no sealed test was counted, and `--strict` was given",
         "make sure the sealed suite ran and its results were given";
+    RunNotStarted = "R007", "run",
+        "`gapscore run` did not start the test command (planted files beside the sealed tests, a workspace that could not be prepared, a program that could not be started)",
+        "fix what the message names; nothing was run, and no report is written";
 }
 
 impl Code {

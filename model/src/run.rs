@@ -250,11 +250,16 @@ pub enum ProblemKind {
     /// Console text counts results it does not name (progress dots, a summary line): the
     /// reader cannot tell which tests they were (added in 0.4).
     UnattributedResults,
+    /// With a seal's expected tests: more results for an expected test than the seal lists it
+    /// (twins registered under a sealed test's id, a suite appended twice). The surplus passes
+    /// are not counted, so they cannot dilute the score, and the problem counts as one failure
+    /// (added in 0.5).
+    SurplusResults,
 }
 
 impl ProblemKind {
     /// Every problem kind.
-    pub const ALL: [ProblemKind; 21] = [
+    pub const ALL: [ProblemKind; 22] = [
         ProblemKind::BuildFailure,
         ProblemKind::CollectionError,
         ProblemKind::SuiteError,
@@ -276,6 +281,7 @@ impl ProblemKind {
         ProblemKind::SummaryLine,
         ProblemKind::UnreadableCount,
         ProblemKind::UnattributedResults,
+        ProblemKind::SurplusResults,
     ];
 
     /// The kebab-case name used in JSON (`build-failure`, ...).
@@ -302,6 +308,7 @@ impl ProblemKind {
             ProblemKind::SummaryLine => "summary-line",
             ProblemKind::UnreadableCount => "unreadable-count",
             ProblemKind::UnattributedResults => "unattributed-results",
+            ProblemKind::SurplusResults => "surplus-results",
         }
     }
 
@@ -330,6 +337,7 @@ impl ProblemKind {
             ProblemKind::SummaryLine => Code::SummaryLine,
             ProblemKind::UnreadableCount => Code::UnreadableCount,
             ProblemKind::UnattributedResults => Code::UnattributedResults,
+            ProblemKind::SurplusResults => Code::SurplusResults,
         }
     }
 
@@ -357,6 +365,7 @@ impl ProblemKind {
             ProblemKind::SummaryLine => "summary line says worse",
             ProblemKind::UnreadableCount => "unreadable declared count",
             ProblemKind::UnattributedResults => "results without names",
+            ProblemKind::SurplusResults => "more results than the seal lists",
         }
     }
 

@@ -132,6 +132,48 @@ fn a_manifest_counts_failures_it_does_not_list() {
     assert_eq!(names, ["/tmp/ws/a.test.js", "after all hook"]);
 }
 
+/// Twins: four passing results registered under each sealed test's id (issue 32) must not
+/// dilute the score. Five expected tests, three failing, each with four passing twins, across
+/// two inputs merged: the surplus passes are taken back, one `surplus-results` problem counts,
+/// and the failures stand (3 of 5, plus the problem: 4 of 6).
+#[test]
+fn passing_twins_beyond_the_manifest_are_not_counted() {
+    let ids = ["a", "b", "c", "d", "e"];
+    let m = Arc::new(Manifest::new(ids.iter().map(|s| (*s).to_owned())));
+    let mut first = Tally::with_manifest(StatusPolicy::default(), m.clone());
+    let mut second = Tally::with_manifest(StatusPolicy::default(), m.clone());
+    for (i, id) in ids.iter().enumerate() {
+        let status = if i < 3 {
+            Status::Failed
+        } else {
+            Status::Passed
+        };
+        first.test_finished(t(id, status));
+        for _ in 0..2 {
+            first.test_finished_ref(t(id, Status::Passed).borrowed());
+            second.test_finished(t(id, Status::Passed));
+        }
+    }
+    first.finish();
+    second.finish();
+    let mut all = Tally::with_manifest(StatusPolicy::default(), m);
+    all.merge(first);
+    all.merge(second);
+    all.finish();
+    all.apply_manifest();
+    assert_eq!((all.counts.failed, all.counts.total), (4, 6));
+    assert_eq!(all.counts.passed, 2);
+    let suite_total: u64 = all.suites.values().map(|c| c.total).sum();
+    assert_eq!(suite_total, all.counts.total, "per-suite counts add up");
+    assert_eq!(all.problems.len(), 1);
+    assert_eq!(all.problems[0].kind, ProblemKind::SurplusResults);
+    assert!(
+        all.problems[0].detail.contains("20 passing results"),
+        "{}",
+        all.problems[0].detail
+    );
+}
+
 #[test]
 fn duplicates_each_count() {
     let mut tally = Tally::new(StatusPolicy::default());
