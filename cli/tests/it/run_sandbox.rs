@@ -6,6 +6,8 @@
 //! The bubblewrap tests need `bwrap` working here; without it they say so and pass, unless
 //! GAPSCORE_REQUIRE_RUNNERS is set (CI sets it and installs bubblewrap).
 
+#![allow(clippy::print_stderr)] // Test code: the skip note.
+
 use std::fs;
 use std::io::Read;
 use std::net::TcpListener;
