@@ -53,7 +53,7 @@ pub enum Refusal {
     /// No sealed test was counted, under `strict`.
     NoSealedTests,
     /// `gapscore run` did not start the command.
-    NotRun(crate::run::RunError),
+    NotRun(RunError),
 }
 
 impl Refusal {
@@ -148,6 +148,66 @@ impl fmt::Display for Refusal {
             Refusal::NotRun(e) => f.write_str(&sealed_dir::chain(e)),
         }
     }
+}
+
+/// Why the command was not run (a [`Refusal::NotRun`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// Files the seal does not hash sit beside the sealed tests (planted bytecode, packages).
+    #[error(
+        "refusing to start: {} file{} the seal does not hash {} in `{}` ({}); the sealed tests would run beside them (planted bytecode or packages change what they do): remove them first",
+        files.len(),
+        if files.len() == 1 { "" } else { "s" },
+        if files.len() == 1 { "sits" } else { "sit" },
+        dir.display(),
+        preview(files)
+    )]
+    PlantedFiles {
+        /// The sealed directory.
+        dir: PathBuf,
+        /// The files, relative to it.
+        files: Vec<String>,
+    },
+    /// The workspace could not be prepared (the copy, a refused runner set-up).
+    #[error("cannot prepare the workspace")]
+    Workspace(#[source] std::io::Error),
+    /// The sandbox asked for does not work here (`--sandbox bwrap`).
+    #[error("cannot run in the sandbox")]
+    Sandbox(#[source] std::io::Error),
+    /// The sealed files could not be made read-only and watched, or looked at after the run.
+    #[error("cannot watch the sealed tests in `{}`", dir.display())]
+    Watch {
+        /// The sealed directory in the workspace.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The command could not be started (or waited for).
+    #[error("cannot run `{program}`")]
+    Start {
+        /// The program.
+        program: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A temporary file or directory of gapscore's own could not be made or entered.
+    #[error("{what}")]
+    Scratch {
+        /// What could not be done.
+        what: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn preview(items: &[String]) -> String {
+    let shown: Vec<&str> = items.iter().take(5).map(String::as_str).collect();
+    let more = if items.len() > 5 { ", …" } else { "" };
+    format!("{}{more}", shown.join(", "))
 }
 
 /// A report the engine made, with what goes with it.

@@ -35,7 +35,7 @@ use gapscore_seal::checked_seal::{self, CheckedSeal};
 use gapscore_seal::verify::VerifyOptions;
 
 use crate::error::Error;
-use crate::outcome::{Refusal, ScoreOutcome};
+use crate::outcome::{Refusal, RunError, ScoreOutcome};
 use crate::runner_evidence::{ResultsBaseline, RunnerInput, check_results};
 use crate::score::{ScoreRequest, score, spec_v2};
 use crate::suite::Diagnostic;
@@ -89,66 +89,6 @@ impl RunRequest {
             sandbox: SandboxOptions::new(sandbox::SandboxMode::Auto),
         }
     }
-}
-
-/// Why the command was not run (a [`Refusal::NotRun`]).
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RunError {
-    /// Files the seal does not hash sit beside the sealed tests (planted bytecode, packages).
-    #[error(
-        "refusing to start: {} file{} the seal does not hash {} in `{}` ({}); the sealed tests would run beside them (planted bytecode or packages change what they do): remove them first",
-        files.len(),
-        if files.len() == 1 { "" } else { "s" },
-        if files.len() == 1 { "sits" } else { "sit" },
-        dir.display(),
-        preview(files)
-    )]
-    PlantedFiles {
-        /// The sealed directory.
-        dir: PathBuf,
-        /// The files, relative to it.
-        files: Vec<String>,
-    },
-    /// The workspace could not be prepared (the copy, a refused runner set-up).
-    #[error("cannot prepare the workspace")]
-    Workspace(#[source] std::io::Error),
-    /// The sandbox asked for does not work here (`--sandbox bwrap`).
-    #[error("cannot run in the sandbox")]
-    Sandbox(#[source] std::io::Error),
-    /// The sealed files could not be made read-only and watched, or looked at after the run.
-    #[error("cannot watch the sealed tests in `{}`", dir.display())]
-    Watch {
-        /// The sealed directory in the workspace.
-        dir: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The command could not be started (or waited for).
-    #[error("cannot run `{program}`")]
-    Start {
-        /// The program.
-        program: String,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A temporary file or directory of gapscore's own could not be made or entered.
-    #[error("{what}")]
-    Scratch {
-        /// What could not be done.
-        what: String,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-}
-
-fn preview(items: &[String]) -> String {
-    let shown: Vec<&str> = items.iter().take(5).map(String::as_str).collect();
-    let more = if items.len() > 5 { ", …" } else { "" };
-    format!("{}{more}", shown.join(", "))
 }
 
 fn not_run(e: RunError, diagnostics: Vec<Diagnostic>) -> ScoreOutcome {
