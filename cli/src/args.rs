@@ -353,6 +353,17 @@ pub struct RunArgs {
     /// Keep the network inside the sandbox.
     #[arg(long)]
     pub share_net: bool,
+    /// Pass this variable of gapscore's environment on to the command (`NAME`), or set it
+    /// (`NAME=VALUE`); repeatable. The command gets only PATH, LANG, LC_*, TZ, TERM, a HOME
+    /// and TMPDIR of its own, and these (docs/run-recipes.md).
+    #[arg(long = "env", value_name = "NAME[=VALUE]")]
+    pub env: Vec<gapscore_runner::environment::EnvPass>,
+
+    /// Run even when the runner, or a module its framework loads, resolves inside the
+    /// workspace (the project's node_modules/.bin, lib/, a .venv in it); the report records
+    /// what was trusted.
+    #[arg(long)]
+    pub trust_workspace_runner: bool,
 
     /// Every `gapscore score` option.
     #[command(flatten)]

@@ -44,6 +44,10 @@ pub struct RunnerReport {
     /// What was done to isolate the run, one line each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What `--trust-workspace-runner` let the command load from the workspace (the runner,
+    /// or a module of its framework, and its path): empty when the runner resolved outside it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trusted_workspace_runner: Vec<String>,
 }
 
 /// One result file, and whether this run wrote it.
@@ -107,6 +111,7 @@ impl RunnerReport {
             isolation: isolation.into(),
             sandbox: no_sandbox(),
             notes: Vec::new(),
+            trusted_workspace_runner: Vec::new(),
         }
     }
 }

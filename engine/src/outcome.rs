@@ -68,7 +68,7 @@ impl Refusal {
             Refusal::Usage(_) => Code::UsageRefused,
             Refusal::Unreadable { .. } => Code::InputsUnreadable,
             Refusal::NoSealedTests => Code::NoSealedTestsStrict,
-            Refusal::NotRun(_) => Code::RunNotStarted,
+            Refusal::NotRun(e) => e.code(),
         }
     }
 
@@ -184,6 +184,10 @@ pub enum RunError {
         #[source]
         source: std::io::Error,
     },
+    /// The runner or its framework would be loaded from the workspace (and was not trusted),
+    /// or the command's own `HOME`/`TMPDIR` could not be made.
+    #[error(transparent)]
+    Confine(gapscore_runner::workspace::ConfineError),
     /// The command could not be started (or waited for).
     #[error("cannot run `{program}`")]
     Start {
@@ -202,6 +206,16 @@ pub enum RunError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl RunError {
+    /// Its registry code: [`Code::RunNotStarted`], or the runner's own for a refused runner.
+    pub fn code(&self) -> Code {
+        match self {
+            RunError::Confine(e) => e.code(),
+            _ => Code::RunNotStarted,
+        }
+    }
 }
 
 fn preview(items: &[String]) -> String {

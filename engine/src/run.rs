@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use gapscore_adapters::Registry;
 use gapscore_core::WorkspaceIsolation;
+use gapscore_runner::environment::EnvPass;
 use gapscore_runner::exec::{ExecOptions, Interrupt, RunEvidence, execute, fs_stamp};
 use gapscore_runner::recognise::recognise;
 use gapscore_runner::sandbox::{self, Sandbox, SandboxKind, SandboxOptions};
@@ -67,6 +68,14 @@ pub struct RunRequest {
     pub passthrough: bool,
     /// The sandbox to run in (`--sandbox`, `--share-net`).
     pub sandbox: SandboxOptions,
+    /// The environment gapscore was started with, which the command's default-deny
+    /// environment takes its allowlist from (`gapscore_runner::environment`).
+    pub parent_env: Vec<(OsString, OsString)>,
+    /// More variables for the command (`--env NAME`, `--env NAME=VALUE`).
+    pub env: Vec<EnvPass>,
+    /// Run even when the runner or its framework resolves inside the workspace; the report
+    /// records what was trusted.
+    pub trust_workspace_runner: bool,
 }
 
 impl RunRequest {
@@ -87,6 +96,9 @@ impl RunRequest {
             project: project.into(),
             passthrough: true,
             sandbox: SandboxOptions::new(sandbox::SandboxMode::Auto),
+            parent_env: std::env::vars_os().collect(),
+            env: Vec::new(),
+            trust_workspace_runner: false,
         }
     }
 }
@@ -207,7 +219,7 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
     {
         return ScoreOutcome::refused(*r, diagnostics);
     }
-    let ws = match prepare(
+    let mut ws = match prepare(
         &req.project,
         req.sealed_dir.as_deref(),
         req.isolation,
@@ -215,6 +227,17 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
     ) {
         Ok(ws) => ws,
         Err(e) => return not_run(RunError::Workspace(e), diagnostics),
+    };
+    // The default-deny environment, and the runner followed to where it resolves.
+    let trusted = match ws.confine_env(
+        &req.project,
+        &req.command,
+        req.parent_env.iter().cloned(),
+        &req.env,
+        req.trust_workspace_runner,
+    ) {
+        Ok(trusted) => trusted,
+        Err(e) => return not_run(RunError::Confine(e), diagnostics),
     };
     // The copy the command will see must be the sealed one too.
     let sealed_in_ws = ws.sealed_dir.clone().or_else(|| req.sealed_dir.clone());
@@ -309,6 +332,7 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
     input.notes = notes;
     input.sandbox = sandbox.kind;
     input.sealed_touched = sealed_touched;
+    input.trusted_workspace_runner = trusted.iter().map(ToString::to_string).collect();
     input.recognised = recognised;
     input.stdout_copy = stdout_copy;
 
@@ -371,7 +395,7 @@ fn execute_in(
     exec.signal_as_exit_status = how.sandbox.reports_signal_as_status();
     exec.fresh_after = Some(how.stamp);
     exec.env.clone_from(&ws.env);
-    exec.env_remove.clone_from(&ws.env_remove);
+    exec.clear_env = true;
     exec.timeout = req.timeout;
     exec.stdout_file = stdout_copy;
     exec.passthrough = req.passthrough;

@@ -43,6 +43,8 @@ pub struct RunnerInput {
     pub sealed_touched: Vec<TouchedFile>,
     /// What was done to isolate the run.
     pub notes: Vec<String>,
+    /// What `--trust-workspace-runner` let the command load from the workspace.
+    pub trusted_workspace_runner: Vec<String>,
     /// Failure lines recognised in the command's output.
     pub recognised: Vec<Recognised>,
     /// The file the command's standard output was copied to (`--results -`): named `-` in the
@@ -60,6 +62,7 @@ impl RunnerInput {
             sandbox: SandboxKind::None,
             sealed_touched: Vec::new(),
             notes: Vec::new(),
+            trusted_workspace_runner: Vec::new(),
             recognised: Vec::new(),
             stdout_copy: None,
         }
@@ -456,6 +459,9 @@ pub(crate) fn apply(
     input.sandbox.as_str().clone_into(&mut report.sandbox);
     report.results.clone_from(&input.results.files);
     report.notes.clone_from(&input.notes);
+    report
+        .trusted_workspace_runner
+        .clone_from(&input.trusted_workspace_runner);
     if !excluded_present.is_empty() {
         report.notes.push(format!(
             "the command made {} file{} under paths the seal excludes in the sealed directory during the run ({}); none were there before it",

@@ -296,6 +296,9 @@ codes! {
     BadHash = "E012", "engine",
         "a hash given is not a SHA-256",
         "give 64 hexadecimal digits (with or without `sha256:`)";
+    RunnerInWorkspace = "E040", "runner",
+        "`gapscore run` refused to start: the runner or a module of its framework would be loaded from the workspace, which the implementer writes",
+        "install the runner outside the project (a global or CI-provided tool, `python -m pytest` from an interpreter outside it) and remove the planted module the message names; or pass `--trust-workspace-runner`, and the report records what was trusted";
 
     SuiteDidNotRun = "A001", "report",
         "advisory: the sealed suite did not fully run (it has run-level problems)",

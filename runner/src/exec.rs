@@ -46,6 +46,9 @@ pub struct ExecOptions {
     /// Environment variables to remove from gapscore's own environment (doors a planted
     /// setting could open: `PYTEST_ADDOPTS`, `NODE_OPTIONS`, ...).
     pub env_remove: Vec<OsString>,
+    /// Start the command with [`ExecOptions::env`] only, none of gapscore's own environment
+    /// (`gapscore run` does: the environment is default-deny).
+    pub clear_env: bool,
     /// End the whole process group after this long.
     pub timeout: Option<Duration>,
     /// Time between `SIGTERM` and `SIGKILL`.
@@ -76,6 +79,7 @@ impl ExecOptions {
             dir: dir.into(),
             env: Vec::new(),
             env_remove: Vec::new(),
+            clear_env: false,
             timeout: None,
             grace: DEFAULT_GRACE,
             tail_bytes: DEFAULT_TAIL_BYTES,
@@ -440,6 +444,9 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
     };
     let mut cmd = Command::new(program);
+    if opts.clear_env {
+        cmd.env_clear();
+    }
     for k in &opts.env_remove {
         cmd.env_remove(k);
     }
@@ -655,8 +662,13 @@ mod tests {
         assert!(e.output_held_open);
         assert_eq!(e.stdout_tail, "started\n");
         assert!(e.duration_secs < 5.0, "{}", e.duration_secs);
-        // Without a time limit too: the command exits, its escaped child keeps the pipe.
-        let e = execute(&sh("setsid sleep 8 & echo done"), &Interrupt::none()).unwrap();
+        // Without a time limit too: the command exits, its escaped child keeps the pipe (given
+        // the moment it needs to leave the group before the command ends).
+        let e = execute(
+            &sh("setsid sleep 8 & sleep 0.5; echo done"),
+            &Interrupt::none(),
+        )
+        .unwrap();
         assert_eq!(e.exit_code, Some(0));
         assert!(e.output_held_open);
         assert_eq!(e.stdout_tail, "done\n");
@@ -679,6 +691,19 @@ mod tests {
         o.fresh_after = Some(earlier);
         let e = execute(&o, &Interrupt::none()).unwrap();
         assert_eq!(e.fresh_after, earlier);
+    }
+
+    #[test]
+    fn a_cleared_environment_holds_only_what_is_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = sh("env > env.txt");
+        o.dir = dir.path().to_owned();
+        o.clear_env = true;
+        o.env = vec![("ONLY".into(), "1".into())];
+        execute(&o, &Interrupt::none()).unwrap();
+        let seen = std::fs::read_to_string(dir.path().join("env.txt")).unwrap();
+        assert!(seen.contains("ONLY=1"), "{seen}");
+        assert!(!seen.contains("CARGO"), "{seen}");
     }
 
     #[test]

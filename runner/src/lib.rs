@@ -9,7 +9,9 @@
 //!   problem kind it stands for.
 //! - [`workspace`]: a disposable verification workspace (spec v2 §4.3): the project copied
 //!   (respecting `.gitignore`) with the verified sealed tests placed in it, and the environment
-//!   that keeps caches from poisoning the run.
+//!   that keeps caches from poisoning the run; the runner followed to where it resolves.
+//! - [`environment`]: the command's default-deny environment (an allowlist, `--env`, and
+//!   interpreters' isolated modes).
 //! - [`sandbox`]: bubblewrap around the command (issue 32): the root read-only, the workspace the
 //!   only writable place, the sealed tests read-only, no network, its own PID namespace.
 //! - [`watch`]: files watched across the run: the sealed files' identities (inode, size, mtime,
@@ -18,6 +20,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod environment;
 pub mod exec;
 pub mod recognise;
 pub mod sandbox;

@@ -6,17 +6,22 @@
 //! - Python bytecode: `PYTHONDONTWRITEBYTECODE=1`, and `PYTHONPYCACHEPREFIX` pointing into a
 //!   scratch directory the [`Workspace`] owns, so Python neither writes `__pycache__` beside the
 //!   tests nor reads planted bytecode from one.
-//! - The environment variables in which options or modules for a runner hide are removed
-//!   ([`Workspace::env_remove`]), and npm's `node-options` setting (which a planted `.npmrc` can
-//!   set) is overridden with a blank value.
+//! - npm's `node-options` setting (which a planted `.npmrc` can set) is overridden with a blank
+//!   value.
 //! - pytest (when recognised): `-p no:cacheprovider`; with a sealed directory also
 //!   `--confcutdir` and `--rootdir` at it (no `conftest.py` above it loads) and `-c` with the
 //!   sealed directory's `pytest.ini` or an empty one of gapscore's (no `pytest.ini`,
 //!   `pyproject.toml`, `tox.ini` or `setup.cfg` of the project applies); plugin autoloading off
 //!   (`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`: a planted `*.dist-info` with a `pytest11` entry point
-//!   is a plugin). A `python -m pytest` run is refused when the working directory holds a module
-//!   named like pytest's own, which `python -m` would import instead.
+//!   is a plugin); `-o pythonpath=<the workspace directory>` (unless the sealed `pytest.ini` sets
+//!   `pythonpath`), so the implementation imports from the project root once pytest and its
+//!   start-up imports are loaded, never before them (`PYTHONSAFEPATH` keeps the working directory
+//!   off `sys.path` at start-up).
 //! - prove (when recognised): `--norc` (no `.proverc`).
+//!
+//! [`Workspace::confine_env`] then builds the command's default-deny environment
+//! ([`crate::environment`]) and follows the command to the runner and its framework
+//! (`resolve.rs`): one that resolves inside the workspace is refused unless trusted.
 //!
 //! With [`Isolation::Copy`] the project is copied (see `copy.rs` for the rules: `.gitignore`
 //! obeyed, `.git` left out, links kept only when they stay inside) into a temporary directory,
@@ -25,6 +30,7 @@
 //! Everything is deleted when the [`Workspace`] is dropped.
 
 mod copy;
+mod resolve;
 mod runners;
 
 use std::ffi::OsString;
@@ -32,7 +38,11 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use resolve::Roots;
+pub use resolve::WorkspaceRunner;
 use runners::Runner;
+
+use crate::environment::{self, EnvPass, RunEnv};
 
 /// Where the command runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -55,15 +65,16 @@ pub struct Workspace {
     pub dir: PathBuf,
     /// The sealed directory as seen from inside the workspace (absolute).
     pub sealed_dir: Option<PathBuf>,
-    /// Environment variables to set for the command (cache neutralisation and the like).
+    /// gapscore's own environment variables for the command (cache neutralisation and the
+    /// like); [`Workspace::confine_env`] builds the whole environment around them.
     pub env: Vec<(OsString, OsString)>,
-    /// Environment variables to remove for the command (options and modules for runners).
-    pub env_remove: Vec<OsString>,
     /// Arguments to add after the command's own, for runners where gapscore knows how to confine
     /// configuration to the sealed directory (pytest `--confcutdir`/`--rootdir`).
     pub extra_args: Vec<OsString>,
     /// What gapscore did to isolate the run, one line each, for the report.
     pub notes: Vec<String>,
+    /// gapscore adds the workspace directory as pytest's `pythonpath`.
+    adds_pythonpath: bool,
     /// Owns every temporary file; dropping it deletes them.
     temp: tempfile::TempDir,
 }
@@ -128,14 +139,14 @@ pub fn prepare(
         dir,
         sealed_dir: sealed_in_ws,
         env: Vec::new(),
-        env_remove: Vec::new(),
         extra_args: Vec::new(),
         notes,
+        adds_pythonpath: false,
         temp,
     };
     neutralise_env(&mut ws, &scratch)?;
     match runners::recognise(command) {
-        Runner::Pytest { via_python_m } => confine_pytest(&mut ws, &scratch, via_python_m)?,
+        Runner::Pytest { .. } => confine_pytest(&mut ws, &scratch)?,
         Runner::Prove => {
             ws.extra_args.push("--norc".into());
             ws.notes
@@ -223,34 +234,11 @@ fn neutralise_env(ws: &mut Workspace, scratch: &Path) -> io::Result<()> {
     ws.notes.push(
         "npm_config_node_options=\" \" (npm ignores a node-options setting in .npmrc)".to_owned(),
     );
-    ws.env_remove
-        .extend(runners::ENV_REMOVE.iter().map(OsString::from));
-    ws.notes.push(format!(
-        "removed from the environment: {}",
-        runners::ENV_REMOVE.join(", ")
-    ));
     Ok(())
 }
 
 /// pytest's arguments and environment.
-fn confine_pytest(ws: &mut Workspace, scratch: &Path, via_python_m: bool) -> io::Result<()> {
-    if via_python_m {
-        for name in runners::PYTEST_SHADOWS {
-            for planted in [ws.dir.join(format!("{name}.py")), ws.dir.join(name)] {
-                if fs::symlink_metadata(&planted).is_ok() {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!(
-                            "{} would be imported instead of pytest's own `{name}` by \
-                             `python -m pytest` (the working directory comes first on sys.path): \
-                             remove it, or run the `pytest` script",
-                            planted.display()
-                        ),
-                    ));
-                }
-            }
-        }
-    }
+fn confine_pytest(ws: &mut Workspace, scratch: &Path) -> io::Result<()> {
     ws.extra_args
         .extend(["-p".into(), "no:cacheprovider".into()]);
     ws.notes
@@ -262,6 +250,13 @@ fn confine_pytest(ws: &mut Workspace, scratch: &Path, via_python_m: bool) -> io:
          command names it with -p)"
             .to_owned(),
     );
+    let sealed_ini = ws.sealed_dir.as_ref().and_then(|sealed| {
+        runners::SEALED_PYTEST_INI
+            .iter()
+            .map(|name| sealed.join(name))
+            .find(|path| path.is_file())
+    });
+    pytest_pythonpath(ws, sealed_ini.as_deref());
     let Some(sealed) = ws.sealed_dir.clone() else {
         ws.notes.push(
             "pytest: no sealed directory, so conftest.py files and configuration are not confined"
@@ -278,11 +273,7 @@ fn confine_pytest(ws: &mut Workspace, scratch: &Path, via_python_m: bool) -> io:
         "pytest: --confcutdir and --rootdir {} (no conftest.py outside the sealed directory loads)",
         sealed.display()
     ));
-    let ini = match runners::SEALED_PYTEST_INI
-        .iter()
-        .map(|name| sealed.join(name))
-        .find(|path| path.is_file())
-    {
+    let ini = match sealed_ini {
         Some(own) => own,
         None => {
             let empty = scratch.join("pytest.ini");
@@ -296,4 +287,138 @@ fn confine_pytest(ws: &mut Workspace, scratch: &Path, via_python_m: bool) -> io:
     ));
     ws.extra_args.extend(["-c".into(), ini.into_os_string()]);
     Ok(())
+}
+
+/// pytest's `pythonpath`, the workspace directory: the honest way for sealed tests to import
+/// the implementation from the project root, added by pytest after its own start-up imports.
+/// A sealed `pytest.ini` that sets `pythonpath` keeps its own.
+fn pytest_pythonpath(ws: &mut Workspace, sealed_ini: Option<&Path>) {
+    let sets_own = sealed_ini
+        .and_then(|ini| fs::read_to_string(ini).ok())
+        .is_some_and(|text| {
+            text.lines()
+                .any(|l| l.trim_start().starts_with("pythonpath"))
+        });
+    if sets_own {
+        ws.notes
+            .push("pytest: the sealed pytest.ini's own pythonpath is used".to_owned());
+        return;
+    }
+    // pytest splits the value like a shell.
+    let quoted = ws.dir.to_string_lossy().replace('\'', "'\\''");
+    ws.extra_args
+        .extend(["-o".into(), format!("pythonpath='{quoted}'").into()]);
+    ws.adds_pythonpath = true;
+    ws.notes.push(format!(
+        "pytest: -o pythonpath={} (the implementation imports from the workspace once pytest has \
+         started; nothing of the workspace is on sys.path before)",
+        ws.dir.display()
+    ));
+}
+
+/// The runner or a module of its framework resolves inside the workspace, and the run was not
+/// told to trust it: exit 2, before the command starts.
+#[derive(Debug)]
+pub enum ConfineError {
+    /// The temporary `HOME` or `TMPDIR` could not be made.
+    Io(io::Error),
+    /// What resolves inside the workspace.
+    RunnerInWorkspace(Vec<WorkspaceRunner>),
+}
+
+impl std::fmt::Display for ConfineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfineError::Io(e) => write!(f, "cannot make the command's HOME or TMPDIR: {e}"),
+            ConfineError::RunnerInWorkspace(found) => {
+                write!(
+                    f,
+                    "refusing to run: the runner or its framework would be loaded from the \
+                     workspace, which the implementer writes: "
+                )?;
+                for (i, w) in found.iter().enumerate() {
+                    write!(f, "{}{w}", if i == 0 { "" } else { "; " })?;
+                }
+                write!(
+                    f,
+                    " (install the runner outside the project, or pass --trust-workspace-runner \
+                     and the report records it)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfineError::Io(e) => Some(e),
+            ConfineError::RunnerInWorkspace(_) => None,
+        }
+    }
+}
+
+impl ConfineError {
+    /// The registry code: [`gapscore_model::codes::Code::RunnerInWorkspace`], or
+    /// [`gapscore_model::codes::Code::FileIo`].
+    pub fn code(&self) -> gapscore_model::codes::Code {
+        match self {
+            ConfineError::Io(_) => gapscore_model::codes::Code::FileIo,
+            ConfineError::RunnerInWorkspace(_) => gapscore_model::codes::Code::RunnerInWorkspace,
+        }
+    }
+}
+
+impl Workspace {
+    /// Builds the command's default-deny environment from `parent` (gapscore's own) and the
+    /// `--env` arguments, and follows `command` to its runner and framework. What resolves
+    /// inside the workspace or `project` is refused, unless `trust`; then it is returned (for
+    /// the report) and named in the notes. The environment is [`Workspace::env`] afterwards.
+    pub fn confine_env(
+        &mut self,
+        project: &Path,
+        command: &[OsString],
+        parent: impl IntoIterator<Item = (OsString, OsString)>,
+        pass: &[EnvPass],
+        trust: bool,
+    ) -> Result<Vec<WorkspaceRunner>, ConfineError> {
+        let scratch = self.temp.path().join(SCRATCH);
+        let run_env: RunEnv =
+            environment::build(parent, &scratch, pass, &self.env).map_err(ConfineError::Io)?;
+        self.notes.extend(run_env.notes.iter().cloned());
+        for p in pass {
+            if let Some(door) = runners::CODE_LOADING_ENV.iter().find(|d| p.name() == **d) {
+                self.notes.push(format!(
+                    "--env {door}: passed although it loads code into runners (your choice)"
+                ));
+            }
+        }
+        let roots = Roots::new(&[&self.dir, project]);
+        let mut found =
+            resolve::resolve(command, &self.dir, &run_env, &roots, self.adds_pythonpath);
+        self.notes.extend(found.notes);
+        // Named where the user can look: the copy is deleted after the run.
+        if let Ok(project) = fs::canonicalize(project) {
+            for w in &mut found.found {
+                if let Ok(rel) = w.path.strip_prefix(&self.dir) {
+                    w.path = project.join(rel);
+                }
+            }
+        }
+        self.env = run_env.vars;
+        if found.found.is_empty() {
+            self.notes.push(
+                "runner: the program and its framework resolve outside the workspace".to_owned(),
+            );
+            return Ok(Vec::new());
+        }
+        if !trust {
+            return Err(ConfineError::RunnerInWorkspace(found.found));
+        }
+        for w in &found.found {
+            self.notes
+                .push(format!("--trust-workspace-runner: trusted {w}"));
+        }
+        Ok(found.found)
+    }
 }

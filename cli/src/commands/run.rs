@@ -84,6 +84,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         SandboxArg::None => SandboxMode::None,
     });
     req.sandbox.share_net = args.share_net;
+    req.env.clone_from(&args.env);
+    req.trust_workspace_runner = args.trust_workspace_runner;
     let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;
     let outcome = run_request(&req, &registry, &interrupt);
     finish(&opts, &outcome)

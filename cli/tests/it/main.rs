@@ -45,6 +45,7 @@ mod pipes;
 mod properties;
 mod real_runs;
 mod run;
+mod run_env;
 mod run_order;
 mod run_sandbox;
 mod rust_plugin;

@@ -31,7 +31,7 @@ pub(super) enum Runner {
 }
 
 /// The program's file name without a `.exe` suffix.
-fn program_name(arg: &OsStr) -> Option<&str> {
+pub(super) fn program_name(arg: &OsStr) -> Option<&str> {
     let name = Path::new(arg).file_name()?.to_str()?;
     Some(name.strip_suffix(".exe").unwrap_or(name))
 }
@@ -87,9 +87,38 @@ pub(super) fn recognise(command: &[OsString]) -> Runner {
     Runner::Other
 }
 
-/// Environment variables removed for every command: each lets whoever sets the environment
+/// For a Python interpreter command: the interpreter's value-less flags before `-m` or the
+/// script, and the module `-m` names, if it names one.
+pub(super) fn python_flags_and_module(
+    command: &[OsString],
+) -> Option<(Vec<OsString>, Option<String>)> {
+    if !is_python(program_name(command.first()?)?) {
+        return None;
+    }
+    let mut flags = Vec::new();
+    let mut rest = command[1..].iter();
+    while let Some(arg) = rest.next() {
+        let Some(s) = arg.to_str() else { break };
+        if let Some(module) = s.strip_prefix("-m") {
+            let module = match module {
+                "" => rest.next().and_then(|m| m.to_str()).map(str::to_owned),
+                m => Some(m.to_owned()),
+            };
+            return Some((flags, module));
+        }
+        if !PYTHON_FLAGS.contains(&s) {
+            break;
+        }
+        flags.push(arg.clone());
+    }
+    Some((flags, None))
+}
+
+/// Environment variables that let whoever sets the environment load code into the runner.
+/// The command's environment is default-deny (`crate::environment`), so these are absent
+/// unless `--env` names them; the notes then say so.: each lets whoever sets the environment
 /// (a CI file the implementer can edit, a `.envrc`) load code into the runner.
-pub(super) const ENV_REMOVE: &[&str] = &[
+pub(super) const CODE_LOADING_ENV: &[&str] = &[
     // pytest: extra options (`-p plugin`) and plugin modules.
     "PYTEST_ADDOPTS",
     "PYTEST_PLUGINS",
@@ -101,11 +130,16 @@ pub(super) const ENV_REMOVE: &[&str] = &[
     "HARNESS_OPTIONS",
     // go: `-exec`, `-toolexec`, `-overlay` for every go command.
     "GOFLAGS",
+    // module search paths and start-up files.
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PYTHONHOME",
+    "PERL5LIB",
+    "PERLLIB",
+    "NODE_PATH",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
 ];
-
-/// The pytest plugin modules a `python -m pytest` run imports first, which a file or package of
-/// that name in the working directory would replace.
-pub(super) const PYTEST_SHADOWS: &[&str] = &["pytest", "_pytest", "pluggy", "py", "iniconfig"];
 
 /// The files pytest reads as its configuration when the sealed directory holds them (the seal
 /// covers them): the first found is passed with `-c`, otherwise an empty one of gapscore's.

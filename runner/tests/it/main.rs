@@ -5,3 +5,4 @@ mod copy;
 mod pytest_args;
 mod real_runners;
 mod recognise;
+mod resolve;

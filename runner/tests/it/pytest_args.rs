@@ -25,22 +25,37 @@ fn args(ws: &Workspace) -> Vec<String> {
 fn every_command_gets_the_cache_and_env_neutralisation() {
     let tmp = tempfile::tempdir().unwrap();
     for isolation in [Isolation::Inplace, Isolation::Copy] {
-        let ws = prepare(tmp.path(), None, isolation, &cmd(&["node", "--test"])).unwrap();
+        let mut ws = prepare(tmp.path(), None, isolation, &cmd(&["node", "--test"])).unwrap();
         assert_eq!(env(&ws, "PYTHONDONTWRITEBYTECODE").unwrap(), "1");
         let prefix = env(&ws, "PYTHONPYCACHEPREFIX").unwrap();
         assert!(std::path::Path::new(&prefix).starts_with(ws.temp_root()));
         assert!(std::path::Path::new(&prefix).is_dir());
         assert_eq!(env(&ws, "npm_config_node_options").unwrap(), " ");
-        for name in [
+        // The environment is default-deny: the doors are absent whatever gapscore's holds.
+        let doors = [
             "PYTEST_ADDOPTS",
             "PYTEST_PLUGINS",
             "NODE_OPTIONS",
             "PERL5OPT",
             "HARNESS_PERL_SWITCHES",
             "GOFLAGS",
-        ] {
-            assert!(ws.env_remove.iter().any(|n| n == name), "{name}");
+            "PYTHONPATH",
+            "PERL5LIB",
+        ];
+        let parent = doors
+            .iter()
+            .chain(&["PATH"])
+            .map(|n| (OsString::from(n), OsString::from("/x")));
+        let trusted = ws
+            .confine_env(tmp.path(), &cmd(&["node", "--test"]), parent, &[], false)
+            .unwrap();
+        assert!(trusted.is_empty());
+        for name in doors {
+            assert!(env(&ws, name).is_none(), "{name}");
         }
+        assert_eq!(env(&ws, "PATH").unwrap(), "/x");
+        assert_eq!(env(&ws, "PYTHONDONTWRITEBYTECODE").unwrap(), "1");
+        assert_eq!(env(&ws, "PYTHONSAFEPATH").unwrap(), "1");
         assert!(ws.extra_args.is_empty(), "{:?}", ws.extra_args);
         assert!(env(&ws, "PYTEST_DISABLE_PLUGIN_AUTOLOAD").is_none());
         assert!(
@@ -74,6 +89,8 @@ fn pytest_is_confined_to_the_sealed_directory() {
             [
                 "-p".to_owned(),
                 "no:cacheprovider".to_owned(),
+                "-o".to_owned(),
+                format!("pythonpath='{}'", ws.dir.display()),
                 format!("--confcutdir={}", s.display()),
                 format!("--rootdir={}", s.display()),
                 "-c".to_owned(),
@@ -128,14 +145,50 @@ fn the_sealed_directorys_own_pytest_ini_is_the_configuration() {
     )
     .unwrap();
     let own = fs::canonicalize(&sealed).unwrap().join("pytest.ini");
-    assert_eq!(args(&ws)[4..], ["-c".to_owned(), own.display().to_string()]);
+    assert_eq!(args(&ws)[6..], ["-c".to_owned(), own.display().to_string()]);
+}
+
+#[test]
+fn the_sealed_pytest_ini_keeps_its_own_pythonpath_and_a_quote_is_escaped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("it's here");
+    write(
+        &project,
+        "tests/sealed/pytest.ini",
+        "[pytest]\npythonpath = ../..\n",
+    );
+    let sealed = project.join("tests/sealed");
+    let ws = prepare(
+        &project,
+        Some(&sealed),
+        Isolation::Inplace,
+        &cmd(&["pytest"]),
+    )
+    .unwrap();
+    assert!(
+        !args(&ws).iter().any(|a| a.starts_with("pythonpath")),
+        "{:?}",
+        args(&ws)
+    );
+    fs::remove_file(sealed.join("pytest.ini")).unwrap();
+    let ws = prepare(
+        &project,
+        Some(&sealed),
+        Isolation::Inplace,
+        &cmd(&["pytest"]),
+    )
+    .unwrap();
+    // pytest splits the value like a shell: 'a'\''b' is a'b.
+    let quoted = ws.dir.display().to_string().replace('\'', "'\\''");
+    assert_eq!(args(&ws)[3], format!("pythonpath='{quoted}'"));
 }
 
 #[test]
 fn pytest_without_a_sealed_directory_gets_no_confinement_and_says_so() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = prepare(tmp.path(), None, Isolation::Inplace, &cmd(&["pytest"])).unwrap();
-    assert_eq!(args(&ws), ["-p", "no:cacheprovider"]);
+    let pythonpath = format!("pythonpath='{}'", ws.dir.display());
+    assert_eq!(args(&ws), ["-p", "no:cacheprovider", "-o", &pythonpath]);
     assert!(
         ws.notes.iter().any(|n| n.contains("not confined")),
         "{:?}",
@@ -144,34 +197,34 @@ fn pytest_without_a_sealed_directory_gets_no_confinement_and_says_so() {
 }
 
 #[test]
-fn python_m_pytest_is_refused_when_the_working_directory_shadows_pytest() {
+fn python_m_pytest_is_refused_when_the_workspace_shadows_pytest() {
+    let has_pytest = std::process::Command::new("python3")
+        .args(["-m", "pytest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_pytest {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     write(tmp.path(), "pytest.py", "print('fake')\n");
     for isolation in [Isolation::Inplace, Isolation::Copy] {
-        let err = prepare(
-            tmp.path(),
-            None,
-            isolation,
-            &cmd(&["python3", "-m", "pytest"]),
-        )
-        .unwrap_err();
+        let command = cmd(&["python3", "-m", "pytest"]);
+        let mut ws = prepare(tmp.path(), None, isolation, &command).unwrap();
+        let err = ws
+            .confine_env(tmp.path(), &command, std::env::vars_os(), &[], false)
+            .unwrap_err();
+        assert_eq!(err.code().as_str(), "E040");
         assert!(
-            err.to_string().contains("instead of pytest's own `pytest`"),
+            err.to_string().contains("`pytest` in the workspace"),
             "{err}"
         );
-        prepare(tmp.path(), None, isolation, &cmd(&["pytest"])).unwrap();
+        // Trusted, it runs, and what was trusted is returned for the report.
+        let mut ws = prepare(tmp.path(), None, isolation, &command).unwrap();
+        let trusted = ws
+            .confine_env(tmp.path(), &command, std::env::vars_os(), &[], true)
+            .unwrap();
+        assert!(trusted[0].path.ends_with("pytest.py"), "{trusted:?}");
     }
-    fs::remove_file(tmp.path().join("pytest.py")).unwrap();
-    write(tmp.path(), "_pytest/__init__.py", "\n");
-    assert!(
-        prepare(
-            tmp.path(),
-            None,
-            Isolation::Copy,
-            &cmd(&["python", "-m", "pytest"])
-        )
-        .is_err()
-    );
 }
 
 #[test]

@@ -16,10 +16,7 @@ fn run(ws: &Workspace, command: &[&str], confined: bool) -> std::process::Output
     c.args(&command[1..]).current_dir(&ws.dir);
     if confined {
         c.args(&ws.extra_args);
-        c.envs(ws.env.iter().map(|(k, v)| (k, v)));
-        for name in &ws.env_remove {
-            c.env_remove(name);
-        }
+        c.env_clear().envs(ws.env.iter().map(|(k, v)| (k, v)));
     }
     c.output().unwrap()
 }
@@ -90,13 +87,15 @@ fn planted_conftest_ini_and_entry_point_do_not_turn_a_sealed_failure_into_a_pass
     let project = tmp.path().join("app");
     trapped_project(&project);
     let command = ["python3", "-m", "pytest", "tests/sealed", "-q"];
-    let ws = prepare(
+    let mut ws = prepare(
         &project,
         Some(&project.join("tests/sealed")),
         Isolation::Copy,
         &cmd(&command),
     )
     .unwrap();
+    ws.confine_env(&project, &cmd(&command), std::env::vars_os(), &[], false)
+        .unwrap();
     let xml = tmp.path().join("out.xml");
     let junit = format!("--junitxml={}", xml.display());
     let mut with_xml = command.to_vec();
@@ -139,11 +138,19 @@ fn planted_proverc_does_not_apply() {
     );
     // --dry: prove only lists the tests, and exits 0.
     write(tmp.path(), ".proverc", "--dry\n");
-    let ws = prepare(
+    let mut ws = prepare(
         tmp.path(),
         None,
         Isolation::Copy,
         &cmd(&["prove", "t/sealed"]),
+    )
+    .unwrap();
+    ws.confine_env(
+        tmp.path(),
+        &cmd(&["prove", "t/sealed"]),
+        std::env::vars_os(),
+        &[],
+        false,
     )
     .unwrap();
     assert!(run(&ws, &["prove", "t/sealed"], false).status.success());
