@@ -45,6 +45,7 @@
 
 pub mod error;
 pub mod exit;
+pub mod expect_run;
 pub mod expected_tests;
 pub mod fs;
 pub mod gate;

@@ -27,7 +27,7 @@ use std::time::Duration;
 use gapscore_adapters::Registry;
 use gapscore_core::WorkspaceIsolation;
 use gapscore_runner::environment::EnvPass;
-use gapscore_runner::exec::{ExecOptions, Interrupt, RunEvidence, execute, fs_stamp};
+use gapscore_runner::exec::{Interrupt, RunEvidence, execute, fs_stamp};
 use gapscore_runner::recognise::recognise;
 use gapscore_runner::sandbox::{self, Sandbox, SandboxKind, SandboxOptions};
 use gapscore_runner::watch::SealedWatch;
@@ -352,6 +352,9 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
             }
         }
     }
+    // Ids relative to where the command ran (Jest's and Vitest's absolute paths), so they do
+    // not depend on where the workspace was.
+    score_req.ingest.relative_to = ws.paths_root();
     score_req.runner = Some(input);
     let mut outcome = score(&score_req, registry);
     if matches!(
@@ -388,14 +391,11 @@ fn execute_in(
     stdout_copy: Option<PathBuf>,
     interrupt: &Interrupt,
 ) -> Result<RunEvidence, RunError> {
-    let mut command = req.command.clone();
-    command.extend(ws.extra_args.iter().cloned());
-    let mut exec = ExecOptions::new(command, &ws.dir);
+    // The same start as `seal --expect-run`'s (`expect_run`), so both name tests alike.
+    let mut exec = ws.exec_options(&req.command);
     exec.wrapper = how.sandbox.wrapper(how.places);
     exec.signal_as_exit_status = how.sandbox.reports_signal_as_status();
     exec.fresh_after = Some(how.stamp);
-    exec.env.clone_from(&ws.env);
-    exec.clear_env = true;
     exec.timeout = req.timeout;
     exec.stdout_file = stdout_copy;
     exec.passthrough = req.passthrough;

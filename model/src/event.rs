@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use crate::borrowed::TestCaseRef;
 use crate::codes::Code;
 use crate::evidence::Evidence;
+use crate::relative::PathRoot;
 use crate::run::{Problem, ProblemKind, Producer, TestCase, TestRun};
 use crate::text::{TEXT_CAP, is_cut};
 
@@ -116,6 +117,8 @@ pub struct Normalizer<S> {
     cut_problems: u64,
     first_cut: Option<String>,
     warn_cuts: bool,
+    // Where the run happened: removed from the start of ids, suites and files.
+    root: Option<PathRoot>,
 }
 
 impl<S: EventSink> Normalizer<S> {
@@ -129,7 +132,18 @@ impl<S: EventSink> Normalizer<S> {
             cut_problems: 0,
             first_cut: None,
             warn_cuts: true,
+            root: None,
         }
+    }
+
+    /// A normalizer that makes every test's id, suite and file, and every problem's suite,
+    /// relative to `root` where they start with it (the directory a runner that writes absolute
+    /// paths ran in; see [`PathRoot`]). `None` keeps them as the adapter wrote them. (Added in
+    /// gapscore-model 0.5.)
+    #[must_use]
+    pub fn relative_to(mut self, root: Option<PathRoot>) -> Self {
+        self.root = root;
+        self
     }
 
     /// Ends the input: reports unfinished tests and hands back the consumer. The tests of one
@@ -290,12 +304,22 @@ impl<S: EventSink> EventSink for Normalizer<S> {
         self.inner.producer(producer);
     }
     fn test_started(&mut self, suite: Option<&str>, name: &str, id: &str) {
+        let (suite, id) = match &self.root {
+            Some(root) => (
+                suite.map(|s| root.strip(s).unwrap_or(s)),
+                root.strip(id).unwrap_or(id),
+            ),
+            None => (suite, id),
+        };
         self.seq += 1;
         self.open
             .insert(id.to_owned(), (self.seq, suite.map(str::to_owned)));
         self.inner.test_started(suite, name, id);
     }
-    fn test_finished(&mut self, test: TestCase) {
+    fn test_finished(&mut self, mut test: TestCase) {
+        if let Some(root) = &self.root {
+            root.apply(&mut test);
+        }
         // Most formats never report starts: skip hashing the id into an empty map.
         if !self.open.is_empty() {
             self.open.remove(&test.id);
@@ -306,6 +330,11 @@ impl<S: EventSink> EventSink for Normalizer<S> {
         self.inner.test_finished(test);
     }
     fn test_finished_ref(&mut self, test: TestCaseRef<'_>) {
+        // A lent test whose strings must change is finished as an owned one.
+        if self.root.as_ref().is_some_and(|root| root.holds(&test)) {
+            self.test_finished(test.to_test_case());
+            return;
+        }
         if !self.open.is_empty() {
             self.open.remove(test.id);
         }
@@ -314,7 +343,10 @@ impl<S: EventSink> EventSink for Normalizer<S> {
         }
         self.inner.test_finished_ref(test);
     }
-    fn problem(&mut self, problem: Problem) {
+    fn problem(&mut self, mut problem: Problem) {
+        if let Some(root) = &self.root {
+            root.apply_problem(&mut problem);
+        }
         if self.warn_cuts && is_cut(&problem.detail) {
             if self.cut_tests + self.cut_problems == 0 {
                 self.first_cut = Some(format!("the detail of a `{}` problem", problem.kind));
@@ -431,6 +463,56 @@ pub fn replay(run: &TestRun, sink: &mut dyn EventSink) {
 mod tests {
     use super::*;
     use crate::run::Status;
+
+    #[test]
+    fn a_root_makes_ids_suites_files_and_problem_suites_relative_owned_or_lent() {
+        let root = PathRoot::new("/tmp/ws/p/").unwrap();
+        let mut n = Normalizer::new(RunCollector::new("x", None)).relative_to(Some(root));
+        let suite = "/tmp/ws/p/sealed/a.test.js > adds";
+        let mut a = TestCase::new(Some(suite.into()), "one", Status::Passed);
+        a.file = Some("/tmp/ws/p/sealed/a.test.js".into());
+        n.test_started(Some(suite), "two", &format!("{suite}::two"));
+        n.test_finished(a.clone());
+        let b = TestCase::new(Some(suite.into()), "two", Status::Failed);
+        n.test_finished_ref(b.borrowed());
+        // Outside the root, and a sibling whose name only begins like it: kept as written.
+        n.test_finished(TestCase::new(
+            Some("/tmp/ws/p2/x".into()),
+            "three",
+            Status::Passed,
+        ));
+        n.test_started(Some(suite), "four", &format!("{suite}::four"));
+        let mut p = Problem::new(ProblemKind::SuiteError, "failed to run");
+        p.suite = Some("/tmp/ws/p/sealed/b.test.js".into());
+        n.problem(p);
+        let run = n.finish().into_run();
+        let ids: Vec<&str> = run.tests.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "sealed/a.test.js > adds::one",
+                "sealed/a.test.js > adds::two",
+                "/tmp/ws/p2/x::three"
+            ]
+        );
+        assert_eq!(
+            run.tests[0].suite.as_deref(),
+            Some("sealed/a.test.js > adds")
+        );
+        assert_eq!(run.tests[0].file.as_deref(), Some("sealed/a.test.js"));
+        // The lent test closed its (relative) start: only `four` is unfinished.
+        let suites: Vec<Option<&str>> = run.problems.iter().map(|p| p.suite.as_deref()).collect();
+        assert_eq!(
+            suites,
+            [Some("sealed/b.test.js"), Some("sealed/a.test.js > adds")]
+        );
+        assert!(
+            run.problems[1]
+                .detail
+                .contains("`sealed/a.test.js > adds::four`")
+        );
+        assert_eq!(run.problems.len(), 2);
+    }
 
     #[test]
     fn started_but_unfinished_tests_become_missing_results() {

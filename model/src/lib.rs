@@ -14,6 +14,8 @@
 //!   ([`EventSink::test_finished_ref`]): a sink that only counts a test never copies it.
 //! - [`Evidence`] and [`Evidence::judge`]: what a file claims beside its records (declared
 //!   counts, summaries, exit statuses, footers), and the rule that the worst evidence wins.
+//! - [`PathRoot`]: where a run happened, removed from the start of ids and paths by a
+//!   [`Normalizer`] ([`Normalizer::relative_to`]) so ids do not depend on it.
 //! - [`InputError`], [`Location`]: unreadable input, with its place.
 //! - [`Code`] and [`codes::REGISTRY`]: the stable code of every problem kind, warning, error,
 //!   advisory reason and refusal, with its title and what to do; readers warn with
@@ -53,6 +55,7 @@ pub mod codes;
 pub mod error;
 pub mod event;
 pub mod evidence;
+pub mod relative;
 pub mod run;
 pub mod text;
 
@@ -61,4 +64,5 @@ pub use codes::Code;
 pub use error::{InputError, Location};
 pub use event::{EventSink, Normalizer, RunCollector, replay};
 pub use evidence::{Declared, DeclaredCount, Evidence, EvidenceSource, Judgement, ReadCounts};
+pub use relative::PathRoot;
 pub use run::{Attempt, Category, Problem, ProblemKind, Producer, Status, TestCase, TestRun};

@@ -9,7 +9,8 @@
 //! - npm's `node-options` setting (which a planted `.npmrc` can set) is overridden with a blank
 //!   value.
 //! - pytest (when recognised): `-p no:cacheprovider`; with a sealed directory also
-//!   `--confcutdir` and `--rootdir` at it (no `conftest.py` above it loads) and `-c` with the
+//!   `--confcutdir` at it (no `conftest.py` above it loads), `--rootdir` where pytest itself
+//!   would put it for the same command (so test ids match a run without gapscore), and `-c` with the
 //!   sealed directory's `pytest.ini` or an empty one of gapscore's (no `pytest.ini`,
 //!   `pyproject.toml`, `tox.ini` or `setup.cfg` of the project applies); plugin autoloading off
 //!   (`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`: a planted `*.dist-info` with a `pytest11` entry point
@@ -38,11 +39,13 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use gapscore_model::PathRoot;
 use resolve::Roots;
 pub use resolve::WorkspaceRunner;
 use runners::Runner;
 
 use crate::environment::{self, EnvPass, RunEnv};
+use crate::exec::ExecOptions;
 
 /// Where the command runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -69,7 +72,7 @@ pub struct Workspace {
     /// like); [`Workspace::confine_env`] builds the whole environment around them.
     pub env: Vec<(OsString, OsString)>,
     /// Arguments to add after the command's own, for runners where gapscore knows how to confine
-    /// configuration to the sealed directory (pytest `--confcutdir`/`--rootdir`).
+    /// configuration to the sealed directory (pytest `--confcutdir`, `-c`).
     pub extra_args: Vec<OsString>,
     /// What gapscore did to isolate the run, one line each, for the report.
     pub notes: Vec<String>,
@@ -84,6 +87,28 @@ impl Workspace {
     /// if any, and gapscore's scratch files).
     pub fn temp_root(&self) -> &Path {
         self.temp.path()
+    }
+
+    /// How to run `command` here: in [`Workspace::dir`], with the arguments and environment
+    /// this workspace adds. `gapscore run` and `gapscore seal --expect-run` both start their
+    /// command through it, so the two see the same runner and name tests the same way.
+    pub fn exec_options(&self, command: &[OsString]) -> ExecOptions {
+        let mut full = command.to_vec();
+        full.extend(self.extra_args.iter().cloned());
+        let mut exec = ExecOptions::new(full, &self.dir);
+        // The whole environment is gapscore's (`confine_env` built it): nothing else passes.
+        exec.env.clone_from(&self.env);
+        exec.clear_env = true;
+        exec
+    }
+
+    /// Where the command runs, as a runner that names tests by absolute path (Jest, Vitest)
+    /// writes it: the real path of [`Workspace::dir`]. The results of a run are read relative to
+    /// it, so their ids do not depend on where the workspace was (a copy is a new temporary
+    /// directory each time). `None` when the path is not UTF-8.
+    pub fn paths_root(&self) -> Option<PathRoot> {
+        let real = fs::canonicalize(&self.dir).unwrap_or_else(|_| self.dir.clone());
+        PathRoot::new(real.to_str()?)
     }
 }
 
@@ -264,14 +289,29 @@ fn confine_pytest(ws: &mut Workspace, scratch: &Path) -> io::Result<()> {
         );
         return Ok(());
     };
+    let sealed_ini = runners::SEALED_PYTEST_INI
+        .iter()
+        .map(|name| sealed.join(name))
+        .find(|path| path.is_file());
+    // The rootdir names every test (JUnit classnames, node ids), so it is the one pytest picks
+    // for the documented `seal --expect` run of the same command: the sealed directory when it
+    // holds its own `pytest.ini` (pytest finds it first, from the paths given), else the
+    // directory the command runs in. Which conftest files load is `--confcutdir`'s business.
+    let rootdir_path = sealed_ini
+        .as_ref()
+        .map_or_else(|| ws.dir.clone(), |_| sealed.clone());
     let mut confcut = OsString::from("--confcutdir=");
     confcut.push(&sealed);
     let mut rootdir = OsString::from("--rootdir=");
-    rootdir.push(&sealed);
+    rootdir.push(&rootdir_path);
     ws.extra_args.extend([confcut, rootdir]);
     ws.notes.push(format!(
-        "pytest: --confcutdir and --rootdir {} (no conftest.py outside the sealed directory loads)",
+        "pytest: --confcutdir {} (no conftest.py outside the sealed directory loads)",
         sealed.display()
+    ));
+    ws.notes.push(format!(
+        "pytest: --rootdir {} (test ids as pytest names them when run there without gapscore)",
+        rootdir_path.display()
     ));
     let ini = match sealed_ini {
         Some(own) => own,

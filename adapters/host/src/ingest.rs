@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use gapscore_adapter_sdk::PathRoot;
 use gapscore_adapter_sdk::encoding::{self, Encoding};
 use gapscore_adapter_sdk::{
     AdapterError, DETECT_PREFIX_LEN, EventSink, InputError, Location, Normalizer, ParseOptions,
@@ -271,6 +272,11 @@ pub struct IngestOptions {
     pub current_pool: bool,
     /// When and in how many parts [`ingest_appendable`] reads a large JUnit file.
     pub split: SplitOptions,
+    /// Where the run that wrote the files happened, when the caller knows: removed from the
+    /// start of test ids, suites and files (Jest and Vitest write absolute paths), so ids do
+    /// not depend on where the run happened ([`Normalizer::relative_to`]). `None` (the default)
+    /// keeps them as written.
+    pub relative_to: Option<PathRoot>,
 }
 
 impl IngestOptions {
@@ -281,6 +287,7 @@ impl IngestOptions {
             jobs,
             current_pool: false,
             split: SplitOptions::default(),
+            relative_to: None,
         }
     }
 }
@@ -368,6 +375,7 @@ trait ReadInParts<C>: Sync {
         whole: &mut dyn std::io::BufRead,
         points: SplitPoints,
         make: &(dyn Fn() -> C + Sync),
+        root: Option<&PathRoot>,
     ) -> Result<C, AdapterError>;
 
     /// A v2 plugin offered the file in parts ([`crate::loader::PartInput`]).
@@ -378,6 +386,7 @@ trait ReadInParts<C>: Sync {
         opts: &ParseOptions,
         input: PartInput,
         make: &(dyn Fn() -> C + Sync),
+        root: Option<&PathRoot>,
     ) -> Result<C, AdapterError>;
 }
 
@@ -387,8 +396,9 @@ impl<C: EventSink + Send + 'static> ReadInParts<C> for AppendParts<C> {
         whole: &mut dyn std::io::BufRead,
         points: SplitPoints,
         make: &(dyn Fn() -> C + Sync),
+        root: Option<&PathRoot>,
     ) -> Result<C, AdapterError> {
-        read_split(whole, points, *self, make)
+        read_split(whole, points, *self, make, root)
     }
 
     fn plugin(
@@ -398,11 +408,13 @@ impl<C: EventSink + Send + 'static> ReadInParts<C> for AppendParts<C> {
         opts: &ParseOptions,
         input: PartInput,
         make: &(dyn Fn() -> C + Sync),
+        root: Option<&PathRoot>,
     ) -> Result<C, AdapterError> {
         let mut sink = Parted {
-            sink: Normalizer::new(make()),
+            sink: Normalizer::new(make()).relative_to(root.cloned()),
             make,
             append: *self,
+            root: root.cloned(),
         };
         plugin.parse_parted(whole, opts, &mut sink, input)?;
         Ok(sink.sink.finish())
@@ -515,17 +527,18 @@ where
         .zip(entry.plugin.as_ref())
         .filter(|(_, plugin)| utf8 && plugin.takes_parts())
         .and_then(|(read, plugin)| Some((read, plugin, part_input(input.source(), &opts.split)?)));
+    let root = opts.relative_to.as_ref();
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut reader =
             std::io::BufReader::with_capacity(64 * 1024, std::io::Cursor::new(prefix).chain(file));
         let make_part = || make(&shown, &format);
         if let Some((read, points)) = in_parts {
-            return read.builtin(&mut reader, points, &make_part);
+            return read.builtin(&mut reader, points, &make_part, root);
         }
         if let Some((read, plugin, part_input)) = plugin_parts {
-            return read.plugin(plugin, &mut reader, &popts, part_input, &make_part);
+            return read.plugin(plugin, &mut reader, &popts, part_input, &make_part, root);
         }
-        let mut sink = Normalizer::new(make(&shown, &format));
+        let mut sink = Normalizer::new(make(&shown, &format)).relative_to(root.cloned());
         entry
             .adapter
             .parse_reader(&mut reader, &popts, &mut sink)

@@ -43,6 +43,8 @@ pub use ingest::{
 pub use loader::{PLUGIN_PATH_ENV, PluginAdapter, PluginError, PluginSearch, load_plugin};
 pub use registry::{DetectError, Origin, Registered, Registry};
 pub use split::{AppendParts, MAX_PARTS, MIN_PART_BYTES, SplitOptions};
+// The type of `IngestOptions::relative_to`.
+pub use gapscore_adapter_sdk::PathRoot;
 
 /// An I/O error as a message in gapscore's style: the OS text lowercased, without
 /// "(os error N)" or a path suffix (the caller names the file).

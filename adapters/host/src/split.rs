@@ -11,6 +11,7 @@ use std::path::Path;
 use gapscore_adapter_junit::parser::split::{
     Part, Split, find_split, find_splits, parse_split, total_tests_guess,
 };
+use gapscore_adapter_sdk::PathRoot;
 use gapscore_adapter_sdk::{
     AdapterError, EventSink, Normalizer, Problem, Producer, TestCase, TestCaseRef,
 };
@@ -157,14 +158,15 @@ pub(crate) fn read_split<C: EventSink + Send>(
     SplitPoints { points, len }: SplitPoints,
     append: AppendParts<C>,
     make: &dyn Fn() -> C,
+    root: Option<&PathRoot>,
 ) -> Result<C, AdapterError> {
-    let mut sink = Normalizer::new(make());
+    let mut sink = Normalizer::new(make()).relative_to(root.cloned());
     let parts = points
         .into_iter()
         .map(|(file, at)| Part {
             file,
             at,
-            sink: Normalizer::new(make()),
+            sink: Normalizer::new(make()).relative_to(root.cloned()),
         })
         .collect();
     let can = |a: &Normalizer<C>, later: &[Normalizer<C>]| {
@@ -234,6 +236,8 @@ pub(crate) struct Parted<'m, C> {
     pub(crate) sink: Normalizer<C>,
     pub(crate) make: &'m (dyn Fn() -> C + Sync),
     pub(crate) append: AppendParts<C>,
+    /// What each part's normalizer makes paths relative to.
+    pub(crate) root: Option<PathRoot>,
 }
 
 impl<C: EventSink> EventSink for Parted<'_, C> {
@@ -262,7 +266,7 @@ impl<C: EventSink> EventSink for Parted<'_, C> {
 
 impl<C: EventSink + Send + 'static> PartedSink for Parted<'_, C> {
     fn part(&self) -> Box<dyn PartConsumer> {
-        Box::new(Normalizer::new((self.make)()))
+        Box::new(Normalizer::new((self.make)()).relative_to(self.root.clone()))
     }
     fn fits(&self, tests: u64) -> bool {
         (self.append.fits)(tests)

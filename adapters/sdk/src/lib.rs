@@ -71,6 +71,8 @@ pub use gapscore_model::{
 };
 // Evidence beside the records (gapscore-model 0.4), which readers report and `judge` decides.
 pub use gapscore_model::{Declared, DeclaredCount, Evidence, EvidenceSource, ReadCounts};
+// Where a run happened, made relative by the host's normalizer (gapscore-model 0.5).
+pub use gapscore_model::PathRoot;
 
 /// What an adapter is: its name, version and the format ids it reads.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -70,7 +70,40 @@ pub struct SealArgs {
     #[arg(long, num_args = 1.., value_name = "RESULTS")]
     pub expect: Vec<PathBuf>,
 
-    /// Read the `--expect` files as this format instead of detecting it.
+    /// Record the ids of the expected sealed tests by running COMMAND (the stub's test command,
+    /// after `--`) as `gapscore run` runs it: in a copy of the current directory with DIR placed
+    /// in it, with run's arguments and environment for the runner, and its `--results` read as
+    /// run reads them. The ids then match `run`'s by construction.
+    #[arg(long, requires_all = ["results", "command"], conflicts_with_all = ["expect", "verify", "combine"])]
+    pub expect_run: bool,
+
+    /// With --expect-run: the result files COMMAND writes, relative to where it runs; `-` is
+    /// its standard output. Each must be written by the stub run.
+    #[arg(long, num_args = 1.., value_name = "PATH", requires = "expect_run")]
+    pub results: Vec<PathBuf>,
+
+    /// With --expect-run: end COMMAND's process group after this many seconds (the list is
+    /// then refused).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..), requires = "expect_run")]
+    pub timeout: Option<u64>,
+
+    /// With --expect-run: pass this variable of gapscore's environment on to COMMAND (`NAME`),
+    /// or set it (`NAME=VALUE`); as `gapscore run --env`, which the run must be given too.
+    #[arg(long = "env", value_name = "NAME[=VALUE]", requires = "expect_run")]
+    pub env: Vec<gapscore_runner::environment::EnvPass>,
+
+    /// With --expect-run: run a runner that resolves inside the project (as `gapscore run
+    /// --trust-workspace-runner`).
+    #[arg(long, requires = "expect_run")]
+    pub trust_workspace_runner: bool,
+
+    /// With --expect-run: the stub's test command and its arguments (run directly, not through
+    /// a shell).
+    #[arg(last = true, value_name = "COMMAND", requires = "expect_run")]
+    pub command: Vec<std::ffi::OsString>,
+
+    /// Read the `--expect` (or `--expect-run`) result files as this format instead of
+    /// detecting it.
     #[arg(long, value_name = "ID")]
     pub input_format: Option<String>,
 

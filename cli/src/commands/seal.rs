@@ -5,9 +5,13 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use anyhow::{Result, bail};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
 use gapscore_engine::ExitCode;
+use gapscore_engine::expect_run::{ExpectRunRequest, expected_ids_from_run};
 use gapscore_engine::expected_tests::expected_ids;
+use gapscore_runner::exec::install_interrupt_handlers;
 use gapscore_seal::dir_hash::HashMode;
 use gapscore_seal::plurality;
 use gapscore_seal::record::likely_harmless;
@@ -86,7 +90,12 @@ fn seal(args: &SealArgs, dir: &Path) -> Result<ExitCode> {
     req.output.clone_from(&args.output);
     // The expected tests are listed before the directory is touched: a stub run that cannot be
     // used refuses the seal before a canary is written into the sealed directory.
-    if !args.expect.is_empty() {
+    if args.expect_run {
+        let Some(ids) = expect_run(args, dir)? else {
+            return Ok(ExitCode::Error);
+        };
+        req.expected_tests = Some(ids);
+    } else if !args.expect.is_empty() {
         let (registry, plugin_failures) = host::registry(&args.host);
         if plugin_failures > 0 {
             bail!("a plugin could not be loaded; no seal written");
@@ -142,6 +151,50 @@ fn seal(args: &SealArgs, dir: &Path) -> Result<ExitCode> {
         ));
     }
     Ok(ExitCode::Ok)
+}
+
+/// `--expect-run`: the stub's command run through run's own path (the engine's
+/// `expected_ids_from_run`); `None` when the list cannot be used (the reasons printed).
+fn expect_run(args: &SealArgs, dir: &Path) -> Result<Option<Vec<String>>> {
+    let (registry, plugin_failures) = host::registry(&args.host);
+    if plugin_failures > 0 {
+        bail!("a plugin could not be loaded; no seal written");
+    }
+    let project = std::env::current_dir().context("cannot read the current directory")?;
+    let sealed =
+        std::path::absolute(dir).with_context(|| format!("cannot resolve `{}`", dir.display()))?;
+    let mut req =
+        ExpectRunRequest::new(project, sealed, args.command.clone(), args.results.clone());
+    req.timeout = args.timeout.map(Duration::from_secs);
+    req.ingest = host::ingest_options(&args.host, args.input_format.clone());
+    req.env.clone_from(&args.env);
+    req.trust_workspace_runner = args.trust_workspace_runner;
+    let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;
+    let program = args.command[0].to_string_lossy().into_owned();
+    let outcome = expected_ids_from_run(&req, &registry, &interrupt)
+        .with_context(|| format!("cannot run the stub's command `{program}`"))?;
+    io::info(&format!(
+        "gapscore seal --expect-run: `{}` exited with status {} after {:.1} s",
+        outcome.evidence.command.join(" "),
+        outcome
+            .evidence
+            .exit_code
+            .map_or_else(|| "none".to_owned(), |c| c.to_string()),
+        outcome.evidence.duration_secs
+    ));
+    io::diagnostics(&outcome.diagnostics);
+    let Some(ids) = outcome.ids else {
+        return Ok(None);
+    };
+    if ids.is_empty() {
+        bail!("the stub run's results hold no tests; no seal written");
+    }
+    io::info(&format!(
+        "recorded {} expected sealed test{} from the stub run",
+        ids.len(),
+        if ids.len() == 1 { "" } else { "s" }
+    ));
+    Ok(Some(ids))
 }
 
 fn hex_of(hash: &str) -> &str {

@@ -44,6 +44,7 @@ mod parse_stream;
 mod pipes;
 mod properties;
 mod real_runs;
+mod recipes;
 mod run;
 mod run_env;
 mod run_order;

@@ -92,7 +92,8 @@ fn pytest_is_confined_to_the_sealed_directory() {
                 "-o".to_owned(),
                 format!("pythonpath='{}'", ws.dir.display()),
                 format!("--confcutdir={}", s.display()),
-                format!("--rootdir={}", s.display()),
+                // The working directory, as pytest picks it for the same command run there.
+                format!("--rootdir={}", ws.dir.display()),
                 "-c".to_owned(),
                 ini.display().to_string(),
             ],
@@ -144,8 +145,12 @@ fn the_sealed_directorys_own_pytest_ini_is_the_configuration() {
         &cmd(&["pytest"]),
     )
     .unwrap();
-    let own = fs::canonicalize(&sealed).unwrap().join("pytest.ini");
+    let sealed_real = fs::canonicalize(&sealed).unwrap();
+    let own = sealed_real.join("pytest.ini");
     assert_eq!(args(&ws)[6..], ["-c".to_owned(), own.display().to_string()]);
+    // pytest finds the sealed `pytest.ini` first from `pytest tests/sealed`, and its directory
+    // is then the rootdir that names the tests: gapscore passes the same one.
+    assert_eq!(args(&ws)[5], format!("--rootdir={}", sealed_real.display()));
 }
 
 #[test]

@@ -78,6 +78,15 @@ fn counts(xml: &Path) -> (String, String) {
     (attr("tests"), attr("failures"))
 }
 
+/// Every testcase's `classname`, in order.
+fn classnames(xml: &Path) -> Vec<String> {
+    let text = fs::read_to_string(xml).unwrap();
+    text.split("classname=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap().to_owned())
+        .collect()
+}
+
 #[test]
 fn planted_conftest_ini_and_entry_point_do_not_turn_a_sealed_failure_into_a_pass() {
     if !available("python3", &["-m", "pytest", "--version"]) {
@@ -110,12 +119,17 @@ fn planted_conftest_ini_and_entry_point_do_not_turn_a_sealed_failure_into_a_pass
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(counts(&xml), ("2".into(), "0".into()), "{out:?}");
+    let by_hand = classnames(&xml);
 
     // Confined, it reads failed, and nothing is left in the sealed directory.
     fs::remove_dir_all(ws.dir.join(".pytest_cache")).ok();
     fs::remove_dir_all(ws.dir.join("tests/sealed/__pycache__")).ok();
     let out = run(&ws, &with_xml, true);
     assert_eq!(counts(&xml), ("2".into(), "1".into()), "{out:?}");
+    // And the tests keep the names pytest gives them run by hand from the same directory (the
+    // `seal --expect` recipe): the confinement does not move the rootdir.
+    assert_eq!(classnames(&xml), by_hand);
+    assert_eq!(by_hand, ["tests.sealed.test_app", "tests.sealed.test_app"]);
     let sealed = ws.sealed_dir.clone().unwrap();
     let left: Vec<_> = fs::read_dir(&sealed)
         .unwrap()

@@ -1,0 +1,6 @@
+def add(a, b):
+    raise NotImplementedError
+
+
+def sub(a, b):
+    raise NotImplementedError
