@@ -48,6 +48,7 @@ mod recipes;
 mod run;
 mod run_env;
 mod run_order;
+mod run_sandbox;
 mod rust_plugin;
 mod score_batch;
 mod seal;
