@@ -314,6 +314,17 @@ pub enum WorkspaceArg {
     Inplace,
 }
 
+/// `--sandbox`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SandboxArg {
+    /// Bubblewrap where it works here, else none (the report says which, and why).
+    Auto,
+    /// Bubblewrap, or exit 2 without running.
+    Bwrap,
+    /// No sandbox: the command can write anywhere gapscore's user can.
+    None,
+}
+
 /// `gapscore run`.
 #[derive(Debug, Args)]
 #[command(after_help = tools::RUN_HELP)]
@@ -334,6 +345,14 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = WorkspaceArg::Copy, value_name = "HOW")]
     pub workspace: WorkspaceArg,
 
+    /// The sandbox the command runs in: bubblewrap (`bwrap`: the root read-only, the workspace
+    /// the only writable place, the sealed tests read-only, no network, its own PID namespace).
+    #[arg(long, value_enum, default_value_t = SandboxArg::Auto, value_name = "HOW")]
+    pub sandbox: SandboxArg,
+
+    /// Keep the network inside the sandbox.
+    #[arg(long)]
+    pub share_net: bool,
     /// Pass this variable of gapscore's environment on to the command (`NAME`), or set it
     /// (`NAME=VALUE`); repeatable. The command gets only PATH, LANG, LC_*, TZ, TERM, a HOME
     /// and TMPDIR of its own, and these (docs/run-recipes.md).

@@ -29,10 +29,18 @@ pub struct RunnerReport {
     /// Processes the command left running were ended after it exited.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub leftovers_killed: bool,
+    /// A process that left the command's process group still held its output open once the
+    /// group had ended; gapscore did not wait for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub output_held_open: bool,
     /// Each result file looked for after the run.
     pub results: Vec<ResultFile>,
     /// Where the command ran: `copy` (a disposable copy of the project) or `inplace`.
     pub isolation: String,
+    /// The sandbox it ran in: `bwrap` (bubblewrap: the root read-only, the workspace the only
+    /// writable place, the sealed tests read-only, its own PID namespace) or `none`.
+    #[serde(default = "no_sandbox")]
+    pub sandbox: String,
     /// What was done to isolate the run, one line each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -145,12 +153,19 @@ impl RunnerReport {
             timed_out: false,
             interrupted: false,
             leftovers_killed: false,
+            output_held_open: false,
             results: Vec::new(),
             isolation: isolation.into(),
+            sandbox: no_sandbox(),
             notes: Vec::new(),
             console: Vec::new(),
             results_on_shared_stream: false,
             trusted_workspace_runner: Vec::new(),
         }
     }
+}
+
+/// A report from before issue 32 ran without a sandbox.
+fn no_sandbox() -> String {
+    "none".to_owned()
 }

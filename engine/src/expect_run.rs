@@ -12,11 +12,11 @@ use std::time::Duration;
 use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_core::Code;
 use gapscore_runner::environment::EnvPass;
-use gapscore_runner::exec::{Interrupt, RunEvidence, execute};
+use gapscore_runner::exec::{Interrupt, RunEvidence, execute, fs_stamp};
 use gapscore_runner::workspace::{ConfineError, Isolation, prepare};
 
 use crate::expected_tests::expected_ids;
-use crate::runner_evidence::check_results;
+use crate::runner_evidence::{ResultsBaseline, check_results};
 use crate::suite::Diagnostic;
 
 /// What to run to list the expected tests.
@@ -93,6 +93,9 @@ pub fn expected_ids_from_run(
     registry: &Registry,
     interrupt: &Interrupt,
 ) -> std::io::Result<ExpectRunOutcome> {
+    // As in `run`: a result file is this run's if written after a stamp taken before the copy,
+    // and not the very file that was there before the command started.
+    let stamp = fs_stamp()?;
     let mut ws = prepare(
         &req.project,
         Some(&req.sealed_dir),
@@ -114,9 +117,13 @@ pub fn expected_ids_from_run(
     let capture = tempfile::tempdir()?;
     let stdout_copy = capture.path().join("stdout");
     let reads_stdout = req.results.iter().any(|r| r.as_os_str() == "-");
+    // Result paths are the command's: relative to where it runs.
+    let results: Vec<PathBuf> = req.results.iter().map(|r| in_dir(&ws.dir, r)).collect();
+    let baseline = ResultsBaseline::take(&results, stamp);
     let mut exec = ws.exec_options(&req.command);
     exec.timeout = req.timeout;
     exec.stdout_file = reads_stdout.then(|| stdout_copy.clone());
+    exec.fresh_after = Some(stamp);
     let evidence = execute(&exec, interrupt)?;
 
     let mut diagnostics = Vec::new();
@@ -133,12 +140,10 @@ pub fn expected_ids_from_run(
             format!("the stub run {how}: its test list may be incomplete (--expect-run)"),
         ));
     }
-    // Result paths are the command's: relative to where it ran.
-    let results: Vec<PathBuf> = req.results.iter().map(|r| in_dir(&ws.dir, r)).collect();
     let checked = check_results(
         &results,
         reads_stdout.then_some(stdout_copy.as_path()),
-        evidence.fresh_after,
+        &baseline,
     );
     for p in &checked.problems {
         diagnostics.push(Diagnostic::error(

@@ -36,6 +36,10 @@ pub enum Refusal {
         /// The suite directories that do not match their records.
         broken: Vec<(PathBuf, Verification)>,
     },
+    /// Sealed files changed during a run (`gapscore run`): their identity (inode, size, mtime,
+    /// ctime) differs after it, even where their content hashes as sealed. What changed, in one
+    /// line.
+    SealedFilesTouched(String),
     /// The category rules could not be read.
     Rules(Error),
     /// Options that cannot be honoured (a `--sealed-hash` that is not the record's, an overlap
@@ -57,7 +61,9 @@ impl Refusal {
     pub fn code(&self) -> Code {
         match self {
             Refusal::SealUnreadable(_) => Code::SealUnreadable,
-            Refusal::BrokenSeal { .. } | Refusal::BrokenSeals { .. } => Code::BrokenSeal,
+            Refusal::BrokenSeal { .. }
+            | Refusal::BrokenSeals { .. }
+            | Refusal::SealedFilesTouched(_) => Code::BrokenSeal,
             Refusal::Rules(_) => Code::RulesUnreadable,
             Refusal::Usage(_) => Code::UsageRefused,
             Refusal::Unreadable { .. } => Code::InputsUnreadable,
@@ -126,6 +132,9 @@ impl fmt::Display for Refusal {
                 }
                 Ok(())
             }
+            Refusal::SealedFilesTouched(what) => {
+                write!(f, "refusing to score against a broken seal: {what}")
+            }
             Refusal::Unreadable { failed } => {
                 let s = if *failed == 1 { "" } else { "s" };
                 write!(
@@ -163,6 +172,18 @@ pub enum RunError {
     /// The workspace could not be prepared (the copy, a refused runner set-up).
     #[error("cannot prepare the workspace")]
     Workspace(#[source] std::io::Error),
+    /// The sandbox asked for does not work here (`--sandbox bwrap`).
+    #[error("cannot run in the sandbox")]
+    Sandbox(#[source] std::io::Error),
+    /// The sealed files could not be made read-only and watched, or looked at after the run.
+    #[error("cannot watch the sealed tests in `{}`", dir.display())]
+    Watch {
+        /// The sealed directory in the workspace.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// The runner or its framework would be loaded from the workspace (and was not trusted),
     /// or the command's own `HOME`/`TMPDIR` could not be made.
     #[error(transparent)]

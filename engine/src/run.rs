@@ -6,7 +6,10 @@
 //! 1. The options are checked (spec v2, the declared workspace isolation) before anything runs.
 //! 2. The seal is verified on the sealed directory, and again on its copy in the workspace;
 //!    files the seal does not hash beside the sealed tests refuse the run.
-//! 3. The command runs ([`gapscore_runner::exec`]) in the prepared workspace.
+//! 3. The command runs ([`gapscore_runner::exec`]) in the prepared workspace, in the sandbox
+//!    ([`gapscore_runner::sandbox`]), with the sealed files read-only and watched
+//!    ([`gapscore_runner::watch`]); the freshness stamp is taken before the workspace is
+//!    prepared, and the result files' identities just before the command starts.
 //! 4. The result files are checked for this run's writing ([`check_results`]); the runner's
 //!    whole output was read for failure lines ([`gapscore_runner::recognise`]) and console
 //!    summaries ([`gapscore_runner::summary`]) as it passed.
@@ -15,7 +18,8 @@
 //!    explains a failing exit status, and results beyond the manifest's multiplicity are a
 //!    counted problem (`surplus-results`).
 //! 6. The runner's evidence joins the sealed suite as counted problems; the seal is verified a
-//!    third time, after the run, on the directory the command could reach.
+//!    third time, after the run, on the directory the command could reach, and a sealed file
+//!    whose identity changed during the run breaks it even if its content was put back.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -24,14 +28,16 @@ use std::time::Duration;
 use gapscore_adapters::Registry;
 use gapscore_core::WorkspaceIsolation;
 use gapscore_runner::environment::EnvPass;
-use gapscore_runner::exec::{Interrupt, RunEvidence, execute};
+use gapscore_runner::exec::{Interrupt, RunEvidence, execute, fs_stamp};
+use gapscore_runner::sandbox::{self, Sandbox, SandboxKind, SandboxOptions};
+use gapscore_runner::watch::SealedWatch;
 use gapscore_runner::workspace::{Isolation, Workspace, prepare};
 use gapscore_seal::checked_seal::{self, CheckedSeal};
 use gapscore_seal::verify::VerifyOptions;
 
 use crate::error::Error;
 use crate::outcome::{Refusal, RunError, ScoreOutcome};
-use crate::runner_evidence::{RunnerInput, check_results};
+use crate::runner_evidence::{ResultsBaseline, RunnerInput, check_results};
 use crate::score::{ScoreRequest, score, spec_v2};
 use crate::suite::Diagnostic;
 
@@ -60,6 +66,8 @@ pub struct RunRequest {
     pub project: PathBuf,
     /// Pass the command's output through to gapscore's standard error.
     pub passthrough: bool,
+    /// The sandbox to run in (`--sandbox`, `--share-net`).
+    pub sandbox: SandboxOptions,
     /// The environment gapscore was started with, which the command's default-deny
     /// environment takes its allowlist from (`gapscore_runner::environment`).
     pub parent_env: Vec<(OsString, OsString)>,
@@ -87,6 +95,7 @@ impl RunRequest {
             timeout: None,
             project: project.into(),
             passthrough: true,
+            sandbox: SandboxOptions::new(sandbox::SandboxMode::Auto),
             parent_env: std::env::vars_os().collect(),
             env: Vec::new(),
             trust_workspace_runner: false,
@@ -98,11 +107,12 @@ fn not_run(e: RunError, diagnostics: Vec<Diagnostic>) -> ScoreOutcome {
     ScoreOutcome::refused(Refusal::NotRun(e), diagnostics)
 }
 
-/// The isolation the spec v2 report records for a workspace.
-fn isolation_of(i: Isolation) -> WorkspaceIsolation {
-    match i {
-        Isolation::Copy => WorkspaceIsolation::Strict,
-        Isolation::Inplace => WorkspaceIsolation::Legacy,
+/// The isolation the spec v2 report records for a workspace and sandbox: strict only for a
+/// copy the command cannot reach out of (as [`RunnerInput::workspace_isolation`] says).
+fn isolation_of(i: Isolation, sandbox: SandboxKind) -> WorkspaceIsolation {
+    match (i, sandbox) {
+        (Isolation::Copy, SandboxKind::Bwrap) => WorkspaceIsolation::Strict,
+        _ => WorkspaceIsolation::Legacy,
     }
 }
 
@@ -115,13 +125,13 @@ pub fn isolation_name(i: Isolation) -> &'static str {
 }
 
 /// Step 1: the options, before anything runs.
-fn check_options(req: &RunRequest) -> Result<(), Error> {
+fn check_options(req: &RunRequest, sandbox: SandboxKind) -> Result<(), Error> {
     let resolved = spec_v2(&req.score)?;
     if let Some(declared) = resolved.workspace_isolation
-        && declared != isolation_of(req.isolation)
+        && declared != isolation_of(req.isolation, sandbox)
     {
         return Err(Error::Usage(format!(
-            "--workspace-isolation contradicts the workspace the command runs in (--workspace {}): gapscore run reports it itself",
+            "--workspace-isolation contradicts the workspace the command runs in (--workspace {}, sandbox {sandbox}): gapscore run reports it itself",
             isolation_name(req.isolation)
         )));
     }
@@ -184,7 +194,24 @@ fn broken(checked: CheckedSeal) -> Refusal {
 /// this returns.
 pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> ScoreOutcome {
     let mut diagnostics = Vec::new();
-    if let Err(e) = check_options(req) {
+    // Result files written after this are this run's by the clock: stamped before the copy.
+    let stamp = match fs_stamp() {
+        Ok(t) => t,
+        Err(source) => {
+            return not_run(
+                RunError::Scratch {
+                    what: "cannot read the filesystem's clock".to_owned(),
+                    source,
+                },
+                diagnostics,
+            );
+        }
+    };
+    let sandbox = match sandbox::choose(&req.sandbox) {
+        Ok(s) => s,
+        Err(e) => return not_run(RunError::Sandbox(e), diagnostics),
+    };
+    if let Err(e) = check_options(req, sandbox.kind) {
         return ScoreOutcome::refused(Refusal::Usage(e), diagnostics);
     }
     if let Some(dir) = &req.sealed_dir
@@ -241,16 +268,15 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
         }
     };
     let stdout_copy = capture.as_ref().map(|d| d.path().join("stdout"));
-    let evidence = match execute_in(req, &ws, stdout_copy.clone(), interrupt) {
-        Ok(e) => e,
-        Err(e) => return not_run(e, diagnostics),
-    };
-    diagnostics.push(Diagnostic::note(
-        gapscore_core::Code::RunEnded,
-        describe(&evidence),
-    ));
+    let mut notes = ws.notes.clone();
+    notes.extend(sandbox.notes.iter().cloned());
+    let sealed: Vec<&Path> = [sealed_in_ws.as_deref(), req.sealed_dir.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let places = sandbox::places(ws.temp_root(), &ws.dir, &sealed, &req.results, &mut notes);
 
-    // Result paths are the command's: relative to where it ran.
+    // Result paths are the command's: relative to where it runs.
     let _cwd = match CurrentDir::enter(&ws.dir) {
         Ok(guard) => guard,
         Err(source) => {
@@ -263,14 +289,50 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
             );
         }
     };
-    let results = check_results(&req.results, stdout_copy.as_deref(), evidence.fresh_after);
+    let baseline = ResultsBaseline::take(&req.results, stamp);
+    // The sealed files are read-only during the run and their identities compared after it.
+    let watch_error = |dir: &Path, source| RunError::Watch {
+        dir: dir.to_owned(),
+        source,
+    };
+    let watch = match sealed_in_ws.as_deref().map(|d| (d, SealedWatch::start(d))) {
+        None => None,
+        Some((_, Ok(w))) => Some(w),
+        Some((d, Err(e))) => return not_run(watch_error(d, e), diagnostics),
+    };
+    let how = Confinement {
+        sandbox: &sandbox,
+        places: &places,
+        stamp,
+    };
+    let evidence = match execute_in(req, &ws, &how, stdout_copy.clone(), interrupt) {
+        Ok(e) => e,
+        Err(e) => return not_run(e, diagnostics),
+    };
+    diagnostics.push(Diagnostic::note(
+        gapscore_core::Code::RunEnded,
+        describe(&evidence),
+    ));
+    let sealed_touched = match (&watch, sealed_in_ws.as_deref()) {
+        (Some(w), Some(d)) => match w.touched() {
+            Ok(t) => t,
+            Err(e) => return not_run(watch_error(d, e), diagnostics),
+        },
+        _ => Vec::new(),
+    };
+    // Gives an in-place run's sealed files their modes back.
+    drop(watch);
+
+    let results = check_results(&req.results, stdout_copy.as_deref(), &baseline);
     for p in &results.problems {
         diagnostics.push(Diagnostic::warning(p.kind.code(), p.detail.clone()));
     }
     // Read from the whole of both streams as they passed, not only the tails kept.
     let recognised = evidence.recognised.clone();
     let mut input = RunnerInput::new(evidence, results, isolation_name(ws.isolation));
-    input.notes.clone_from(&ws.notes);
+    input.notes = notes;
+    input.sandbox = sandbox.kind;
+    input.sealed_touched = sealed_touched;
     input.trusted_workspace_runner = trusted.iter().map(ToString::to_string).collect();
     input.recognised = recognised;
     input.stdout_copy = stdout_copy;
@@ -298,7 +360,11 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
     let mut outcome = score(&score_req, registry);
     if matches!(
         outcome.refusal(),
-        Some(Refusal::BrokenSeal { .. } | Refusal::BrokenSeals { .. })
+        Some(
+            Refusal::BrokenSeal { .. }
+                | Refusal::BrokenSeals { .. }
+                | Refusal::SealedFilesTouched(_)
+        )
     ) {
         outcome.diagnostics.push(Diagnostic::error(
             gapscore_core::Code::BrokenSeal,
@@ -311,15 +377,26 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
     outcome
 }
 
-/// Step 3: the command, in the workspace, with its environment.
+/// How the command is confined: the sandbox, its places, and the freshness stamp.
+struct Confinement<'a> {
+    sandbox: &'a Sandbox,
+    places: &'a sandbox::Places,
+    stamp: std::time::SystemTime,
+}
+
+/// Step 3: the command, in the workspace and the sandbox, with its environment.
 fn execute_in(
     req: &RunRequest,
     ws: &Workspace,
+    how: &Confinement<'_>,
     stdout_copy: Option<PathBuf>,
     interrupt: &Interrupt,
 ) -> Result<RunEvidence, RunError> {
     // The same start as `seal --expect-run`'s (`expect_run`), so both name tests alike.
     let mut exec = ws.exec_options(&req.command);
+    exec.wrapper = how.sandbox.wrapper(how.places);
+    exec.signal_as_exit_status = how.sandbox.reports_signal_as_status();
+    exec.fresh_after = Some(how.stamp);
     exec.timeout = req.timeout;
     exec.stdout_file = stdout_copy;
     exec.passthrough = req.passthrough;

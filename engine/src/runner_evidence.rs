@@ -9,10 +9,13 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use gapscore_adapters::expand_inputs;
+use gapscore_core::WorkspaceIsolation;
 use gapscore_core::runner_report::{ConsoleSummaryReport, Freshness, ResultFile, RunnerReport};
 use gapscore_core::{EventSink, Problem, ProblemKind, Tally};
 use gapscore_runner::exec::RunEvidence;
 use gapscore_runner::recognise::Recognised;
+use gapscore_runner::sandbox::SandboxKind;
+use gapscore_runner::watch::{FileIdentity, TouchedFile};
 
 use crate::console::{self, ConsoleCheck};
 
@@ -38,6 +41,11 @@ pub struct RunnerInput {
     pub results: ResultsCheck,
     /// `copy` or `inplace`.
     pub isolation: String,
+    /// The sandbox the command ran in.
+    pub sandbox: SandboxKind,
+    /// Sealed files whose identity (inode, size, mtime, ctime) changed during the run, even if
+    /// their content was put back: the seal is broken.
+    pub sealed_touched: Vec<TouchedFile>,
     /// What was done to isolate the run.
     pub notes: Vec<String>,
     /// What `--trust-workspace-runner` let the command load from the workspace.
@@ -56,11 +64,96 @@ impl RunnerInput {
             evidence,
             results,
             isolation: isolation.into(),
+            sandbox: SandboxKind::None,
+            sealed_touched: Vec::new(),
             notes: Vec::new(),
             trusted_workspace_runner: Vec::new(),
             recognised: Vec::new(),
             stdout_copy: None,
         }
+    }
+}
+
+impl RunnerInput {
+    /// `report.workspace_isolation` (spec v2 §4.3): `strict` only for a disposable copy the
+    /// command could not reach out of (bubblewrap); a copy without a sandbox is `legacy`, since
+    /// the command could write the project, the sealed tests' source or anything else.
+    pub fn workspace_isolation(&self) -> WorkspaceIsolation {
+        if self.isolation == "copy" && self.sandbox == SandboxKind::Bwrap {
+            WorkspaceIsolation::Strict
+        } else {
+            WorkspaceIsolation::Legacy
+        }
+    }
+
+    /// The sealed files changed during the run, in one line, when any were.
+    pub fn sealed_touched_summary(&self) -> Option<String> {
+        if self.sealed_touched.is_empty() {
+            return None;
+        }
+        let shown: Vec<String> = self
+            .sealed_touched
+            .iter()
+            .take(5)
+            .map(|t| format!("{} ({})", t.path, t.changes.join(", ")))
+            .collect();
+        let more = self.sealed_touched.len() - shown.len();
+        Some(format!(
+            "sealed files changed during the run, whatever their content now: {}{}",
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ))
+    }
+}
+
+/// What the result files were before the run: the freshness bound, and the identity of every
+/// file the `--results` arguments led to then.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ResultsBaseline {
+    /// Files last written before this are an earlier run's (a stamp taken before the workspace
+    /// was prepared).
+    pub fresh_after: SystemTime,
+    /// Each file present before the run, with its identity.
+    pub before: Vec<(PathBuf, FileIdentity)>,
+}
+
+impl ResultsBaseline {
+    /// Only a clock: no file is known from before the run.
+    pub fn after(fresh_after: SystemTime) -> Self {
+        ResultsBaseline {
+            fresh_after,
+            before: Vec::new(),
+        }
+    }
+
+    /// Takes the identity of every file `args` lead to now (relative to the current
+    /// directory, as [`check_results`] reads them), before the command runs.
+    pub fn take(args: &[PathBuf], fresh_after: SystemTime) -> Self {
+        let mut before = Vec::new();
+        for arg in args.iter().filter(|a| a.as_os_str() != "-") {
+            let (found, _errors) = expand_inputs(std::slice::from_ref(arg));
+            for input in found {
+                if let Ok(id) = FileIdentity::of_result(&input.path) {
+                    before.push((input.path, id));
+                }
+            }
+        }
+        ResultsBaseline {
+            fresh_after,
+            before,
+        }
+    }
+
+    /// Whether `path` is the very file that was there before the run.
+    fn unchanged(&self, path: &Path) -> bool {
+        self.before.iter().any(|(p, id)| {
+            p == path && FileIdentity::of_result(path).is_ok_and(|now| id.same_result(&now))
+        })
     }
 }
 
@@ -96,14 +189,16 @@ fn is_fresh(modified: SystemTime, after: SystemTime) -> bool {
 }
 
 /// Looks at every result file `args` leads to (files, directories, globs; `-` is the command's
-/// standard output, copied to `stdout_copy`): a file last written before `fresh_after` is an
-/// earlier run's and a missing one is no run's; neither is scored, and each is a
-/// `missing-results` problem.
+/// standard output, copied to `stdout_copy`): a file last written before the baseline's
+/// `fresh_after`, or present before the run and unchanged since (inode, size, mtime, content:
+/// whatever the clocks say), is an earlier run's and a missing one is no run's; neither is
+/// scored, and each is a `missing-results` problem.
 pub fn check_results(
     args: &[PathBuf],
     stdout_copy: Option<&Path>,
-    fresh_after: SystemTime,
+    baseline: &ResultsBaseline,
 ) -> ResultsCheck {
+    let fresh_after = baseline.fresh_after;
     let mut check = ResultsCheck::default();
     for arg in args {
         let shown = arg.display().to_string();
@@ -153,14 +248,30 @@ pub fn check_results(
             let path = input.path;
             let name = path.display().to_string();
             let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+            // Stale by the clock, or else by identity (an mtime moved forward before the run).
+            let by_clock = modified.is_some_and(|m| is_fresh(m, fresh_after));
+            let untouched = by_clock && baseline.unchanged(&path);
             let freshness = match modified {
                 None => Freshness::Missing,
-                Some(m) if is_fresh(m, fresh_after) => Freshness::Fresh,
+                Some(_) if by_clock && !untouched => Freshness::Fresh,
                 Some(_) => Freshness::Stale,
             };
             let stamp = modified.map(rfc3339);
             match freshness {
                 Freshness::Fresh => fresh.push(path),
+                Freshness::Stale if untouched => {
+                    all_fresh = false;
+                    check.problems.push(
+                        Problem::new(
+                            ProblemKind::MissingResults,
+                            format!(
+                                "`{name}` was there before the run and the run did not write it (same inode, size, mtime and content; its mtime {} says nothing): an earlier run's results, not scored",
+                                stamp.as_deref().unwrap_or("?")
+                            ),
+                        )
+                        .with_suite(name.clone()),
+                    );
+                }
                 Freshness::Stale => {
                     all_fresh = false;
                     check.problems.push(
@@ -372,6 +483,8 @@ pub(crate) fn apply(
     report.timed_out = e.timed_out;
     report.interrupted = e.interrupted;
     report.leftovers_killed = e.leftovers_killed;
+    report.output_held_open = e.output_held_open;
+    input.sandbox.as_str().clone_into(&mut report.sandbox);
     report.results.clone_from(&input.results.files);
     report.notes.clone_from(&input.notes);
     report.console = console;

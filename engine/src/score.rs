@@ -16,7 +16,7 @@ use gapscore_core::provenance::Resolved;
 use gapscore_core::skip_scope::SkipScope;
 use gapscore_core::{
     Dialect, GapReport, Gate, Manifest, Provenance, ReportOptions, SealCheck, SpecVersion, Spill,
-    StatusPolicy, Tally, Threshold, Verdict, WorkspaceIsolation, build_report_from,
+    StatusPolicy, Tally, Threshold, Verdict, build_report_from,
 };
 use gapscore_seal::checked_seal;
 use gapscore_seal::combined::Contradictions;
@@ -284,15 +284,11 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
             .map_err(Error::Usage)?;
     }
     if let Some(r) = &req.runner {
-        let used = if r.isolation == "copy" {
-            WorkspaceIsolation::Strict
-        } else {
-            WorkspaceIsolation::Legacy
-        };
+        let used = r.workspace_isolation();
         if resolved.workspace_isolation.is_some_and(|w| w != used) {
             return usage(format!(
-                "--workspace-isolation contradicts the workspace the command ran in ({}): gapscore run reports it itself",
-                r.isolation
+                "--workspace-isolation contradicts the workspace the command ran in ({}, sandbox {}): gapscore run reports it itself",
+                r.isolation, r.sandbox
             ));
         }
         resolved.workspace_isolation = Some(used);
@@ -395,6 +391,19 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
             .expected_tests
             .map(|ids| Arc::new(Manifest::new(ids)));
         sealed_dirs = checked.dirs.into_iter().map(|(d, _)| d).collect();
+    }
+    // A sealed file changed during the run and put back is a broken seal, though its content
+    // hashes as sealed: the runner may have read the changed one.
+    if let Some(touched) = req
+        .runner
+        .as_ref()
+        .and_then(RunnerInput::sealed_touched_summary)
+    {
+        if req.seal.as_ref().is_some_and(|s| s.allow_broken) {
+            seal_check = SealCheck::Broken(touched);
+        } else {
+            return ScoreOutcome::refused(Refusal::SealedFilesTouched(touched), diagnostics);
+        }
     }
     if let Some(path) = &req.seal_record_only {
         let refuse = |m: String| ScoreOutcome::refused(Refusal::Usage(Error::Usage(m)), Vec::new());

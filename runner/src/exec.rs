@@ -8,8 +8,8 @@ use std::io::{self, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -31,6 +31,11 @@ const INT_GRACE: Duration = Duration::from_secs(1);
 
 /// How often the wait loop looks at the child, the clock and the interrupt flag.
 const POLL: Duration = Duration::from_millis(20);
+
+/// How long the output is waited for once the command's process group has ended: its pipes
+/// hold at most a buffer's worth, read at once. A process still holding them open after that
+/// left the group (`setsid`) and is not waited for.
+const OUTPUT_GRACE: Duration = Duration::from_secs(1);
 
 /// What to run and how.
 #[derive(Debug, Clone)]
@@ -59,6 +64,15 @@ pub struct ExecOptions {
     /// Pass the command's output through (both streams to gapscore's standard error, which
     /// keeps standard output for the report). Off in tests of this module.
     pub passthrough: bool,
+    /// Result files last written before this are an earlier run's: a stamp taken before the
+    /// workspace was prepared ([`fs_stamp`]); when absent, one taken just before the start.
+    pub fresh_after: Option<SystemTime>,
+    /// A program and arguments that run [`ExecOptions::command`] (a sandbox:
+    /// [`crate::sandbox::Sandbox::wrapper`]); the evidence names the command alone.
+    pub wrapper: Vec<OsString>,
+    /// The wrapper reports a command killed by signal N as exit status 128 + N (bubblewrap does),
+    /// so such a status is read as that signal.
+    pub signal_as_exit_status: bool,
 }
 
 impl ExecOptions {
@@ -75,6 +89,9 @@ impl ExecOptions {
             tail_bytes: DEFAULT_TAIL_BYTES,
             stdout_file: None,
             passthrough: true,
+            fresh_after: None,
+            wrapper: Vec::new(),
+            signal_as_exit_status: false,
         }
     }
 }
@@ -106,6 +123,10 @@ pub struct RunEvidence {
     pub interrupted: bool,
     /// Processes of the group still alive once the command had ended, which were ended too.
     pub leftovers_killed: bool,
+    /// A process outside the group (one that called `setsid`) still held the output open after
+    /// the group had ended: it was not waited for, and what it printed later is not in the
+    /// tails.
+    pub output_held_open: bool,
     /// The last [`ExecOptions::tail_bytes`] of standard output (lossy UTF-8).
     pub stdout_tail: String,
     /// The last [`ExecOptions::tail_bytes`] of standard error (lossy UTF-8).
@@ -212,8 +233,52 @@ impl Tail {
     }
 }
 
-/// What a stream's copy thread kept: its tail, and what reading all of it found.
-type Teed = (String, Scanned);
+/// What a copy thread has seen so far, shared so that the run need not wait for the thread
+/// when a process outside the group holds the pipe open.
+#[derive(Debug)]
+struct TeeState {
+    tail: Tail,
+    copy: Option<File>,
+    error: Option<io::Error>,
+    /// Reads every line as it passes (recognisers, console summaries).
+    scanner: Option<StreamScanner>,
+}
+
+/// One stream's copy: its thread and what it has seen.
+struct Tee {
+    thread: JoinHandle<()>,
+    state: Arc<Mutex<TeeState>>,
+    /// Set when the run stopped waiting: the thread stops passing output through.
+    abandoned: Arc<AtomicBool>,
+}
+
+impl Tee {
+    /// The tail so far and what reading the stream found, and the copy file closed; an error
+    /// the copy met.
+    fn finish(self) -> io::Result<(String, Scanned)> {
+        self.abandoned.store(true, Ordering::SeqCst);
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(e) = state.error.take() {
+            return Err(e);
+        }
+        if let Some(mut f) = state.copy.take() {
+            f.flush()?;
+        }
+        let tail = std::mem::replace(
+            &mut state.tail,
+            Tail {
+                buf: Vec::new(),
+                limit: 0,
+            },
+        );
+        let scanned = state
+            .scanner
+            .take()
+            .map(StreamScanner::finish)
+            .unwrap_or_default();
+        Ok((tail.into_string(), scanned))
+    }
+}
 
 /// Copies `from` to the terminal (gapscore's standard error) and to `copy`, keeping a tail and
 /// reading every line as it passes ([`StreamScanner`]).
@@ -221,15 +286,21 @@ fn tee(
     mut from: impl Read + Send + 'static,
     stream: &'static str,
     passthrough: bool,
-    mut copy: Option<File>,
+    copy: Option<File>,
     limit: usize,
-) -> JoinHandle<io::Result<Teed>> {
-    thread::spawn(move || {
-        let mut tail = Tail {
+) -> Tee {
+    let state = Arc::new(Mutex::new(TeeState {
+        tail: Tail {
             buf: Vec::new(),
             limit,
-        };
-        let mut scanner = StreamScanner::new(stream);
+        },
+        copy,
+        error: None,
+        scanner: Some(StreamScanner::new(stream)),
+    }));
+    let abandoned = Arc::new(AtomicBool::new(false));
+    let (shared, stop) = (Arc::clone(&state), Arc::clone(&abandoned));
+    let thread = thread::spawn(move || {
         let mut chunk = vec![0u8; 16 * 1024];
         let mut terminal_ok = passthrough;
         loop {
@@ -237,30 +308,99 @@ fn tee(
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+                Err(e) => {
+                    shared.lock().unwrap_or_else(PoisonError::into_inner).error = Some(e);
+                    break;
+                }
             };
             let bytes = &chunk[..n];
+            if stop.load(Ordering::SeqCst) {
+                continue;
+            }
             if terminal_ok {
                 // A closed terminal must not stop the copy nor the run.
                 let mut err = io::stderr().lock();
                 terminal_ok = err.write_all(bytes).and_then(|()| err.flush()).is_ok();
             }
-            if let Some(f) = copy.as_mut() {
-                f.write_all(bytes)?;
+            let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(f) = state.copy.as_mut()
+                && let Err(e) = f.write_all(bytes)
+            {
+                state.copy = None;
+                state.error = Some(e);
             }
-            tail.push(bytes);
-            scanner.push(bytes);
+            state.tail.push(bytes);
+            if let Some(scanner) = state.scanner.as_mut() {
+                scanner.push(bytes);
+            }
         }
-        if let Some(f) = copy.as_mut() {
-            f.flush()?;
-        }
-        Ok((tail.into_string(), scanner.finish()))
-    })
+    });
+    Tee {
+        thread,
+        state,
+        abandoned,
+    }
 }
 
-/// Whether any process of group `pid` is still alive (a zombie leader counts until reaped).
+/// Waits up to [`OUTPUT_GRACE`] for both copies to reach the end of their streams; returns
+/// whether they did. A copy that did not is left to its thread, which ends when the last
+/// process holding the pipe does.
+fn wait_for_output(tees: &[&Option<Tee>]) -> bool {
+    let deadline = Instant::now() + OUTPUT_GRACE;
+    loop {
+        let done = tees
+            .iter()
+            .all(|t| t.as_ref().is_none_or(|t| t.thread.is_finished()));
+        if done || Instant::now() >= deadline {
+            return done;
+        }
+        thread::sleep(POLL);
+    }
+}
+
+/// Whether any process of group `pid` is still alive (a zombie leader counts until reaped; a
+/// zombie whose parent is not gapscore does not: it waits for init to reap it, which under
+/// bubblewrap, whose PID namespace's init becomes one, can take seconds in a container).
 fn group_alive(pid: Pid) -> bool {
-    test_kill_process_group(pid).is_ok()
+    if test_kill_process_group(pid).is_err() {
+        return false;
+    }
+    living_members(pid).unwrap_or(true)
+}
+
+/// Whether `/proc` shows a member of group `pgid` that is not a zombie of someone else's, or
+/// `None` when `/proc` cannot be read.
+fn living_members(pgid: Pid) -> Option<bool> {
+    let me = std::process::id();
+    let want = pgid.as_raw_nonzero().get();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        // "pid (comm) state ppid pgrp ...": comm may hold anything but its last ')'.
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{name}/stat")) else {
+            continue;
+        };
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let (Some(state), Some(ppid), Some(pgrp)) = (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        if pgrp.parse::<i32>().ok() != Some(want) {
+            continue;
+        }
+        if state != "Z" || ppid.parse::<u32>().ok() == Some(me) {
+            return Some(true);
+        }
+    }
+    Some(false)
 }
 
 /// Sends `sig` to the group, ignoring a group already gone.
@@ -312,7 +452,19 @@ fn end_group(
 /// Runs the command to its end (or its time limit, or an interruption) and returns what
 /// happened. An error means it could not be started (or waited for): no evidence exists.
 pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvidence> {
-    let Some((program, args)) = opts.command.split_first() else {
+    if opts.command.is_empty() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
+    }
+    // A wrapper would start and report the missing program as its own failure: say it here,
+    // as a command run directly would.
+    if !opts.wrapper.is_empty() && !findable(&opts.command[0], opts) {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "no such program (looked for in the working directory or on PATH)",
+        ));
+    }
+    let argv: Vec<&OsString> = opts.wrapper.iter().chain(&opts.command).collect();
+    let Some((program, args)) = argv.split_first() else {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no command"));
     };
     let mut cmd = Command::new(program);
@@ -330,12 +482,11 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
         .stderr(Stdio::piped())
         .process_group(0);
     let copy = opts.stdout_file.as_ref().map(File::create).transpose()?;
-    // The kernel stamps files with a coarse clock: a file written just after the start can
-    // carry a time just before `started`. A file stamped now gives the filesystem's reading.
-    let marker = tempfile::NamedTempFile::new()?;
     let started = SystemTime::now();
-    let stamped = marker.as_file().metadata()?.modified()?;
-    drop(marker);
+    let fresh_after = match opts.fresh_after {
+        Some(t) => t,
+        None => fs_stamp()?,
+    };
     let clock = Instant::now();
     let mut child = cmd.spawn()?;
     let pid = Pid::from_child(&child);
@@ -387,10 +538,17 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
     }
     let status = end_group(&mut child, pid, leader, opts.grace)?;
     let duration = clock.elapsed();
-    let (stdout_tail, out_scan) = join(out)?;
-    let (stderr_tail, err_scan) = join(err)?;
+    // The group is gone; a process that left it may still hold the pipes (`setsid`). The run
+    // ends now, whoever holds them.
+    let output_held_open = !wait_for_output(&[&out, &err]);
+    let (stdout_tail, out_scan) = out.map(Tee::finish).transpose()?.unwrap_or_default();
+    let (stderr_tail, err_scan) = err.map(Tee::finish).transpose()?.unwrap_or_default();
     let mut summaries = out_scan.summaries;
     summaries.extend(err_scan.summaries);
+    let (exit_code, signal) = match (status.code(), status.signal()) {
+        (Some(c @ 129..=159), None) if opts.signal_as_exit_status => (None, Some(c - 128)),
+        other => other,
+    };
     Ok(RunEvidence {
         command: opts
             .command
@@ -398,14 +556,15 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
         started,
-        fresh_after: stamped.min(started),
+        fresh_after: fresh_after.min(started),
         started_at: humantime::format_rfc3339_micros(started).to_string(),
         duration_secs: (duration.as_secs_f64() * 1000.0).round() / 1000.0,
-        exit_code: status.code(),
-        signal: status.signal(),
+        exit_code,
+        signal,
         timed_out,
         interrupted,
         leftovers_killed,
+        output_held_open,
         stdout_tail,
         stderr_tail,
         recognised: merge(out_scan.recognised, err_scan.recognised),
@@ -413,13 +572,32 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
     })
 }
 
-fn join(handle: Option<JoinHandle<io::Result<Teed>>>) -> io::Result<Teed> {
-    match handle {
-        None => Ok((String::new(), Scanned::default())),
-        Some(h) => h
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("output copy thread panicked"))),
+/// Whether `program` names a file the command could start: a path (relative to the working
+/// directory) or a name found on the `PATH` the command gets.
+fn findable(program: &OsString, opts: &ExecOptions) -> bool {
+    let path = std::path::Path::new(program);
+    if path.components().count() > 1 || path.is_absolute() {
+        return opts.dir.join(path).is_file();
     }
+    let search = opts
+        .env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    std::env::split_paths(&search).any(|dir| opts.dir.join(dir).join(path).is_file())
+}
+
+/// The time the filesystem gives a file written now (its clock is coarser than the system's:
+/// a file written just after a start taken from the system clock can carry a time just before
+/// it), or the system time if that is earlier. Take it before the workspace is prepared: a
+/// result file written after it is this run's, by the clock.
+pub fn fs_stamp() -> io::Result<SystemTime> {
+    let now = SystemTime::now();
+    let marker = tempfile::NamedTempFile::new()?;
+    let stamped = marker.as_file().metadata()?.modified()?;
+    Ok(stamped.min(now))
 }
 
 #[cfg(test)]
@@ -488,7 +666,7 @@ mod tests {
     fn the_whole_output_is_read_not_only_its_tail() {
         // The failure line is far beyond the tail that is kept.
         let mut o = sh(
-            "echo 'FAIL	example.com/p [build failed]'; i=0; while [ $i -lt 3000 ]; do echo log line $i; i=$((i+1)); done; echo '== 2 failed, 3 passed in 0.1s ==' >&2",
+            "echo 'FAIL\texample.com/p [build failed]'; i=0; while [ $i -lt 3000 ]; do echo log line $i; i=$((i+1)); done; echo '== 2 failed, 3 passed in 0.1s ==' >&2",
         );
         o.tail_bytes = 1024;
         let e = execute(&o, &Interrupt::none()).unwrap();
@@ -523,6 +701,46 @@ mod tests {
         let e = execute(&sh("sleep 30 & echo started"), &Interrupt::none()).unwrap();
         assert_eq!(e.exit_code, Some(0));
         assert!(e.leftovers_killed);
+    }
+
+    #[test]
+    fn a_process_that_left_the_group_holding_the_output_is_not_waited_for() {
+        let mut o = sh("setsid sleep 8 & echo started; sleep 30");
+        o.timeout = Some(Duration::from_millis(500));
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert!(e.timed_out);
+        assert!(e.output_held_open);
+        assert_eq!(e.stdout_tail, "started\n");
+        assert!(e.duration_secs < 5.0, "{}", e.duration_secs);
+        // Without a time limit too: the command exits, its escaped child keeps the pipe (given
+        // the moment it needs to leave the group before the command ends).
+        let e = execute(
+            &sh("setsid sleep 8 & sleep 0.5; echo done"),
+            &Interrupt::none(),
+        )
+        .unwrap();
+        assert_eq!(e.exit_code, Some(0));
+        assert!(e.output_held_open);
+        assert_eq!(e.stdout_tail, "done\n");
+    }
+
+    #[test]
+    fn a_signal_reported_as_an_exit_status_is_read_as_the_signal() {
+        let mut o = sh("exit 137");
+        o.signal_as_exit_status = true;
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert_eq!((e.exit_code, e.signal), (None, Some(9)));
+        let e = execute(&sh("exit 137"), &Interrupt::none()).unwrap();
+        assert_eq!((e.exit_code, e.signal), (Some(137), None));
+    }
+
+    #[test]
+    fn a_stamp_taken_earlier_is_the_freshness_bound() {
+        let earlier = SystemTime::now() - Duration::from_secs(60);
+        let mut o = sh("true");
+        o.fresh_after = Some(earlier);
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert_eq!(e.fresh_after, earlier);
     }
 
     #[test]

@@ -15,6 +15,10 @@
 //!   that keeps caches from poisoning the run; the runner followed to where it resolves.
 //! - [`environment`]: the command's default-deny environment (an allowlist, `--env`, and
 //!   interpreters' isolated modes).
+//! - [`sandbox`]: bubblewrap around the command (issue 32): the root read-only, the workspace the
+//!   only writable place, the sealed tests read-only, no network, its own PID namespace.
+//! - [`watch`]: files watched across the run: the sealed files' identities (inode, size, mtime,
+//!   ctime) before and after, the sealed files read-only meanwhile; result files' identities.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -22,6 +26,8 @@
 pub mod environment;
 pub mod exec;
 pub mod recognise;
+pub mod sandbox;
 pub mod scan;
 pub mod summary;
+pub mod watch;
 pub mod workspace;

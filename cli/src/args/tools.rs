@@ -80,7 +80,7 @@ Examples:
 
 /// The closing help of `gapscore run`.
 pub(crate) const RUN_HELP: &str = "\
-Exit codes: 0 ok, 1 score above --threshold (or an advisory report under --threshold: a runner that failed, was killed, timed out or was interrupted, stale or missing results), 2 usage or input error, a broken seal, files the seal does not hash in the sealed directory, or a command that could not be started. The command's output goes to standard error. See docs/run.md.
+Exit codes: 0 ok, 1 score above --threshold (or an advisory report under --threshold: a runner that failed, was killed, timed out or was interrupted, stale or missing results), 2 usage or input error, a broken seal, files the seal does not hash in the sealed directory, --sandbox bwrap where bubblewrap does not work, or a command that could not be started. The command's output goes to standard error. See docs/run.md.
 
 Examples:
   gapscore run --workspace inplace --results sealed.json --format summary \\

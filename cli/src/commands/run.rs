@@ -10,9 +10,10 @@ use anyhow::{Context, Result};
 use gapscore_engine::run::run as run_request;
 use gapscore_engine::{ExitCode, RunRequest};
 use gapscore_runner::exec::install_interrupt_handlers;
+use gapscore_runner::sandbox::{SandboxMode, SandboxOptions};
 use gapscore_runner::workspace::Isolation;
 
-use crate::args::{RunArgs, ScoreOptions, WorkspaceArg};
+use crate::args::{RunArgs, SandboxArg, ScoreOptions, WorkspaceArg};
 use crate::commands::score::{finish, request};
 use crate::{host, io};
 
@@ -77,6 +78,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         WorkspaceArg::Inplace => Isolation::Inplace,
     };
     req.timeout = args.timeout.map(Duration::from_secs);
+    req.sandbox = SandboxOptions::new(match args.sandbox {
+        SandboxArg::Auto => SandboxMode::Auto,
+        SandboxArg::Bwrap => SandboxMode::Bwrap,
+        SandboxArg::None => SandboxMode::None,
+    });
+    req.sandbox.share_net = args.share_net;
     req.env.clone_from(&args.env);
     req.trust_workspace_runner = args.trust_workspace_runner;
     let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;

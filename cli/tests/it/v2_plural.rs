@@ -588,6 +588,9 @@ fn run_plural(root: &Path) -> std::process::Output {
         "2",
         "--results",
         "res.json",
+        // Without a sandbox, so that the command can change a suite (under one it cannot).
+        "--sandbox",
+        "none",
         "--",
         "sh",
         "run.sh",
@@ -613,7 +616,7 @@ fn run_under_a_combined_seal_counts_every_suite_and_catches_a_changed_one() {
     assert!(stderr(&o).contains("tx2"), "{}", stderr(&o));
 
     let tmp = plural_project(&format!(
-        "echo '{results}' > res.json\necho '# changed' > sealed/b/test.py\n"
+        "echo '{results}' > res.json\nchmod u+w sealed/b/test.py\necho '# changed' > sealed/b/test.py\n"
     ));
     let o = run_plural(tmp.path());
     assert_eq!(code(&o), 2, "{}", stderr(&o));
