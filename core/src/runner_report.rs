@@ -44,10 +44,57 @@ pub struct RunnerReport {
     /// What was done to isolate the run, one line each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The runners' console summaries read in the command's output (a second channel beside
+    /// the result files), one per runner and stream.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub console: Vec<ConsoleSummaryReport>,
+    /// `--results -`: results were read from the command's standard output, a stream the code
+    /// under test can print to (it can print results that look like the runner's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub results_on_shared_stream: bool,
     /// What `--trust-workspace-runner` let the command load from the workspace (the runner,
     /// or a module of its framework, and its path): empty when the runner resolved outside it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trusted_workspace_runner: Vec<String>,
+}
+
+/// A runner's console summary, as read in the command's output (`== 2 failed, 3 passed in
+/// 0.1s ==`, `test result: FAILED. 3 passed; 2 failed; ...`, every such line summed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ConsoleSummaryReport {
+    /// The runner whose wording it is: `pytest`, `jest`, `vitest`, `go`, `cargo`, `nextest`,
+    /// `prove` or `node`.
+    pub runner: String,
+    /// `stdout` or `stderr`.
+    pub stream: String,
+    /// How many summary lines were read (cargo prints one per test binary).
+    pub lines: u64,
+    /// The first few of them, as printed.
+    pub quoted: Vec<String>,
+    /// Failed (and errored) tests, summed.
+    pub failed: u64,
+    /// Passed tests, summed, when the runner prints them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed: Option<u64>,
+    /// Held against the results read: false when the summary is on the stream read as the
+    /// results (`--results -`), or when no result file was read whole.
+    pub compared: bool,
+}
+
+impl ConsoleSummaryReport {
+    /// A summary of `runner` on `stream`, read from `lines` lines.
+    pub fn new(runner: impl Into<String>, stream: impl Into<String>, lines: u64) -> Self {
+        ConsoleSummaryReport {
+            runner: runner.into(),
+            stream: stream.into(),
+            lines,
+            quoted: Vec::new(),
+            failed: 0,
+            passed: None,
+            compared: false,
+        }
+    }
 }
 
 /// One result file, and whether this run wrote it.
@@ -111,6 +158,8 @@ impl RunnerReport {
             isolation: isolation.into(),
             sandbox: no_sandbox(),
             notes: Vec::new(),
+            console: Vec::new(),
+            results_on_shared_stream: false,
             trusted_workspace_runner: Vec::new(),
         }
     }

@@ -43,6 +43,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod console;
 pub mod error;
 pub mod exit;
 pub mod expect_run;

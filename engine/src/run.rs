@@ -10,8 +10,9 @@
 //!    ([`gapscore_runner::sandbox`]), with the sealed files read-only and watched
 //!    ([`gapscore_runner::watch`]); the freshness stamp is taken before the workspace is
 //!    prepared, and the result files' identities just before the command starts.
-//! 4. The result files are checked for this run's writing ([`check_results`]), and the
-//!    runner's output for failure lines ([`gapscore_runner::recognise`]).
+//! 4. The result files are checked for this run's writing ([`check_results`]); the runner's
+//!    whole output was read for failure lines ([`gapscore_runner::recognise`]) and console
+//!    summaries ([`gapscore_runner::summary`]) as it passed.
 //! 5. The results are read and the seal's expected-test manifest applied **before** any runner
 //!    evidence is weighed (in [`crate::score()`]): a result the seal does not list never
 //!    explains a failing exit status, and results beyond the manifest's multiplicity are a
@@ -28,7 +29,6 @@ use gapscore_adapters::Registry;
 use gapscore_core::WorkspaceIsolation;
 use gapscore_runner::environment::EnvPass;
 use gapscore_runner::exec::{Interrupt, RunEvidence, execute, fs_stamp};
-use gapscore_runner::recognise::recognise;
 use gapscore_runner::sandbox::{self, Sandbox, SandboxKind, SandboxOptions};
 use gapscore_runner::watch::SealedWatch;
 use gapscore_runner::workspace::{Isolation, Workspace, prepare};
@@ -327,7 +327,8 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
     for p in &results.problems {
         diagnostics.push(Diagnostic::warning(p.kind.code(), p.detail.clone()));
     }
-    let recognised = recognise(&evidence.stdout_tail, &evidence.stderr_tail);
+    // Read from the whole of both streams as they passed, not only the tails kept.
+    let recognised = evidence.recognised.clone();
     let mut input = RunnerInput::new(evidence, results, isolation_name(ws.isolation));
     input.notes = notes;
     input.sandbox = sandbox.kind;

@@ -10,12 +10,17 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use gapscore_adapters::expand_inputs;
 use gapscore_core::WorkspaceIsolation;
-use gapscore_core::runner_report::{Freshness, ResultFile, RunnerReport};
+use gapscore_core::runner_report::{ConsoleSummaryReport, Freshness, ResultFile, RunnerReport};
 use gapscore_core::{EventSink, Problem, ProblemKind, Tally};
 use gapscore_runner::exec::RunEvidence;
 use gapscore_runner::recognise::Recognised;
 use gapscore_runner::sandbox::SandboxKind;
 use gapscore_runner::watch::{FileIdentity, TouchedFile};
+
+use crate::console::{self, ConsoleCheck};
+
+/// The note a report read from the command's standard output carries (`--results -`).
+pub const SHARED_STREAM_NOTE: &str = "the results were read from the command's standard output (--results -), which the code under test shares: a test can print lines that read as results; docs/run.md says how to have the runner write them to a file instead";
 
 /// The place runner problems are filed under in the report (`[timeout] runner`).
 pub const RUNNER_PLACE: &str = "runner";
@@ -353,11 +358,31 @@ fn results_show_failure(sealed: &Tally) -> bool {
         > 0
 }
 
+/// The runners' console summaries held against every record read (the second channel,
+/// [`crate::console`]): the problems, and the report's view of each summary.
+fn console_judgement(
+    input: &RunnerInput,
+    sealed: &Tally,
+) -> (Vec<Problem>, Vec<ConsoleSummaryReport>) {
+    let check = ConsoleCheck {
+        read: &sealed.by_status,
+        results_on_stdout: input.stdout_copy.is_some(),
+        comparable: input.evidence.exit_code.is_some()
+            && !input.evidence.timed_out
+            && !input.evidence.interrupted
+            && input.results.problems.is_empty()
+            && !input.results.scored.is_empty(),
+    };
+    console::judge(&input.evidence.summaries, check, RUNNER_PLACE)
+}
+
 /// The problems the runner's evidence stands for, judged against the sealed results as read.
 pub fn runner_problems(input: &RunnerInput, sealed: &Tally) -> Vec<Problem> {
     let e = &input.evidence;
     let mut out = Vec::new();
     let place = |p: Problem| p.with_suite(RUNNER_PLACE);
+    // The console's failures explain a failing exit status as the results' would.
+    let (console_problems, _) = console_judgement(input, sealed);
     if e.timed_out {
         out.push(place(Problem::new(
             ProblemKind::Timeout,
@@ -380,6 +405,7 @@ pub fn runner_problems(input: &RunnerInput, sealed: &Tally) -> Vec<Problem> {
     } else if let Some(code) = e.exit_code
         && code != 0
         && !results_show_failure(sealed)
+        && console_problems.is_empty()
     {
         out.push(place(Problem::new(
             ProblemKind::RunnerFailed,
@@ -421,6 +447,7 @@ pub fn runner_problems(input: &RunnerInput, sealed: &Tally) -> Vec<Problem> {
             ),
         )));
     }
+    out.extend(console_problems);
     out.extend(input.results.problems.iter().cloned());
     out
 }
@@ -437,6 +464,7 @@ pub(crate) fn apply(
     sealed: &mut Tally,
     excluded_present: &mut Vec<String>,
 ) -> RunnerReport {
+    let console = console_judgement(input, sealed).1;
     for p in runner_problems(input, sealed) {
         sealed.problem(p);
     }
@@ -459,6 +487,11 @@ pub(crate) fn apply(
     input.sandbox.as_str().clone_into(&mut report.sandbox);
     report.results.clone_from(&input.results.files);
     report.notes.clone_from(&input.notes);
+    report.console = console;
+    if input.stdout_copy.is_some() {
+        report.results_on_shared_stream = true;
+        report.notes.push(SHARED_STREAM_NOTE.to_owned());
+    }
     report
         .trusted_workspace_runner
         .clone_from(&input.trusted_workspace_runner);

@@ -124,7 +124,7 @@ codes! {
     ExitStatus = "P018", "readers",
         "a recorded exit status or success flag says the run failed while its records show no failure",
         "read the runner's output for what failed outside the records (a hook, a load error, an edited file)";
-    SummaryLine = "P019", "readers",
+    SummaryLine = "P019", "readers, run",
         "a footer or console summary line (`# fail 3`, `<!-- fail 3 -->`, `2 failed`) says worse than the records",
         "rerun and keep the whole output; that many passes count as failed";
     UnreadableCount = "P020", "readers",

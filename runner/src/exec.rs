@@ -15,6 +15,10 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
 
+use crate::recognise::{Recognised, merge};
+use crate::scan::{Scanned, StreamScanner};
+use crate::summary::ConsoleSummary;
+
 /// How much of each stream is kept by default: the last 64 KiB.
 pub const DEFAULT_TAIL_BYTES: usize = 64 * 1024;
 
@@ -127,6 +131,12 @@ pub struct RunEvidence {
     pub stdout_tail: String,
     /// The last [`ExecOptions::tail_bytes`] of standard error (lossy UTF-8).
     pub stderr_tail: String,
+    /// Failure lines recognised in the whole of both streams, standard output's first.
+    #[serde(skip)]
+    pub recognised: Vec<Recognised>,
+    /// Console summaries read in the whole of both streams, standard output's first.
+    #[serde(skip)]
+    pub summaries: Vec<ConsoleSummary>,
 }
 
 impl RunEvidence {
@@ -230,6 +240,8 @@ struct TeeState {
     tail: Tail,
     copy: Option<File>,
     error: Option<io::Error>,
+    /// Reads every line as it passes (recognisers, console summaries).
+    scanner: Option<StreamScanner>,
 }
 
 /// One stream's copy: its thread and what it has seen.
@@ -241,8 +253,9 @@ struct Tee {
 }
 
 impl Tee {
-    /// The tail so far, and the copy file closed; an error the copy met.
-    fn finish(self) -> io::Result<String> {
+    /// The tail so far and what reading the stream found, and the copy file closed; an error
+    /// the copy met.
+    fn finish(self) -> io::Result<(String, Scanned)> {
         self.abandoned.store(true, Ordering::SeqCst);
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(e) = state.error.take() {
@@ -258,13 +271,20 @@ impl Tee {
                 limit: 0,
             },
         );
-        Ok(tail.into_string())
+        let scanned = state
+            .scanner
+            .take()
+            .map(StreamScanner::finish)
+            .unwrap_or_default();
+        Ok((tail.into_string(), scanned))
     }
 }
 
-/// Copies `from` to the terminal (gapscore's standard error) and to `copy`, keeping a tail.
+/// Copies `from` to the terminal (gapscore's standard error) and to `copy`, keeping a tail and
+/// reading every line as it passes ([`StreamScanner`]).
 fn tee(
     mut from: impl Read + Send + 'static,
+    stream: &'static str,
     passthrough: bool,
     copy: Option<File>,
     limit: usize,
@@ -276,6 +296,7 @@ fn tee(
         },
         copy,
         error: None,
+        scanner: Some(StreamScanner::new(stream)),
     }));
     let abandoned = Arc::new(AtomicBool::new(false));
     let (shared, stop) = (Arc::clone(&state), Arc::clone(&abandoned));
@@ -309,6 +330,9 @@ fn tee(
                 state.error = Some(e);
             }
             state.tail.push(bytes);
+            if let Some(scanner) = state.scanner.as_mut() {
+                scanner.push(bytes);
+            }
         }
     });
     Tee {
@@ -469,11 +493,11 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
     let out = child
         .stdout
         .take()
-        .map(|s| tee(s, opts.passthrough, copy, opts.tail_bytes));
+        .map(|s| tee(s, "stdout", opts.passthrough, copy, opts.tail_bytes));
     let err = child
         .stderr
         .take()
-        .map(|s| tee(s, opts.passthrough, None, opts.tail_bytes));
+        .map(|s| tee(s, "stderr", opts.passthrough, None, opts.tail_bytes));
 
     let mut timed_out = false;
     let mut interrupted = false;
@@ -517,8 +541,10 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
     // The group is gone; a process that left it may still hold the pipes (`setsid`). The run
     // ends now, whoever holds them.
     let output_held_open = !wait_for_output(&[&out, &err]);
-    let stdout_tail = out.map(Tee::finish).transpose()?.unwrap_or_default();
-    let stderr_tail = err.map(Tee::finish).transpose()?.unwrap_or_default();
+    let (stdout_tail, out_scan) = out.map(Tee::finish).transpose()?.unwrap_or_default();
+    let (stderr_tail, err_scan) = err.map(Tee::finish).transpose()?.unwrap_or_default();
+    let mut summaries = out_scan.summaries;
+    summaries.extend(err_scan.summaries);
     let (exit_code, signal) = match (status.code(), status.signal()) {
         (Some(c @ 129..=159), None) if opts.signal_as_exit_status => (None, Some(c - 128)),
         other => other,
@@ -541,6 +567,8 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
         output_held_open,
         stdout_tail,
         stderr_tail,
+        recognised: merge(out_scan.recognised, err_scan.recognised),
+        summaries,
     })
 }
 
@@ -632,6 +660,28 @@ mod tests {
         assert!(e.interrupted);
         // SIGINT, or SIGTERM when the test runs with SIGINT ignored (a background job).
         assert!(matches!(e.signal, Some(2 | 15)), "{:?}", e.signal);
+    }
+
+    #[test]
+    fn the_whole_output_is_read_not_only_its_tail() {
+        // The failure line is far beyond the tail that is kept.
+        let mut o = sh(
+            "echo 'FAIL\texample.com/p [build failed]'; i=0; while [ $i -lt 3000 ]; do echo log line $i; i=$((i+1)); done; echo '== 2 failed, 3 passed in 0.1s ==' >&2",
+        );
+        o.tail_bytes = 1024;
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert!(!e.stdout_tail.contains("build failed"));
+        assert_eq!(e.recognised.len(), 1, "{:?}", e.recognised);
+        assert_eq!(e.recognised[0].stream, "stdout");
+        assert_eq!(e.summaries.len(), 1);
+        assert_eq!(
+            (
+                e.summaries[0].ecosystem,
+                e.summaries[0].stream,
+                e.summaries[0].failed
+            ),
+            ("pytest", "stderr", 2)
+        );
     }
 
     #[test]

@@ -7,6 +7,9 @@
 //! - [`recognise`]: well-known failure lines in a runner's stdout and stderr (Go `[build
 //!   failed]`, Jest "Test suite failed to run", pytest "ERROR collecting", ...), each with the
 //!   problem kind it stands for.
+//! - [`summary`]: the counts a runner prints at its end (`== 2 failed, 3 passed in 0.1s ==`,
+//!   `test result: FAILED. ...`), a second channel beside the result files.
+//! - [`scan`]: reads each output stream whole, line by line as it passes, through both.
 //! - [`workspace`]: a disposable verification workspace (spec v2 §4.3): the project copied
 //!   (respecting `.gitignore`) with the verified sealed tests placed in it, and the environment
 //!   that keeps caches from poisoning the run; the runner followed to where it resolves.
@@ -24,5 +27,7 @@ pub mod environment;
 pub mod exec;
 pub mod recognise;
 pub mod sandbox;
+pub mod scan;
+pub mod summary;
 pub mod watch;
 pub mod workspace;

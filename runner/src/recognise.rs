@@ -35,42 +35,79 @@ pub struct Recognised {
     pub stream: &'static str,
 }
 
-/// Every recognised line in `stdout` then `stderr`, in order of appearance.
+/// The most distinct lines a [`Recogniser`] keeps: a run that prints more (a thousand compiler
+/// errors) is already a problem by its first few, and memory stays bounded.
+pub const MAX_RECOGNISED: usize = 200;
+
+/// Every recognised line in `stdout` then `stderr`, in order of appearance: whole texts read as
+/// [`crate::scan::StreamScanner`] reads a command's streams while `exec` runs it.
 ///
 /// A line is reported once, by the first table (and within it the first entry) that matches.
 /// Identical lines (same kind and text) are reported once, even across the two streams. A block
 /// of consecutive lines of one block entry (pytest's `INTERNALERROR>` traceback) is reported once,
 /// by its last line, which names the error.
 pub fn recognise(stdout: &str, stderr: &str) -> Vec<Recognised> {
-    let mut out = Collector::default();
-    for (stream, text) in [("stdout", stdout), ("stderr", stderr)] {
-        let text = strip_ansi(text);
-        for raw in text.lines() {
-            match go_json_output(raw) {
-                Some(output) => {
-                    for line in strip_ansi(&output).lines() {
-                        out.line(line, stream);
-                    }
-                }
-                None => out.line(raw, stream),
-            }
+    let scan = |stream, text: &str| {
+        let mut r = Recogniser::new(stream);
+        for raw in text.split('\n') {
+            each_line(raw, |line| r.line(line));
         }
-        out.flush();
-    }
-    out.found
+        r.finish()
+    };
+    merge(scan("stdout", stdout), scan("stderr", stderr))
 }
 
-/// Accumulates recognised lines: deduplicates them and folds block entries.
-#[derive(Debug, Default)]
-struct Collector {
+/// The lines one raw line of output stands for, colours removed, without its line end: itself,
+/// or the `Output` text of a `go test -json` event.
+pub(crate) fn each_line(raw: &str, mut f: impl FnMut(&str)) {
+    let text = strip_ansi(raw);
+    let text = text.trim_end_matches('\r');
+    match go_json_output(text) {
+        Some(output) => {
+            for line in strip_ansi(&output).lines() {
+                f(line);
+            }
+        }
+        None => f(text),
+    }
+}
+
+/// Both streams' recognised lines, standard output's first, an identical line (same kind and
+/// text) once.
+pub fn merge(stdout: Vec<Recognised>, stderr: Vec<Recognised>) -> Vec<Recognised> {
+    let mut out = stdout;
+    for r in stderr {
+        if !out.iter().any(|o| o.kind == r.kind && o.line == r.line) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// Recognises the lines of one stream as they arrive: deduplicates them, folds block entries,
+/// and keeps at most [`MAX_RECOGNISED`].
+#[derive(Debug)]
+pub struct Recogniser {
+    stream: &'static str,
     found: Vec<Recognised>,
     seen: HashSet<(ProblemKind, String)>,
     /// An open block: its entry (by address) and its latest line.
     block: Option<(&'static Entry, Recognised)>,
 }
 
-impl Collector {
-    fn line(&mut self, line: &str, stream: &'static str) {
+impl Recogniser {
+    /// A recogniser for the lines of `stream` (`"stdout"` or `"stderr"`).
+    pub fn new(stream: &'static str) -> Self {
+        Recogniser {
+            stream,
+            found: Vec::new(),
+            seen: HashSet::new(),
+            block: None,
+        }
+    }
+
+    /// Reads one line (colours removed, no line end).
+    pub fn line(&mut self, line: &str) {
         let line = line.trim_end();
         let Some((ecosystem, entry)) = find(line) else {
             self.flush();
@@ -80,7 +117,7 @@ impl Collector {
             kind: entry.kind,
             ecosystem,
             line: cut(line.trim()),
-            stream,
+            stream: self.stream,
         };
         if entry.pattern.block {
             match &mut self.block {
@@ -96,6 +133,12 @@ impl Collector {
         }
     }
 
+    /// The lines recognised, in order of appearance.
+    pub fn finish(mut self) -> Vec<Recognised> {
+        self.flush();
+        self.found
+    }
+
     /// Closes an open block, reporting its last line.
     fn flush(&mut self) {
         if let Some((_, last)) = self.block.take() {
@@ -104,7 +147,7 @@ impl Collector {
     }
 
     fn push(&mut self, found: Recognised) {
-        if self.seen.insert((found.kind, found.line.clone())) {
+        if self.found.len() < MAX_RECOGNISED && self.seen.insert((found.kind, found.line.clone())) {
             self.found.push(found);
         }
     }
@@ -122,7 +165,7 @@ fn find(line: &str) -> Option<(&'static str, &'static Entry)> {
 }
 
 /// `line` cut to [`MAX_LINE_CHARS`] characters.
-fn cut(line: &str) -> String {
+pub(crate) fn cut(line: &str) -> String {
     match line.char_indices().nth(MAX_LINE_CHARS) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line.to_owned(),

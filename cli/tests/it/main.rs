@@ -46,6 +46,7 @@ mod properties;
 mod real_runs;
 mod recipes;
 mod run;
+mod run_console;
 mod run_env;
 mod run_order;
 mod run_sandbox;

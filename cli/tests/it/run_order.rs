@@ -228,7 +228,16 @@ fn pytest_results_rewritten_at_exit_do_not_pass_the_gate() {
     );
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let r = json_of(&o);
-    assert!(problems(&r).contains(&"runner-failed".to_owned()), "{r}");
+    // The decoy explains nothing: pytest's console summary ("3 failed, 2 passed") is held
+    // against the forged file and explains the exit status itself (the second channel); without
+    // a console summary it would be runner-failed.
+    let kinds = problems(&r);
+    assert!(
+        kinds
+            .iter()
+            .any(|k| k.starts_with("summary-line") || k == "runner-failed"),
+        "{r}"
+    );
     let (total, failed) = sealed(&r);
     assert!(failed * 100 > total * 15, "{r}");
 }
