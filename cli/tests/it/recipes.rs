@@ -363,6 +363,8 @@ fn vitest_recipe() {
         command: &[
             "vitest",
             "run",
+            "--configLoader",
+            "runner",
             "--config",
             "sealed/vitest.config.mjs",
             "--root",
