@@ -13,6 +13,7 @@ use gapscore_adapters::{IngestOptions, Registry};
 use gapscore_core::Code;
 use gapscore_runner::environment::EnvPass;
 use gapscore_runner::exec::{Interrupt, RunEvidence, execute, fs_stamp};
+use gapscore_runner::sandbox::{self, SandboxMode, SandboxOptions};
 use gapscore_runner::workspace::{ConfineError, Isolation, prepare};
 
 use crate::expected_tests::expected_ids;
@@ -42,6 +43,8 @@ pub struct ExpectRunRequest {
     pub env: Vec<EnvPass>,
     /// `--trust-workspace-runner`: run a runner that resolves inside the workspace (as `run`).
     pub trust_workspace_runner: bool,
+    /// The sandbox to run in (`--sandbox`, `--share-net`), as `run`'s.
+    pub sandbox: SandboxOptions,
 }
 
 impl ExpectRunRequest {
@@ -62,6 +65,7 @@ impl ExpectRunRequest {
             parent_env: std::env::vars_os().collect(),
             env: Vec::new(),
             trust_workspace_runner: false,
+            sandbox: SandboxOptions::new(SandboxMode::Auto),
         }
     }
 }
@@ -96,6 +100,7 @@ pub fn expected_ids_from_run(
     // As in `run`: a result file is this run's if written after a stamp taken before the copy,
     // and not the very file that was there before the command started.
     let stamp = fs_stamp()?;
+    let sandbox = sandbox::choose(&req.sandbox)?;
     let mut ws = prepare(
         &req.project,
         Some(&req.sealed_dir),
@@ -120,7 +125,18 @@ pub fn expected_ids_from_run(
     // Result paths are the command's: relative to where it runs.
     let results: Vec<PathBuf> = req.results.iter().map(|r| in_dir(&ws.dir, r)).collect();
     let baseline = ResultsBaseline::take(&results, stamp);
+    let mut notes = ws.notes.clone();
+    notes.extend(sandbox.notes.iter().cloned());
+    let sealed: Vec<&Path> = [ws.sealed_dir.as_deref(), Some(req.sealed_dir.as_path())]
+        .into_iter()
+        .flatten()
+        .collect();
+    let places = sandbox::places(ws.temp_root(), &ws.dir, &sealed, &req.results, &mut notes);
     let mut exec = ws.exec_options(&req.command);
+    // In `run`'s sandbox too: a stub run that could write its sealed tests would record ids
+    // `run` never reads.
+    exec.wrapper = sandbox.wrapper(&places);
+    exec.signal_as_exit_status = sandbox.reports_signal_as_status();
     exec.timeout = req.timeout;
     exec.stdout_file = reads_stdout.then(|| stdout_copy.clone());
     exec.fresh_after = Some(stamp);
@@ -159,7 +175,7 @@ pub fn expected_ids_from_run(
         return Ok(ExpectRunOutcome {
             ids: None,
             diagnostics,
-            notes: ws.notes.clone(),
+            notes,
             evidence,
         });
     }
@@ -170,7 +186,7 @@ pub fn expected_ids_from_run(
     Ok(ExpectRunOutcome {
         ids,
         diagnostics,
-        notes: ws.notes.clone(),
+        notes,
         evidence,
     })
 }

@@ -97,6 +97,14 @@ pub struct SealArgs {
     #[arg(long, requires = "expect_run")]
     pub trust_workspace_runner: bool,
 
+    /// With --expect-run: the sandbox the stub's command runs in, as `gapscore run --sandbox`.
+    #[arg(long, value_enum, default_value_t = super::SandboxArg::Auto, value_name = "HOW", requires = "expect_run")]
+    pub sandbox: super::SandboxArg,
+
+    /// With --expect-run: keep the network inside the sandbox (as `gapscore run --share-net`).
+    #[arg(long, requires = "expect_run")]
+    pub share_net: bool,
+
     /// With --expect-run: the stub's test command and its arguments (run directly, not through
     /// a shell).
     #[arg(last = true, value_name = "COMMAND", requires = "expect_run")]

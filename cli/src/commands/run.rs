@@ -78,15 +78,21 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         WorkspaceArg::Inplace => Isolation::Inplace,
     };
     req.timeout = args.timeout.map(Duration::from_secs);
-    req.sandbox = SandboxOptions::new(match args.sandbox {
-        SandboxArg::Auto => SandboxMode::Auto,
-        SandboxArg::Bwrap => SandboxMode::Bwrap,
-        SandboxArg::None => SandboxMode::None,
-    });
-    req.sandbox.share_net = args.share_net;
+    req.sandbox = sandbox_options(args.sandbox, args.share_net);
     req.env.clone_from(&args.env);
     req.trust_workspace_runner = args.trust_workspace_runner;
     let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;
     let outcome = run_request(&req, &registry, &interrupt);
     finish(&opts, &outcome)
+}
+
+/// `--sandbox` and `--share-net` (`run`, `seal --expect-run`).
+pub(crate) fn sandbox_options(how: SandboxArg, share_net: bool) -> SandboxOptions {
+    let mut o = SandboxOptions::new(match how {
+        SandboxArg::Auto => SandboxMode::Auto,
+        SandboxArg::Bwrap => SandboxMode::Bwrap,
+        SandboxArg::None => SandboxMode::None,
+    });
+    o.share_net = share_net;
+    o
 }
