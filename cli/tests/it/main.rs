@@ -49,6 +49,7 @@ mod run;
 mod run_console;
 mod run_env;
 mod run_order;
+mod run_plugins;
 mod run_sandbox;
 mod rust_plugin;
 mod score_batch;

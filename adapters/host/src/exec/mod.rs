@@ -41,6 +41,9 @@ pub struct ExecAdapter {
     info: AdapterInfo,
     command: String,
     argv: Vec<String>,
+    /// The directory the program was loaded from: every later start runs there, so relative
+    /// paths in the command mean what they meant when it was given.
+    dir: Option<std::path::PathBuf>,
     rules: Vec<DetectRule>,
     timeout: Duration,
     debug: bool,
@@ -109,8 +112,13 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, String> {
 /// Starts `CMD --gapscore-info`, checks its info document and returns the adapter. The error is
 /// the reason (the caller names the command).
 pub fn load_exec(command: &str) -> Result<ExecAdapter, String> {
-    let argv = split_command(command)?;
-    let mut child = spawn(&argv, &["--gapscore-info"], false)?;
+    let mut argv = split_command(command)?;
+    // The program is found once, now, and kept as an absolute path: a relative path (or a
+    // relative `PATH` entry) must not resolve elsewhere when a later read runs from another
+    // directory (`gapscore run` reads its results from the workspace the implementer wrote).
+    argv[0] = absolute_program(&argv[0]);
+    let dir = std::env::current_dir().ok();
+    let mut child = spawn(&argv, dir.as_deref(), &["--gapscore-info"], false)?;
     let mut out = Vec::new();
     let stdout = child.stdout.take();
     let reader = std::thread::spawn(move || {
@@ -151,18 +159,47 @@ pub fn load_exec(command: &str) -> Result<ExecAdapter, String> {
         info: AdapterInfo::new(info.name.clone(), info.version.clone(), &formats),
         command: command.to_owned(),
         argv,
+        dir,
         rules: info.detect,
         timeout: PARSE_TIMEOUT,
         debug: false,
     })
 }
 
+/// `program` as an absolute path: a path with a `/` made absolute against the current
+/// directory, a bare name looked up on `PATH` (its relative entries made absolute too); a name
+/// not found is left as it is (starting it reports the error).
+fn absolute_program(program: &str) -> String {
+    let abs = |p: &std::path::Path| {
+        std::path::absolute(p)
+            .ok()
+            .and_then(|a| a.to_str().map(str::to_owned))
+    };
+    if program.contains('/') {
+        return abs(std::path::Path::new(program)).unwrap_or_else(|| program.to_owned());
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|c| c.is_file())
+        .and_then(|c| abs(&c))
+        .unwrap_or_else(|| program.to_owned())
+}
+
 fn trim_ascii(b: &[u8]) -> &[u8] {
     b.trim_ascii()
 }
 
-fn spawn(argv: &[String], extra: &[&str], stdin: bool) -> Result<Child, String> {
+fn spawn(
+    argv: &[String],
+    dir: Option<&std::path::Path>,
+    extra: &[&str],
+    stdin: bool,
+) -> Result<Child, String> {
     let mut cmd = Command::new(&argv[0]);
+    if let Some(dir) = dir {
+        cmd.current_dir(dir);
+    }
     cmd.args(&argv[1..])
         .args(extra)
         .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
@@ -316,8 +353,13 @@ impl ExecAdapter {
     ) -> Result<(), AdapterError> {
         let deadline = Instant::now() + self.timeout;
         let opts_json = serde_json::to_string(opts).map_err(|e| self.fail(e))?;
-        let mut child =
-            spawn(&self.argv, &["--gapscore-parse", &opts_json], true).map_err(|e| self.fail(e))?;
+        let mut child = spawn(
+            &self.argv,
+            self.dir.as_deref(),
+            &["--gapscore-parse", &opts_json],
+            true,
+        )
+        .map_err(|e| self.fail(e))?;
         let (tx, rx) = sync_channel::<Msg>(256);
         let (chunk_tx, chunk_rx) = sync_channel::<Vec<u8>>(1);
         if let Some(stdin) = child.stdin.take() {
