@@ -156,3 +156,29 @@ fn honest_real_runs_raise_no_problem() {
         assert!(!advisory(&r), "{file}: {r}");
     }
 }
+
+/// node counts a test with subtests among its tests and writes it as a `<testsuite>`: honest
+/// runs with subtests (and `describe` blocks, which its footer counts as suites) read clean,
+/// with no lost tests (issue 32; before, each parent read as a missing test).
+#[test]
+fn node_subtests_are_not_missing_tests() {
+    let (c, r) = gate("issue32", "node-subtests-pass.xml");
+    assert_eq!(c, 0, "{r}");
+    assert_eq!(sealed(&r), (5, 0));
+    assert!(problems(&r).is_empty(), "{r}");
+    let (c, r) = gate("issue32", "node-subtests-fail.xml");
+    assert_eq!(c, 1, "{r}");
+    assert_eq!(sealed(&r), (3, 1));
+    assert!(problems(&r).is_empty(), "{r}");
+    assert!(!advisory(&r));
+}
+
+/// The failing subtest edited to pass while node's footer still says `fail 2`: the footer's
+/// failures count among the tests read.
+#[test]
+fn a_node_subtest_edited_to_pass_is_caught_by_the_footer() {
+    let (c, r) = gate("issue32", "node-subtests-all-pass-edit.xml");
+    assert_eq!(c, 1, "{r}");
+    assert_eq!(problems(&r), ["summary-line x2"]);
+    assert!(advisory(&r));
+}

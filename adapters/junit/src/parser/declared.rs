@@ -176,6 +176,29 @@ pub(super) fn judge(
     (Some(e), settled)
 }
 
+/// The suites of a file, for node's footer: how many, and how many hold a failing record.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Suites {
+    all: u64,
+    failing: u64,
+}
+
+impl Suites {
+    /// Counts one suite whose records (its inner suites' included) read as `held`.
+    pub(super) fn count(&mut self, held: Held) {
+        self.all += 1;
+        if held.failed > 0 {
+            self.failing += 1;
+        }
+    }
+
+    /// Adds another part's suites.
+    pub(super) fn add(&mut self, o: Suites) {
+        self.all += o.all;
+        self.failing += o.failing;
+    }
+}
+
 /// node `--test`'s JUnit reporter ends the file with its run's summary as comments
 /// (`<!-- tests 10 -->`, `<!-- pass 7 -->`, `<!-- fail 3 -->`, `<!-- cancelled 0 -->`,
 /// `<!-- skipped 0 -->`, `<!-- todo 0 -->`): each test is counted once among pass, fail,
@@ -183,6 +206,7 @@ pub(super) fn judge(
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(super) struct Footer {
     tests: Option<DeclaredCount>,
+    suites: Option<DeclaredCount>,
     fail: Option<DeclaredCount>,
     cancelled: Option<DeclaredCount>,
     skipped: Option<DeclaredCount>,
@@ -201,8 +225,9 @@ impl Footer {
             "cancelled" => &mut self.cancelled,
             "skipped" => &mut self.skipped,
             "todo" => &mut self.todo,
+            "suites" => &mut self.suites,
             // Read only to know the footer: what passed is what did not fail or skip.
-            "pass" | "suites" | "duration_ms" => return true,
+            "pass" | "duration_ms" => return true,
             _ => return false,
         };
         *slot = Some(DeclaredCount::parse(value));
@@ -210,7 +235,13 @@ impl Footer {
     }
 
     /// The footer's evidence against the whole file's records.
-    pub(super) fn evidence(&self, file: Held) -> Option<Evidence> {
+    ///
+    /// node counts a test with subtests among its tests (and as failed when a subtest fails),
+    /// and its JUnit reporter writes that test as a `<testsuite>`; its `suites` count is the
+    /// `describe` blocks only. So the suites beyond `suites` are tests the footer counts: each
+    /// is read as a test, failed when a failing record is inside it (at most as many as the
+    /// suites that hold one).
+    pub(super) fn evidence(&self, file: Held, suites: Suites) -> Option<Evidence> {
         if *self == Footer::default() {
             return None;
         }
@@ -224,10 +255,20 @@ impl Footer {
         if let Some(s) = DeclaredCount::checked_sum(self.skipped.as_ref(), self.todo.as_ref()) {
             d = d.skipped(s);
         }
+        let describes = match &self.suites {
+            Some(DeclaredCount::Number(n)) => *n,
+            _ => 0,
+        };
+        let parents = suites.all.saturating_sub(describes);
+        let failing_parents = parents.min(suites.failing);
         Some(
             Evidence::new(EvidenceSource::Footer, "node's footer comments")
                 .declaring(d)
-                .reading(ReadCounts::new(file.tests, file.failed, file.skipped)),
+                .reading(ReadCounts::new(
+                    file.tests.saturating_add(parents),
+                    file.failed.saturating_add(failing_parents),
+                    file.skipped,
+                )),
         )
     }
 }
@@ -322,7 +363,10 @@ mod tests {
             assert!(f.read(c));
         }
         assert!(!f.read(" a remark "));
-        let j = f.evidence(held(10, 0, 0)).unwrap().judge();
+        let j = f
+            .evidence(held(10, 0, 0), Suites::default())
+            .unwrap()
+            .judge();
         assert_eq!(j.problems[0].kind, ProblemKind::SummaryLine);
         assert_eq!(j.problems[0].weight(), 3);
     }

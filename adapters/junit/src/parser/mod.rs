@@ -123,6 +123,9 @@ struct Reading<'a, K: EventSink + ?Sized = dyn EventSink> {
     root_held: declared::Held,
     /// Every record of the file, for the footer.
     file_held: declared::Held,
+    /// Every suite of the file, for node's footer (which counts a test with subtests, written
+    /// as a suite, among its tests).
+    file_suites: declared::Suites,
     /// node's footer comments.
     footer: declared::Footer,
     any_pseudo: bool,
@@ -151,6 +154,7 @@ struct Ending {
     root_declared: declared::Counts,
     root_held: declared::Held,
     file_held: declared::Held,
+    file_suites: declared::Suites,
     footer: declared::Footer,
     any_pseudo: bool,
     /// gotestsum's `TestMain` pseudo-testcases: its root counts each in `failures=` and again
@@ -177,6 +181,7 @@ impl<'a, K: EventSink + ?Sized> Reading<'a, K> {
             root_declared: declared::Counts::default(),
             root_held: declared::Held::default(),
             file_held: declared::Held::default(),
+            file_suites: declared::Suites::default(),
             footer: declared::Footer::default(),
             any_pseudo: false,
             counted_twice: 0,
@@ -220,6 +225,7 @@ impl<'a, K: EventSink + ?Sized> Reading<'a, K> {
             root_declared: std::mem::take(&mut self.root_declared),
             root_held: self.root_held,
             file_held: self.file_held,
+            file_suites: self.file_suites,
             footer: std::mem::take(&mut self.footer),
             any_pseudo: self.any_pseudo,
             counted_twice: self.counted_twice,
@@ -499,6 +505,7 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
                 self.sink.evidence(e);
             }
         }
+        self.file_suites.count(s.held);
         if let Some(scan) = s.out.finish() {
             self.report_panic(&scan, s.name.clone(), s.crash_reported);
         }

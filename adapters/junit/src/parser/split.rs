@@ -422,6 +422,10 @@ where
                 h.add(e.file_held);
                 h
             }),
+            file_suites: endings.iter().fold(head_end.file_suites, |mut n, e| {
+                n.add(e.file_suites);
+                n
+            }),
             footer: last.footer.clone(),
             any_pseudo: head_end.any_pseudo || endings.iter().any(|e| e.any_pseudo),
             counted_twice: head_end.counted_twice

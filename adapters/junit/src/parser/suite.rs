@@ -97,7 +97,7 @@ impl Ending {
         if let Some(e) = root {
             sink.evidence(e);
         }
-        if let Some(e) = self.footer.evidence(self.file_held) {
+        if let Some(e) = self.footer.evidence(self.file_held, self.file_suites) {
             sink.evidence(e);
         }
         if let Some(p) = self.producer {
