@@ -408,7 +408,8 @@ mod tests {
         assert!(argv.contains(&"--unshare-pid".to_owned()));
         assert!(argv.contains(&"--unshare-ipc".to_owned()));
         assert!(
-            argv.windows(2).any(|w| w[0] == "--cap-drop" && w[1] == "ALL"),
+            argv.windows(2)
+                .any(|w| w[0] == "--cap-drop" && w[1] == "ALL"),
             "{argv:?}"
         );
         assert_eq!(argv.last().unwrap(), "--");

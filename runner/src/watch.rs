@@ -145,8 +145,7 @@ fn walk(dir: &Path) -> io::Result<Vec<(String, PathBuf, bool)>> {
 pub struct SealedWatch {
     dir: PathBuf,
     before: BTreeMap<String, FileIdentity>,
-    /// Modes to give back (path, mode, the identity after the mode was taken), in the order
-    /// they were taken.
+    /// Modes to give back (path, mode, its identity), in the order they were taken.
     modes: Vec<(PathBuf, u32, FileIdentity)>,
 }
 
@@ -232,11 +231,11 @@ impl Drop for SealedWatch {
     }
 }
 
-/// Gives `path` its `mode` back only when it is still the file whose mode was taken, untouched
-/// since (same device, inode and ctime: a new file can get a freed inode's number): never
-/// through a link (the command may have put one where a sealed file was, pointing anywhere on
-/// the host), never to a file that took its place. A sealed file changed during the run (the
-/// run is refused then) keeps its read-only mode. The path is opened once without following
+/// Gives `path` its `mode` back only when it is still the inode whose mode was taken (same
+/// device and inode): never through a link (the command may have put one where a sealed file
+/// was, pointing anywhere on the host), never to another file that took its place. (A file the
+/// command made there that got the freed inode's number gets the mode: it is in the workspace,
+/// and the command could set it itself.) The path is opened once without following
 /// links (`O_PATH | O_NOFOLLOW`), that very inode compared and changed (through
 /// `/proc/self/fd`), so nothing can swap it in between.
 fn restore_mode(path: &Path, mode: u32, taken: &FileIdentity) -> io::Result<()> {
@@ -248,11 +247,7 @@ fn restore_mode(path: &Path, mode: u32, taken: &FileIdentity) -> io::Result<()> 
     )?;
     let st = rustix::fs::fstat(&fd)?;
     let is_link = rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink;
-    let now = (
-        (st.st_dev, st.st_ino),
-        nanos(st.st_ctime, i64::try_from(st.st_ctime_nsec).unwrap_or_default()),
-    );
-    if is_link || now != (taken.dev_ino, taken.ctime_ns) {
+    if is_link || (st.st_dev, st.st_ino) != taken.dev_ino {
         return Err(io::Error::other("not the file whose mode was taken"));
     }
     use std::os::fd::AsRawFd;
@@ -366,22 +361,27 @@ mod tests {
         fs::write(&victim, "secret\n").unwrap();
         fs::set_permissions(&victim, fs::Permissions::from_mode(0o600)).unwrap();
         let file = d.path().join("test_a.py");
-        let other = d.path().join("sub/test_b.py");
         let watch = SealedWatch::start(d.path()).unwrap();
         fs::set_permissions(d.path(), fs::Permissions::from_mode(0o755)).unwrap();
         fs::set_permissions(d.path().join("sub"), fs::Permissions::from_mode(0o755)).unwrap();
         fs::remove_file(&file).unwrap();
         std::os::unix::fs::symlink(&victim, &file).unwrap();
-        fs::remove_file(&other).unwrap();
-        fs::write(&other, "planted\n").unwrap();
-        fs::set_permissions(&other, fs::Permissions::from_mode(0o400)).unwrap();
+        // A sealed file moved away and another written at its path.
+        let moved = d.path().join("sub/test_b.py");
+        let kept = victim_dir.path().join("kept.py");
+        fs::rename(&moved, &kept).unwrap();
+        fs::write(&moved, "planted\n").unwrap();
+        fs::set_permissions(&moved, fs::Permissions::from_mode(0o400)).unwrap();
         drop(watch);
         assert_eq!(
             fs::metadata(&victim).unwrap().permissions().mode() & 0o777,
             0o600
         );
+        // The sealed file moved away keeps its read-only mode, and the file now at its path
+        // (another inode: the original is still alive) is given nothing.
+        assert_eq!(fs::metadata(&kept).unwrap().permissions().mode() & 0o222, 0);
         assert_eq!(
-            fs::metadata(&other).unwrap().permissions().mode() & 0o777,
+            fs::metadata(&moved).unwrap().permissions().mode() & 0o777,
             0o400
         );
     }
