@@ -44,8 +44,14 @@ pub fn judge(
     check: ConsoleCheck<'_>,
     place: &str,
 ) -> (Vec<Problem>, Vec<ConsoleSummaryReport>) {
-    let compared =
-        |s: &ConsoleSummary| check.comparable && !(check.results_on_stdout && s.stream == "stdout");
+    // With the runner known, only its own ecosystem's lines are its summary: a line of another
+    // runner's form, printed by the code under test, must not switch a comparison off (a
+    // prove-style `Failed 0/1 subtests` states no passes).
+    let compared = |s: &ConsoleSummary| {
+        check.comparable
+            && !(check.results_on_stdout && s.stream == "stdout")
+            && check.expected.is_none_or(|e| e == s.ecosystem)
+    };
     let reports = summaries
         .iter()
         .map(|s| {
@@ -309,5 +315,23 @@ mod tests {
         let (problems, _) = judge(&summaries(&lines), check(&r), "runner");
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].weight() >= 4, "{problems:?}");
+    }
+
+    #[test]
+    fn another_runners_line_printed_by_the_code_under_test_is_not_the_summary() {
+        // node ran; the code under test printed prove's `Failed 0/1 subtests`, which states no
+        // passes and would have switched the pass check off.
+        let lines = [
+            ("stdout", "ℹ pass 5"),
+            ("stdout", "ℹ fail 5"),
+            ("stdout", "Failed 0/1 subtests"),
+        ];
+        let r = read(9, 1);
+        let mut c = check(&r);
+        c.expected = Some("node");
+        let (problems, reports) = judge(&summaries(&lines), c, "runner");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].weight(), 4, "{problems:?}");
+        assert!(reports.iter().any(|r| !r.compared));
     }
 }
