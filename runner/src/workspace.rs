@@ -11,10 +11,11 @@
 //! - pytest (when recognised): `-p no:cacheprovider`; with a sealed directory also
 //!   `--confcutdir` at it (no `conftest.py` above it loads), `--rootdir` where pytest itself
 //!   would put it for the same command (so test ids match a run without gapscore), and `-c` with the
-//!   sealed directory's `pytest.ini` or an empty one of gapscore's (no `pytest.ini`,
+//!   sealed directory's own configuration (`pytest.toml`, `pytest.ini`, `pyproject.toml`,
+//!   `tox.ini`, `setup.cfg`) or an empty one of gapscore's (no `pytest.ini`,
 //!   `pyproject.toml`, `tox.ini` or `setup.cfg` of the project applies); plugin autoloading off
 //!   (`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`: a planted `*.dist-info` with a `pytest11` entry point
-//!   is a plugin); `-o pythonpath=<the workspace directory>` (unless the sealed `pytest.ini` sets
+//!   is a plugin); `-o pythonpath=<the workspace directory>` (unless the sealed configuration sets
 //!   `pythonpath`), so the implementation imports from the project root once pytest and its
 //!   start-up imports are loaded, never before them (`PYTHONSAFEPATH` keeps the working directory
 //!   off `sys.path` at start-up).

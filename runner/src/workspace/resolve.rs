@@ -10,12 +10,17 @@
 //! - `uv run`, `poetry run`, `pipenv run`, `pdm run`, `hatch run` (the project's `.venv/bin`);
 //! - Python (`python -m X`, `pytest`): the interpreter is asked, in the command's environment,
 //!   for its `sys.path` (no entry may be in the workspace) and where the runner's module
-//!   resolves; under pytest, where each top-level module of the workspace directory (which
-//!   gapscore adds as pytest's `pythonpath`) would otherwise resolve: one the interpreter
-//!   already finds elsewhere (standard library, installed) is shadowed;
-//! - Perl (`prove -l`, `-b`, `-I`, `perl -I`, `PERL5LIB` when `--env` passes it): each `.pm`
-//!   under an include directory in the workspace that perl's own `@INC` also has (a planted
-//!   `lib/Test/More.pm`).
+//!   resolves; under pytest, which top-level module of each directory pytest puts on `sys.path`
+//!   (its `pythonpath`, the directory it prepends for each sealed test file), in any form the
+//!   interpreter imports, the interpreter already finds elsewhere: that one is shadowed;
+//! - Perl (`prove`, `perl`): each `.pm`/`.pmc` under `lib/`, `blib/` or an include directory
+//!   the command adds (`-l`, `-b`, `-I`, `PERL5LIB` when `--env` passes it), links followed,
+//!   that perl's own `@INC` also has (a planted `lib/Test/More.pm`);
+//! - cargo: a `.cargo/config.toml` that names a program (`runner`, `rustc-wrapper`, ...) and a
+//!   `rust-toolchain.toml` with a `path`.
+//!
+//! A check that cannot complete (a launcher that cannot be read, a probe that fails) is
+//! refused with its reason, never passed.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -256,10 +261,18 @@ fn follow(
             r,
         );
     } else if matches!(name, "pytest" | "py.test") {
-        match program
-            .as_deref()
-            .and_then(|p| shebang_python(p, dir, path))
-        {
+        // A pyenv shim is asked which script it runs; that one is read.
+        let script = program.as_deref().map(|p| {
+            match pyenv_shim(p).and_then(|_| through_pyenv(p, name, dir, env, r)) {
+                Some(real) => real,
+                None => p.to_owned(),
+            }
+        });
+        if let Some(real) = script.as_deref().and_then(|s| roots.inside(s)) {
+            found(r, format!("`{shown}` runs the workspace's {name}"), real);
+            return;
+        }
+        match script.as_deref().and_then(|p| shebang_python(p, dir, path)) {
             Some(interpreter) if roots.inside(&interpreter).is_some() => found(
                 r,
                 format!("the interpreter `{shown}` names is the workspace's"),
@@ -289,6 +302,22 @@ fn follow(
     }
     if name == "cargo" {
         cargo(dir, roots, r);
+    }
+    if name == "env" {
+        // `env [-i] [-u NAME] [NAME=VALUE]... program args`: the program is followed too.
+        let mut i = 0;
+        while let Some(a) = args.get(i).map(|a| a.to_string_lossy()) {
+            if a == "-u" || a == "--unset" || a == "-C" || a == "--chdir" {
+                i += 2;
+            } else if a.starts_with('-') || a.contains('=') {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if i < args.len() {
+            follow(&args[i..], dir, env, path, roots, shadow_dirs, r);
+        }
     }
     if matches!(name, "prove" | "perl") {
         let perl_program = if name == "perl" {
@@ -433,6 +462,44 @@ fn node_modules_bin(bin: &OsStr, dir: &Path, roots: &Roots, r: &mut Resolution) 
             return;
         }
     }
+}
+
+/// A pyenv shim (`exec "<root>/libexec/pyenv" exec "$program"`): pyenv, and its root.
+fn pyenv_shim(script: &Path) -> Option<(PathBuf, String)> {
+    let text = fs::read_to_string(script).ok()?;
+    if text.len() > 4096 {
+        return None;
+    }
+    let root = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("export PYENV_ROOT="))?
+        .trim_matches('"')
+        .to_owned();
+    let pyenv = text.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("exec \"")?;
+        let (program, tail) = rest.split_once('"')?;
+        (program.ends_with("/libexec/pyenv") && tail.trim_start().starts_with("exec "))
+            .then(|| PathBuf::from(program))
+    })?;
+    Some((pyenv, root))
+}
+
+/// The script a pyenv shim runs for `name` in `dir`, as pyenv itself answers (`pyenv which`).
+fn through_pyenv(
+    shim: &Path,
+    name: &str,
+    dir: &Path,
+    env: &RunEnv,
+    r: &mut Resolution,
+) -> Option<PathBuf> {
+    let (pyenv, root) = pyenv_shim(shim)?;
+    let mut cmd = Command::new("/usr/bin/env");
+    cmd.arg(format!("PYENV_ROOT={root}"))
+        .arg(&pyenv)
+        .args(["which", name]);
+    let out = probe(cmd, None, dir, env, r)?;
+    let line = out.lines().next()?.trim();
+    (!line.is_empty()).then(|| PathBuf::from(line))
 }
 
 /// The Python a script's `#!` line names (directly or through `env`), if it names one.

@@ -163,9 +163,7 @@ fn a_workspace_interpreter_is_refused_without_being_asked() {
         "bin/python3",
         &format!("#!/bin/sh\ntouch {}\n", marker.display()),
     );
-    let mut perm = fs::metadata(p.join("bin/python3"))
-        .unwrap()
-        .permissions();
+    let mut perm = fs::metadata(p.join("bin/python3")).unwrap().permissions();
     perm.set_mode(0o755);
     fs::set_permissions(p.join("bin/python3"), perm).unwrap();
     let command = cmd(&["python3", "-m", "pytest"]);
@@ -454,6 +452,11 @@ fn cargo_configuration_that_chooses_the_program_is_the_workspace_s() {
             "{config}"
         );
     }
+    // Behind `env`, as the libtest JSON recipe runs it.
+    assert_eq!(
+        names(&found(p, &["env", "RUSTC_BOOTSTRAP=1", "cargo", "test"]), p),
+        [".cargo/config.toml"]
+    );
     fs::remove_file(p.join(".cargo/config.toml")).unwrap();
     write(p, "sub/x", "");
     write(p, ".cargo/config", "[build]\nrustc-wrapper = \"./w\"\n");
@@ -462,4 +465,42 @@ fn cargo_configuration_that_chooses_the_program_is_the_workspace_s() {
     write(p, "rust-toolchain.toml", "[toolchain]\npath = \"./tc\"\n");
     fs::remove_file(p.join("rust-toolchain")).unwrap();
     assert_eq!(names(&found(p, words), p), ["rust-toolchain.toml"]);
+}
+
+#[test]
+fn a_pyenv_shim_is_asked_which_pytest_it_runs() {
+    let Some(python) = which_python() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("project");
+    fs::create_dir(&p).unwrap();
+    let root = tmp.path().join("pyenv");
+    let real = root.join("versions/x/bin");
+    outside_program(
+        &real,
+        "pytest",
+        &format!("#!{}\nimport sys\n", python.display()),
+    );
+    outside_program(
+        &root,
+        "libexec/pyenv",
+        &format!("#!/bin/sh\necho {}\n", real.join("pytest").display()),
+    );
+    let shims = root.join("shims");
+    outside_program(
+        &shims,
+        "pytest",
+        &format!(
+            "#!/usr/bin/env bash\nset -e\nprogram=\"${{0##*/}}\"\nexport PYENV_ROOT=\"{}\"\nexec \"{}\" exec \"$program\" \"$@\"\n",
+            root.display(),
+            root.join("libexec/pyenv").display()
+        ),
+    );
+    assert!(found_with_path(&p, &["pytest", "tests"], &shims).is_empty());
+    write(&p, "pdb.py", "");
+    assert_eq!(
+        names(&found_with_path(&p, &["pytest"], &shims), &p),
+        ["pdb.py"]
+    );
 }
