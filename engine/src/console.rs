@@ -20,7 +20,7 @@
 use gapscore_core::runner_report::ConsoleSummaryReport;
 use gapscore_core::tally::StatusCounts;
 use gapscore_model::{
-    Declared, DeclaredCount, Evidence, EvidenceSource, Problem, ReadCounts, Status,
+    Declared, DeclaredCount, Evidence, EvidenceSource, Problem, ProblemKind, ReadCounts, Status,
 };
 use gapscore_runner::summary::ConsoleSummary;
 
@@ -33,6 +33,9 @@ pub struct ConsoleCheck<'a> {
     pub results_on_stdout: bool,
     /// Every result file looked for was there and this run's, and the command exited by itself.
     pub comparable: bool,
+    /// The ecosystem whose summary the command's runner prints at the end of every complete
+    /// run (`gapscore_runner::summary::expected_ecosystem`), when gapscore knows the runner.
+    pub expected: Option<&'static str>,
 }
 
 /// The problems the console summaries stand for, and the report's view of each summary.
@@ -55,18 +58,38 @@ pub fn judge(
         })
         .collect();
     let held: Vec<&ConsoleSummary> = summaries.iter().filter(|s| compared(s)).collect();
+    // A runner that prints its summary at the end of every complete run printed none: its
+    // output was silenced, or the run ended before it (the result files written by someone
+    // else). Not judged when the results are the command's standard output (the summary may be
+    // among them).
+    if let Some(e) = check.expected
+        && check.comparable
+        && !check.results_on_stdout
+        && !summaries.iter().any(|s| s.ecosystem == e)
+    {
+        let problem = Problem::new(
+            ProblemKind::MissingSummary,
+            format!(
+                "{e} prints its console summary at the end of every complete run, and none was printed: the output was silenced, or the run ended before the runner could print it, so the result files cannot be held against it"
+            ),
+        )
+        .with_suite(place);
+        return (vec![problem], reports);
+    }
     if held.is_empty() {
         return (Vec::new(), reports);
     }
     // A runner that counts parents among its failures (node) declares no failures here: a
     // failing subtest fails its parent, which the result file records as a suite.
+    // A runner with one summary per run is held to its worst line (a line the code under test
+    // printed can only make it worse); go and cargo print one per package or binary, summed.
     let failed = held
         .iter()
         .filter(|s| !s.parents_counted)
-        .fold(0u64, |n, s| n.saturating_add(s.failed));
+        .fold(0u64, |n, s| n.saturating_add(s.held_failed()));
     let passed = held
         .iter()
-        .try_fold(0u64, |n, s| s.passed.map(|p| n.saturating_add(p)));
+        .try_fold(0u64, |n, s| s.held_passed().map(|p| n.saturating_add(p)));
     let mut declared = Declared::new();
     if held.iter().any(|s| !s.parents_counted) {
         declared = declared.failed(DeclaredCount::Number(failed));
@@ -113,7 +136,6 @@ pub fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gapscore_model::ProblemKind;
     use gapscore_runner::summary::SummaryCollector;
 
     fn summaries(lines: &[(&'static str, &str)]) -> Vec<ConsoleSummary> {
@@ -147,6 +169,7 @@ mod tests {
             read,
             results_on_stdout: false,
             comparable: true,
+            expected: None,
         }
     }
 
@@ -246,5 +269,45 @@ mod tests {
         let mut c = check(&r);
         c.comparable = false;
         assert!(judge(&summaries(&[PYTEST]), c, "runner").0.is_empty());
+    }
+
+    #[test]
+    fn a_known_runner_without_its_summary_is_a_problem() {
+        let r = read(5, 0);
+        let mut c = check(&r);
+        c.expected = Some("pytest");
+        let (problems, _) = judge(&[], c, "runner");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].kind, ProblemKind::MissingSummary);
+        // Its summary there: compared as usual.
+        assert!(
+            judge(
+                &summaries(&[("stdout", "== 5 passed in 0.1s ==")]),
+                c,
+                "runner"
+            )
+            .0
+            .is_empty()
+        );
+        // Results on standard output, or a run that did not finish: not judged.
+        c.results_on_stdout = true;
+        assert!(judge(&[], c, "runner").0.is_empty());
+        c.results_on_stdout = false;
+        c.comparable = false;
+        assert!(judge(&[], c, "runner").0.is_empty());
+    }
+
+    #[test]
+    fn a_printed_line_claiming_more_passes_does_not_offset_the_runners_own() {
+        // The runner's own line says 5 passed; the code under test prints another saying 4:
+        // summed they would match the 9 forged passes read.
+        let r = read(9, 1);
+        let lines = [
+            ("stdout", "===== 5 failed, 5 passed in 0.10s ====="),
+            ("stdout", "===== 4 passed in 0.01s ====="),
+        ];
+        let (problems, _) = judge(&summaries(&lines), check(&r), "runner");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].weight() >= 4, "{problems:?}");
     }
 }

@@ -372,6 +372,7 @@ fn console_judgement(
             && !input.evidence.interrupted
             && input.results.problems.is_empty()
             && !input.results.scored.is_empty(),
+        expected: gapscore_runner::summary::expected_ecosystem(&input.evidence.command),
     };
     console::judge(&input.evidence.summaries, check, RUNNER_PLACE)
 }

@@ -133,6 +133,9 @@ codes! {
     UnattributedResults = "P021", "readers",
         "console text counts results it does not name, so which tests they were is unknown",
         "give the runner's structured output (JUnit XML, JSON) or a verbose run (`-v`, `-rA`)";
+    MissingSummary = "P023", "run",
+        "the runner's console summary, printed at the end of every complete run, is absent beside its result files",
+        "let the runner print its summary (no `-qq`, a console reporter besides the file one: vitest `--reporter=default`); a run whose output was silenced or cut before it cannot be compared";
     SurplusResults = "P022", "engine",
         "an expected test has more results than the seal lists it (twins under a sealed id, a suite appended twice)",
         "run each sealed test as often as the seal records it (`seal --expect` with the same command); the surplus passes are not counted";

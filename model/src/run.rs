@@ -255,11 +255,16 @@ pub enum ProblemKind {
     /// are not counted, so they cannot dilute the score, and the problem counts as one failure
     /// (added in 0.5).
     SurplusResults,
+    /// `gapscore run`: the runner's console summary, which it prints at the end of every
+    /// complete run, is absent while its result files are there (the output was silenced, or
+    /// the run ended before the runner could print it): the second channel cannot be compared
+    /// (added in 0.5).
+    MissingSummary,
 }
 
 impl ProblemKind {
     /// Every problem kind.
-    pub const ALL: [ProblemKind; 22] = [
+    pub const ALL: [ProblemKind; 23] = [
         ProblemKind::BuildFailure,
         ProblemKind::CollectionError,
         ProblemKind::SuiteError,
@@ -282,6 +287,7 @@ impl ProblemKind {
         ProblemKind::UnreadableCount,
         ProblemKind::UnattributedResults,
         ProblemKind::SurplusResults,
+        ProblemKind::MissingSummary,
     ];
 
     /// The kebab-case name used in JSON (`build-failure`, ...).
@@ -309,6 +315,7 @@ impl ProblemKind {
             ProblemKind::UnreadableCount => "unreadable-count",
             ProblemKind::UnattributedResults => "unattributed-results",
             ProblemKind::SurplusResults => "surplus-results",
+            ProblemKind::MissingSummary => "missing-summary",
         }
     }
 
@@ -338,6 +345,7 @@ impl ProblemKind {
             ProblemKind::UnreadableCount => Code::UnreadableCount,
             ProblemKind::UnattributedResults => Code::UnattributedResults,
             ProblemKind::SurplusResults => Code::SurplusResults,
+            ProblemKind::MissingSummary => Code::MissingSummary,
         }
     }
 
@@ -366,6 +374,7 @@ impl ProblemKind {
             ProblemKind::UnreadableCount => "unreadable declared count",
             ProblemKind::UnattributedResults => "results without names",
             ProblemKind::SurplusResults => "more results than the seal lists",
+            ProblemKind::MissingSummary => "console summary missing",
         }
     }
 

@@ -104,6 +104,10 @@ pub struct Sandbox {
 pub struct Places {
     /// Writable, in this order.
     pub writable: Vec<PathBuf>,
+    /// Every directory between a writable place and a sealed directory inside it, bound onto
+    /// itself after the writable places: a mount point cannot be renamed or removed (`EBUSY`),
+    /// so the path to the sealed tests stays the same for the whole run.
+    pub pinned: Vec<PathBuf>,
     /// Read-only, mounted after every writable place (so a sealed directory inside the
     /// workspace stays read-only).
     pub read_only: Vec<PathBuf>,
@@ -125,8 +129,14 @@ fn probe(program: &Path) -> Result<(), String> {
             "/proc",
             "--tmpfs",
             "/tmp",
+            "--tmpfs",
+            "/run",
             "--unshare-pid",
             "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--cap-drop",
+            "ALL",
             "--die-with-parent",
             "true",
         ])
@@ -229,14 +239,29 @@ impl Sandbox {
             "/proc".as_ref(),
             "--tmpfs".as_ref(),
             "/tmp".as_ref(),
+            "--tmpfs".as_ref(),
+            "/run".as_ref(),
         ]);
         for dir in &places.writable {
+            push(&["--bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
+        }
+        for dir in &places.pinned {
             push(&["--bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
         }
         for dir in &places.read_only {
             push(&["--ro-bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
         }
-        push(&["--unshare-pid".as_ref(), "--die-with-parent".as_ref()]);
+        // No capability inside, root or not: with them a command run as root could remount
+        // `/` (or a sealed directory) writable, unmount `/proc` or bind a copy over the sealed
+        // tests. Its own IPC and UTS namespaces: no host SysV queue, semaphore or shared memory.
+        push(&[
+            "--unshare-pid".as_ref(),
+            "--unshare-ipc".as_ref(),
+            "--unshare-uts".as_ref(),
+            "--cap-drop".as_ref(),
+            "ALL".as_ref(),
+            "--die-with-parent".as_ref(),
+        ]);
         if !self.share_net {
             push(&["--unshare-net".as_ref()]);
         }
@@ -273,8 +298,14 @@ pub fn results_dir(arg: &Path, cwd: &Path) -> Option<PathBuf> {
 }
 
 /// The places of a run: `temp_root` (the workspace copy, gapscore's scratch, HOME, TMPDIR) and
-/// `work_dir` writable, with the directories `--results` names outside them (each a note);
-/// every sealed directory read-only.
+/// `work_dir` writable (canonicalised: the places themselves, never a link's target), nothing
+/// else; every sealed directory read-only, and every directory between a writable place and a
+/// sealed directory in it pinned ([`Places::pinned`]).
+///
+/// A `--results` path outside the writable places is not made writable: the implementer chooses
+/// it (an absolute path, or one through a link the project holds), so it could name any
+/// directory of the host. Such a result is read as missing when the command cannot write it,
+/// and a note says so.
 pub fn places(
     temp_root: &Path,
     work_dir: &Path,
@@ -297,12 +328,11 @@ pub fn places(
             continue;
         }
         notes.push(format!(
-            "sandbox: {} is writable for the command, since --results {} is outside the \
-             workspace",
-            dir.display(),
-            arg.display()
+            "sandbox: --results {} is in {}, outside the workspace: not writable for the \
+             command (only the workspace is), so a result written there reads as missing",
+            arg.display(),
+            dir.display()
         ));
-        writable.push(dir);
     }
     let mut read_only: Vec<PathBuf> = Vec::new();
     for dir in sealed.iter().map(|d| canon(d)) {
@@ -310,8 +340,28 @@ pub fn places(
             read_only.push(dir);
         }
     }
+    let mut pinned: Vec<PathBuf> = Vec::new();
+    for dir in &read_only {
+        for root in writable.iter().filter(|w| dir.starts_with(w)) {
+            let mut between: Vec<PathBuf> = dir
+                .ancestors()
+                .skip(1)
+                .take_while(|a| a.starts_with(root) && *a != root.as_path())
+                .map(Path::to_owned)
+                .collect();
+            between.reverse();
+            for a in between {
+                if !pinned.contains(&a) && !read_only.contains(&a) {
+                    pinned.push(a);
+                }
+            }
+        }
+    }
+    // Outermost first, so each bind is made on the directory the command will see.
+    pinned.sort_by_key(|p| p.components().count());
     Places {
         writable,
+        pinned,
         read_only,
         chdir: work_dir,
     }
@@ -356,15 +406,23 @@ mod tests {
         assert!(at("--bind", temp.path()) < at("--ro-bind", &sealed));
         assert!(argv.contains(&"--unshare-net".to_owned()));
         assert!(argv.contains(&"--unshare-pid".to_owned()));
+        assert!(argv.contains(&"--unshare-ipc".to_owned()));
+        assert!(
+            argv.windows(2)
+                .any(|w| w[0] == "--cap-drop" && w[1] == "ALL"),
+            "{argv:?}"
+        );
         assert_eq!(argv.last().unwrap(), "--");
     }
 
     #[test]
-    fn results_outside_the_workspace_are_made_writable_with_a_note() {
+    fn results_outside_the_workspace_are_not_made_writable_but_noted() {
         let temp = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
         let ws = temp.path().join("project");
         std::fs::create_dir_all(ws.join("reports")).unwrap();
+        // A link the project holds, out of it: its target is the implementer's choice.
+        std::os::unix::fs::symlink(outside.path(), ws.join("out")).unwrap();
         let mut notes = Vec::new();
         let p = places(
             temp.path(),
@@ -374,12 +432,32 @@ mod tests {
                 PathBuf::from("reports/*.xml"),
                 PathBuf::from("-"),
                 outside.path().join("junit.xml"),
+                PathBuf::from("out/r.xml"),
+                ws.join("out/r.xml"),
             ],
             &mut notes,
         );
-        assert_eq!(p.writable.len(), 2, "{:?}", p.writable);
-        assert_eq!(p.writable[1], outside.path().canonicalize().unwrap());
-        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!(p.writable, [temp.path().canonicalize().unwrap()]);
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(notes[0].contains("reads as missing"), "{notes:?}");
+    }
+
+    #[test]
+    fn every_directory_between_the_workspace_and_the_sealed_tests_is_pinned() {
+        let temp = tempfile::tempdir().unwrap();
+        let ws = temp.path().join("project");
+        let sealed = ws.join("tests/unit/sealed");
+        std::fs::create_dir_all(&sealed).unwrap();
+        let p = places(temp.path(), &ws, &[&sealed], &[], &mut Vec::new());
+        let c = |p: &Path| p.canonicalize().unwrap();
+        assert_eq!(
+            p.pinned,
+            [c(&ws), c(&ws.join("tests")), c(&ws.join("tests/unit"))]
+        );
+        // In place: the project is a writable root, bound as such.
+        let scratch = tempfile::tempdir().unwrap();
+        let p = places(scratch.path(), &ws, &[&sealed], &[], &mut Vec::new());
+        assert_eq!(p.pinned, [c(&ws.join("tests")), c(&ws.join("tests/unit"))]);
     }
 
     /// Bubblewrap here, or `None` with the reason printed (CI sets GAPSCORE_REQUIRE_RUNNERS and
@@ -444,5 +522,92 @@ mod tests {
         o.signal_as_exit_status = sandbox.reports_signal_as_status();
         let e = execute(&o, &Interrupt::none()).unwrap();
         assert_eq!((e.exit_code, e.signal), (None, Some(9)), "{e:?}");
+    }
+
+    /// Runs `script` with `sh -c` under bubblewrap in `ws` (sealed: `ws/tests/sealed`).
+    fn run_in(sandbox: &Sandbox, temp: &Path, ws: &Path, script: &str) -> crate::exec::RunEvidence {
+        use crate::exec::{ExecOptions, Interrupt, execute};
+        let sealed = ws.join("tests/sealed");
+        let places = places(temp, ws, &[&sealed], &[], &mut Vec::new());
+        let mut o = ExecOptions::new(vec!["sh".into(), "-c".into(), script.into()], ws);
+        o.passthrough = false;
+        o.wrapper = sandbox.wrapper(&places);
+        o.signal_as_exit_status = sandbox.reports_signal_as_status();
+        execute(&o, &Interrupt::none()).unwrap()
+    }
+
+    fn sealed_project() -> (tempfile::TempDir, PathBuf) {
+        let temp = tempfile::tempdir().unwrap();
+        let ws = temp.path().join("project");
+        std::fs::create_dir_all(ws.join("tests/sealed")).unwrap();
+        std::fs::write(ws.join("tests/sealed/test_a.py"), "sealed\n").unwrap();
+        (temp, ws)
+    }
+
+    /// a/F14: as root, bubblewrap used to keep every capability, and the command remounted `/`
+    /// and the sealed tests writable. Run as root (CI's container is) to see it.
+    #[test]
+    fn under_bwrap_the_command_has_no_capability_and_cannot_remount() {
+        let Some(sandbox) = bwrap_here() else { return };
+        let (temp, ws) = sealed_project();
+        let script = "grep CapEff /proc/self/status; \
+            mount -o remount,bind,rw / && echo REMOUNTED-ROOT; \
+            mount -o remount,bind,rw tests/sealed && echo REMOUNTED-SEALED; \
+            mount --bind . tests/sealed && echo BOUND-OVER; \
+            umount -l /proc && echo UNMOUNTED-PROC; \
+            echo weakened > tests/sealed/test_a.py; \
+            exit 0";
+        let e = run_in(&sandbox, temp.path(), &ws, script);
+        let out = format!("{}{}", e.stdout_tail, e.stderr_tail);
+        assert!(out.contains("CapEff:\t0000000000000000"), "{out}");
+        for escaped in [
+            "REMOUNTED-ROOT",
+            "REMOUNTED-SEALED",
+            "BOUND-OVER",
+            "UNMOUNTED-PROC",
+        ] {
+            assert!(!out.contains(escaped), "{out}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(ws.join("tests/sealed/test_a.py")).unwrap(),
+            "sealed\n"
+        );
+    }
+
+    /// a/F2: the sealed directory's writable parent renamed away, weakened tests written at the
+    /// same path, run, and the original put back. No directory on the way can move.
+    #[test]
+    fn under_bwrap_no_directory_on_the_path_to_the_sealed_tests_can_be_renamed() {
+        let Some(sandbox) = bwrap_here() else { return };
+        let (temp, ws) = sealed_project();
+        let script = "mv tests .tests_sealed && echo MOVED-TESTS; \
+            mv tests/sealed tests/x && echo MOVED-SEALED; \
+            rmdir tests 2>/dev/null && echo REMOVED; \
+            mv ../project ../moved && echo MOVED-WORKSPACE; \
+            echo ok > tests/other.txt && echo WROTE-BESIDE; exit 0";
+        let e = run_in(&sandbox, temp.path(), &ws, script);
+        let out = format!("{}{}", e.stdout_tail, e.stderr_tail);
+        assert!(out.contains("WROTE-BESIDE"), "{out}");
+        for escaped in ["MOVED-TESTS", "MOVED-SEALED", "REMOVED", "MOVED-WORKSPACE"] {
+            assert!(!out.contains(escaped), "{out}");
+        }
+        assert!(ws.join("tests/sealed/test_a.py").is_file());
+    }
+
+    /// a/F11: the host's IPC namespace, and daemons' sockets under /run, out of reach.
+    #[test]
+    fn under_bwrap_host_ipc_and_run_are_out_of_reach() {
+        let Some(sandbox) = bwrap_here() else { return };
+        let (temp, ws) = sealed_project();
+        let host_ipc = std::fs::read_link("/proc/self/ns/ipc").unwrap();
+        let host_uts = std::fs::read_link("/proc/self/ns/uts").unwrap();
+        let script = "readlink /proc/self/ns/ipc /proc/self/ns/uts; \
+            echo RUN:$(ls -A /run | wc -l); echo VARRUN:$(ls -A /var/run/ | wc -l)";
+        let e = run_in(&sandbox, temp.path(), &ws, script);
+        let out = e.stdout_tail.clone();
+        assert!(!out.contains(&*host_ipc.to_string_lossy()), "{out}");
+        assert!(!out.contains(&*host_uts.to_string_lossy()), "{out}");
+        assert!(out.contains("RUN:0"), "{out}");
+        assert!(out.contains("VARRUN:0"), "{out}");
     }
 }

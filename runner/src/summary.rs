@@ -42,6 +42,124 @@ pub struct ConsoleSummary {
     /// counts both): its failures are an upper bound, not a count to hold against the
     /// records. Its passes still are (a passing parent only adds to them).
     pub parents_counted: bool,
+    /// The most failures a single line said (the worst line).
+    pub most_failed: u64,
+    /// The fewest passes a single line said, of the lines that say them (the worst line).
+    pub least_passed: Option<u64>,
+}
+
+impl ConsoleSummary {
+    /// Whether the runner prints one summary for the whole run (pytest, jest, vitest, nextest,
+    /// node), rather than one per package, test binary or failed file (go, cargo, prove), which
+    /// add up.
+    pub fn one_per_run(&self) -> bool {
+        !matches!(self.ecosystem, "go" | "cargo" | "prove")
+    }
+
+    /// The failures to hold against the records: a runner with one summary per run gives the
+    /// worst line's (a line the code under test printed can only make it worse), the others
+    /// the sum.
+    pub fn held_failed(&self) -> u64 {
+        if self.one_per_run() {
+            self.most_failed
+        } else {
+            self.failed
+        }
+    }
+
+    /// The passes to hold against the records: the worst line's for a runner with one summary
+    /// per run (a printed line claiming more passes cannot offset the runner's own), the sum
+    /// for the others.
+    pub fn held_passed(&self) -> Option<u64> {
+        if self.one_per_run() {
+            self.least_passed
+        } else {
+            self.passed
+        }
+    }
+}
+
+/// The ecosystem whose summary `command`'s runner prints at the end of every complete run, when
+/// gapscore knows the runner: `pytest` (its script, or `python -m pytest`), `jest`, `vitest`,
+/// `node` (`node --test`), `prove`, `go` (`go test`), `cargo` (`cargo test`), `nextest`
+/// (`cargo nextest run`), behind `env NAME=VALUE`, `npx`, `uv run`, `poetry run`, `pipenv run`,
+/// `pdm run` and `hatch run`.
+pub fn expected_ecosystem(command: &[String]) -> Option<&'static str> {
+    let (first, rest) = command.split_first()?;
+    let name = std::path::Path::new(first).file_name()?.to_str()?;
+    let name = name.strip_suffix(".exe").unwrap_or(name);
+    let has = |arg: &str| rest.iter().any(|a| a == arg);
+    let pytest = || {
+        // `-qq` and quieter print no counts line, and `-p no:terminal` nothing at all.
+        let quiet: usize = rest
+            .iter()
+            .filter(|a| a.starts_with("-q") && a[1..].bytes().all(|b| b == b'q'))
+            .map(|a| a.len() - 1)
+            .sum::<usize>()
+            + rest.iter().filter(|a| *a == "--quiet").count();
+        let no_terminal = rest
+            .windows(2)
+            .any(|w| w[0] == "-p" && w[1] == "no:terminal")
+            || has("-pno:terminal");
+        (quiet < 2 && !no_terminal).then_some("pytest")
+    };
+    match name {
+        "pytest" | "py.test" => pytest(),
+        // Only reporters that print to the console print the summary: `--reporters` without
+        // `default`, or vitest reporters that are all file ones, print none.
+        "jest" => {
+            let named: Vec<&String> = rest
+                .iter()
+                .filter(|a| a.starts_with("--reporters"))
+                .collect();
+            (named.is_empty() || named.iter().any(|a| a.contains("default"))).then_some("jest")
+        }
+        "vitest" => {
+            let reporters: Vec<&str> = rest
+                .iter()
+                .filter_map(|a| a.strip_prefix("--reporter="))
+                .collect();
+            let console = ["default", "verbose", "dot", "basic", "tree"];
+            (reporters.is_empty() || reporters.iter().any(|r| console.contains(r)))
+                .then_some("vitest")
+        }
+        "prove" => Some("prove"),
+        // node prints its summary with a reporter on the console: no destination given, or
+        // standard output or error among them.
+        "node" if has("--test") => {
+            let destinations: Vec<&str> = rest
+                .iter()
+                .filter_map(|a| a.strip_prefix("--test-reporter-destination="))
+                .collect();
+            (destinations.is_empty()
+                || destinations
+                    .iter()
+                    .any(|d| *d == "stdout" || *d == "stderr"))
+            .then_some("node")
+        }
+        "go" if rest.first().is_some_and(|a| a == "test") => Some("go"),
+        "cargo" if rest.first().is_some_and(|a| a == "nextest") => Some("nextest"),
+        "cargo" if rest.first().is_some_and(|a| a == "test") => Some("cargo"),
+        "env" => {
+            let skip = rest
+                .iter()
+                .take_while(|a| a.contains('=') && !a.starts_with('-'))
+                .count();
+            expected_ecosystem(&rest[skip..])
+        }
+        "npx" => expected_ecosystem(rest),
+        "uv" | "poetry" | "pipenv" | "pdm" | "hatch"
+            if rest.first().is_some_and(|a| a == "run") =>
+        {
+            expected_ecosystem(&rest[1..])
+        }
+        _ if name.starts_with("python")
+            && (has("-mpytest") || rest.windows(2).any(|w| w[0] == "-m" && w[1] == "pytest")) =>
+        {
+            Some("pytest")
+        }
+        _ => None,
+    }
 }
 
 /// Adds summary lines up, per ecosystem, in order of first appearance.
@@ -76,6 +194,8 @@ impl SummaryCollector {
                     failed: 0,
                     passed: Some(0),
                     parents_counted: ecosystem == "node",
+                    most_failed: 0,
+                    least_passed: None,
                 });
                 self.found.len() - 1
             }
@@ -86,8 +206,14 @@ impl SummaryCollector {
             s.quoted.push(crate::recognise::cut(line.trim()));
         }
         s.failed = s.failed.saturating_add(counts.failed.unwrap_or(0));
+        s.most_failed = s.most_failed.max(counts.failed.unwrap_or(0));
+        if let Some(p) = counts.passed {
+            s.least_passed = Some(s.least_passed.map_or(p, |l| l.min(p)));
+        }
         s.passed = match (s.passed, counts.passed) {
             (Some(a), Some(b)) => Some(a.saturating_add(b)),
+            // node states one figure per line: its `fail` line says nothing of passes.
+            (Some(a), None) if ecosystem == "node" => Some(a),
             _ => None,
         };
     }
@@ -259,12 +385,14 @@ fn node(t: &str) -> Option<LineCounts> {
     }
     let n: u64 = n.parse().ok()?;
     match word {
+        // One figure per line: the other is not stated (not zero), so that the worst line of
+        // each figure is the runner's own.
         "fail" => Some(LineCounts {
             failed: Some(n),
-            passed: Some(0),
+            passed: None,
         }),
         "pass" => Some(LineCounts {
-            failed: Some(0),
+            failed: None,
             passed: Some(n),
         }),
         _ => None,
@@ -361,8 +489,8 @@ mod tests {
                 ("nextest", c(Some(3), Some(4))),
             ),
             ("Failed 2/5 subtests", ("prove", c(Some(2), None))),
-            ("# fail 2", ("node", c(Some(2), Some(0)))),
-            ("ℹ pass 3", ("node", c(Some(0), Some(3)))),
+            ("# fail 2", ("node", c(Some(2), None))),
+            ("ℹ pass 3", ("node", c(None, Some(3)))),
         ];
         for (line, want) in cases {
             assert_eq!(parse_line(line), Some(want), "{line}");
@@ -407,5 +535,36 @@ mod tests {
             (found[1].ecosystem, found[1].failed, found[1].passed),
             ("go", 1, None)
         );
+    }
+
+    #[test]
+    fn the_runners_that_print_a_summary_are_known_by_their_command() {
+        let e = |c: &str| {
+            let words: Vec<String> = c.split(' ').map(str::to_owned).collect();
+            expected_ecosystem(&words)
+        };
+        assert_eq!(e("pytest tests/sealed --junitxml=r.xml"), Some("pytest"));
+        assert_eq!(e("python3 -m pytest -q tests"), Some("pytest"));
+        assert_eq!(e("pytest -qq tests"), None);
+        assert_eq!(e("pytest -q -q tests"), None);
+        assert_eq!(e("pytest -p no:terminal tests"), None);
+        assert_eq!(e("uv run pytest tests"), Some("pytest"));
+        assert_eq!(e("jest --json --outputFile=r.json"), Some("jest"));
+        assert_eq!(e("jest --reporters=jest-junit"), None);
+        assert_eq!(e("vitest run --reporter=junit --outputFile=r.xml"), None);
+        assert_eq!(
+            e("vitest run --reporter=default --reporter=junit"),
+            Some("vitest")
+        );
+        assert_eq!(e("node --test sealed"), Some("node"));
+        assert_eq!(
+            e("node --test --test-reporter=junit --test-reporter-destination=r.xml sealed"),
+            None
+        );
+        assert_eq!(e("env RUSTC_BOOTSTRAP=1 cargo test"), Some("cargo"));
+        assert_eq!(e("cargo nextest run"), Some("nextest"));
+        assert_eq!(e("go test ./..."), Some("go"));
+        assert_eq!(e("prove -v t"), Some("prove"));
+        assert_eq!(e("make test"), None);
     }
 }

@@ -145,8 +145,8 @@ fn walk(dir: &Path) -> io::Result<Vec<(String, PathBuf, bool)>> {
 pub struct SealedWatch {
     dir: PathBuf,
     before: BTreeMap<String, FileIdentity>,
-    /// Modes to give back (path, mode), in the order they were taken.
-    modes: Vec<(PathBuf, u32)>,
+    /// Modes to give back (path, mode, its identity), in the order they were taken.
+    modes: Vec<(PathBuf, u32, FileIdentity)>,
 }
 
 impl SealedWatch {
@@ -169,7 +169,9 @@ impl SealedWatch {
             let mode = m.permissions().mode();
             if mode & 0o222 != 0 {
                 fs::set_permissions(path, fs::Permissions::from_mode(mode & !0o222))?;
-                watch.modes.push((path.clone(), mode));
+                watch
+                    .modes
+                    .push((path.clone(), mode, FileIdentity::of(path)?));
             }
         }
         for (rel, path, _) in &entries {
@@ -223,10 +225,34 @@ impl Drop for SealedWatch {
     /// Gives the modes back (an in-place run's sealed directory is the user's own), directories
     /// first so their files can be changed.
     fn drop(&mut self) {
-        for (path, mode) in self.modes.iter().rev() {
-            let _ = fs::set_permissions(path, fs::Permissions::from_mode(*mode));
+        for (path, mode, identity) in self.modes.iter().rev() {
+            let _ = restore_mode(path, *mode, identity);
         }
     }
+}
+
+/// Gives `path` its `mode` back only when it is still the inode whose mode was taken (same
+/// device and inode): never through a link (the command may have put one where a sealed file
+/// was, pointing anywhere on the host), never to another file that took its place. (A file the
+/// command made there that got the freed inode's number gets the mode: it is in the workspace,
+/// and the command could set it itself.) The path is opened once without following
+/// links (`O_PATH | O_NOFOLLOW`), that very inode compared and changed (through
+/// `/proc/self/fd`), so nothing can swap it in between.
+fn restore_mode(path: &Path, mode: u32, taken: &FileIdentity) -> io::Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let st = rustix::fs::fstat(&fd)?;
+    let is_link = rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink;
+    if is_link || (st.st_dev, st.st_ino) != taken.dev_ino {
+        return Err(io::Error::other("not the file whose mode was taken"));
+    }
+    use std::os::fd::AsRawFd;
+    let via = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
+    fs::set_permissions(via, fs::Permissions::from_mode(mode))
 }
 
 #[cfg(test)]
@@ -322,5 +348,41 @@ mod tests {
         assert!(after.same_result(&FileIdentity::of_result(&file).unwrap()));
         fs::write(&file, "<testsuite tests='1'/>").unwrap();
         assert!(!after.same_result(&FileIdentity::of_result(&file).unwrap()));
+    }
+
+    /// a/F6: a link planted where a sealed file was (its directory renamed away, or the file
+    /// replaced): giving the modes back must not follow it to a host file, nor change a file
+    /// that took the sealed one's place.
+    #[test]
+    fn modes_are_given_back_only_to_the_files_they_were_taken_from() {
+        let d = sealed();
+        let victim_dir = tempfile::tempdir().unwrap();
+        let victim = victim_dir.path().join("victim.txt");
+        fs::write(&victim, "secret\n").unwrap();
+        fs::set_permissions(&victim, fs::Permissions::from_mode(0o600)).unwrap();
+        let file = d.path().join("test_a.py");
+        let watch = SealedWatch::start(d.path()).unwrap();
+        fs::set_permissions(d.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        fs::set_permissions(d.path().join("sub"), fs::Permissions::from_mode(0o755)).unwrap();
+        fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink(&victim, &file).unwrap();
+        // A sealed file moved away and another written at its path.
+        let moved = d.path().join("sub/test_b.py");
+        let kept = victim_dir.path().join("kept.py");
+        fs::rename(&moved, &kept).unwrap();
+        fs::write(&moved, "planted\n").unwrap();
+        fs::set_permissions(&moved, fs::Permissions::from_mode(0o400)).unwrap();
+        drop(watch);
+        assert_eq!(
+            fs::metadata(&victim).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        // The sealed file moved away keeps its read-only mode, and the file now at its path
+        // (another inode: the original is still alive) is given nothing.
+        assert_eq!(fs::metadata(&kept).unwrap().permissions().mode() & 0o222, 0);
+        assert_eq!(
+            fs::metadata(&moved).unwrap().permissions().mode() & 0o777,
+            0o400
+        );
     }
 }

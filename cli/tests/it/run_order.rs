@@ -241,3 +241,65 @@ fn pytest_results_rewritten_at_exit_do_not_pass_the_gate() {
     let (total, failed) = sealed(&r);
     assert!(failed * 100 > total * 15, "{r}");
 }
+
+/// The runner's summary silenced (issue 32 attack, A-F9): the implementation writes an all-pass
+/// results file and ends the process during collection, before pytest prints anything. pytest
+/// prints its summary at the end of every complete run: its absence is a counted problem.
+#[test]
+fn a_missing_pytest_summary_fails_the_gate() {
+    let ok = Command::new("python3")
+        .args(["-m", "pytest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("GAPSCORE_REQUIRE_RUNNERS").is_none(),
+            "pytest is required (GAPSCORE_REQUIRE_RUNNERS) but python3 -m pytest does not run"
+        );
+        return;
+    }
+    let dir = sealed_project();
+    let p = dir.path();
+    let forged = junit(&[
+        ("test_1", "pass"),
+        ("test_2", "pass"),
+        ("test_3", "pass"),
+        ("test_4", "pass"),
+        ("test_5", "pass"),
+    ]);
+    fs::write(
+        p.join("impl.py"),
+        format!(
+            "import os\n\
+             open('results.xml', 'w').write({forged:?})\n\
+             os._exit(0)\n\
+             def f(x):\n    return -x\n"
+        ),
+    )
+    .unwrap();
+    let o = run_in(
+        p,
+        &[
+            "run",
+            "--seal",
+            "seal.json",
+            "--sealed-dir",
+            "sealed",
+            "--results",
+            "results.xml",
+            "--threshold",
+            "15",
+            "--format",
+            "json",
+            "--",
+            "python3",
+            "-m",
+            "pytest",
+            "sealed",
+            "--junitxml=results.xml",
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let r = json_of(&o);
+    assert_eq!(problems(&r), ["missing-summary"], "{r}");
+}

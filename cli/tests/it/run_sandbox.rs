@@ -317,3 +317,73 @@ fn a_stale_result_touched_forward_is_still_stale() {
     let r = json_of(&run(p, &["--workspace", "inplace"]));
     assert!(problems(&r).is_empty(), "{r}");
 }
+
+/// a/F2 and a/F3 through the binary: the command cannot move the sealed tests' parent away (to
+/// run weakened tests at the same path and put the original back), and a `--results` path
+/// through a link the project holds does not make the link's target writable.
+#[test]
+fn under_bwrap_the_sealed_path_is_pinned_and_results_through_a_link_are_not_writable() {
+    if !bwrap_works() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    fs::create_dir_all(p.join("tests/sealed")).unwrap();
+    fs::write(
+        p.join("tests/sealed/test_a.py"),
+        "def test_a():\n    assert True\n",
+    )
+    .unwrap();
+    let o = run_in(p, &["seal", "tests/sealed", "-o", "seal.json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::os::unix::fs::symlink(outside.path(), p.join("reports")).unwrap();
+    fs::write(
+        p.join("run.sh"),
+        format!(
+            "mv tests .tests_sealed && echo MOVED >&2 || echo MOVE-REFUSED >&2
+echo '{PASSING}' > reports/r.json || echo RESULTS-REFUSED >&2
+echo '{PASSING}' > results.json
+"
+        ),
+    )
+    .unwrap();
+    for workspace in ["inplace", "copy"] {
+        let o = run_in(
+            p,
+            &[
+                "run",
+                "--seal",
+                "seal.json",
+                "--sealed-dir",
+                "tests/sealed",
+                "--workspace",
+                workspace,
+                "--sandbox",
+                "bwrap",
+                "--results",
+                "results.json",
+                "--results",
+                "reports/r.json",
+                "--",
+                "sh",
+                "run.sh",
+            ],
+        );
+        let err = stderr(&o);
+        assert!(
+            err.contains("MOVE-REFUSED"),
+            "--workspace {workspace}: {err}"
+        );
+        assert!(!err.contains("MOVED\n"), "{err}");
+        assert!(err.contains("RESULTS-REFUSED"), "{err}");
+        assert!(!outside.path().join("r.json").exists());
+        if workspace == "inplace" {
+            // (The copy leaves out a link out of the project: no such directory there.)
+            let r = json_of(&o);
+            let notes = r["gapscore"]["runner"]["notes"].to_string();
+            assert!(notes.contains("reads as missing"), "{notes}");
+        }
+    }
+    assert!(p.join("tests/sealed/test_a.py").is_file());
+}
