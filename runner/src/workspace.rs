@@ -11,10 +11,11 @@
 //! - pytest (when recognised): `-p no:cacheprovider`; with a sealed directory also
 //!   `--confcutdir` at it (no `conftest.py` above it loads), `--rootdir` where pytest itself
 //!   would put it for the same command (so test ids match a run without gapscore), and `-c` with the
-//!   sealed directory's `pytest.ini` or an empty one of gapscore's (no `pytest.ini`,
+//!   sealed directory's own configuration (`pytest.toml`, `pytest.ini`, `pyproject.toml`,
+//!   `tox.ini`, `setup.cfg`) or an empty one of gapscore's (no `pytest.ini`,
 //!   `pyproject.toml`, `tox.ini` or `setup.cfg` of the project applies); plugin autoloading off
 //!   (`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`: a planted `*.dist-info` with a `pytest11` entry point
-//!   is a plugin); `-o pythonpath=<the workspace directory>` (unless the sealed `pytest.ini` sets
+//!   is a plugin); `-o pythonpath=<the workspace directory>` (unless the sealed configuration sets
 //!   `pythonpath`), so the implementation imports from the project root once pytest and its
 //!   start-up imports are loaded, never before them (`PYTHONSAFEPATH` keeps the working directory
 //!   off `sys.path` at start-up).
@@ -76,8 +77,9 @@ pub struct Workspace {
     pub extra_args: Vec<OsString>,
     /// What gapscore did to isolate the run, one line each, for the report.
     pub notes: Vec<String>,
-    /// gapscore adds the workspace directory as pytest's `pythonpath`.
-    adds_pythonpath: bool,
+    /// Directories pytest puts on `sys.path` (its `pythonpath`, and the directory it prepends
+    /// for each sealed test file): a module in one may not hide one the interpreter has.
+    pytest_path_dirs: Vec<PathBuf>,
     /// Owns every temporary file; dropping it deletes them.
     temp: tempfile::TempDir,
 }
@@ -166,7 +168,7 @@ pub fn prepare(
         env: Vec::new(),
         extra_args: Vec::new(),
         notes,
-        adds_pythonpath: false,
+        pytest_path_dirs: Vec::new(),
         temp,
     };
     neutralise_env(&mut ws, &scratch)?;
@@ -275,12 +277,10 @@ fn confine_pytest(ws: &mut Workspace, scratch: &Path) -> io::Result<()> {
          command names it with -p)"
             .to_owned(),
     );
-    let sealed_ini = ws.sealed_dir.as_ref().and_then(|sealed| {
-        runners::SEALED_PYTEST_INI
-            .iter()
-            .map(|name| sealed.join(name))
-            .find(|path| path.is_file())
-    });
+    let sealed_ini = ws
+        .sealed_dir
+        .as_deref()
+        .and_then(runners::sealed_pytest_config);
     pytest_pythonpath(ws, sealed_ini.as_deref());
     let Some(sealed) = ws.sealed_dir.clone() else {
         ws.notes.push(
@@ -289,13 +289,10 @@ fn confine_pytest(ws: &mut Workspace, scratch: &Path) -> io::Result<()> {
         );
         return Ok(());
     };
-    let sealed_ini = runners::SEALED_PYTEST_INI
-        .iter()
-        .map(|name| sealed.join(name))
-        .find(|path| path.is_file());
+    ws.pytest_path_dirs.extend(prepended_dirs(&sealed));
     // The rootdir names every test (JUnit classnames, node ids), so it is the one pytest picks
     // for the documented `seal --expect` run of the same command: the sealed directory when it
-    // holds its own `pytest.ini` (pytest finds it first, from the paths given), else the
+    // holds its own configuration (pytest finds it first, from the paths given), else the
     // directory the command runs in. Which conftest files load is `--confcutdir`'s business.
     let rootdir_path = sealed_ini
         .as_ref()
@@ -331,29 +328,54 @@ fn confine_pytest(ws: &mut Workspace, scratch: &Path) -> io::Result<()> {
 
 /// pytest's `pythonpath`, the workspace directory: the honest way for sealed tests to import
 /// the implementation from the project root, added by pytest after its own start-up imports.
-/// A sealed `pytest.ini` that sets `pythonpath` keeps its own.
+/// A sealed configuration that sets `pythonpath` keeps its own; its entries are checked like
+/// the workspace directory.
 fn pytest_pythonpath(ws: &mut Workspace, sealed_ini: Option<&Path>) {
-    let sets_own = sealed_ini
-        .and_then(|ini| fs::read_to_string(ini).ok())
-        .is_some_and(|text| {
-            text.lines()
-                .any(|l| l.trim_start().starts_with("pythonpath"))
-        });
-    if sets_own {
+    if let Some(own) = sealed_ini.and_then(runners::config_pythonpath) {
+        ws.pytest_path_dirs.extend(own);
         ws.notes
-            .push("pytest: the sealed pytest.ini's own pythonpath is used".to_owned());
+            .push("pytest: the sealed configuration's own pythonpath is used".to_owned());
         return;
     }
     // pytest splits the value like a shell.
     let quoted = ws.dir.to_string_lossy().replace('\'', "'\\''");
     ws.extra_args
         .extend(["-o".into(), format!("pythonpath='{quoted}'").into()]);
-    ws.adds_pythonpath = true;
+    ws.pytest_path_dirs.push(ws.dir.clone());
     ws.notes.push(format!(
         "pytest: -o pythonpath={} (the implementation imports from the workspace once pytest has \
          started; nothing of the workspace is on sys.path before)",
         ws.dir.display()
     ));
+}
+
+/// The directories pytest (import mode `prepend`) puts first on `sys.path` for the sealed
+/// tests: for each Python file, the first directory upwards without an `__init__.py`. Besides
+/// the sealed directory's own, which the seal covers.
+fn prepended_dirs(sealed: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let walk = ignore::WalkBuilder::new(sealed)
+        .standard_filters(false)
+        .build();
+    for entry in walk.filter_map(Result::ok) {
+        let p = entry.path();
+        if p.extension().is_none_or(|e| e != "py") {
+            continue;
+        }
+        let mut at = p.parent();
+        while let Some(d) = at
+            && d.join("__init__.py").is_file()
+        {
+            at = d.parent();
+        }
+        if let Some(d) = at
+            && !d.starts_with(sealed)
+            && !dirs.iter().any(|x| x == d)
+        {
+            dirs.push(d.to_owned());
+        }
+    }
+    dirs
 }
 
 /// The runner or a module of its framework resolves inside the workspace, and the run was not
@@ -435,7 +457,7 @@ impl Workspace {
         }
         let roots = Roots::new(&[&self.dir, project]);
         let mut found =
-            resolve::resolve(command, &self.dir, &run_env, &roots, self.adds_pythonpath);
+            resolve::resolve(command, &self.dir, &run_env, &roots, &self.pytest_path_dirs);
         self.notes.extend(found.notes);
         // Named where the user can look: the copy is deleted after the run.
         if let Ok(project) = fs::canonicalize(project) {

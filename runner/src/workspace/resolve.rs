@@ -10,12 +10,17 @@
 //! - `uv run`, `poetry run`, `pipenv run`, `pdm run`, `hatch run` (the project's `.venv/bin`);
 //! - Python (`python -m X`, `pytest`): the interpreter is asked, in the command's environment,
 //!   for its `sys.path` (no entry may be in the workspace) and where the runner's module
-//!   resolves; under pytest, where each top-level module of the workspace directory (which
-//!   gapscore adds as pytest's `pythonpath`) would otherwise resolve: one the interpreter
-//!   already finds elsewhere (standard library, installed) is shadowed;
-//! - Perl (`prove -l`, `-b`, `-I`, `perl -I`, `PERL5LIB` when `--env` passes it): each `.pm`
-//!   under an include directory in the workspace that perl's own `@INC` also has (a planted
-//!   `lib/Test/More.pm`).
+//!   resolves; under pytest, which top-level module of each directory pytest puts on `sys.path`
+//!   (its `pythonpath`, the directory it prepends for each sealed test file), in any form the
+//!   interpreter imports, the interpreter already finds elsewhere: that one is shadowed;
+//! - Perl (`prove`, `perl`): each `.pm`/`.pmc` under `lib/`, `blib/` or an include directory
+//!   the command adds (`-l`, `-b`, `-I`, `PERL5LIB` when `--env` passes it), links followed,
+//!   that perl's own `@INC` also has (a planted `lib/Test/More.pm`);
+//! - cargo: a `.cargo/config.toml` that names a program (`runner`, `rustc-wrapper`, ...) and a
+//!   `rust-toolchain.toml` with a `path`.
+//!
+//! A check that cannot complete (a launcher that cannot be read, a probe that fails) is
+//! refused with its reason, never passed.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -82,16 +87,26 @@ pub(super) fn resolve(
     dir: &Path,
     env: &RunEnv,
     roots: &Roots,
-    pytest_pythonpath: bool,
+    shadow_dirs: &[PathBuf],
 ) -> Resolution {
     let mut r = Resolution::default();
     let path = env.get("PATH").unwrap_or_default().to_owned();
-    follow(command, dir, env, &path, roots, pytest_pythonpath, &mut r);
+    follow(command, dir, env, &path, roots, shadow_dirs, &mut r);
     r
 }
 
 fn found(r: &mut Resolution, what: String, path: PathBuf) {
     r.found.push(WorkspaceRunner { what, path });
+}
+
+/// A check that cannot complete fails closed: refused like a runner in the workspace, with the
+/// reason (`--trust-workspace-runner` takes it, and the report records it).
+fn unchecked(r: &mut Resolution, why: String, path: PathBuf) {
+    found(
+        r,
+        format!("cannot check where the runner resolves: {why}"),
+        path,
+    );
 }
 
 /// The program `name` as the command's `PATH` finds it (relative entries and names with a `/`
@@ -147,7 +162,7 @@ fn follow(
     env: &RunEnv,
     path: &OsStr,
     roots: &Roots,
-    pytest_pythonpath: bool,
+    shadow_dirs: &[PathBuf],
     r: &mut Resolution,
 ) {
     let Some((first, args)) = command.split_first() else {
@@ -229,7 +244,7 @@ fn follow(
             env,
             &inner_path,
             roots,
-            pytest_pythonpath,
+            shadow_dirs,
             r,
         );
     }
@@ -242,14 +257,22 @@ fn follow(
             dir,
             env,
             roots,
-            pytest_pythonpath,
+            shadow_dirs,
             r,
         );
     } else if matches!(name, "pytest" | "py.test") {
-        match program
-            .as_deref()
-            .and_then(|p| shebang_python(p, dir, path))
-        {
+        // A pyenv shim is asked which script it runs; that one is read.
+        let script = program.as_deref().map(|p| {
+            match pyenv_shim(p).and_then(|_| through_pyenv(p, name, dir, env, r)) {
+                Some(real) => real,
+                None => p.to_owned(),
+            }
+        });
+        if let Some(real) = script.as_deref().and_then(|s| roots.inside(s)) {
+            found(r, format!("`{shown}` runs the workspace's {name}"), real);
+            return;
+        }
+        match script.as_deref().and_then(|p| shebang_python(p, dir, path)) {
             Some(interpreter) if roots.inside(&interpreter).is_some() => found(
                 r,
                 format!("the interpreter `{shown}` names is the workspace's"),
@@ -263,15 +286,37 @@ fn follow(
                     dir,
                     env,
                     roots,
-                    pytest_pythonpath,
+                    shadow_dirs,
                     r,
                 );
             }
-            None => r.notes.push(format!(
-                "`{shown}` is not a Python script gapscore can read the interpreter of (a shim?): \
-                 the interpreter's sys.path was not checked; run `python -m pytest` to have it \
-                 checked"
-            )),
+            None => unchecked(
+                r,
+                format!(
+                    "`{shown}` is not a Python script gapscore can read the interpreter of (a \
+                     shim?); run `python -m pytest` with the interpreter named"
+                ),
+                program.clone().unwrap_or_else(|| PathBuf::from(first)),
+            ),
+        }
+    }
+    if name == "cargo" {
+        cargo(dir, roots, r);
+    }
+    if name == "env" {
+        // `env [-i] [-u NAME] [NAME=VALUE]... program args`: the program is followed too.
+        let mut i = 0;
+        while let Some(a) = args.get(i).map(|a| a.to_string_lossy()) {
+            if a == "-u" || a == "--unset" || a == "-C" || a == "--chdir" {
+                i += 2;
+            } else if a.starts_with('-') || a.contains('=') {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if i < args.len() {
+            follow(&args[i..], dir, env, path, roots, shadow_dirs, r);
         }
     }
     if matches!(name, "prove" | "perl") {
@@ -289,9 +334,111 @@ fn follow(
                 );
             }
             Some(p) => perl(&p, name, args, dir, env, roots, r),
-            None => r
-                .notes
-                .push("no perl on the command's PATH: include directories not checked".to_owned()),
+            None => unchecked(
+                r,
+                "no perl on the command's PATH to ask about its include directories".to_owned(),
+                PathBuf::from("perl"),
+            ),
+        }
+    }
+}
+
+/// Keys of a cargo configuration that name a program cargo starts (or flags that can).
+const CARGO_PROGRAM_KEYS: &[&str] = &[
+    "runner",
+    "linker",
+    "rustc",
+    "rustc-wrapper",
+    "rustc-workspace-wrapper",
+    "rustdoc",
+    "rustflags",
+    "rustdocflags",
+    "include",
+];
+
+/// Where a cargo configuration value names a program, as `a.b.c` keys.
+fn cargo_program_keys(prefix: &str, table: &toml::Table, out: &mut Vec<String>) {
+    for (key, value) in table {
+        let at = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        let env_door = prefix == "env"
+            && (super::runners::CODE_LOADING_ENV.contains(&key.as_str())
+                || ["LD_", "RUSTC", "CARGO", "RUSTUP"]
+                    .iter()
+                    .any(|p| key.starts_with(p)));
+        if env_door || (prefix != "env" && CARGO_PROGRAM_KEYS.contains(&key.as_str())) {
+            out.push(at);
+        } else if let toml::Value::Table(inner) = value
+            && prefix != "env"
+        {
+            cargo_program_keys(&at, inner, out);
+        }
+    }
+}
+
+/// Cargo reads `.cargo/config.toml` and `rust-toolchain(.toml)` from the directory it runs in
+/// and every one above: in the workspace, one that chooses which program runs (a test
+/// `runner`, a `rustc-wrapper`, a toolchain `path` rustup then runs cargo from) is the
+/// workspace's runner.
+fn cargo(dir: &Path, roots: &Roots, r: &mut Resolution) {
+    for at in dir.ancestors() {
+        if roots.inside(at).is_none() {
+            return;
+        }
+        for file in [".cargo/config.toml", ".cargo/config"] {
+            let Some(real) = roots.inside(&at.join(file)) else {
+                continue;
+            };
+            let Ok(text) = fs::read_to_string(&real) else {
+                unchecked(r, format!("cannot read {file}"), real);
+                continue;
+            };
+            let Ok(table) = toml::from_str::<toml::Table>(&text) else {
+                unchecked(r, format!("cannot parse {file}"), real);
+                continue;
+            };
+            let mut keys = Vec::new();
+            cargo_program_keys("", &table, &mut keys);
+            if !keys.is_empty() {
+                found(
+                    r,
+                    format!(
+                        "the workspace's {file} sets {} (a program cargo starts)",
+                        keys.join(", ")
+                    ),
+                    real,
+                );
+            }
+        }
+        for file in ["rust-toolchain.toml", "rust-toolchain"] {
+            let Some(real) = roots.inside(&at.join(file)) else {
+                continue;
+            };
+            let text = fs::read_to_string(&real).unwrap_or_default();
+            let names_path = match toml::from_str::<toml::Table>(&text) {
+                Ok(table) => table
+                    .get("toolchain")
+                    .and_then(toml::Value::as_table)
+                    .is_none_or(|t| t.contains_key("path")),
+                // The old one-line form: a toolchain name, never a path.
+                Err(_) => {
+                    let line = text.trim();
+                    line.is_empty() || line.contains('/') || line.lines().count() > 1
+                }
+            };
+            if names_path {
+                found(
+                    r,
+                    format!(
+                        "the workspace's {file} names a toolchain by path (or cannot be read as \
+                         a channel): rustup would run that cargo"
+                    ),
+                    real,
+                );
+            }
         }
     }
 }
@@ -317,15 +464,63 @@ fn node_modules_bin(bin: &OsStr, dir: &Path, roots: &Roots, r: &mut Resolution) 
     }
 }
 
+/// A pyenv shim (`exec "<root>/libexec/pyenv" exec "$program"`): pyenv, and its root.
+fn pyenv_shim(script: &Path) -> Option<(PathBuf, String)> {
+    let text = fs::read_to_string(script).ok()?;
+    if text.len() > 4096 {
+        return None;
+    }
+    let root = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("export PYENV_ROOT="))?
+        .trim_matches('"')
+        .to_owned();
+    let pyenv = text.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("exec \"")?;
+        let (program, tail) = rest.split_once('"')?;
+        (program.ends_with("/libexec/pyenv") && tail.trim_start().starts_with("exec "))
+            .then(|| PathBuf::from(program))
+    })?;
+    Some((pyenv, root))
+}
+
+/// The script a pyenv shim runs for `name` in `dir`, as pyenv itself answers (`pyenv which`).
+fn through_pyenv(
+    shim: &Path,
+    name: &str,
+    dir: &Path,
+    env: &RunEnv,
+    r: &mut Resolution,
+) -> Option<PathBuf> {
+    let (pyenv, root) = pyenv_shim(shim)?;
+    let mut cmd = Command::new("/usr/bin/env");
+    cmd.arg(format!("PYENV_ROOT={root}"))
+        .arg(&pyenv)
+        .args(["which", name]);
+    let out = probe(cmd, None, dir, env, r)?;
+    let line = out.lines().next()?.trim();
+    (!line.is_empty()).then(|| PathBuf::from(line))
+}
+
 /// The Python a script's `#!` line names (directly or through `env`), if it names one.
 fn shebang_python(script: &Path, dir: &Path, path: &OsStr) -> Option<PathBuf> {
-    let mut head = [0u8; 256];
+    let mut head = [0u8; 1024];
     let n = fs::File::open(script)
         .and_then(|mut f| f.read(&mut head))
         .ok()?;
-    let line = std::str::from_utf8(&head[..n]).ok()?.lines().next()?;
+    let mut lines = std::str::from_utf8(&head[..n]).ok()?.lines();
+    let line = lines.next()?;
     let mut words = line.strip_prefix("#!")?.split_whitespace();
     let first = words.next()?;
+    // pip's form for an interpreter path too long for `#!`:
+    // `#!/bin/sh` then `'''exec' "/long/path/python" "$0" "$@"`.
+    if Path::new(first).file_name()? == "sh"
+        && let Some(rest) = lines.next().and_then(|l| l.strip_prefix("'''exec' "))
+    {
+        let program = PathBuf::from(rest.split_whitespace().next()?.trim_matches('"'));
+        let name = program_name(program.as_os_str())?;
+        return name.starts_with("python").then_some(program);
+    }
     let program = if Path::new(first).file_name()? == "env" {
         which(OsStr::new(words.next()?), dir, path)?
     } else {
@@ -335,10 +530,19 @@ fn shebang_python(script: &Path, dir: &Path, path: &OsStr) -> Option<PathBuf> {
     name.starts_with("python").then_some(program)
 }
 
+/// Asks the interpreter, which reads its questions from standard input (`root\t<dir>`,
+/// `module\t<name>`, `dir\t<dir>` lines, any number of them): which `sys.path` entries are in a
+/// root; where each module resolves; and, for each `dir`, which top-level module it offers in any
+/// form this interpreter imports (source, bytecode, extension: `importlib.machinery`'s
+/// suffixes; a regular package with any such `__init__`; a namespace portion) that the
+/// interpreter otherwise finds elsewhere. Ends with `done`, so a cut-off answer is a failure.
 const PYTHON_PROBE: &str = r"
-import importlib.util, os, sys
-cut = sys.argv.index('--')
-roots = [os.path.realpath(r) for r in sys.argv[1:cut]]
+import importlib.machinery as m, importlib.util, os, sys
+roots, modules, dirs = [], [], []
+for line in sys.stdin.read().split('\n'):
+    kind, _, value = line.partition('\t')
+    {'root': roots, 'module': modules, 'dir': dirs}.get(kind, []).append(value)
+roots = [os.path.realpath(r) for r in roots]
 def inside(p):
     p = os.path.realpath(p)
     return any(p == r or p.startswith(r + os.sep) for r in roots)
@@ -346,43 +550,58 @@ for e in sys.path:
     e = e or os.getcwd()
     if os.path.exists(e) and inside(e):
         print('path\t' + os.path.realpath(e))
-for n in sys.argv[cut + 1:]:
+sys.path[:] = [e for e in sys.path if not inside(e or os.getcwd())]
+importlib.invalidate_caches()
+def spec(n):
     try:
-        s = importlib.util.find_spec(n)
+        return importlib.util.find_spec(n)
     except Exception:
-        s = None
-    if s is None:
-        continue
+        return None
+def origin(s):
     o = s.origin if s.has_location else None
     if o is None and s.submodule_search_locations:
         o = list(s.submodule_search_locations)[0]
+    return o
+for n in modules:
+    s = spec(n)
+    o = s and origin(s)
     if o:
         print('spec\t' + n + '\t' + os.path.realpath(o))
+suffixes = sorted(m.all_suffixes(), key=len, reverse=True)
+for d in dirs:
+    try:
+        names = sorted(os.listdir(d))
+    except OSError:
+        continue
+    for f in names:
+        p = os.path.join(d, f)
+        name, namespace = None, False
+        if os.path.isdir(p):
+            if not f.isidentifier():
+                continue
+            name = f
+            namespace = not any(os.path.isfile(os.path.join(p, '__init__' + x)) for x in suffixes)
+        else:
+            for x in suffixes:
+                if f.endswith(x) and f[:-len(x)].isidentifier():
+                    name = f[:-len(x)]
+                    break
+        if name is None:
+            continue
+        s = spec(name)
+        if s is None:
+            continue
+        if s.origin is not None and not s.has_location:
+            # Built-in and frozen modules are found before any path entry.
+            continue
+        if namespace and s.origin is not None:
+            # A namespace portion never hides a module or regular package found later; it
+            # joins a namespace package, and may then hide its submodules.
+            continue
+        o = origin(s)
+        print('shadow\t' + name + '\t' + p + '\t' + (o or s.origin or 'built-in'))
+print('done')
 ";
-
-/// Top-level modules of `dir` a Python path entry there would offer: `x.py`, and packages
-/// (`x/__init__.py`; a directory without one never hides a module found elsewhere).
-fn top_level_modules(dir: &Path) -> Vec<(String, PathBuf)> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<(String, PathBuf)> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let p = e.path();
-            let name = e.file_name().into_string().ok()?;
-            let module = if p.is_dir() && p.join("__init__.py").is_file() {
-                name
-            } else {
-                name.strip_suffix(".py")?.to_owned()
-            };
-            (!module.is_empty() && module.chars().all(|c| c == '_' || c.is_alphanumeric()))
-                .then_some((module, p))
-        })
-        .collect();
-    out.sort();
-    out
-}
 
 #[allow(clippy::too_many_arguments)]
 fn python(
@@ -392,40 +611,53 @@ fn python(
     dir: &Path,
     env: &RunEnv,
     roots: &Roots,
-    pytest_pythonpath: bool,
+    shadow_dirs: &[PathBuf],
     r: &mut Resolution,
 ) {
     let is_pytest = module == Some("pytest");
-    let own: Vec<(String, PathBuf)> = if is_pytest && pytest_pythonpath {
-        top_level_modules(dir)
-    } else {
-        Vec::new()
-    };
+    let mut questions = String::new();
+    for root in &roots.0 {
+        questions.push_str(&format!("root\t{}\n", root.display()));
+    }
+    if let Some(module) = module {
+        questions.push_str(&format!("module\t{module}\n"));
+    }
+    if is_pytest {
+        for d in shadow_dirs {
+            if let Some(real) = roots.inside(d) {
+                questions.push_str(&format!("dir\t{}\n", real.display()));
+            }
+        }
+    }
     let mut cmd = Command::new(interpreter);
     cmd.args(flags).arg("-c").arg(PYTHON_PROBE);
-    cmd.args(roots.0.iter()).arg("--");
-    cmd.args(
-        module
-            .into_iter()
-            .chain(own.iter().map(|(n, _)| n.as_str())),
-    );
-    let Some(out) = probe(cmd, dir, env, r) else {
+    let Some(out) = probe(cmd, Some(questions), dir, env, r) else {
         return;
     };
+    if out.lines().last() != Some("done") {
+        unchecked(
+            r,
+            format!(
+                "the interpreter {} did not finish answering where modules resolve",
+                interpreter.display()
+            ),
+            interpreter.to_owned(),
+        );
+        return;
+    }
     for line in out.lines() {
-        let mut parts = line.split('\t');
-        match (parts.next(), parts.next(), parts.next()) {
-            (Some("path"), Some(entry), None) => found(
+        let parts: Vec<&str> = line.split('\t').collect();
+        match parts[..] {
+            ["path", entry] => found(
                 r,
                 "an entry of the interpreter's sys.path (PYTHONPATH, a virtual environment or a \
                  .pth file) is in the workspace"
                     .to_owned(),
                 PathBuf::from(entry),
             ),
-            (Some("spec"), Some(name), Some(origin)) => {
-                let origin = PathBuf::from(origin);
+            ["spec", name, origin] => {
                 if Some(name) == module
-                    && let Some(real) = roots.inside(&origin)
+                    && let Some(real) = roots.inside(Path::new(origin))
                 {
                     found(
                         r,
@@ -433,20 +665,15 @@ fn python(
                         real,
                     );
                 }
-                if let Some((_, planted)) = own.iter().find(|(n, _)| n == name)
-                    && roots.inside(&origin).is_none()
-                {
-                    found(
-                        r,
-                        format!(
-                            "`{name}` in the workspace would hide the module the interpreter \
-                             loads from {} once pytest puts the workspace on sys.path",
-                            origin.display()
-                        ),
-                        planted.clone(),
-                    );
-                }
             }
+            ["shadow", name, planted, origin] => found(
+                r,
+                format!(
+                    "`{name}` in the workspace would hide the module the interpreter loads from \
+                     {origin} once pytest puts its directory on sys.path"
+                ),
+                PathBuf::from(planted),
+            ),
             _ => {}
         }
     }
@@ -495,21 +722,61 @@ fn perl(
     roots: &Roots,
     r: &mut Resolution,
 ) {
+    // `rel` as perl requires it (`Test/More.pm`), and the file in the workspace.
     let mut modules: Vec<(String, PathBuf)> = Vec::new();
-    for include in perl_includes(name, args, env) {
+    // A test's own `use lib 'lib'` (or `blib`) reaches these whatever the switches say.
+    let mut includes = vec![
+        PathBuf::from("lib"),
+        PathBuf::from("blib/lib"),
+        PathBuf::from("blib/arch"),
+    ];
+    includes.extend(perl_includes(name, args, env));
+    let mut seen = 0usize;
+    let mut walked: Vec<PathBuf> = Vec::new();
+    for include in includes {
         let Some(real) = roots.inside(&dir.join(&include)) else {
             continue;
         };
+        if walked.contains(&real) {
+            continue;
+        }
+        walked.push(real.clone());
+        // Through links: a `lib/Test -> ../evil/Test` directory is read where it points.
         let walk = ignore::WalkBuilder::new(&real)
             .standard_filters(false)
-            .follow_links(false)
+            .follow_links(true)
             .build();
-        for entry in walk.filter_map(Result::ok).take(PERL_FILE_LIMIT) {
+        for entry in walk {
+            let Ok(entry) = entry else {
+                continue;
+            };
+            seen += 1;
+            if seen > PERL_FILE_LIMIT {
+                unchecked(
+                    r,
+                    format!(
+                        "over {PERL_FILE_LIMIT} entries in include directories in the workspace \
+                         to compare with perl's own modules"
+                    ),
+                    real.clone(),
+                );
+                return;
+            }
             let p = entry.path();
-            if p.extension().is_some_and(|e| e == "pm")
+            let Some(ext) = p.extension() else {
+                continue;
+            };
+            if (ext == "pm" || ext == "pmc")
+                && p.is_file()
                 && let Ok(rel) = p.strip_prefix(&real)
                 && let Some(rel) = rel.to_str()
             {
+                // perl loads `X.pmc` before `X.pm` from the same directory.
+                let rel = if ext == "pmc" {
+                    rel.strip_suffix('c').unwrap_or(rel)
+                } else {
+                    rel
+                };
                 modules.push((rel.to_owned(), p.to_owned()));
             }
         }
@@ -517,20 +784,30 @@ fn perl(
     if modules.is_empty() {
         return;
     }
-    const FIND: &str = r#"for my $m (@ARGV) { for my $d (@INC) { next if ref $d; if (-f "$d/$m") { print "$m\t$d\n"; last } } }"#;
-    for chunk in modules.chunks(500) {
-        let mut cmd = Command::new(perl_program);
-        cmd.arg("-e")
-            .arg(FIND)
-            .args(chunk.iter().map(|(rel, _)| rel));
-        let Some(out) = probe(cmd, dir, env, r) else {
-            return;
-        };
-        for line in out.lines() {
-            if let Some((rel, inc)) = line.split_once('\t')
-                && let Some((_, planted)) = chunk.iter().find(|(m, _)| m == rel)
-                && roots.inside(Path::new(inc)).is_none()
-            {
+    const FIND: &str = r#"while (my $m = <STDIN>) { chomp $m; for my $d (@INC) { next if ref $d; if (-f "$d/$m" || -f "$d/${m}c") { print "$m\t$d\n"; last } } } print "done\n";"#;
+    let mut cmd = Command::new(perl_program);
+    cmd.arg("-e").arg(FIND);
+    let mut questions = String::new();
+    for (rel, _) in &modules {
+        questions.push_str(rel);
+        questions.push('\n');
+    }
+    let Some(out) = probe(cmd, Some(questions), dir, env, r) else {
+        return;
+    };
+    if out.lines().last() != Some("done") {
+        unchecked(
+            r,
+            format!("{} did not finish answering", perl_program.display()),
+            perl_program.to_owned(),
+        );
+        return;
+    }
+    for line in out.lines() {
+        if let Some((rel, inc)) = line.split_once('\t')
+            && roots.inside(Path::new(inc)).is_none()
+        {
+            for (_, planted) in modules.iter().filter(|(m, _)| m == rel) {
                 found(
                     r,
                     format!(
@@ -543,17 +820,35 @@ fn perl(
     }
 }
 
-/// Runs `cmd` in the command's environment and returns its standard output, or notes why not.
-fn probe(mut cmd: Command, dir: &Path, env: &RunEnv, r: &mut Resolution) -> Option<String> {
-    let shown = format!("{:?}", cmd.get_program());
+/// Runs `cmd` in the command's environment, with `input` on its standard input, and returns
+/// its standard output; when it cannot start, fails or takes too long, the check fails closed.
+fn probe(
+    mut cmd: Command,
+    input: Option<String>,
+    dir: &Path,
+    env: &RunEnv,
+    r: &mut Resolution,
+) -> Option<String> {
+    let program = PathBuf::from(cmd.get_program());
     cmd.env_clear()
         .envs(env.vars.iter().map(|(k, v)| (k, v)))
         .current_dir(dir)
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
     let result = (|| -> io::Result<Option<String>> {
         let mut child = cmd.spawn()?;
+        let writer = child.stdin.take().map(|mut stdin| {
+            let input = input.unwrap_or_default();
+            thread::spawn(move || {
+                use std::io::Write;
+                let _ = stdin.write_all(input.as_bytes());
+            })
+        });
         let mut stdout = child.stdout.take();
         let reader = thread::spawn(move || {
             let mut s = String::new();
@@ -574,22 +869,26 @@ fn probe(mut cmd: Command, dir: &Path, env: &RunEnv, r: &mut Resolution) -> Opti
             }
             thread::sleep(Duration::from_millis(10));
         };
+        if let Some(w) = writer {
+            let _ = w.join();
+        }
         let out = reader.join().unwrap_or_default();
         Ok(status.filter(|s| s.success()).map(|_| out))
     })();
+    let shown = program.display();
     match result {
         Ok(Some(out)) => Some(out),
         Ok(None) => {
-            r.notes.push(format!(
-                "asking {shown} where the runner's modules resolve failed or took over {} s: not checked",
+            let why = format!(
+                "asking {shown} where the runner's modules resolve failed or took over {} s",
                 PROBE_LIMIT.as_secs()
-            ));
+            );
+            unchecked(r, why, program.clone());
             None
         }
         Err(e) => {
-            r.notes.push(format!(
-                "cannot start {shown} to ask where modules resolve ({e}): not checked"
-            ));
+            let why = format!("cannot start {shown} to ask where modules resolve ({e})");
+            unchecked(r, why, program.clone());
             None
         }
     }

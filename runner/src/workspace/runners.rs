@@ -141,6 +141,74 @@ pub(super) const CODE_LOADING_ENV: &[&str] = &[
     "LD_LIBRARY_PATH",
 ];
 
-/// The files pytest reads as its configuration when the sealed directory holds them (the seal
-/// covers them): the first found is passed with `-c`, otherwise an empty one of gapscore's.
-pub(super) const SEALED_PYTEST_INI: &[&str] = &["pytest.ini", ".pytest.ini"];
+/// The files pytest reads as its configuration, in the order it looks for them in a directory,
+/// with the section a file must hold to count (`None`: the file counts whatever it holds).
+/// When the sealed directory holds one (the seal covers it), the first is passed with `-c`
+/// (pytest 9 reads each kind given with `-c`), otherwise an empty one of gapscore's.
+const PYTEST_CONFIGS: &[(&str, Option<&[&str]>)] = &[
+    ("pytest.toml", None),
+    (".pytest.toml", None),
+    ("pytest.ini", None),
+    (".pytest.ini", None),
+    (
+        "pyproject.toml",
+        Some(&["[tool.pytest.ini_options]", "[tool.pytest]"]),
+    ),
+    ("tox.ini", Some(&["[pytest]"])),
+    ("setup.cfg", Some(&["[tool:pytest]"])),
+];
+
+/// The sealed directory's own pytest configuration, if it holds one.
+pub(super) fn sealed_pytest_config(sealed: &Path) -> Option<std::path::PathBuf> {
+    PYTEST_CONFIGS.iter().find_map(|(name, section)| {
+        let path = sealed.join(name);
+        if !path.is_file() {
+            return None;
+        }
+        match section {
+            None => Some(path),
+            Some(headers) => {
+                let text = std::fs::read_to_string(&path).ok()?;
+                text.lines()
+                    .any(|l| headers.contains(&l.trim()))
+                    .then_some(path)
+            }
+        }
+    })
+}
+
+/// The `pythonpath` entries a pytest configuration file sets (relative to its directory), or
+/// `None` when it sets none. Read loosely (`pythonpath = a b`, `pythonpath = ["a", "b"]`, and
+/// indented continuation lines): an entry too many only widens the shadow check.
+pub(super) fn config_pythonpath(config: &Path) -> Option<Vec<std::path::PathBuf>> {
+    let text = std::fs::read_to_string(config).ok()?;
+    let base = config.parent()?;
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.trim_start().strip_prefix("pythonpath") else {
+            continue;
+        };
+        let Some(value) = rest.trim_start().strip_prefix('=') else {
+            continue;
+        };
+        let mut value = value.to_owned();
+        while let Some(next) = lines.peek() {
+            let cont = next.starts_with([' ', '\t']) && !next.trim().is_empty();
+            let open_list = value.contains('[') && !value.contains(']');
+            if !(cont || open_list) {
+                break;
+            }
+            value.push(' ');
+            value.push_str(next);
+            lines.next();
+        }
+        let entries = value
+            .split(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']'))
+            .map(|e| e.trim_matches(|c| c == '"' || c == '\''))
+            .filter(|e| !e.is_empty())
+            .map(|e| base.join(e))
+            .collect();
+        return Some(entries);
+    }
+    None
+}

@@ -252,3 +252,81 @@ fn prove_reads_no_proverc() {
     .unwrap();
     assert_eq!(args(&ws), ["--norc"]);
 }
+
+#[test]
+fn every_kind_of_sealed_pytest_configuration_is_passed_and_read() {
+    let has_pytest = std::process::Command::new("python3")
+        .args(["-m", "pytest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    for (name, text) in [
+        ("pytest.toml", "[pytest]\npython_files = [\"check_*.py\"]\n"),
+        (
+            "pyproject.toml",
+            "[project]\nname = \"x\"\n\n[tool.pytest.ini_options]\npython_files = [\"check_*.py\"]\n",
+        ),
+        (
+            "tox.ini",
+            "[tox]\nenvlist = py\n\n[pytest]\npython_files = check_*.py\n",
+        ),
+        (
+            "setup.cfg",
+            "[metadata]\nname = x\n\n[tool:pytest]\npython_files = check_*.py\n",
+        ),
+        (".pytest.ini", "[pytest]\npython_files = check_*.py\n"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), &format!("tests/sealed/{name}"), text);
+        write(
+            tmp.path(),
+            "tests/sealed/check_a.py",
+            "def test_a():\n    assert True\n",
+        );
+        let sealed = tmp.path().join("tests/sealed");
+        let command = cmd(&["python3", "-m", "pytest", "tests/sealed"]);
+        let ws = prepare(tmp.path(), Some(&sealed), Isolation::Inplace, &command).unwrap();
+        let own = fs::canonicalize(&sealed).unwrap().join(name);
+        let a = args(&ws);
+        assert_eq!(
+            a[a.len() - 2..],
+            ["-c".to_owned(), own.display().to_string()],
+            "{name}"
+        );
+        if has_pytest {
+            // pytest 9 reads each kind given with -c: check_a.py is collected only through it.
+            let out = std::process::Command::new("python3")
+                .args(["-m", "pytest", "tests/sealed"])
+                .args(&ws.extra_args)
+                .current_dir(&ws.dir)
+                .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+    }
+    // A pyproject.toml without pytest's section is not pytest's configuration.
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        tmp.path(),
+        "tests/sealed/pyproject.toml",
+        "[project]\nname = \"x\"\n",
+    );
+    let sealed = tmp.path().join("tests/sealed");
+    let ws = prepare(
+        tmp.path(),
+        Some(&sealed),
+        Isolation::Inplace,
+        &cmd(&["pytest"]),
+    )
+    .unwrap();
+    assert!(
+        args(&ws)
+            .last()
+            .unwrap()
+            .ends_with("gapscore-scratch/pytest.ini")
+    );
+}
