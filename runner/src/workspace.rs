@@ -80,6 +80,9 @@ pub struct Workspace {
     /// Directories pytest puts on `sys.path` (its `pythonpath`, and the directory it prepends
     /// for each sealed test file): a module in one may not hide one the interpreter has.
     pytest_path_dirs: Vec<PathBuf>,
+    /// `__init__.py` files outside the sealed directory that pytest imports because the sealed
+    /// tests are a package inside the project's package: the workspace's code, run at import.
+    pytest_package_inits: Vec<PathBuf>,
     /// Owns every temporary file; dropping it deletes them.
     temp: tempfile::TempDir,
 }
@@ -169,6 +172,7 @@ pub fn prepare(
         extra_args: Vec::new(),
         notes,
         pytest_path_dirs: Vec::new(),
+        pytest_package_inits: Vec::new(),
         temp,
     };
     neutralise_env(&mut ws, &scratch)?;
@@ -289,7 +293,9 @@ fn confine_pytest(ws: &mut Workspace, scratch: &Path) -> io::Result<()> {
         );
         return Ok(());
     };
-    ws.pytest_path_dirs.extend(prepended_dirs(&sealed));
+    let (prepended, inits) = prepended_dirs(&sealed);
+    ws.pytest_path_dirs.extend(prepended);
+    ws.pytest_package_inits = inits;
     // The rootdir names every test (JUnit classnames, node ids), so it is the one pytest picks
     // for the documented `seal --expect` run of the same command: the sealed directory when it
     // holds its own configuration (pytest finds it first, from the paths given), else the
@@ -351,9 +357,12 @@ fn pytest_pythonpath(ws: &mut Workspace, sealed_ini: Option<&Path>) {
 
 /// The directories pytest (import mode `prepend`) puts first on `sys.path` for the sealed
 /// tests: for each Python file, the first directory upwards without an `__init__.py`. Besides
-/// the sealed directory's own, which the seal covers.
-fn prepended_dirs(sealed: &Path) -> Vec<PathBuf> {
+/// the sealed directory's own, which the seal covers. Also the `__init__.py` files above the
+/// sealed directory on the way there: pytest imports each as a package of the sealed tests
+/// (in every import mode), so the project's code in them runs.
+fn prepended_dirs(sealed: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut inits: Vec<PathBuf> = Vec::new();
     let walk = ignore::WalkBuilder::new(sealed)
         .standard_filters(false)
         .build();
@@ -366,6 +375,10 @@ fn prepended_dirs(sealed: &Path) -> Vec<PathBuf> {
         while let Some(d) = at
             && d.join("__init__.py").is_file()
         {
+            let init = d.join("__init__.py");
+            if !d.starts_with(sealed) && !inits.contains(&init) {
+                inits.push(init);
+            }
             at = d.parent();
         }
         if let Some(d) = at
@@ -375,7 +388,7 @@ fn prepended_dirs(sealed: &Path) -> Vec<PathBuf> {
             dirs.push(d.to_owned());
         }
     }
-    dirs
+    (dirs, inits)
 }
 
 /// The runner or a module of its framework resolves inside the workspace, and the run was not
@@ -458,6 +471,14 @@ impl Workspace {
         let roots = Roots::new(&[&self.dir, project]);
         let mut found =
             resolve::resolve(command, &self.dir, &run_env, &roots, &self.pytest_path_dirs);
+        for init in &self.pytest_package_inits {
+            found.found.push(WorkspaceRunner {
+                what: "a package `__init__.py` above the sealed tests, which pytest imports as \
+                       their package (the project's code, run before any sealed test)"
+                    .to_owned(),
+                path: init.clone(),
+            });
+        }
         self.notes.extend(found.notes);
         // Named where the user can look: the copy is deleted after the run.
         if let Ok(project) = fs::canonicalize(project) {

@@ -416,6 +416,34 @@ fn directories_pytest_prepends_and_the_sealed_pythonpath_are_checked() {
     );
 }
 
+/// A sealed package inside the project's package (issue 32 attack, a/F12): pytest imports
+/// `tests/__init__.py` as the sealed tests' package in every import mode, so the project's code
+/// in it runs before any sealed test; it is refused like a runner in the workspace.
+#[test]
+fn a_package_init_above_the_sealed_tests_is_the_workspace_s() {
+    if which_python().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path();
+    write(p, "tests/sealed/__init__.py", "");
+    write(
+        p,
+        "tests/sealed/test_calc.py",
+        "def test_one():\n    assert True\n",
+    );
+    let words = &["python3", "-m", "pytest", "tests/sealed"][..];
+    assert!(found_sealed(p, "tests/sealed", words).is_empty());
+    write(p, "tests/__init__.py", "import builtins\n");
+    assert_eq!(
+        names(&found_sealed(p, "tests/sealed", words), p),
+        ["tests/__init__.py"]
+    );
+    // A sealed directory that is no package stops pytest's walk: nothing above it is imported.
+    fs::remove_file(p.join("tests/sealed/__init__.py")).unwrap();
+    assert!(found_sealed(p, "tests/sealed", words).is_empty());
+}
+
 #[test]
 fn cargo_configuration_that_chooses_the_program_is_the_workspace_s() {
     let tmp = tempfile::tempdir().unwrap();
