@@ -325,6 +325,21 @@ pub enum SandboxArg {
     None,
 }
 
+impl SandboxArg {
+    /// The runner's sandbox options for `--sandbox` and `--share-net` (`run`, `seal
+    /// --expect-run`).
+    pub fn options(self, share_net: bool) -> gapscore_runner::sandbox::SandboxOptions {
+        use gapscore_runner::sandbox::{SandboxMode, SandboxOptions};
+        let mut o = SandboxOptions::new(match self {
+            SandboxArg::Auto => SandboxMode::Auto,
+            SandboxArg::Bwrap => SandboxMode::Bwrap,
+            SandboxArg::None => SandboxMode::None,
+        });
+        o.share_net = share_net;
+        o
+    }
+}
+
 /// `gapscore run`.
 #[derive(Debug, Args)]
 #[command(after_help = tools::RUN_HELP)]

@@ -10,10 +10,9 @@ use anyhow::{Context, Result};
 use gapscore_engine::run::run as run_request;
 use gapscore_engine::{ExitCode, RunRequest};
 use gapscore_runner::exec::install_interrupt_handlers;
-use gapscore_runner::sandbox::{SandboxMode, SandboxOptions};
 use gapscore_runner::workspace::Isolation;
 
-use crate::args::{RunArgs, SandboxArg, ScoreOptions, WorkspaceArg};
+use crate::args::{RunArgs, ScoreOptions, WorkspaceArg};
 use crate::commands::score::{finish, request};
 use crate::{host, io};
 
@@ -78,21 +77,10 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         WorkspaceArg::Inplace => Isolation::Inplace,
     };
     req.timeout = args.timeout.map(Duration::from_secs);
-    req.sandbox = sandbox_options(args.sandbox, args.share_net);
+    req.sandbox = args.sandbox.options(args.share_net);
     req.env.clone_from(&args.env);
     req.trust_workspace_runner = args.trust_workspace_runner;
     let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;
     let outcome = run_request(&req, &registry, &interrupt);
     finish(&opts, &outcome)
-}
-
-/// `--sandbox` and `--share-net` (`run`, `seal --expect-run`).
-pub(crate) fn sandbox_options(how: SandboxArg, share_net: bool) -> SandboxOptions {
-    let mut o = SandboxOptions::new(match how {
-        SandboxArg::Auto => SandboxMode::Auto,
-        SandboxArg::Bwrap => SandboxMode::Bwrap,
-        SandboxArg::None => SandboxMode::None,
-    });
-    o.share_net = share_net;
-    o
 }

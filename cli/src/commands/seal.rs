@@ -169,7 +169,7 @@ fn expect_run(args: &SealArgs, dir: &Path) -> Result<Option<Vec<String>>> {
     req.ingest = host::ingest_options(&args.host, args.input_format.clone());
     req.env.clone_from(&args.env);
     req.trust_workspace_runner = args.trust_workspace_runner;
-    req.sandbox = crate::commands::run::sandbox_options(args.sandbox, args.share_net);
+    req.sandbox = args.sandbox.options(args.share_net);
     let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;
     let program = args.command[0].to_string_lossy().into_owned();
     let outcome = expected_ids_from_run(&req, &registry, &interrupt)

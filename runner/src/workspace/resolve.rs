@@ -31,6 +31,9 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod cargo;
+mod perl;
+
 use super::runners::{program_name, python_flags_and_module};
 use crate::environment::RunEnv;
 
@@ -301,7 +304,7 @@ fn follow(
         }
     }
     if name == "cargo" {
-        cargo(dir, roots, r);
+        cargo::cargo(dir, roots, r);
     }
     if name == "env" {
         // `env [-i] [-u NAME] [NAME=VALUE]... program args`: the program is followed too.
@@ -333,112 +336,12 @@ fn follow(
                     p,
                 );
             }
-            Some(p) => perl(&p, name, args, dir, env, roots, r),
+            Some(p) => perl::perl(&p, name, args, dir, env, roots, r),
             None => unchecked(
                 r,
                 "no perl on the command's PATH to ask about its include directories".to_owned(),
                 PathBuf::from("perl"),
             ),
-        }
-    }
-}
-
-/// Keys of a cargo configuration that name a program cargo starts (or flags that can).
-const CARGO_PROGRAM_KEYS: &[&str] = &[
-    "runner",
-    "linker",
-    "rustc",
-    "rustc-wrapper",
-    "rustc-workspace-wrapper",
-    "rustdoc",
-    "rustflags",
-    "rustdocflags",
-    "include",
-];
-
-/// Where a cargo configuration value names a program, as `a.b.c` keys.
-fn cargo_program_keys(prefix: &str, table: &toml::Table, out: &mut Vec<String>) {
-    for (key, value) in table {
-        let at = if prefix.is_empty() {
-            key.clone()
-        } else {
-            format!("{prefix}.{key}")
-        };
-        let env_door = prefix == "env"
-            && (super::runners::CODE_LOADING_ENV.contains(&key.as_str())
-                || ["LD_", "RUSTC", "CARGO", "RUSTUP"]
-                    .iter()
-                    .any(|p| key.starts_with(p)));
-        if env_door || (prefix != "env" && CARGO_PROGRAM_KEYS.contains(&key.as_str())) {
-            out.push(at);
-        } else if let toml::Value::Table(inner) = value
-            && prefix != "env"
-        {
-            cargo_program_keys(&at, inner, out);
-        }
-    }
-}
-
-/// Cargo reads `.cargo/config.toml` and `rust-toolchain(.toml)` from the directory it runs in
-/// and every one above: in the workspace, one that chooses which program runs (a test
-/// `runner`, a `rustc-wrapper`, a toolchain `path` rustup then runs cargo from) is the
-/// workspace's runner.
-fn cargo(dir: &Path, roots: &Roots, r: &mut Resolution) {
-    for at in dir.ancestors() {
-        if roots.inside(at).is_none() {
-            return;
-        }
-        for file in [".cargo/config.toml", ".cargo/config"] {
-            let Some(real) = roots.inside(&at.join(file)) else {
-                continue;
-            };
-            let Ok(text) = fs::read_to_string(&real) else {
-                unchecked(r, format!("cannot read {file}"), real);
-                continue;
-            };
-            let Ok(table) = toml::from_str::<toml::Table>(&text) else {
-                unchecked(r, format!("cannot parse {file}"), real);
-                continue;
-            };
-            let mut keys = Vec::new();
-            cargo_program_keys("", &table, &mut keys);
-            if !keys.is_empty() {
-                found(
-                    r,
-                    format!(
-                        "the workspace's {file} sets {} (a program cargo starts)",
-                        keys.join(", ")
-                    ),
-                    real,
-                );
-            }
-        }
-        for file in ["rust-toolchain.toml", "rust-toolchain"] {
-            let Some(real) = roots.inside(&at.join(file)) else {
-                continue;
-            };
-            let text = fs::read_to_string(&real).unwrap_or_default();
-            let names_path = match toml::from_str::<toml::Table>(&text) {
-                Ok(table) => table
-                    .get("toolchain")
-                    .and_then(toml::Value::as_table)
-                    .is_none_or(|t| t.contains_key("path")),
-                // The old one-line form: a toolchain name, never a path.
-                Err(_) => {
-                    let line = text.trim();
-                    line.is_empty() || line.contains('/') || line.lines().count() > 1
-                }
-            };
-            if names_path {
-                found(
-                    r,
-                    format!(
-                        "the workspace's {file} names a toolchain by path (or cannot be read as \
-                         a channel): rustup would run that cargo"
-                    ),
-                    real,
-                );
-            }
         }
     }
 }
@@ -675,147 +578,6 @@ fn python(
                 PathBuf::from(planted),
             ),
             _ => {}
-        }
-    }
-}
-
-/// Include directories a `prove` or `perl` command adds, relative to where it runs.
-fn perl_includes(name: &str, args: &[OsString], env: &RunEnv) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    let mut it = args.iter().map(|a| a.to_string_lossy());
-    while let Some(a) = it.next() {
-        if a == "--" || !a.starts_with('-') {
-            if name == "perl" {
-                break;
-            }
-            continue;
-        }
-        if let Some(rest) = a.strip_prefix("-I") {
-            match rest {
-                "" => dirs.extend(it.next().map(|d| PathBuf::from(d.as_ref()))),
-                d => dirs.push(PathBuf::from(d)),
-            }
-        } else if name == "prove" && (a == "--lib" || a == "--blib") {
-            dirs.push(PathBuf::from(if a == "--lib" { "lib" } else { "blib/lib" }));
-        } else if name == "prove" && !a.starts_with("--") {
-            // Bundled short switches: `-lv`, `-vlr`.
-            if a.contains('l') {
-                dirs.push(PathBuf::from("lib"));
-            }
-            if a.contains('b') {
-                dirs.extend([PathBuf::from("blib/lib"), PathBuf::from("blib/arch")]);
-            }
-        }
-    }
-    if let Some(lib) = env.get("PERL5LIB") {
-        dirs.extend(std::env::split_paths(lib));
-    }
-    dirs
-}
-
-fn perl(
-    perl_program: &Path,
-    name: &str,
-    args: &[OsString],
-    dir: &Path,
-    env: &RunEnv,
-    roots: &Roots,
-    r: &mut Resolution,
-) {
-    // `rel` as perl requires it (`Test/More.pm`), and the file in the workspace.
-    let mut modules: Vec<(String, PathBuf)> = Vec::new();
-    // A test's own `use lib 'lib'` (or `blib`) reaches these whatever the switches say.
-    let mut includes = vec![
-        PathBuf::from("lib"),
-        PathBuf::from("blib/lib"),
-        PathBuf::from("blib/arch"),
-    ];
-    includes.extend(perl_includes(name, args, env));
-    let mut seen = 0usize;
-    let mut walked: Vec<PathBuf> = Vec::new();
-    for include in includes {
-        let Some(real) = roots.inside(&dir.join(&include)) else {
-            continue;
-        };
-        if walked.contains(&real) {
-            continue;
-        }
-        walked.push(real.clone());
-        // Through links: a `lib/Test -> ../evil/Test` directory is read where it points.
-        let walk = ignore::WalkBuilder::new(&real)
-            .standard_filters(false)
-            .follow_links(true)
-            .build();
-        for entry in walk {
-            let Ok(entry) = entry else {
-                continue;
-            };
-            seen += 1;
-            if seen > PERL_FILE_LIMIT {
-                unchecked(
-                    r,
-                    format!(
-                        "over {PERL_FILE_LIMIT} entries in include directories in the workspace \
-                         to compare with perl's own modules"
-                    ),
-                    real.clone(),
-                );
-                return;
-            }
-            let p = entry.path();
-            let Some(ext) = p.extension() else {
-                continue;
-            };
-            if (ext == "pm" || ext == "pmc")
-                && p.is_file()
-                && let Ok(rel) = p.strip_prefix(&real)
-                && let Some(rel) = rel.to_str()
-            {
-                // perl loads `X.pmc` before `X.pm` from the same directory.
-                let rel = if ext == "pmc" {
-                    rel.strip_suffix('c').unwrap_or(rel)
-                } else {
-                    rel
-                };
-                modules.push((rel.to_owned(), p.to_owned()));
-            }
-        }
-    }
-    if modules.is_empty() {
-        return;
-    }
-    const FIND: &str = r#"while (my $m = <STDIN>) { chomp $m; for my $d (@INC) { next if ref $d; if (-f "$d/$m" || -f "$d/${m}c") { print "$m\t$d\n"; last } } } print "done\n";"#;
-    let mut cmd = Command::new(perl_program);
-    cmd.arg("-e").arg(FIND);
-    let mut questions = String::new();
-    for (rel, _) in &modules {
-        questions.push_str(rel);
-        questions.push('\n');
-    }
-    let Some(out) = probe(cmd, Some(questions), dir, env, r) else {
-        return;
-    };
-    if out.lines().last() != Some("done") {
-        unchecked(
-            r,
-            format!("{} did not finish answering", perl_program.display()),
-            perl_program.to_owned(),
-        );
-        return;
-    }
-    for line in out.lines() {
-        if let Some((rel, inc)) = line.split_once('\t')
-            && roots.inside(Path::new(inc)).is_none()
-        {
-            for (_, planted) in modules.iter().filter(|(m, _)| m == rel) {
-                found(
-                    r,
-                    format!(
-                        "{rel} in an include directory in the workspace hides perl's own in {inc}"
-                    ),
-                    planted.clone(),
-                );
-            }
         }
     }
 }
