@@ -4,31 +4,17 @@
 //! it and sets `GAPSCORE_REQUIRE_RUNNERS`, which turns a missing runner into a failure), and
 //! scripted stand-ins otherwise.
 
-#![allow(clippy::print_stderr)] // Test code: the skip note.
-
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{code, json_of, run_in, stderr};
+use crate::common::{code, json_of, run_in, runner_available, stderr};
 
-/// Whether `python3 -m pytest` runs here; without it a test returns early with a note, unless
-/// `GAPSCORE_REQUIRE_RUNNERS` is set (CI), where it fails.
+/// Whether `python3 -m pytest` runs here (a note, or a failure under
+/// `GAPSCORE_REQUIRE_RUNNERS`, when not).
 fn have_pytest() -> bool {
-    let ok = Command::new("python3")
-        .args(["-m", "pytest", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("GAPSCORE_REQUIRE_RUNNERS").is_none(),
-            "python3 -m pytest is required (GAPSCORE_REQUIRE_RUNNERS is set)"
-        );
-        eprintln!("note: python3 -m pytest is not available; skipping the pytest run");
-    }
-    ok
+    runner_available("python3", &["-m", "pytest", "--version"])
 }
 
 /// Five sealed tests of `impl.add`; `impl.py` gets `add` wrong for 2 + 2 and 2 + 3, so two of
@@ -286,16 +272,7 @@ fn a_console_summary_on_standard_error_is_held_against_stdout_results() {
 
 #[test]
 fn node_subtests_are_no_console_disagreement() {
-    let ok = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("GAPSCORE_REQUIRE_RUNNERS").is_none(),
-            "node is required (GAPSCORE_REQUIRE_RUNNERS is set)"
-        );
-        eprintln!("note: node is not available; skipping the node --test run");
+    if !runner_available("node", &["--version"]) {
         return;
     }
     // node's `fail` counts the parent of a failing subtest too; its JUnit file records the

@@ -15,26 +15,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 use crate::common::gate::sealed;
-use crate::common::{BIN, code, json_of, run_in, stderr};
-
-/// Whether `program ARGS` runs; a missing runner fails the test on CI.
-fn available(program: &str, args: &[&str]) -> bool {
-    let ok = Command::new(program)
-        .args(args)
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("GAPSCORE_REQUIRE_RUNNERS").is_none(),
-            "`{program}` is required (GAPSCORE_REQUIRE_RUNNERS is set) but does not run"
-        );
-        #[allow(clippy::print_stderr)] // The skip note.
-        {
-            eprintln!("note: `{program}` is not available; skipping");
-        }
-    }
-    ok
-}
+use crate::common::{BIN, code, json_of, run_in, runner_available as available, stderr};
 
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);

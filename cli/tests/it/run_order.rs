@@ -5,10 +5,10 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::common::gate::{problems, sealed};
-use crate::common::{code, json_of, run_in, stderr};
+use crate::common::{code, json_of, run_in, runner_available, stderr};
 
 /// Five sealed tests, sealed with their expected ids from a stub JUnit file.
 fn sealed_project() -> tempfile::TempDir {
@@ -155,16 +155,7 @@ fn passing_twins_do_not_dilute_the_score() {
 /// when the process exits, to all-pass plus a decoy failure the seal does not list.
 #[test]
 fn pytest_results_rewritten_at_exit_do_not_pass_the_gate() {
-    let ok = Command::new("python3")
-        .args(["-m", "pytest", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("GAPSCORE_REQUIRE_RUNNERS").is_none(),
-            "pytest is required (GAPSCORE_REQUIRE_RUNNERS) but python3 -m pytest does not run"
-        );
-        eprintln!("note: python3 -m pytest is not available; skipping the pytest run");
+    if !runner_available("python3", &["-m", "pytest", "--version"]) {
         return;
     }
     let dir = sealed_project();
@@ -247,15 +238,7 @@ fn pytest_results_rewritten_at_exit_do_not_pass_the_gate() {
 /// prints its summary at the end of every complete run: its absence is a counted problem.
 #[test]
 fn a_missing_pytest_summary_fails_the_gate() {
-    let ok = Command::new("python3")
-        .args(["-m", "pytest", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("GAPSCORE_REQUIRE_RUNNERS").is_none(),
-            "pytest is required (GAPSCORE_REQUIRE_RUNNERS) but python3 -m pytest does not run"
-        );
+    if !runner_available("python3", &["-m", "pytest", "--version"]) {
         return;
     }
     let dir = sealed_project();

@@ -3,21 +3,12 @@
 //! where the operator gave it, not a file the command planted at the same relative place.
 
 use std::fs;
-use std::process::Command;
 
-use crate::common::{code, json_of, repo_path, run_in, stderr};
+use crate::common::{code, json_of, repo_path, run_in, runner_available, stderr};
 
 #[test]
 fn a_relative_plugin_command_is_not_resolved_in_the_workspace() {
-    let python = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !python {
-        assert!(
-            std::env::var_os("GAPSCORE_REQUIRE_RUNNERS").is_none(),
-            "python3 is required (GAPSCORE_REQUIRE_RUNNERS)"
-        );
+    if !runner_available("python3", &["--version"]) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -48,3 +48,24 @@ pub fn repo_path(relative: &str) -> std::path::PathBuf {
         .unwrap()
         .join(relative)
 }
+
+/// Whether the real runner `program ARGS` runs here (a version probe). When it does not, the
+/// calling test returns early with a note, unless `GAPSCORE_REQUIRE_RUNNERS` is set (`.ci/run`
+/// installs the runners and sets it): then it fails.
+pub fn runner_available(program: &str, args: &[&str]) -> bool {
+    let ok = Command::new(program)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("GAPSCORE_REQUIRE_RUNNERS").is_none(),
+            "`{program}` is required (GAPSCORE_REQUIRE_RUNNERS is set) but does not run"
+        );
+        #[allow(clippy::print_stderr)] // The skip note.
+        {
+            eprintln!("note: `{program}` is not available; skipping");
+        }
+    }
+    ok
+}
