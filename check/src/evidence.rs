@@ -31,7 +31,7 @@ pub struct SealedDir {
     /// Symbolic links found (relative path, target text): never part of a seal, so any one
     /// means the directory cannot be verified (a link can point a sealed test anywhere).
     pub links: Vec<(String, String)>,
-    /// The files' lines, for the leak scan.
+    /// The files' lines, for the leak scan (prepared when read).
     pub source: SealedSource,
 }
 
@@ -42,6 +42,7 @@ impl SealedDir {
         let scan = sealdir::scan_contents(dir, &Excludes::default(), &mut |rel, bytes| {
             source.add_file(rel, bytes);
         })?;
+        source.prepare();
         Ok(SealedDir {
             given: dir.to_string_lossy().into_owned(),
             absolute: fs::canonicalize(dir)
@@ -74,6 +75,7 @@ impl SealedDir {
         }
         out.files
             .sort_unstable_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+        out.source.prepare();
         out
     }
 }
@@ -157,6 +159,7 @@ impl Evidence {
                 source.add_file(rel, bytes);
             })?;
         }
+        source.prepare();
         Ok(Evidence {
             sealed_dir: Some(SealedDir {
                 given: base.to_string_lossy().into_owned(),
