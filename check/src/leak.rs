@@ -26,7 +26,7 @@
 mod decode;
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use gapscore_adapter_sdk::text::strip_ansi;
 use gapscore_core::feedback::SealedSource;
@@ -47,7 +47,8 @@ const ALL_PAIRS_UP_TO: usize = 16;
 
 /// One string or key of the document.
 struct Text<'a> {
-    pointer: String,
+    /// Where it is ([`Places`]).
+    place: usize,
     /// An object key rather than a value.
     key: bool,
     text: &'a str,
@@ -55,22 +56,37 @@ struct Text<'a> {
     failure: Option<usize>,
 }
 
+/// One step of a pointer.
+enum Segment<'a> {
+    Root,
+    Index(usize),
+    Key(&'a str),
+}
+
+/// Where each value and key of the document sits: its parent's place and its own step, so a
+/// pointer is written only for a finding (a deeply nested document costs no quadratic
+/// pointers). Place 0 is the root.
+struct Places<'a>(Vec<(usize, Segment<'a>)>);
+
 /// A value or an object key, on the walk's stack.
 enum Node<'a> {
     Value(&'a Value),
     Key(&'a str),
 }
 
-/// Every string and key under the root, in document order (a key before its value), without
-/// recursion: the document may nest as deep as the parser allows.
-fn texts(root: &Value) -> Vec<Text<'_>> {
+/// Every string and key under the root, in document order (a key before its value), with the
+/// place of each and of each failure entry, without recursion: the document may nest as deep
+/// as the parser allows.
+fn texts(root: &Value) -> (Vec<Text<'_>>, Places<'_>, Vec<usize>) {
     let mut out = Vec::new();
-    let mut stack = vec![(Node::Value(root), String::new(), None)];
-    while let Some((node, base, failure)) = stack.pop() {
+    let mut places = Places(vec![(0, Segment::Root)]);
+    let mut failure_places = Vec::new();
+    let mut stack = vec![(Node::Value(root), 0usize, None)];
+    while let Some((node, place, failure)) = stack.pop() {
         let v = match node {
             Node::Key(k) => {
                 out.push(Text {
-                    pointer: base,
+                    place,
                     key: true,
                     text: k,
                     failure,
@@ -81,33 +97,57 @@ fn texts(root: &Value) -> Vec<Text<'_>> {
         };
         match v {
             Value::String(s) => out.push(Text {
-                pointer: base,
+                place,
                 key: false,
                 text: s,
                 failure,
             }),
             Value::Array(a) => {
+                let is_failures =
+                    places.0[place].0 == 0 && matches!(places.0[place].1, Segment::Key("failures"));
+                let first = places.0.len();
+                places
+                    .0
+                    .extend((0..a.len()).map(|i| (place, Segment::Index(i))));
+                if is_failures {
+                    failure_places.extend(first..first + a.len());
+                }
                 for (i, x) in a.iter().enumerate().rev() {
-                    let failure = if base == "/failures" {
-                        Some(i)
-                    } else {
-                        failure
-                    };
-                    let at = format!("{base}{}", ptr(&[&i.to_string()]));
-                    stack.push((Node::Value(x), at, failure));
+                    let failure = if is_failures { Some(i) } else { failure };
+                    stack.push((Node::Value(x), first + i, failure));
                 }
             }
             Value::Object(o) => {
-                for (k, x) in o.iter().rev() {
-                    let at = format!("{base}{}", ptr(&[k]));
-                    stack.push((Node::Value(x), at.clone(), failure));
-                    stack.push((Node::Key(k), at, failure));
+                let first = places.0.len();
+                places.0.extend(o.keys().map(|k| (place, Segment::Key(k))));
+                for (i, (k, x)) in o.iter().enumerate().rev() {
+                    stack.push((Node::Value(x), first + i, failure));
+                    stack.push((Node::Key(k), first + i, failure));
                 }
             }
             _ => {}
         }
     }
-    out
+    (out, places, failure_places)
+}
+
+impl Places<'_> {
+    /// The JSON pointer of a place.
+    fn pointer(&self, mut at: usize) -> String {
+        let mut steps = Vec::new();
+        while at != 0 {
+            let (parent, step) = &self.0[at];
+            steps.push(match step {
+                Segment::Index(i) => i.to_string(),
+                Segment::Key(k) => (*k).to_owned(),
+                Segment::Root => break,
+            });
+            at = *parent;
+        }
+        steps.reverse();
+        let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
+        ptr(&steps)
+    }
 }
 
 fn quote(s: &str) -> String {
@@ -141,27 +181,29 @@ struct Scan<'s> {
     source: &'s SealedSource,
     /// Per failure, its `expected` and `actual` values, folded.
     shared: Vec<Vec<String>>,
+    /// Every failure's values, folded, without the quotes around them.
+    any_shared: HashSet<String>,
 }
 
 impl<'s> Scan<'s> {
     /// The sealed lines in a folded text that are leaks: all but the literal-only lines whose
-    /// value is one of `shared`.
-    fn leaks(&self, folded: &str, shared: &[&str]) -> Vec<SourceMatch<'s>> {
+    /// value the text's failure shares (`failure`), or, outside the failures, that is exactly
+    /// one failure's value.
+    fn leaks(&self, folded: &str, failure: &[usize]) -> Vec<SourceMatch<'s>> {
         let mut found = self.source.matches_in_folded(folded);
-        found.retain(|m| {
-            !m.literal
-                .is_some_and(|lit| shared.iter().any(|v| v.contains(lit)))
-        });
+        found.retain(|m| !m.literal.is_some_and(|lit| self.is_shared(lit, failure)));
         found
     }
 
-    /// The values shared with the implementer that a text's literal lines may be: its failure's,
-    /// or every failure's for a text outside the failures.
-    fn shared_for(&self, failure: Option<usize>) -> Vec<&str> {
-        match failure {
-            Some(i) => self.shared[i].iter().map(String::as_str).collect(),
-            None => self.shared.iter().flatten().map(String::as_str).collect(),
+    fn is_shared(&self, literal: &str, failure: &[usize]) -> bool {
+        if failure.is_empty() {
+            return self.any_shared.contains(literal);
         }
+        failure
+            .iter()
+            .filter_map(|i| self.shared.get(*i))
+            .flatten()
+            .any(|v| v.contains(literal))
     }
 }
 
@@ -182,7 +224,7 @@ impl Checker<'_> {
             Cow::Owned(s)
         };
         let lines = source.line_count();
-        let texts = texts(self.doc);
+        let (texts, places, failure_places) = texts(self.doc);
         let failures = self
             .root
             .get("failures")
@@ -199,18 +241,24 @@ impl Checker<'_> {
                     .collect()
             })
             .collect();
+        let any_shared = shared
+            .iter()
+            .flatten()
+            .map(|v| v.trim_matches(['"', '\'', '`']).to_owned())
+            .collect();
         let scan = Scan {
             source: &source,
             shared,
+            any_shared,
         };
         let mut leaks = 0usize;
         let mut located = 0usize;
         // Per failure: the lines found so far (the joins report only new ones) and its texts,
         // folded, in document order.
         let mut found: Vec<BTreeSet<&str>> = vec![BTreeSet::new(); failures];
-        let mut folded_of: Vec<Vec<(String, bool, String)>> = vec![Vec::new(); failures];
+        let mut folded_of: Vec<Vec<(usize, bool, String)>> = vec![Vec::new(); failures];
         for t in &texts {
-            let shared = scan.shared_for(t.failure);
+            let shared: Vec<usize> = t.failure.into_iter().collect();
             let plain = strip_ansi(t.text);
             let folded = fold(&plain);
             let hits = scan.leaks(&folded, &shared);
@@ -240,23 +288,23 @@ impl Checker<'_> {
                         quote(first.line)
                     ),
                 };
-                self.err(&rules::FEEDBACK_LEAK, &t.pointer, message);
+                self.err(&rules::FEEDBACK_LEAK, &places.pointer(t.place), message);
             } else if let Some((chain, hits)) = decoded_leak(&scan, &plain, &shared) {
                 leaks += hits.len();
                 if let Some(i) = t.failure {
                     found[i].extend(hits.iter().map(|m| m.line));
                 }
                 let names: Vec<&str> = chain.iter().map(|e| e.name()).collect();
+                let lines = match hits.len() {
+                    1 => "a line".to_owned(),
+                    n => format!("{n} lines"),
+                };
                 self.err(
                     &rules::FEEDBACK_LEAK,
-                    &t.pointer,
+                    &places.pointer(t.place),
                     format!(
-                        "{} {} line{} of sealed test source once {} {} undone: `{}`",
-                        what,
-                        hits.len(),
-                        plural(hits.len()),
+                        "{what}, with {} undone, {lines} of sealed test source: `{}`",
                         names.join(" then "),
-                        if names.len() == 1 { "is" } else { "are" },
                         quote(hits[0].line)
                     ),
                 );
@@ -265,16 +313,16 @@ impl Checker<'_> {
                     located += 1;
                     self.warn(
                         &rules::FEEDBACK_LEAK,
-                        &t.pointer,
+                        &places.pointer(t.place),
                         format!("names a place in a sealed test file: `{}`", quote(line)),
                     );
                 }
             }
             if let Some(i) = t.failure {
-                folded_of[i].push((t.pointer.clone(), t.key, folded));
+                folded_of[i].push((t.place, t.key, folded));
             }
         }
-        leaks += self.joined_leaks(&scan, &folded_of, &mut found);
+        leaks += self.joined_leaks(&scan, &places, &failure_places, &folded_of, &mut found);
         let n = texts.len();
         if leaks > 0 {
             return (
@@ -306,15 +354,19 @@ impl Checker<'_> {
     fn joined_leaks<'s>(
         &mut self,
         scan: &Scan<'s>,
-        folded_of: &[Vec<(String, bool, String)>],
+        places: &Places<'_>,
+        failure_places: &[usize],
+        folded_of: &[Vec<(usize, bool, String)>],
         found: &mut [BTreeSet<&'s str>],
     ) -> usize {
         let seam = scan.source.longest_folded();
         let mut leaks = 0;
         let mut whole: Vec<String> = Vec::with_capacity(folded_of.len());
         for (i, texts) in folded_of.iter().enumerate() {
-            let shared = scan.shared_for(Some(i));
-            let here = ptr(&["failures", &i.to_string()]);
+            let shared = [i];
+            let here = failure_places
+                .get(i)
+                .map_or_else(String::new, |p| places.pointer(*p));
             // The values in document order (the keys between them would break the join).
             let joined: String = texts
                 .iter()
@@ -357,10 +409,10 @@ impl Checker<'_> {
                     leaks += hits.len();
                     self.err(
                         &rules::FEEDBACK_LEAK,
-                        &texts[a].0,
+                        &places.pointer(texts[a].0),
                         format!(
                             "holds, joined with {}, a line of sealed test source split between them: `{}`",
-                            texts[b].0,
+                            places.pointer(texts[b].0),
                             quote(first.line)
                         ),
                     );
@@ -368,11 +420,16 @@ impl Checker<'_> {
             }
             whole.push(joined);
         }
-        for i in 1..whole.len() {
-            let mut shared = scan.shared_for(Some(i - 1));
-            shared.extend(scan.shared_for(Some(i)));
-            for (a, b) in [(i - 1, i), (i, i - 1)] {
-                let window = format!("{}{}", tail(&whole[a], seam), head(&whole[b], seam));
+        for i in 1..folded_of.len() {
+            let shared = [i - 1, i];
+            let (here, there) = (failure_places[i - 1], failure_places[i]);
+            for (a, b) in seams_between(
+                &folded_of[i - 1],
+                &folded_of[i],
+                (here, &whole[i - 1]),
+                (there, &whole[i]),
+            ) {
+                let window = format!("{}{}", tail(a.1, seam), head(b.1, seam));
                 let hits: Vec<_> = scan
                     .leaks(&window, &shared)
                     .into_iter()
@@ -383,10 +440,10 @@ impl Checker<'_> {
                     found[i].extend(hits.iter().map(|m| m.line));
                     self.err(
                         &rules::FEEDBACK_LEAK,
-                        &ptr(&["failures", &a.to_string()]),
+                        &places.pointer(a.0),
                         format!(
-                            "holds, joined with the failure at {}, a line of sealed test source split between the two: `{}`",
-                            ptr(&["failures", &b.to_string()]),
+                            "holds, joined with {}, a line of sealed test source split between the two failures: `{}`",
+                            places.pointer(b.0),
                             quote(first.line)
                         ),
                     );
@@ -397,12 +454,43 @@ impl Checker<'_> {
     }
 }
 
+/// The seams between two neighbouring failures, each as (place, folded text) on either side:
+/// every value of one against every value of the other, in both orders, when both have at most
+/// [`ALL_PAIRS_UP_TO`] values; else the two failures' values joined whole (each given as its
+/// place and joined text).
+fn seams_between<'t>(
+    first: &'t [(usize, bool, String)],
+    second: &'t [(usize, bool, String)],
+    first_whole: (usize, &'t str),
+    second_whole: (usize, &'t str),
+) -> Vec<((usize, &'t str), (usize, &'t str))> {
+    let values = |texts: &'t [(usize, bool, String)]| -> Vec<(usize, &'t str)> {
+        texts
+            .iter()
+            .filter(|(_, key, _)| !key)
+            .map(|(p, _, f)| (*p, f.as_str()))
+            .collect()
+    };
+    let (a, b) = (values(first), values(second));
+    if a.len() > ALL_PAIRS_UP_TO || b.len() > ALL_PAIRS_UP_TO {
+        return vec![(first_whole, second_whole), (second_whole, first_whole)];
+    }
+    let mut out = Vec::with_capacity(2 * a.len() * b.len());
+    for x in &a {
+        for y in &b {
+            out.push((*x, *y));
+            out.push((*y, *x));
+        }
+    }
+    out
+}
+
 /// The first decoding of `plain` ([`decode::each_decoding`]) that holds sealed lines, with the
 /// encodings undone.
 fn decoded_leak<'s>(
     scan: &Scan<'s>,
     plain: &str,
-    shared: &[&str],
+    shared: &[usize],
 ) -> Option<(Vec<decode::Encoding>, Vec<SourceMatch<'s>>)> {
     let mut first = None;
     decode::each_decoding(plain, &mut |chain, decoded| {
