@@ -503,3 +503,47 @@ fn decoded_leak<'s>(
     });
     first
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::texts;
+
+    #[test]
+    fn every_string_and_key_comes_in_document_order_with_its_pointer() {
+        let doc = json!({"a": {"b/c~": ["x"]}, "failures": [{"k": "v"}, "w"]});
+        let (found, places, failures) = texts(&doc);
+        let got: Vec<(String, bool, &str, Option<usize>)> = found
+            .iter()
+            .map(|t| (places.pointer(t.place), t.key, t.text, t.failure))
+            .collect();
+        let want = [
+            ("/a", true, "a", None),
+            ("/a/b~1c~0", true, "b/c~", None),
+            ("/a/b~1c~0/0", false, "x", None),
+            ("/failures", true, "failures", None),
+            ("/failures/0/k", true, "k", Some(0)),
+            ("/failures/0/k", false, "v", Some(0)),
+            ("/failures/1", false, "w", Some(1)),
+        ];
+        let want: Vec<(String, bool, &str, Option<usize>)> = want
+            .iter()
+            .map(|(p, k, t, f)| ((*p).to_owned(), *k, *t, *f))
+            .collect();
+        assert_eq!(got, want);
+        let failures: Vec<String> = failures.iter().map(|p| places.pointer(*p)).collect();
+        assert_eq!(failures, ["/failures/0", "/failures/1"]);
+    }
+
+    #[test]
+    fn a_deeply_nested_string_is_reached_without_recursion() {
+        let mut doc = json!("deep");
+        for _ in 0..5_000 {
+            doc = Value::Array(vec![doc]);
+        }
+        let (found, places, _) = texts(&doc);
+        assert_eq!(found.len(), 1);
+        assert_eq!(places.pointer(found[0].place), "/0".repeat(5_000));
+    }
+}
