@@ -212,8 +212,7 @@ impl Checker<'_> {
         let Some(dir) = self.evidence.sealed_dir.as_ref() else {
             return (
                 RequirementVerdict::Attested,
-                "not scanned: give --sealed-dir to scan the report's texts for sealed source"
-                    .into(),
+                "not scanned: give --sealed-dir to scan the failure texts for sealed source".into(),
             );
         };
         let source: Cow<'_, SealedSource> = if dir.source.is_prepared() {

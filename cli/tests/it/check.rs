@@ -320,20 +320,27 @@ fn sealed_source_is_found_decoded_on_both_sides() {
             .filter(|e| e.contains("feedback.leak"))
             .collect()
     };
-    let (c, v) = check_json(root, &["report.json", "--sealed-dir", "sealed"]);
+    let (c, v) = check_json(
+        root,
+        &["report.json", "--level", "3", "--sealed-dir", "sealed"],
+    );
     assert_eq!(c, 1);
     assert!(
         leaks(&v).iter().any(|e| e.contains("/failures/0/message")),
         "{:?}",
         leaks(&v)
     );
+    // Level 3 fails on the missing hardening loop too; the leak is the finding looked for.
     // The message scrubbed, the line carried base64-encoded (no padding) at the root instead.
     let mut report: Value =
         serde_json::from_str(&fs::read_to_string(root.join("report.json")).unwrap()).unwrap();
     report["failures"][0]["message"] = json!("E       assert 3 == 2");
     report["implementer_feedback"] = json!("hint: YXNzZXJ0IGFkZCgxLCAyKSA9PSAy");
     fs::write(root.join("forged.json"), report.to_string()).unwrap();
-    let (c, v) = check_json(root, &["forged.json", "--sealed-dir", "sealed"]);
+    let (c, v) = check_json(
+        root,
+        &["forged.json", "--level", "3", "--sealed-dir", "sealed"],
+    );
     assert_eq!(c, 1);
     assert_eq!(
         leaks(&v),
