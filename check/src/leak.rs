@@ -453,6 +453,9 @@ impl Checker<'_> {
     }
 }
 
+/// One side of a seam: a text's place and its folded text.
+type Side<'t> = (usize, &'t str);
+
 /// The seams between two neighbouring failures, each as (place, folded text) on either side:
 /// every value of one against every value of the other, in both orders, when both have at most
 /// [`ALL_PAIRS_UP_TO`] values; else the two failures' values joined whole (each given as its
@@ -460,10 +463,10 @@ impl Checker<'_> {
 fn seams_between<'t>(
     first: &'t [(usize, bool, String)],
     second: &'t [(usize, bool, String)],
-    first_whole: (usize, &'t str),
-    second_whole: (usize, &'t str),
-) -> Vec<((usize, &'t str), (usize, &'t str))> {
-    let values = |texts: &'t [(usize, bool, String)]| -> Vec<(usize, &'t str)> {
+    first_whole: Side<'t>,
+    second_whole: Side<'t>,
+) -> Vec<(Side<'t>, Side<'t>)> {
+    let values = |texts: &'t [(usize, bool, String)]| -> Vec<Side<'t>> {
         texts
             .iter()
             .filter(|(_, key, _)| !key)

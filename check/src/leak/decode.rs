@@ -195,7 +195,7 @@ fn hex_value(b: u8) -> Option<u8> {
 
 /// `%XX` as bytes (read as UTF-8, lossily); with `plus`, `+` as a space.
 fn percent(text: &str, plus: bool) -> Option<String> {
-    if !text.contains('%') && !(plus && text.contains('+')) {
+    if !(text.contains('%') || plus && text.contains('+')) {
         return None;
     }
     let b = text.as_bytes();
