@@ -31,6 +31,9 @@ pub struct SealedDir {
     /// Symbolic links found (relative path, target text): never part of a seal, so any one
     /// means the directory cannot be verified (a link can point a sealed test anywhere).
     pub links: Vec<(String, String)>,
+    /// FIFOs, sockets and devices found (relative path, what it is): neither hashed nor read,
+    /// and reported (a sealed directory holds regular files only).
+    pub special: Vec<(String, &'static str)>,
     /// The files' lines, for the leak scan (prepared when read).
     pub source: SealedSource,
 }
@@ -39,9 +42,13 @@ impl SealedDir {
     /// Reads every regular file under `dir`.
     pub fn read(dir: &Path) -> Result<SealedDir, EvidenceError> {
         let mut source = SealedSource::new(DEFAULT_MIN_LINE_LEN);
-        let scan = sealdir::scan_contents(dir, &Excludes::default(), &mut |rel, bytes| {
-            source.add_file(rel, bytes);
-        })?;
+        let scan = sealdir::scan_contents_listing_special(
+            dir,
+            &Excludes::default(),
+            &mut |rel, bytes| {
+                source.add_file(rel, bytes);
+            },
+        )?;
         source.prepare();
         Ok(SealedDir {
             given: dir.to_string_lossy().into_owned(),
@@ -50,6 +57,7 @@ impl SealedDir {
                 .map(|p| p.to_string_lossy().into_owned()),
             files: scan.files,
             links: scan.links,
+            special: scan.special,
             source,
         })
     }
@@ -64,6 +72,7 @@ impl SealedDir {
             absolute: None,
             files: Vec::new(),
             links: Vec::new(),
+            special: Vec::new(),
             source: SealedSource::new(DEFAULT_MIN_LINE_LEN),
         };
         for (path, bytes) in files {
@@ -99,6 +108,17 @@ pub struct CombinedSeal {
     /// What does not hold (a forged combined hash, a suite record it does not list, a suite
     /// directory that does not match); empty when the seal holds.
     pub problems: Vec<String>,
+    /// When the combined record was made (its `created`): the seal time of the whole.
+    pub created: String,
+    /// The spec ambiguity it records (§4.6.2), when contradictions were given.
+    pub spec_ambiguity: Option<f64>,
+    /// Each suite's author family, as the combined record lists it.
+    pub families: Vec<String>,
+    /// The suites' expected tests, merged, when every suite's record lists them.
+    pub expected_tests: Option<Vec<String>>,
+    /// Each suite's record, for the checks a single record gets (excludes, files present
+    /// under them), with its directory as given.
+    pub suite_records: Vec<(String, SealRecord, Vec<SealedFile>)>,
 }
 
 /// What the checker may use besides the report.
@@ -154,10 +174,23 @@ impl Evidence {
             .map_err(|e| unusable(record, sealdir::chain(&e)))?;
         // The leak scan reads every suite's files, and nothing else under the base.
         let mut source = SealedSource::new(DEFAULT_MIN_LINE_LEN);
+        let mut suite_records = Vec::new();
+        let mut special = Vec::new();
         for s in &check.suites {
-            sealdir::scan_contents(&s.dir, &Excludes::default(), &mut |rel, bytes| {
-                source.add_file(rel, bytes);
-            })?;
+            let scan = sealdir::scan_contents_listing_special(
+                &s.dir,
+                &Excludes::default(),
+                &mut |rel, bytes| {
+                    source.add_file(rel, bytes);
+                },
+            )?;
+            let dir = s.suite.directory.clone();
+            special.extend(
+                scan.special
+                    .iter()
+                    .map(|(p, k)| (format!("{}/{p}", dir.trim_end_matches('/')), *k)),
+            );
+            suite_records.push((dir, s.record.clone(), scan.files));
         }
         source.prepare();
         Ok(Evidence {
@@ -168,6 +201,7 @@ impl Evidence {
                     .map(|p| p.to_string_lossy().into_owned()),
                 files: Vec::new(),
                 links: Vec::new(),
+                special,
                 source,
             }),
             seal: None,
@@ -180,6 +214,11 @@ impl Evidence {
                     .map(|s| format!("{} ({})", s.suite.author_family, s.dir.display()))
                     .collect(),
                 problems: check.problems(record),
+                created: check.combined.created.clone(),
+                spec_ambiguity: check.combined.spec_ambiguity.as_ref().map(|a| a.value),
+                families: check.families(),
+                expected_tests: check.expected_tests().ok().flatten(),
+                suite_records,
             }),
         })
     }

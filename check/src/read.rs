@@ -449,6 +449,7 @@ impl Checker<'_> {
         if self.judge4 {
             self.level4();
         }
+        self.walk_claims();
     }
 
     fn read_version(&mut self) {
