@@ -56,6 +56,7 @@
 #![deny(missing_docs)]
 
 mod checker;
+mod consistency;
 pub mod evidence;
 mod leak;
 mod level1;

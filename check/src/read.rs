@@ -3,16 +3,17 @@
 //! and read what it says — dialect and spec version, the schemas it must pass, its scores,
 //! counts, failures, coverage and extensions — before the levels' rules judge it.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use gapscore_adapter_sdk::json::find_duplicate_key;
 use gapscore_schema::{SchemaId, validate_limited};
 use serde_json::{Map, Value};
 
-use crate::checker::{Checker, GAP, MAX_FINDINGS_PER_RULE, SHADOW, counts, ptr};
+use crate::checker::{Checker, GAP, MAX_FINDINGS_PER_RULE, SHADOW, counts, is_score_pointer, ptr};
 use crate::evidence::Evidence;
 use crate::model::{Document, FileResult, Finding, SchemaOutcome, Severity};
-use crate::numbers::{same, show};
+use crate::numbers::{Written, same, show};
 use crate::recognise::{Kind, classify, classify_text, spec_major};
 use crate::rules;
 
@@ -137,7 +138,8 @@ pub fn check_bytes(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> 
     }
     match serde_json::from_str::<Value>(text) {
         Ok(doc) => {
-            let mut result = check_owned(path, doc, evidence, level);
+            let written = crate::locate::numbers_as_written(text, &is_score_pointer);
+            let mut result = check_owned(path, doc, evidence, level, written);
             crate::locate::locate_findings(text, &mut result.findings);
             result
         }
@@ -209,12 +211,18 @@ fn not_a_report(path: &str, kind: Kind, level: u8) -> FileResult {
 
 /// Checks one parsed document.
 pub fn check_value(path: &str, doc: &Value, evidence: &Evidence, level: u8) -> FileResult {
-    check_owned(path, doc.clone(), evidence, level)
+    check_owned(path, doc.clone(), evidence, level, HashMap::new())
 }
 
 /// Checks one parsed document, normalised in place: the document is held once, whatever its
 /// size.
-fn check_owned(path: &str, doc: Value, evidence: &Evidence, level: u8) -> FileResult {
+fn check_owned(
+    path: &str,
+    doc: Value,
+    evidence: &Evidence,
+    level: u8,
+    written: HashMap<String, Written>,
+) -> FileResult {
     match (classify(&doc), doc) {
         (Kind::Report, Value::Object(root)) => {
             let major = major_of(&root);
@@ -224,6 +232,7 @@ fn check_owned(path: &str, doc: Value, evidence: &Evidence, level: u8) -> FileRe
                 return not_a_report(path, Kind::Report, level);
             };
             let mut c = Checker::new(&doc, root, evidence);
+            c.written = written;
             for f in findings {
                 c.push(f);
             }
@@ -443,9 +452,14 @@ impl Checker<'_> {
         self.read_failures();
         self.read_coverage();
         self.read_extensions();
+        self.consistent_counts();
         self.level1();
         self.level2();
+        self.consistent_timeline();
         self.level3();
+        if let Some(h) = self.hardening() {
+            self.consistent_history(h);
+        }
         if self.judge4 {
             self.level4();
         }

@@ -1,0 +1,271 @@
+//! Consistency between the records one report carries: the failures list against itself and
+//! against `coverage_comparison`, each hardening cycle against its own counts and the report's
+//! time, the initial score against the suite it was measured on, and implementation against
+//! the first validation. Each field is held against every other field that can confirm it;
+//! one that disagrees is an error, whatever the field itself says.
+
+use std::collections::{BTreeMap, HashMap};
+
+use gapscore_core::fold::fold;
+use serde_json::{Map, Value};
+
+use crate::checker::{Checker, GAP, SHADOW, count, ptr};
+use crate::numbers::{ScoreMatch, match_score, possible_score, same, show};
+use crate::rules;
+use crate::time::parse_rfc3339;
+
+/// The keys a history entry may give its score under.
+const HISTORY_SCORE_KEYS: [&str; 3] = ["score", SHADOW, GAP];
+
+impl Checker<'_> {
+    /// Level 1: every failure listed once, and the failures and coverage counts within the
+    /// sealed suite.
+    pub(crate) fn consistent_counts(&mut self) {
+        let failures = self.root.get("failures").and_then(Value::as_array);
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut per_category: BTreeMap<&str, (u64, usize)> = BTreeMap::new();
+        for (i, f) in failures.into_iter().flatten().enumerate() {
+            let Some(o) = f.as_object() else { continue };
+            if let Some(name) = o.get("test_name").and_then(Value::as_str)
+                && !name.trim().is_empty()
+            {
+                // Folded as every name is compared: `Test_A` and `test_a\u{200b}` are one test.
+                match seen.get(&fold(name)) {
+                    Some(first) => self.err(
+                        &rules::COUNTS_DUPLICATE,
+                        &ptr(&["failures", &i.to_string(), "test_name"]),
+                        format!(
+                            "failure #{i} `{name}` is the test of failure #{first}: a failed test is listed once"
+                        ),
+                    ),
+                    None => {
+                        seen.insert(fold(name), i);
+                    }
+                }
+            }
+            if let Some(cat) = o.get("category").and_then(Value::as_str) {
+                let e = per_category.entry(cat).or_insert((0, i));
+                e.0 += 1;
+            }
+        }
+        let Some(cc) = self
+            .root
+            .get("coverage_comparison")
+            .and_then(Value::as_object)
+        else {
+            return;
+        };
+        let sealed_of = |cat: &str| cc.get(cat).and_then(|c| count(c.get("sealed")));
+        for (cat, (n, first)) in &per_category {
+            if let Some(s) = sealed_of(cat)
+                && *n > s
+            {
+                self.err(
+                    &rules::COVERAGE_FAILURES,
+                    &ptr(&["failures", &first.to_string(), "category"]),
+                    format!(
+                        "{n} failure{} in category `{cat}`, which coverage_comparison gives {s} sealed test{}",
+                        if *n == 1 { "" } else { "s" },
+                        if s == 1 { "" } else { "s" }
+                    ),
+                );
+            }
+        }
+        self.coverage_sums(cc, "sealed", "sealed_tests");
+        self.coverage_sums(cc, "open", "open_tests");
+    }
+
+    /// The categories' `key` counts never exceed the suite's total, and make it up when all
+    /// four §5.3 categories are given.
+    fn coverage_sums(&mut self, cc: &Map<String, Value>, key: &str, suite: &str) {
+        let Some(total) = self.root.get(suite).and_then(|s| count(s.get("total"))) else {
+            return;
+        };
+        let mut sum: u128 = 0;
+        let mut given = 0;
+        for (_, c) in cc {
+            if let Some(n) = count(c.get(key)) {
+                sum += u128::from(n);
+                given += 1;
+            }
+        }
+        let all_four = ["happy_path", "edge_case", "error_handling", "security"]
+            .iter()
+            .all(|cat| cc.get(*cat).and_then(|c| count(c.get(key))).is_some());
+        if given == 0 || sum == u128::from(total) || (sum < u128::from(total) && !all_four) {
+            return;
+        }
+        let how = if sum > u128::from(total) {
+            "more than"
+        } else {
+            "fewer than, with all four categories given,"
+        };
+        self.err(
+            &rules::COVERAGE_SUM,
+            "/coverage_comparison",
+            format!(
+                "the categories' {key} counts add up to {sum}, {how} {suite}.total {total}: each test is in one category"
+            ),
+        );
+    }
+
+    /// Level 3: each cycle's counts and scores agree with each other, no cycle comes after
+    /// the report, and the initial score is one the suite can give.
+    pub(crate) fn consistent_history(&mut self, h: &Map<String, Value>) {
+        let report_time = self
+            .meta_get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(|s| parse_rfc3339(s).map(|t| (t, s)));
+        let list = h.get("history").and_then(Value::as_array);
+        for (i, c) in list.into_iter().flatten().enumerate() {
+            let Some(o) = c.as_object() else { continue };
+            let p = ptr(&["hardening", "history", &i.to_string()]);
+            let (failed, total) = (count(o.get("sealed_failed")), count(o.get("sealed_total")));
+            let passed = count(o.get("sealed_passed"));
+            if let (Some(f), Some(t)) = (failed, total)
+                && f > t
+            {
+                self.err(
+                    &rules::HARDENING_HISTORY,
+                    &format!("{p}/sealed_failed"),
+                    format!("cycle {i}: {f} of {t} sealed tests failed, more than ran"),
+                );
+            }
+            if let (Some(ps), Some(f), Some(t)) = (passed, failed, total)
+                && u128::from(ps) + u128::from(f) != u128::from(t)
+            {
+                self.err(
+                    &rules::HARDENING_HISTORY,
+                    &format!("{p}/sealed_passed"),
+                    format!("cycle {i}: passed {ps} + failed {f} is not total {t}"),
+                );
+            }
+            // Every score key the entry gives says the same, and each is its counts' score
+            // (level3 judges the first one against the counts).
+            let scores: Vec<(f64, &str)> = HISTORY_SCORE_KEYS
+                .iter()
+                .filter_map(|k| o.get(*k).and_then(Value::as_f64).map(|x| (x, *k)))
+                .collect();
+            if let Some((first, first_key)) = scores.first() {
+                for (x, key) in &scores[1..] {
+                    if !same(*x, *first) {
+                        self.err(
+                            &rules::HARDENING_HISTORY,
+                            &format!("{p}/{key}"),
+                            format!(
+                                "cycle {i}: {key} is {} but {first_key} is {}: one validation, two scores",
+                                show(*x),
+                                show(*first)
+                            ),
+                        );
+                    } else if let (Some(f), Some(t)) = (failed, total)
+                        && self
+                            .written(&format!("{p}/{key}"), *x)
+                            .is_none_or(|w| matches!(match_score(w, f, t), ScoreMatch::Mismatch))
+                    {
+                        self.err(
+                            &rules::HARDENING_HISTORY,
+                            &format!("{p}/{key}"),
+                            format!("cycle {i}: {key} {} is not {f}/{t} x 100", show(*x)),
+                        );
+                    }
+                }
+            }
+            if let (Some((rt, rs)), Some(ts)) =
+                (report_time, o.get("timestamp").and_then(Value::as_str))
+                && let Some(t) = parse_rfc3339(ts)
+                && t > rt
+            {
+                self.err(
+                    &rules::HARDENING_HISTORY,
+                    &format!("{p}/timestamp"),
+                    format!(
+                        "cycle {i} at {ts} is after the report ({rs}): a report cannot record a later validation"
+                    ),
+                );
+            }
+        }
+        self.initial_possible(h, list);
+    }
+
+    /// The initial score is k/total x 100 for a whole k, total being the suite's size when
+    /// the first cycle ran (its `sealed_total`, else the report's: a sealed suite keeps its
+    /// size).
+    fn initial_possible(&mut self, h: &Map<String, Value>, list: Option<&Vec<Value>>) {
+        let total = list
+            .and_then(|l| l.first())
+            .and_then(|c| count(c.get("sealed_total")))
+            .or(self.sealed.map(|c| c.total));
+        // Zero tests give no score at all (`report.zero-tests` says so).
+        let Some(total) = total.filter(|t| *t > 0) else {
+            return;
+        };
+        for key in ["initial_shadow_score", "initial_gap_score"] {
+            let Some(x) = h.get(key).and_then(Value::as_f64) else {
+                continue;
+            };
+            if !(0.0..=100.0).contains(&x) {
+                continue; // hardening.range says so
+            }
+            let p = ptr(&["hardening", key]);
+            if self
+                .written(&p, x)
+                .is_none_or(|w| !possible_score(w, total))
+            {
+                self.err(
+                    &rules::HARDENING_INITIAL,
+                    &p,
+                    format!(
+                        "{key} {} is no score of {total} sealed tests: none of 0/{total} .. {total}/{total} x 100 rounds to it",
+                        show(x)
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Level 2: implementation began before the first validation (the report's own time or
+    /// the earliest recorded cycle's). Unreadable times are `time.format`'s.
+    pub(crate) fn consistent_timeline(&mut self) {
+        let implementation = [
+            "implementation_started_at",
+            "implementation_started",
+            "implementation_start",
+        ]
+        .iter()
+        .find_map(|k| {
+            let s = self.meta_get(k)?.as_str()?;
+            Some((parse_rfc3339(s)?, s, *k))
+        });
+        let Some((it, is, ikey)) = implementation else {
+            return;
+        };
+        let mut first: Option<(i128, String, String)> = self
+            .meta_get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(|s| Some((parse_rfc3339(s)?, s.to_owned(), "the report".to_owned())));
+        let history = self
+            .hardening()
+            .and_then(|h| h.get("history"))
+            .and_then(Value::as_array);
+        for (i, c) in history.into_iter().flatten().enumerate() {
+            if let Some(s) = c.get("timestamp").and_then(Value::as_str)
+                && let Some(t) = parse_rfc3339(s)
+                && first.as_ref().is_none_or(|f| t < f.0)
+            {
+                first = Some((t, s.to_owned(), format!("recorded validation {i}")));
+            }
+        }
+        if let Some((vt, vs, vwhere)) = first
+            && it > vt
+        {
+            self.err(
+                &rules::SEAL_ORDER,
+                &ptr(&["report", ikey]),
+                format!(
+                    "implementation began {is} (report.{ikey}), after {vwhere} at {vs}: a validation tests an implementation that exists"
+                ),
+            );
+        }
+    }
+}
