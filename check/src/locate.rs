@@ -2,7 +2,8 @@
 //! object keys and array indices as a reader would, records the byte offset of each pointer
 //! asked for (an object member's key, an array item's first byte); a second pass turns the
 //! offsets into 1-based `line:col`. The text has already been parsed by serde_json, so it is
-//! valid JSON no deeper than serde_json's recursion limit; anything unexpected stops the scan
+//! valid JSON no deeper than the checker reads (`depth`), on a stack sized for its depth;
+//! anything unexpected stops the scan
 //! and leaves the rest unlocated. Time is linear in the text whatever the number of pointers.
 
 use std::collections::{HashMap, HashSet};

@@ -10,6 +10,8 @@ use gapscore_adapter_sdk::json::find_duplicate_key;
 use gapscore_schema::{SchemaId, validate_limited};
 use serde_json::{Map, Value};
 
+pub use crate::depth::MAX_READ_DEPTH;
+
 use crate::checker::{Checker, GAP, MAX_FINDINGS_PER_RULE, SHADOW, counts, is_score_pointer, ptr};
 use crate::evidence::Evidence;
 use crate::model::{Document, FileResult, Finding, SchemaOutcome, Severity};
@@ -124,8 +126,31 @@ fn unreadable(path: &str, error: String, level: u8) -> FileResult {
     }
 }
 
-/// Checks one document given as bytes (`path` names it in messages).
+/// Checks one document given as bytes (`path` names it in messages). Valid JSON is read
+/// however deep it nests up to [`MAX_READ_DEPTH`]; a deeper document is unreadable, with its
+/// depth.
 pub fn check_bytes(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> FileResult {
+    let depth = crate::depth::nesting(bytes);
+    if depth > MAX_READ_DEPTH {
+        return unreadable(
+            path,
+            format!(
+                "`{path}` nests arrays and objects {depth} levels deep, deeper than the {MAX_READ_DEPTH} levels the checker reads"
+            ),
+            level,
+        );
+    }
+    crate::depth::with_stack_for(depth, || check_text(path, bytes, evidence, level))
+        .unwrap_or_else(|| {
+            unreadable(
+                path,
+                format!("`{path}` nests {depth} levels deep and no thread with the stack to read it could be started"),
+                level,
+            )
+        })
+}
+
+fn check_text(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> FileResult {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return unreadable(path, format!("`{path}` is not utf-8 text"), level);
     };
@@ -136,7 +161,7 @@ pub fn check_bytes(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> 
         let e = d.to_input_error(text.as_bytes(), 0);
         return unreadable(path, format!("{path}:{e}"), level);
     }
-    match serde_json::from_str::<Value>(text) {
+    match crate::depth::parse_unbounded(text) {
         Ok(doc) => {
             let written = crate::locate::numbers_as_written(text, &is_score_pointer);
             let mut result = check_owned(path, doc, evidence, level, written);
