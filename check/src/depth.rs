@@ -57,6 +57,17 @@ pub(crate) fn nesting(bytes: &[u8]) -> usize {
     deepest
 }
 
+/// The depth of `bytes` (named `path` in messages) when the checker reads it; else why not.
+pub(crate) fn readable(path: &str, bytes: &[u8]) -> Result<usize, String> {
+    let depth = nesting(bytes);
+    if depth > MAX_READ_DEPTH {
+        return Err(format!(
+            "`{path}` nests arrays and objects {depth} levels deep, deeper than the {MAX_READ_DEPTH} levels the checker reads"
+        ));
+    }
+    Ok(depth)
+}
+
 /// Parses `text` as one JSON value with serde_json's recursion limit lifted: the caller has
 /// measured the depth and given the stack for it ([`with_stack_for`]).
 pub(crate) fn parse_unbounded(text: &str) -> serde_json::Result<Value> {
@@ -68,10 +79,13 @@ pub(crate) fn parse_unbounded(text: &str) -> serde_json::Result<Value> {
 }
 
 /// Runs `f` with a stack for a document nesting `depth` levels: on the caller's stack when it
-/// is shallow, else on a thread of its own; `None` when no such thread could be started.
-pub(crate) fn with_stack_for<T: Send>(depth: usize, f: impl FnOnce() -> T + Send) -> Option<T> {
+/// is shallow, else on a thread of its own (an error when no such thread could be started).
+pub(crate) fn with_stack_for<T: Send>(
+    depth: usize,
+    f: impl FnOnce() -> T + Send,
+) -> Result<T, String> {
     if depth <= SHALLOW {
-        return Some(f());
+        return Ok(f());
     }
     let stack = BASE_STACK + depth.min(MAX_READ_DEPTH) * STACK_PER_LEVEL;
     std::thread::scope(|scope| {
@@ -79,9 +93,11 @@ pub(crate) fn with_stack_for<T: Send>(depth: usize, f: impl FnOnce() -> T + Send
             .name("gapscore-check-deep".into())
             .stack_size(stack)
             .spawn_scoped(scope, f)
-            .ok()?;
+            .map_err(|e| {
+                format!("no thread with the {stack}-byte stack a document {depth} levels deep needs: {e}")
+            })?;
         match handle.join() {
-            Ok(t) => Some(t),
+            Ok(t) => Ok(t),
             Err(panic) => std::panic::resume_unwind(panic),
         }
     })
@@ -106,7 +122,7 @@ mod tests {
         let v = with_stack_for(nesting(text.as_bytes()), || {
             parse_unbounded(&text).map(|v| v.is_array())
         });
-        assert!(matches!(v, Some(Ok(true))));
+        assert!(matches!(v, Ok(Ok(true))));
         assert!(parse_unbounded("[1] 2").is_err());
     }
 }

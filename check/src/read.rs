@@ -130,24 +130,11 @@ fn unreadable(path: &str, error: String, level: u8) -> FileResult {
 /// however deep it nests up to [`MAX_READ_DEPTH`]; a deeper document is unreadable, with its
 /// depth.
 pub fn check_bytes(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> FileResult {
-    let depth = crate::depth::nesting(bytes);
-    if depth > MAX_READ_DEPTH {
-        return unreadable(
-            path,
-            format!(
-                "`{path}` nests arrays and objects {depth} levels deep, deeper than the {MAX_READ_DEPTH} levels the checker reads"
-            ),
-            level,
-        );
-    }
-    crate::depth::with_stack_for(depth, || check_text(path, bytes, evidence, level))
-        .unwrap_or_else(|| {
-            unreadable(
-                path,
-                format!("`{path}` nests {depth} levels deep and no thread with the stack to read it could be started"),
-                level,
-            )
+    crate::depth::readable(path, bytes)
+        .and_then(|depth| {
+            crate::depth::with_stack_for(depth, || check_text(path, bytes, evidence, level))
         })
+        .unwrap_or_else(|e| unreadable(path, e, level))
 }
 
 fn check_text(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> FileResult {
