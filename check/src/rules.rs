@@ -151,13 +151,13 @@ rules! {
         "nothing to fix in the report; enforce the family rules before any agent is dispatched";
     // issue 33, arith:
     COUNTS_DUPLICATE = "counts.duplicate-failure", 1, "§5.2",
-        "each failed test is listed once (test names compared folded: case, spacing, invisible characters, lookalike letters)",
+        "each failed test is listed once, unless the report discloses the id as given twice by the runner (`gapscore.duplicates`); names that differ but read the same folded (case, spacing, invisible characters, lookalike letters) are a warning",
         "list each failed sealed test once; two entries for one test inflate the failures";
     COVERAGE_FAILURES = "coverage.failures", 1, "§5.3",
-        "no category has more failures than coverage_comparison gives it sealed tests (none in a category of 0)",
+        "none of the four §5.3 categories has more failures than coverage_comparison gives it sealed tests (none in a category of 0)",
         "count each category's sealed tests again, or tag the failures with the category they were sealed under";
     COVERAGE_SUM = "coverage.sum", 1, "§5.1",
-        "the categories' sealed (open) counts never exceed sealed_tests.total (open_tests.total), and make it up when all four categories are given",
+        "the categories' sealed (open) counts add up to no more than sealed_tests.total (open_tests.total)",
         "count each sealed test in exactly one category";
     HARDENING_INITIAL = "hardening.initial-possible", 3, "§4.4",
         "the initial score is k / total x 100 for a whole k, total being the sealed suite's size at the first cycle",
