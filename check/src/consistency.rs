@@ -18,9 +18,8 @@ use crate::time::parse_rfc3339;
 const HISTORY_SCORE_KEYS: [&str; 3] = ["score", SHADOW, GAP];
 
 impl Checker<'_> {
-    /// Level 1: every failure listed once, and the failures and coverage counts within the
-    /// sealed suite.
-    pub(crate) fn consistent_counts(&mut self) {
+    /// `failures[]`: every failed test listed once.
+    pub(crate) fn claim_failures_once(&mut self) {
         let failures = self.root.get("failures").and_then(Value::as_array);
         // Ids the runner itself gave more than once, which gapscore counts each time and
         // discloses in its extension (`gapscore.duplicates`): a repeat of one is not a forgery.
@@ -40,7 +39,6 @@ impl Checker<'_> {
                 .any(|d| *d == name || d.ends_with(&format!("::{name}")))
         };
         let mut seen: HashMap<String, (usize, &str)> = HashMap::new();
-        let mut per_category: BTreeMap<&str, (u64, usize)> = BTreeMap::new();
         for (i, f) in failures.into_iter().flatten().enumerate() {
             let Some(o) = f.as_object() else { continue };
             if let Some(name) = o.get("test_name").and_then(Value::as_str)
@@ -72,7 +70,15 @@ impl Checker<'_> {
                     }
                 }
             }
-            if let Some(cat) = o.get("category").and_then(Value::as_str) {
+        }
+    }
+
+    /// `failures[].category`: no category has more failures than it has sealed tests.
+    pub(crate) fn claim_failure_categories(&mut self) {
+        let failures = self.root.get("failures").and_then(Value::as_array);
+        let mut per_category: BTreeMap<&str, (u64, usize)> = BTreeMap::new();
+        for (i, f) in failures.into_iter().flatten().enumerate() {
+            if let Some(cat) = f.get("category").and_then(Value::as_str) {
                 let e = per_category.entry(cat).or_insert((0, i));
                 e.0 += 1;
             }
@@ -104,8 +110,18 @@ impl Checker<'_> {
                 );
             }
         }
-        self.coverage_sums(cc, "sealed", "sealed_tests");
-        self.coverage_sums(cc, "open", "open_tests");
+    }
+
+    /// `coverage_comparison`: the categories' counts within the suites' totals.
+    pub(crate) fn claim_coverage_sums(&mut self) {
+        if let Some(cc) = self
+            .root
+            .get("coverage_comparison")
+            .and_then(Value::as_object)
+        {
+            self.coverage_sums(cc, "sealed", "sealed_tests");
+            self.coverage_sums(cc, "open", "open_tests");
+        }
     }
 
     /// The categories' `key` counts never exceed the suite's total. (They may fall short of
@@ -131,9 +147,10 @@ impl Checker<'_> {
         }
     }
 
-    /// Level 3: each cycle's counts and scores agree with each other, no cycle comes after
-    /// the report, and the initial score is one the suite can give.
-    pub(crate) fn consistent_history(&mut self, h: &Map<String, Value>) {
+    /// `hardening.history[]`: each cycle's counts and scores agree with each other, and no
+    /// cycle comes after the report.
+    pub(crate) fn claim_history_cycles(&mut self) {
+        let Some(h) = self.hardening() else { return };
         let report_time = self
             .meta_get("timestamp")
             .and_then(Value::as_str)
@@ -207,6 +224,12 @@ impl Checker<'_> {
                 );
             }
         }
+    }
+
+    /// `hardening.initial_*_score`: a score the suite of the first cycle can give.
+    pub(crate) fn claim_initial_possible(&mut self) {
+        let Some(h) = self.hardening() else { return };
+        let list = h.get("history").and_then(Value::as_array);
         self.initial_possible(h, list);
     }
 
@@ -248,7 +271,7 @@ impl Checker<'_> {
 
     /// Level 2: implementation began before the first validation (the report's own time or
     /// the earliest recorded cycle's). Unreadable times are `time.format`'s.
-    pub(crate) fn consistent_timeline(&mut self) {
+    pub(crate) fn claim_implementation_first(&mut self) {
         let implementation = [
             "implementation_started_at",
             "implementation_started",

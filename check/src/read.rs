@@ -464,17 +464,17 @@ impl Checker<'_> {
         self.read_failures();
         self.read_coverage();
         self.read_extensions();
-        self.consistent_counts();
+        // Claims `L1.fields` judges: the failures and coverage against the counts.
+        self.claim_failures_once();
+        self.claim_failure_categories();
+        self.claim_coverage_sums();
         self.level1();
         self.level2();
-        self.consistent_timeline();
         self.level3();
-        if let Some(h) = self.hardening() {
-            self.consistent_history(h);
-        }
         if self.judge4 {
             self.level4();
         }
+        self.walk_claims();
     }
 
     fn read_version(&mut self) {
