@@ -3,6 +3,7 @@
 //! reported, a disposable verification workspace, the §5.4 advisory conditions, `spec_ambiguity`
 //! under seal plurality, and enforcement before dispatch (attested: a report cannot show it).
 
+use gapscore_core::fold::{fold, same_name};
 use serde_json::Value;
 
 use crate::checker::{Checker, ptr};
@@ -54,14 +55,15 @@ const PROVENANCE: [&str; 3] = ["independence", "seal_author_families", "implemen
 /// The provenance a report gives, when all three fields are present and well formed.
 struct Provenance {
     strong: bool,
-    /// The seal author families as written, and normalised (trimmed, lower case).
+    /// The seal author families as written, and folded ([`family`]).
     seal: Vec<(String, String)>,
     implementer: String,
 }
 
-/// A model family as compared: trimmed, lower case.
+/// A model family or model as compared: its fold (the one identity of names, shared with
+/// `score` and the leak scan: case, spacing, invisible characters and lookalike letters aside).
 fn family(s: &str) -> String {
-    s.trim().to_lowercase()
+    fold(s)
 }
 
 /// A non-empty list of non-empty strings.
@@ -243,7 +245,7 @@ impl Checker<'_> {
             .and_then(names)
             .unwrap_or_default();
         if let Some(m) = model
-            && seal_models.iter().any(|s| s.trim() == m.trim())
+            && seal_models.iter().any(|s| same_name(s, m))
         {
             let msg = format!(
                 "independence is `strong`, but the implementer's model `{m}` is also a seal author's (seal_author_models): one model is one family (§4.2.1)"
@@ -334,10 +336,13 @@ impl Checker<'_> {
             .unwrap_or_default();
         families.sort_unstable();
         families.dedup();
-        let mut models = self
+        let mut models: Vec<String> = self
             .meta_get("seal_author_models")
             .and_then(names)
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .iter()
+            .map(|m| family(m))
+            .collect();
         models.sort_unstable();
         models.dedup();
         let plural = families.len() > 1 || models.len() > 1;

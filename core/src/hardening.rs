@@ -90,9 +90,10 @@ pub enum HistoryError {
     },
 }
 
-/// Compares model families: trimmed, case-insensitive (`Claude` and `claude ` are one family).
+/// Compares model families by their fold ([`crate::fold`]): `Claude` and `claude `, or an
+/// `openai` with a zero-width space or a Cyrillic `о`, are one family.
 pub fn same_family(a: &str, b: &str) -> bool {
-    a.trim().eq_ignore_ascii_case(b.trim())
+    crate::fold::same_name(a, b)
 }
 
 impl History {

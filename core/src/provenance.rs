@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::fold::same_name;
+
 /// The spec version a report is written to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum SpecVersion {
@@ -196,7 +198,8 @@ fn independence(
         return None;
     }
     let shared_family = seal_author_families.iter().any(|f| same_family(f, imp));
-    let same_model = implementer_model.is_some_and(|m| seal_author_models.iter().any(|s| s == m));
+    let same_model =
+        implementer_model.is_some_and(|m| seal_author_models.iter().any(|s| same_name(s, m)));
     Some(if shared_family || same_model {
         Independence::Weak
     } else {
@@ -208,10 +211,10 @@ impl Resolved {
     /// Takes the seal authors' families from a combined seal (§4.6 seal plurality), whose
     /// record tags every suite with its author's family: they fill `seal_author_families` when
     /// none were declared, and independence is worked out again. Declared families that are
-    /// not the record's (as a set, letter case aside) are contradictory evidence: refused.
+    /// not the record's (as a set of folded names, [`crate::fold`]) are contradictory evidence: refused.
     pub fn adopt_seal_families(&mut self, families: &[String]) -> Result<(), String> {
         let set = |list: &[String]| -> std::collections::BTreeSet<String> {
-            list.iter().map(|f| f.trim().to_lowercase()).collect()
+            list.iter().map(|f| crate::fold::fold(f)).collect()
         };
         if self.seal_author_families.is_empty() {
             for f in families {
@@ -236,9 +239,10 @@ impl Resolved {
     }
 }
 
-/// Families compare without regard to case or surrounding space.
+/// Families compare by their fold ([`crate::fold`]): case, spacing, invisible characters and
+/// lookalike letters aside, as everywhere a name is compared.
 fn same_family(a: &str, b: &str) -> bool {
-    a.trim().eq_ignore_ascii_case(b.trim())
+    same_name(a, b)
 }
 
 /// Provenance checked and worked out, as written under `report`.
