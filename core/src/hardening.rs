@@ -444,6 +444,16 @@ mod tests {
             .record(&Score::new(0, 20), "t", None, None, Some(" CLAUDE"))
             .unwrap_err();
         assert!(matches!(e, HistoryError::SealAuthorFamily { .. }));
+        // Disguised by a zero-width space or a Cyrillic letter, it is still that family.
+        for disguised in ["cla\u{200b}ude", "\u{441}laude"] {
+            let e = h
+                .record(&Score::new(0, 20), "t", None, None, Some(disguised))
+                .unwrap_err();
+            assert!(
+                matches!(e, HistoryError::SealAuthorFamily { .. }),
+                "{disguised:?}"
+            );
+        }
         assert_eq!(h.cycles[0].implementer_family.as_deref(), Some("gpt"));
     }
 

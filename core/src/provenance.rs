@@ -107,7 +107,15 @@ impl Provenance {
     /// Works out the families the `[families]` table gives the models, checks them against
     /// the declared ones and the conformance level, and returns the provenance to report.
     pub fn resolve(&self) -> Result<Resolved, String> {
-        let family_of = |model: &str| self.families.get(model).cloned();
+        // A model is looked up by its fold too: `GPT-5` finds the table's `gpt-5`.
+        let family_of = |model: &str| {
+            self.families.get(model).cloned().or_else(|| {
+                self.families
+                    .iter()
+                    .find(|(k, _)| same_name(k, model))
+                    .map(|(_, f)| f.clone())
+            })
+        };
         let implementer_family = match (&self.implementer_family, &self.implementer_model) {
             (Some(f), Some(m)) => {
                 if let Some(mapped) = family_of(m)
@@ -282,6 +290,29 @@ mod tests {
         assert_eq!(r.implementer_family.as_deref(), Some("anthropic"));
         assert_eq!(r.seal_author_families, ["openai", "anthropic"]);
         assert_eq!(r.independence, Some(Independence::Weak));
+    }
+
+    #[test]
+    fn names_disguised_by_case_invisible_characters_or_lookalikes_are_one_family() {
+        // A zero-width space, a Cyrillic `о`, letter case: one family, so weak.
+        for family in ["open\u{200b}ai", "\u{43e}penai", "OPENAI"] {
+            let p = Provenance {
+                implementer_family: Some(family.into()),
+                seal_author_families: vec!["openai".into()],
+                ..Provenance::default()
+            };
+            let r = p.resolve().unwrap();
+            assert_eq!(r.independence, Some(Independence::Weak), "{family:?}");
+        }
+        // One model written in two cases is one model: weak, whatever the families say.
+        let p = Provenance {
+            implementer_family: Some("anthropic".into()),
+            implementer_model: Some("GPT-5".into()),
+            seal_author_families: vec!["openai".into()],
+            seal_author_models: vec!["gpt-5".into()],
+            ..Provenance::default()
+        };
+        assert_eq!(p.resolve().unwrap().independence, Some(Independence::Weak));
     }
 
     #[test]

@@ -32,6 +32,24 @@ pub fn same_name(a: &str, b: &str) -> bool {
     folded_chars(a).eq(folded_chars(b))
 }
 
+/// The text with what disguises it made visible, for messages: invisible characters,
+/// whitespace other than a plain space, and non-ASCII lookalikes of Latin letters are written
+/// as `\u{XXXX}` (`open\u{200b}ai`, `\u{43e}penai`); everything else as it is.
+pub fn show_disguises(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let disguise = is_invisible(c)
+            || (c.is_whitespace() && c != ' ')
+            || (!c.is_ascii() && latin_lookalike(c) != c);
+        if disguise {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The characters of [`fold`]`(text)`, lazily (a comparison allocates nothing).
 fn folded_chars(text: &str) -> impl Iterator<Item = char> + '_ {
     text.chars()
@@ -152,7 +170,7 @@ fn latin_lookalike(c: char) -> char {
 
 #[cfg(test)]
 mod tests {
-    use super::{fold, same_name};
+    use super::{fold, same_name, show_disguises};
 
     #[test]
     fn names_compare_by_their_fold() {
@@ -166,9 +184,16 @@ mod tests {
             assert!(same_name(a, b), "{a:?} vs {b:?}");
             assert_eq!(fold(a), fold(b), "{a:?} vs {b:?}");
         }
-        for (a, b) in [("openai", "anthropic"), ("gpt-5", "gpt-4"), ("gpt-5", "gpt-5o")] {
+        for (a, b) in [
+            ("openai", "anthropic"),
+            ("gpt-5", "gpt-4"),
+            ("gpt-5", "gpt-5o"),
+        ] {
             assert!(!same_name(a, b), "{a:?} vs {b:?}");
         }
+        assert_eq!(show_disguises("open\u{200b}ai"), "open\\u{200b}ai");
+        assert_eq!(show_disguises("\u{43e}penai"), "\\u{43e}penai");
+        assert_eq!(show_disguises("Open AI 智谱"), "Open AI 智谱");
     }
 
     #[test]

@@ -257,10 +257,20 @@ mod tests {
             )
         );
         let s = |f: &str| SuiteSeal::new(f, "sha256:aa", "d", "r");
-        assert!(matches!(
-            CombinedSeal::new(vec![s("x"), s(" X")], "t"),
-            Err(CombineError::SameFamily(_))
-        ));
+        // One family by its fold: case, spacing, a zero-width space, a Cyrillic `о`.
+        for (a, b) in [
+            ("x", " X"),
+            ("openai", "open\u{200b}ai"),
+            ("openai", "\u{43e}penai"),
+        ] {
+            assert!(
+                matches!(
+                    CombinedSeal::new(vec![s(a), s(b)], "t"),
+                    Err(CombineError::SameFamily(_))
+                ),
+                "{a:?} {b:?}"
+            );
+        }
         assert!(matches!(
             CombinedSeal::new(vec![s("x")], "t"),
             Err(CombineError::TooFew(1))
