@@ -391,8 +391,8 @@ impl Checker<'_> {
 impl Checker<'_> {
     /// §4.4.2: no hardening cycle's implementer is of a seal author's family or model, judged
     /// on the history's per-cycle `implementer_family` / `implementer_model` (gapscore's history
-    /// records the family) and on gapscore's own `hardening.escalation` finding; attested when
-    /// the report records no cycle's implementer.
+    /// records the family); attested when the report records no cycle's implementer. (gapscore's
+    /// `hardening.escalation` is §4.4 step 7's escalation to human review, not a model change.)
     fn escalation(&mut self, p: Option<&Provenance>) -> (RequirementVerdict, String) {
         let seal_models = self
             .meta_get("seal_author_models")
@@ -431,18 +431,6 @@ impl Checker<'_> {
                     ));
                 }
             }
-        }
-        if let Some(said) = self
-            .hardening()
-            .and_then(|h| h.get("escalation"))
-            .filter(|v| !v.is_null())
-        {
-            bad.push((
-                "/hardening/escalation".to_owned(),
-                format!(
-                    "the report's own `hardening.escalation` records an escalation into a seal author's family: {said}"
-                ),
-            ));
         }
         if let Some((_, first)) = bad.first().cloned() {
             for (pointer, msg) in bad {

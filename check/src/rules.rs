@@ -147,7 +147,7 @@ rules! {
         "a report recording seal plurality (several seal author families or models) reports `report.spec_ambiguity`",
         "compute spec_ambiguity = contradicting criteria / total criteria across the sealed suites and report it";
     DISPATCH = "dispatch.attested", 4, "§4.2.1 (v2)",
-        "independence enforced before dispatch (and escalation, specifier and reviewer families) cannot be shown by a report: it is taken as attested",
+        "independence enforced before dispatch (and specifier and reviewer families) cannot be shown by a report: it is taken as attested; escalation is `escalation.family`",
         "nothing to fix in the report; enforce the family rules before any agent is dispatched";
     // issue 33, prov:
     ADVISORY_REASON = "advisory.reason", 1, "§5.2, §5.4 (v2)",
