@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::feedback::Reveal;
+use crate::fold::same_name;
 use crate::level::{Level, Score};
 
 /// One validation of the sealed suite: cycle 0 is the validation before the first fix.
@@ -90,12 +91,6 @@ pub enum HistoryError {
     },
 }
 
-/// Compares model families by their fold ([`crate::fold`]): `Claude` and `claude `, or an
-/// `openai` with a zero-width space or a Cyrillic `о`, are one family.
-pub fn same_family(a: &str, b: &str) -> bool {
-    crate::fold::same_name(a, b)
-}
-
 impl History {
     /// The current history format version.
     pub const VERSION: u32 = 1;
@@ -108,7 +103,7 @@ impl History {
                 && !self
                     .seal_author_families
                     .iter()
-                    .any(|known| same_family(known, f))
+                    .any(|known| same_name(known, f))
             {
                 self.seal_author_families.push(f.to_owned());
             }
@@ -129,7 +124,7 @@ impl History {
             && self
                 .seal_author_families
                 .iter()
-                .any(|author| same_family(author, f))
+                .any(|author| same_name(author, f))
         {
             return Err(HistoryError::SealAuthorFamily {
                 family: f.trim().to_owned(),

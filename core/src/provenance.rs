@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+// Families and models compare by the one name fold: case, spacing, invisible characters and
+// lookalike letters aside.
 use crate::fold::same_name;
 
 /// The spec version a report is written to.
@@ -119,7 +121,7 @@ impl Provenance {
         let implementer_family = match (&self.implementer_family, &self.implementer_model) {
             (Some(f), Some(m)) => {
                 if let Some(mapped) = family_of(m)
-                    && !same_family(&mapped, f)
+                    && !same_name(&mapped, f)
                 {
                     return Err(format!(
                         "the implementer's family is `{f}`, but [families] puts its model `{m}` in `{mapped}`"
@@ -133,7 +135,7 @@ impl Provenance {
         };
         let mut seal_author_families: Vec<String> = Vec::new();
         let mut add = |f: &str| {
-            if !seal_author_families.iter().any(|g| same_family(g, f)) {
+            if !seal_author_families.iter().any(|g| same_name(g, f)) {
                 seal_author_families.push(f.to_owned());
             }
         };
@@ -205,7 +207,7 @@ fn independence(
     if seal_author_families.is_empty() {
         return None;
     }
-    let shared_family = seal_author_families.iter().any(|f| same_family(f, imp));
+    let shared_family = seal_author_families.iter().any(|f| same_name(f, imp));
     let same_model =
         implementer_model.is_some_and(|m| seal_author_models.iter().any(|s| same_name(s, m)));
     Some(if shared_family || same_model {
@@ -226,7 +228,7 @@ impl Resolved {
         };
         if self.seal_author_families.is_empty() {
             for f in families {
-                if !self.seal_author_families.iter().any(|g| same_family(g, f)) {
+                if !self.seal_author_families.iter().any(|g| same_name(g, f)) {
                     self.seal_author_families.push(f.trim().to_owned());
                 }
             }
@@ -245,12 +247,6 @@ impl Resolved {
         );
         Ok(())
     }
-}
-
-/// Families compare by their fold ([`crate::fold`]): case, spacing, invisible characters and
-/// lookalike letters aside, as everywhere a name is compared.
-fn same_family(a: &str, b: &str) -> bool {
-    same_name(a, b)
 }
 
 /// Provenance checked and worked out, as written under `report`.
