@@ -58,6 +58,27 @@ impl Checker<'_> {
                 ));
             }
         }
+        // gapscore lists each run-level problem among the failures too, tagged with its kind: the
+        // tag stays when the `problems` list is removed.
+        let tagged = self
+            .root
+            .get("failures")
+            .and_then(Value::as_array)
+            .map_or(0, |f| {
+                f.iter()
+                    .filter(|e| e.get("problem").and_then(Value::as_str).is_some())
+                    .count()
+            });
+        if tagged > 0 && non_empty("problems") == 0 {
+            out.push((
+                "/failures".to_owned(),
+                format!(
+                    "{tagged} failure entr{} carr{} a run-level `problem` kind (its producer lists each problem of the sealed suite there too)",
+                    if tagged == 1 { "y" } else { "ies" },
+                    if tagged == 1 { "ies" } else { "y" }
+                ),
+            ));
+        }
         let flaky_pass = ext
             .get("status_policy")
             .and_then(|p| p.get("flaky"))
