@@ -94,11 +94,9 @@ impl Checker<'_> {
         out
     }
 
-    /// `advisory_reason` only with `advisory: true`; every §5.4 condition the report's records
-    /// show with `advisory: true`.
-    pub(crate) fn advisory_consistency(&mut self) {
-        let advisory = self.advisory_flag();
-        if !advisory
+    /// `advisory_reason` only with `advisory: true` (a row of the claims table).
+    pub(crate) fn claim_advisory_reason(&mut self) {
+        if !self.advisory_flag()
             && let Some(reason) = self.meta_get("advisory_reason")
             && reason.as_str().is_none_or(|r| !r.trim().is_empty())
         {
@@ -107,7 +105,12 @@ impl Checker<'_> {
             );
             self.err(&rules::ADVISORY_REASON, "/report/advisory_reason", msg);
         }
-        if advisory {
+    }
+
+    /// Every §5.4 condition the report's records show comes with `advisory: true` (a row of
+    /// the claims table).
+    pub(crate) fn claim_not_advisory(&mut self) {
+        if self.advisory_flag() {
             return;
         }
         for (pointer, what) in self.advisory_evidence() {

@@ -31,6 +31,9 @@ pub struct SealedDir {
     /// Symbolic links found (relative path, target text): never part of a seal, so any one
     /// means the directory cannot be verified (a link can point a sealed test anywhere).
     pub links: Vec<(String, String)>,
+    /// FIFOs, sockets and devices found (relative path, what it is): neither hashed nor read,
+    /// and reported (a sealed directory holds regular files only).
+    pub special: Vec<(String, &'static str)>,
     /// The files' lines, for the leak scan.
     pub source: SealedSource,
 }
@@ -39,9 +42,13 @@ impl SealedDir {
     /// Reads every regular file under `dir`.
     pub fn read(dir: &Path) -> Result<SealedDir, EvidenceError> {
         let mut source = SealedSource::new(DEFAULT_MIN_LINE_LEN);
-        let scan = sealdir::scan_contents(dir, &Excludes::default(), &mut |rel, bytes| {
-            source.add_file(rel, bytes);
-        })?;
+        let scan = sealdir::scan_contents_listing_special(
+            dir,
+            &Excludes::default(),
+            &mut |rel, bytes| {
+                source.add_file(rel, bytes);
+            },
+        )?;
         Ok(SealedDir {
             given: dir.to_string_lossy().into_owned(),
             absolute: fs::canonicalize(dir)
@@ -49,6 +56,7 @@ impl SealedDir {
                 .map(|p| p.to_string_lossy().into_owned()),
             files: scan.files,
             links: scan.links,
+            special: scan.special,
             source,
         })
     }
@@ -63,6 +71,7 @@ impl SealedDir {
             absolute: None,
             files: Vec::new(),
             links: Vec::new(),
+            special: Vec::new(),
             source: SealedSource::new(DEFAULT_MIN_LINE_LEN),
         };
         for (path, bytes) in files {
@@ -97,6 +106,17 @@ pub struct CombinedSeal {
     /// What does not hold (a forged combined hash, a suite record it does not list, a suite
     /// directory that does not match); empty when the seal holds.
     pub problems: Vec<String>,
+    /// When the combined record was made (its `created`): the seal time of the whole.
+    pub created: String,
+    /// The spec ambiguity it records (§4.6.2), when contradictions were given.
+    pub spec_ambiguity: Option<f64>,
+    /// Each suite's author family, as the combined record lists it.
+    pub families: Vec<String>,
+    /// The suites' expected tests, merged, when every suite's record lists them.
+    pub expected_tests: Option<Vec<String>>,
+    /// Each suite's record, for the checks a single record gets (excludes, files present
+    /// under them), with its directory as given.
+    pub suite_records: Vec<(String, SealRecord, Vec<SealedFile>)>,
 }
 
 /// What the checker may use besides the report.
@@ -152,10 +172,23 @@ impl Evidence {
             .map_err(|e| unusable(record, sealdir::chain(&e)))?;
         // The leak scan reads every suite's files, and nothing else under the base.
         let mut source = SealedSource::new(DEFAULT_MIN_LINE_LEN);
+        let mut suite_records = Vec::new();
+        let mut special = Vec::new();
         for s in &check.suites {
-            sealdir::scan_contents(&s.dir, &Excludes::default(), &mut |rel, bytes| {
-                source.add_file(rel, bytes);
-            })?;
+            let scan = sealdir::scan_contents_listing_special(
+                &s.dir,
+                &Excludes::default(),
+                &mut |rel, bytes| {
+                    source.add_file(rel, bytes);
+                },
+            )?;
+            let dir = s.suite.directory.clone();
+            special.extend(
+                scan.special
+                    .iter()
+                    .map(|(p, k)| (format!("{}/{p}", dir.trim_end_matches('/')), *k)),
+            );
+            suite_records.push((dir, s.record.clone(), scan.files));
         }
         Ok(Evidence {
             sealed_dir: Some(SealedDir {
@@ -165,6 +198,7 @@ impl Evidence {
                     .map(|p| p.to_string_lossy().into_owned()),
                 files: Vec::new(),
                 links: Vec::new(),
+                special,
                 source,
             }),
             seal: None,
@@ -177,6 +211,11 @@ impl Evidence {
                     .map(|s| format!("{} ({})", s.suite.author_family, s.dir.display()))
                     .collect(),
                 problems: check.problems(record),
+                created: check.combined.created.clone(),
+                spec_ambiguity: check.combined.spec_ambiguity.as_ref().map(|a| a.value),
+                families: check.families(),
+                expected_tests: check.expected_tests().ok().flatten(),
+                suite_records,
             }),
         })
     }

@@ -315,9 +315,15 @@ impl Checker<'_> {
         let claimed = self.one_time(&["sealed_at", "seal_created", "sealed_timestamp"], "sealed");
         // The seal record is the trusted evidence: its `created` is the seal time, whatever
         // the report says; a report that says otherwise is in conflict with its seal.
-        let record = self.evidence.seal.as_ref().map(|r| r.created.clone());
-        let recorded = record.and_then(|c| match parse_rfc3339(&c) {
-            Some(t) => Some((t, c, "the seal record".to_owned())),
+        // Under a combined seal (§4.6) the combined record's `created` is the seal time: the
+        // whole was sealed when its last suite was combined in.
+        let record = match (&self.evidence.seal, &self.evidence.combined) {
+            (Some(r), _) => Some((r.created.clone(), "the seal record")),
+            (None, Some(c)) => Some((c.created.clone(), "the combined seal record")),
+            (None, None) => None,
+        };
+        let recorded = record.and_then(|(c, what)| match parse_rfc3339(&c) {
+            Some(t) => Some((t, c, what.to_owned())),
             None => {
                 self.err(
                     &rules::TIME_FORMAT,
@@ -335,8 +341,8 @@ impl Checker<'_> {
                         &rules::SEAL_ORDER,
                         &p,
                         format!(
-                            "{cwhere} says sealed {cs}, but the seal record was created {}: the record's time is the seal time",
-                            rec.1
+                            "{cwhere} says sealed {cs}, but {} was created {}: the record's time is the seal time",
+                            rec.2, rec.1
                         ),
                     );
                 }

@@ -57,6 +57,7 @@
 
 mod advisory;
 mod checker;
+mod claims;
 pub mod evidence;
 mod leak;
 mod level1;
@@ -71,8 +72,10 @@ mod read;
 pub mod recognise;
 mod render;
 pub mod rules;
+mod seal_evidence;
 pub mod time;
 
+pub use claims::table_markdown as claims_table;
 pub use evidence::{Evidence, EvidenceError, SealedDir, read_seal_record};
 pub use model::{
     CheckOutput, Document, FileResult, Finding, Requirement, RequirementVerdict, SchemaOutcome,

@@ -1,7 +1,7 @@
 //! The v2 hardening procedure held against the report's own records: a `legacy` copy-in
 //! workspace while hardening (§4.3 MUST NOT) and the `assertions` disclosure level before the
 //! final cycle (§4.4.1). Both are level 3 (the hardening loop) under spec v2; v1 has neither
-//! a workspace field nor disclosure levels.
+//! a workspace field nor disclosure levels. Both are rows of the claims table (`claims.rs`).
 
 use serde_json::Value;
 
@@ -9,14 +9,6 @@ use crate::checker::{Checker, count, ptr};
 use crate::rules;
 
 impl Checker<'_> {
-    pub(crate) fn v2_procedure(&mut self) {
-        if self.major < 2 {
-            return;
-        }
-        self.legacy_while_hardening();
-        self.early_assertions();
-    }
-
     /// The history's entries, when it is a list.
     fn history_entries(&self) -> &[Value] {
         self.hardening()
@@ -27,7 +19,10 @@ impl Checker<'_> {
 
     /// §4.3: "Implementations that harden MUST use a disposable workspace"; `legacy` is for
     /// a validation that is terminal.
-    fn legacy_while_hardening(&mut self) {
+    pub(crate) fn claim_legacy_not_hardening(&mut self) {
+        if self.major < 2 {
+            return;
+        }
         if self.meta_get("workspace_isolation").and_then(Value::as_str) != Some("legacy") {
             return;
         }
@@ -59,7 +54,10 @@ impl Checker<'_> {
     /// `max_cycles` was handed out with cycles left. The v2 schema's `max_reveal: assertion` is
     /// not judged: its enum contradicts §4.4.1's levels, and gapscore and Dark Factory read it
     /// differently.
-    fn early_assertions(&mut self) {
+    pub(crate) fn claim_assertions_at_final_cycle(&mut self) {
+        if self.major < 2 {
+            return;
+        }
         let Some(h) = self.hardening() else { return };
         let max = count(h.get("max_cycles"));
         let cycles = count(h.get("cycles_completed"));

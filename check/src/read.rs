@@ -467,14 +467,13 @@ impl Checker<'_> {
         self.read_failures();
         self.read_coverage();
         self.read_extensions();
-        self.advisory_consistency();
         self.level1();
         self.level2();
         self.level3();
-        self.v2_procedure();
         if self.judge4 {
             self.level4();
         }
+        self.walk_claims();
     }
 
     fn read_version(&mut self) {

@@ -149,6 +149,25 @@ rules! {
     DISPATCH = "dispatch.attested", 4, "§4.2.1 (v2)",
         "independence enforced before dispatch (and specifier and reviewer families) cannot be shown by a report: it is taken as attested; escalation is `escalation.family`",
         "nothing to fix in the report; enforce the family rules before any agent is dispatched";
+    // issue 33, seal:
+    SEAL_EXCLUDES = "seal.excludes", 2, "§4.5",
+        "the seal record's excludes leave the sealed tests in the hash (not every file, not every test file)",
+        "seal the test files themselves: exclude only what tools create (`__pycache__`, `*.pyc`), never the tests";
+    SEAL_EXCLUDED_PRESENT = "seal.excluded-present", 2, "§4.5",
+        "no file is present under the paths the seal record excludes (a tool's cache is a warning, anything else an error)",
+        "remove the files under the excluded paths, or seal again without excluding them";
+    SEAL_NOT_REGULAR = "seal.not-regular", 2, "§4.5",
+        "the sealed directory holds regular files and directories only (no FIFO, socket or device)",
+        "remove the special file: it has no bytes to hash, so the directory can be neither sealed nor verified";
+    SEAL_EXPECTED_TESTS = "seal.expected-tests", 1, "§4.5",
+        "the sealed test counts and failure names agree with the seal record's expected tests",
+        "score with the seal record (`gapscore score --seal RECORD`): each expected test is counted once, a missing one as failed";
+    SEAL_AMBIGUITY = "seal.ambiguity", 4, "§4.6.2 (v2)",
+        "`report.spec_ambiguity` is the one the combined seal record computed",
+        "report the combined record's spec_ambiguity (`gapscore score --seal COMBINED` does)";
+    SEAL_FAMILIES = "seal.families", 4, "§4.6 (v2)",
+        "the seal author families reported are the seal records' families, and none is the implementer's",
+        "report every suite author's family as the seal record names it; a suite by the implementer's family is weak independence";
     // issue 33, prov:
     ADVISORY_REASON = "advisory.reason", 1, "§5.2, §5.4 (v2)",
         "`report.advisory_reason` is given only with `advisory: true` (a reason the score is not authoritative makes it advisory)",

@@ -181,11 +181,15 @@ pub struct Scan {
     /// A sealed directory holds regular files only: a link can point the sealed tests anywhere,
     /// so sealing refuses one and verification counts one as a change.
     pub links: Vec<(String, String)>,
+    /// Entries that are neither files, directories nor links (relative path, what it is: `a
+    /// FIFO`, `a socket`, `a device`). [`scan`] and [`scan_contents`] stop at the first one;
+    /// only [`scan_contents_listing_special`] lists them, for a checker that reports them.
+    pub special: Vec<(String, &'static str)>,
 }
 
 /// Lists and hashes every regular file under `dir`, streaming each file through the hasher.
 pub fn scan(dir: &Path, excludes: &Excludes) -> Result<Scan, FsError> {
-    walk_dir(dir, excludes, &mut |path, _| sha256_file(path))
+    walk_dir(dir, excludes, false, &mut |path, _| sha256_file(path))
 }
 
 /// Like [`scan`], reading each file whole and handing `(relative path, bytes)` to `visit`
@@ -195,13 +199,30 @@ pub fn scan_contents(
     excludes: &Excludes,
     visit: &mut dyn FnMut(&str, &[u8]),
 ) -> Result<Scan, FsError> {
-    walk_dir(dir, excludes, &mut |path, rel| {
+    walk_dir(dir, excludes, false, &mut read_and_hash(visit))
+}
+
+/// Like [`scan_contents`], listing FIFOs, sockets and devices in [`Scan::special`] instead of
+/// stopping at the first: `gapscore check` judges a sealed directory it did not make, and says
+/// what it holds as findings rather than refusing to read it.
+pub fn scan_contents_listing_special(
+    dir: &Path,
+    excludes: &Excludes,
+    visit: &mut dyn FnMut(&str, &[u8]),
+) -> Result<Scan, FsError> {
+    walk_dir(dir, excludes, true, &mut read_and_hash(visit))
+}
+
+fn read_and_hash<'a>(
+    visit: &'a mut dyn FnMut(&str, &[u8]),
+) -> impl FnMut(&Path, &str) -> Result<String, FsError> + 'a {
+    move |path, rel| {
         let bytes = fs::read(path).map_err(|e| io(path, e))?;
         visit(rel, &bytes);
         let mut hasher = FileHasher::new();
         hasher.update(&bytes);
         Ok(hasher.finish())
-    })
+    }
 }
 
 /// Reads a seal record file.
@@ -215,68 +236,86 @@ pub fn read_record(path: &Path) -> Result<SealRecord, FsError> {
 
 type Hash<'a> = dyn FnMut(&Path, &str) -> Result<String, FsError> + 'a;
 
-fn walk_dir(dir: &Path, excludes: &Excludes, hash: &mut Hash<'_>) -> Result<Scan, FsError> {
+fn walk_dir(
+    dir: &Path,
+    excludes: &Excludes,
+    list_special: bool,
+    hash: &mut Hash<'_>,
+) -> Result<Scan, FsError> {
     let meta = fs::metadata(dir).map_err(|e| io(dir, e))?;
     if !meta.is_dir() {
         return Err(FsError::NotADirectory(dir.to_owned()));
     }
     let mut scan = Scan::default();
-    walk(dir, "", 0, excludes, hash, &mut scan)?;
+    let mut walker = Walker {
+        excludes,
+        list_special,
+        hash,
+        scan: &mut scan,
+    };
+    walker.walk(dir, "", 0)?;
     scan.files
         .sort_unstable_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
     Ok(scan)
 }
 
-fn walk(
-    dir: &Path,
-    rel: &str,
-    depth: usize,
-    excludes: &Excludes,
-    hash: &mut Hash<'_>,
-    scan: &mut Scan,
-) -> Result<(), FsError> {
-    if depth > MAX_DEPTH {
-        return Err(FsError::TooDeep(dir.to_owned()));
-    }
-    for entry in fs::read_dir(dir).map_err(|e| io(dir, e))? {
-        let entry = entry.map_err(|e| io(dir, e))?;
-        let path = entry.path();
-        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-            return Err(FsError::NotUtf8(path));
-        };
-        let child = if rel.is_empty() {
-            name
-        } else {
-            format!("{rel}/{name}")
-        };
-        if excludes.matches(&child) {
-            scan.excluded.push(child);
-            continue;
+/// One walk of a sealed directory: what it leaves out, whether special files are listed or
+/// stop it, how each file is hashed, and what was found.
+struct Walker<'w, 'h> {
+    excludes: &'w Excludes,
+    list_special: bool,
+    hash: &'w mut Hash<'h>,
+    scan: &'w mut Scan,
+}
+
+impl Walker<'_, '_> {
+    fn walk(&mut self, dir: &Path, rel: &str, depth: usize) -> Result<(), FsError> {
+        if depth > MAX_DEPTH {
+            return Err(FsError::TooDeep(dir.to_owned()));
         }
-        // The entry's own type: a link is neither followed nor hashed, as with `find -type f`.
-        let kind = entry.file_type().map_err(|e| io(&path, e))?;
-        if kind.is_dir() {
-            walk(&path, &child, depth + 1, excludes, hash, scan)?;
-        } else if kind.is_file() {
-            let sha256 = hash(&path, &child)?;
-            scan.files.push(SealedFile {
-                sha256,
-                path: child,
-            });
-        } else if kind.is_symlink() {
-            let target = fs::read_link(&path).map_err(|e| io(&path, e))?;
-            scan.links
-                .push((child, target.to_string_lossy().into_owned()));
-        } else {
-            // Nothing in a sealed directory is passed over: a FIFO, a socket or a device is
-            // neither hashed nor skipped, it stops the scan.
-            return Err(FsError::NotRegular {
-                path,
-                kind: special_kind(kind),
-            });
+        for entry in fs::read_dir(dir).map_err(|e| io(dir, e))? {
+            let entry = entry.map_err(|e| io(dir, e))?;
+            let path = entry.path();
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                return Err(FsError::NotUtf8(path));
+            };
+            let child = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            if self.excludes.matches(&child) {
+                self.scan.excluded.push(child);
+                continue;
+            }
+            // The entry's own type: a link is neither followed nor hashed, as with `find -type f`.
+            let kind = entry.file_type().map_err(|e| io(&path, e))?;
+            if kind.is_dir() {
+                self.walk(&path, &child, depth + 1)?;
+            } else if kind.is_file() {
+                let sha256 = (self.hash)(&path, &child)?;
+                self.scan.files.push(SealedFile {
+                    sha256,
+                    path: child,
+                });
+            } else if kind.is_symlink() {
+                let target = fs::read_link(&path).map_err(|e| io(&path, e))?;
+                self.scan
+                    .links
+                    .push((child, target.to_string_lossy().into_owned()));
+            } else if self.list_special {
+                self.scan.special.push((child, special_kind(kind)));
+            } else {
+                // Nothing in a sealed directory is passed over: a FIFO, a socket or a device is
+                // neither hashed nor skipped, it stops the scan (or is listed, for the checker).
+                return Err(FsError::NotRegular {
+                    path,
+                    kind: special_kind(kind),
+                });
+            }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// What a directory entry that is not a file, a directory or a link is, for the error.
@@ -374,6 +413,11 @@ mod tests {
         }
         // Left out by an exclude, it is not read at all.
         assert!(scan(root, &Excludes::new(&["sub"]).unwrap()).is_ok());
+        // The checker's scan lists it instead, and reads everything else.
+        let listed =
+            scan_contents_listing_special(root, &Excludes::default(), &mut |_, _| {}).unwrap();
+        assert_eq!(listed.special, [("sub/s.sock".to_owned(), "a socket")]);
+        assert_eq!(listed.files.len(), 1);
         let fifo = root.join("fifo");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         if made.is_ok_and(|s| s.success()) {

@@ -148,6 +148,14 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
     }
     let mut record = SealRecord::new(&sealed, &opts, directory, scan.files, req.created.clone());
     record.excludes = excludes.globs();
+    // Excludes that leave out the tests make a seal of nothing, which `check` rejects
+    // (`seal.excludes`): refused here rather than written.
+    if let Some(problem) = crate::verify::excludes_problem(&record, &[]) {
+        return Err(Error::Usage(format!(
+            "`{}`: {problem}; exclude only what tools create (`__pycache__`, `*.pyc`)",
+            record.directory
+        )));
+    }
     record.expected_tests.clone_from(&req.expected_tests);
     record.author_family = req
         .author_family
@@ -196,4 +204,35 @@ fn glob_escape(path: &str) -> String {
             c => c.to_string(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Test code.
+
+    use super::*;
+
+    /// Excludes that leave out the sealed tests are refused, as `check` rejects such a record;
+    /// excluding a cache is not.
+    #[test]
+    fn excludes_that_leave_out_the_tests_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("test_a.py"), "def test_a(): pass\n").unwrap();
+        std::fs::write(dir.path().join("conftest.py"), "import pytest\n").unwrap();
+        for globs in [&["*"][..], &["test_*.py"]] {
+            let mut req = SealRequest::new(dir.path(), "2026-03-01T08:00:00Z");
+            req.excludes = globs.iter().map(|g| (*g).to_owned()).collect();
+            let e = seal_dir(&req)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(
+                e.contains("exclude only what tools create"),
+                "{globs:?}: {e}"
+            );
+        }
+        let mut req = SealRequest::new(dir.path(), "2026-03-01T08:00:00Z");
+        req.excludes = vec!["__pycache__".into()];
+        assert_eq!(seal_dir(&req).unwrap().record.files.len(), 2);
+    }
 }

@@ -161,25 +161,133 @@ impl fmt::Display for Verification {
 
 /// Checks the files found now against a record: they are filtered by the record's excludes and
 /// hashed in the record's mode, order and spelling.
+///
+/// Files the excludes leave out are listed in [`Verification::excluded_present`] (as
+/// [`verify_dir`] lists the paths its scan leaves out), so every caller reports them.
 pub fn verify(record: &SealRecord, files: &[SealedFile]) -> Verification {
-    let kept: Vec<SealedFile> = match Excludes::new(&record.excludes) {
-        Ok(ex) => files
-            .iter()
-            .filter(|f| !ex.matches(&f.path))
-            .cloned()
-            .collect(),
+    let (kept, excluded): (Vec<SealedFile>, Vec<SealedFile>) = match Excludes::new(&record.excludes)
+    {
+        Ok(ex) => files.iter().cloned().partition(|f| !ex.matches(&f.path)),
         // A record's globs were checked when it was read; should one not compile, nothing is
         // left out, which can only make the check stricter.
-        Err(_) => files.to_vec(),
+        Err(_) => (files.to_vec(), Vec::new()),
     };
     Verification {
         expected: record.hash.clone(),
         actual: seal_hash(&kept, &record.options()),
         diff: Some(diff_files(&record.files, &kept)),
         links: Vec::new(),
-        excluded_present: Vec::new(),
+        excluded_present: excluded.into_iter().map(|f| f.path).collect(),
         canary: None,
     }
+}
+
+/// File names that are test files by the runners' own conventions (pytest's `test_*.py` and
+/// `*_test.py`, Go's `*_test.go`, Jest's `*.test.*` and `*.spec.*`, TAP's `*.t`, files under a
+/// `test`, `tests` or `__tests__` directory).
+pub fn looks_like_test_file(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    let base = parts.last().copied().unwrap_or(path);
+    let stem = base.split('.').next().unwrap_or(base);
+    let in_test_dir = parts[..parts.len().saturating_sub(1)]
+        .iter()
+        .any(|d| matches!(*d, "test" | "tests" | "__tests__" | "t" | "spec"));
+    in_test_dir
+        || stem.starts_with("test_")
+        || stem.starts_with("test-")
+        || stem.ends_with("_test")
+        || stem.ends_with("Test")
+        || stem.ends_with("Tests")
+        || base.contains(".test.")
+        || base.contains(".spec.")
+        || base.ends_with(".t")
+}
+
+// The names a sealed suite of any of the readers' runners would hold.
+const PROBES: [&str; 7] = [
+    "test_probe.py",
+    "tests/test_probe.py",
+    "probe_test.go",
+    "probe.test.js",
+    "__tests__/probe.spec.ts",
+    "t/probe.t",
+    "src/test/java/ProbeTest.java",
+];
+
+/// Why a record's excludes make its hash verify nothing (spec §4.5: the hash must cover the
+/// sealed tests), judged on the files found now (`files`, read without excludes) and on
+/// typical test file names: they leave out every file, or every test file; `None` when the
+/// hash covers at least one test file.
+pub fn excludes_problem(record: &SealRecord, files: &[SealedFile]) -> Option<String> {
+    if record.excludes.is_empty() {
+        return None;
+    }
+    let globs = record.excludes.join("`, `");
+    let Ok(ex) = Excludes::new(&record.excludes) else {
+        return Some(format!("the excludes `{globs}` are not valid globs"));
+    };
+    if !files.is_empty() {
+        if let Some(p) = files_problem(&ex, &globs, files) {
+            return Some(p);
+        }
+    } else if record.files.is_empty() {
+        // Without the directory, the record's own list is what was hashed.
+        return Some(format!(
+            "the excludes `{globs}` left no file in the record: a hash of nothing verifies nothing"
+        ));
+    } else if !record.files.iter().any(|f| looks_like_test_file(&f.path))
+        && PROBES.iter().any(|p| ex.matches(p))
+    {
+        return Some(format!(
+            "the excludes `{globs}` leave out test files, and the record lists none: the hash covers only {}",
+            record
+                .files
+                .iter()
+                .take(3)
+                .map(|f| f.path.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if PROBES.iter().all(|p| ex.matches(p)) {
+        return Some(format!(
+            "the excludes `{globs}` leave out every test file (any `test_*.py`, `*_test.go`, `*.test.js`, `*.t`, ...): the hash covers no sealed test"
+        ));
+    }
+    None
+}
+
+/// [`excludes_problem`] on the files found (read without excludes).
+fn files_problem(ex: &Excludes, globs: &str, files: &[SealedFile]) -> Option<String> {
+    let kept: Vec<&SealedFile> = files.iter().filter(|f| !ex.matches(&f.path)).collect();
+    if kept.is_empty() {
+        return Some(format!(
+            "the excludes `{globs}` leave out all {} files of the directory: a hash of nothing verifies nothing",
+            files.len()
+        ));
+    }
+    let tests = files
+        .iter()
+        .filter(|f| looks_like_test_file(&f.path))
+        .count();
+    if tests > 0 && !kept.iter().any(|f| looks_like_test_file(&f.path)) {
+        return Some(format!(
+            "the excludes `{globs}` leave out {} of the directory: the hash covers only {} other file{} ({}), so the sealed tests could change unseen",
+            if tests == 1 {
+                "its one test file".to_owned()
+            } else {
+                format!("all {tests} of its test files")
+            },
+            kept.len(),
+            if kept.len() == 1 { "" } else { "s" },
+            kept.iter()
+                .take(3)
+                .map(|f| f.path.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    None
 }
 
 /// Reads `dir` and checks it against a record or a bare hash.
@@ -253,4 +361,69 @@ pub(crate) fn dir_string(dir: &Path) -> Result<String, Error> {
             dir.display()
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Test code.
+
+    use super::*;
+    use crate::digest::sha256_hex;
+
+    fn files(paths: &[&str]) -> Vec<SealedFile> {
+        paths
+            .iter()
+            .map(|p| SealedFile {
+                path: (*p).to_owned(),
+                sha256: sha256_hex(p.as_bytes()),
+            })
+            .collect()
+    }
+
+    fn record_excluding(globs: &[&str], found: &[SealedFile]) -> SealRecord {
+        let ex = Excludes::new(globs).unwrap();
+        let kept: Vec<SealedFile> = found
+            .iter()
+            .filter(|f| !ex.matches(&f.path))
+            .cloned()
+            .collect();
+        let opts = SealOptions::default();
+        let mut r = SealRecord::new(
+            &seal_hash(&kept, &opts),
+            &opts,
+            "sealed",
+            kept,
+            "2026-03-01T08:00:00Z",
+        );
+        r.excludes = globs.iter().map(|g| (*g).to_owned()).collect();
+        r
+    }
+
+    /// Excludes that leave out every file or every test file seal nothing; a cache does not.
+    #[test]
+    fn excludes_that_cover_the_tests_are_a_problem() {
+        let found = files(&[
+            "test_calc.py",
+            "conftest.py",
+            "__pycache__/c.pyc",
+            "build/x.py",
+        ]);
+        for globs in [&["*"][..], &["test_*.py"], &["*.py"]] {
+            let r = record_excluding(globs, &found);
+            assert!(excludes_problem(&r, &found).is_some(), "{globs:?}");
+            // Without the directory, the record's own list tells.
+            assert!(
+                excludes_problem(&r, &[]).is_some(),
+                "{globs:?} (record only)"
+            );
+        }
+        let r = record_excluding(&["__pycache__", "build"], &found);
+        assert_eq!(excludes_problem(&r, &found), None);
+        assert_eq!(excludes_problem(&r, &[]), None);
+        // What they leave out is listed, as verify_dir lists what its scan left out.
+        assert_eq!(
+            verify(&r, &found).excluded_present,
+            ["__pycache__/c.pyc", "build/x.py"]
+        );
+    }
 }

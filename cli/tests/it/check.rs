@@ -456,3 +456,81 @@ fn a_report_piped_into_check_dash_is_checked() {
         stderr(&o)
     );
 }
+
+/// The evidence case `name` of the checker's fixture suite, copied into `to`.
+fn copy_evidence_case(name: &str, to: &Path) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../conformance-tests/fixtures/evidence")
+        .join(name);
+    let mut stack = vec![(from, to.to_owned())];
+    while let Some((src, dst)) = stack.pop() {
+        fs::create_dir_all(&dst).unwrap();
+        for e in fs::read_dir(&src).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                stack.push((e.path(), dst.join(e.file_name())));
+            } else {
+                fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+            }
+        }
+    }
+}
+
+/// A socket in the sealed directory is a finding (exit 1) naming it, not a directory passed
+/// over or an unreadable input (issue 33).
+#[cfg(unix)]
+#[test]
+fn a_socket_in_the_sealed_directory_fails_level_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    copy_evidence_case("l3-everything-verified", root);
+    let _listener = std::os::unix::net::UnixListener::bind(root.join("sealed/s.sock")).unwrap();
+    let (c, v) = check_json(
+        root,
+        &[
+            "report.json",
+            "--level",
+            "3",
+            "--sealed-dir",
+            "sealed",
+            "--seal",
+            "seal.json",
+        ],
+    );
+    assert_eq!(c, 1);
+    let errs = errors(&v["files"][0]);
+    assert!(
+        errs.len() == 1 && errs[0].contains("seal.not-regular") && errs[0].contains("s.sock"),
+        "{errs:?}"
+    );
+    assert_eq!(v["files"][0]["level_met"], 1);
+}
+
+/// Under a combined seal, a suite by the implementer's family left out of the report's seal
+/// author families fails level 4 (issue 33).
+#[test]
+fn a_hidden_suite_family_under_a_combined_seal_fails_level_4() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    for (case, level) in [
+        ("l4-combined-seal-two-families", 4),
+        ("seal.families--implementer-family-suite-hidden", 3),
+    ] {
+        let dir = root.join(case);
+        copy_evidence_case(case, &dir);
+        let (c, v) = check_json(
+            &dir,
+            &[
+                "report.json",
+                "--level",
+                "4",
+                "--sealed-dir",
+                "sealed",
+                "--seal",
+                "combined.seal.json",
+            ],
+        );
+        assert_eq!(v["files"][0]["level_met"], level, "{case}: {v:#}");
+        assert_eq!(c, if level == 4 { 0 } else { 1 }, "{case}");
+    }
+}

@@ -1,0 +1,326 @@
+//! The seal records judged like any input (issue 33): their excludes must leave the sealed
+//! tests in the hash, nothing may lie under the excluded paths, the sealed directory holds
+//! regular files only, and what the records say (expected tests, spec ambiguity, author
+//! families) is held against what the report says. The claims table ([`crate::claims`]) walks
+//! these checks.
+
+use std::collections::BTreeSet;
+
+use gapscore_core::fold::fold;
+use gapscore_seal::dir_hash::SealedFile;
+use gapscore_seal::record::{SealRecord, likely_harmless};
+use gapscore_seal::verify::{excludes_problem, verify};
+use serde_json::Value;
+
+use crate::checker::{Checker, ptr};
+use crate::rules;
+
+/// At most this many names are shown in one message.
+const SHOWN: usize = 3;
+
+fn shown(list: &[String]) -> String {
+    let mut s = list
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if list.len() > SHOWN {
+        s.push_str(&format!(", and {} more", list.len() - SHOWN));
+    }
+    s
+}
+
+impl Checker<'_> {
+    /// Every seal record given, with the files of its directory as read now (read without
+    /// excludes; empty without `--sealed-dir`) and a name for messages.
+    fn seal_records(&self) -> Vec<(String, &SealRecord, &[SealedFile])> {
+        let mut out = Vec::new();
+        if let Some(r) = &self.evidence.seal {
+            let files = self
+                .evidence
+                .sealed_dir
+                .as_ref()
+                .map(|d| d.files.as_slice())
+                .unwrap_or_default();
+            out.push(("the seal record".to_owned(), r, files));
+        }
+        if let Some(c) = &self.evidence.combined {
+            for (dir, r, files) in &c.suite_records {
+                out.push((
+                    format!("the seal record of suite `{dir}`"),
+                    r,
+                    files.as_slice(),
+                ));
+            }
+        }
+        out
+    }
+
+    /// A record whose excludes leave out every file, or every test file, seals nothing.
+    pub(crate) fn claim_excludes(&mut self) {
+        let problems: Vec<String> = self
+            .seal_records()
+            .into_iter()
+            .filter_map(|(name, r, files)| {
+                excludes_problem(r, files).map(|p| format!("{name}: {p}"))
+            })
+            .collect();
+        for p in problems {
+            self.err(&rules::SEAL_EXCLUDES, "/report/sealed_hash", p);
+        }
+    }
+
+    /// Files under the paths a record excludes: a tool's cache is a warning, anything else an
+    /// error (the seal cannot show such a file was not read or run). A record whose excludes
+    /// cover the tests is `seal.excludes`' finding, not this one's.
+    pub(crate) fn claim_excluded_present(&mut self) {
+        let mut found: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
+        for (name, r, files) in self.seal_records() {
+            if files.is_empty() || excludes_problem(r, files).is_some() {
+                continue;
+            }
+            let present = verify(r, files).excluded_present;
+            let (harmless, other): (Vec<String>, Vec<String>) = present
+                .into_iter()
+                .partition(|p| likely_harmless(p).is_some());
+            found.push((name, harmless, other));
+        }
+        for (name, harmless, other) in found {
+            if !other.is_empty() {
+                self.err(
+                    &rules::SEAL_EXCLUDED_PRESENT,
+                    "/report/sealed_hash",
+                    format!(
+                        "{} file{} under the paths {name} excludes ({}): the seal does not cover them, so it cannot show they were not read or run",
+                        other.len(),
+                        if other.len() == 1 { " lies" } else { "s lie" },
+                        shown(&other)
+                    ),
+                );
+            }
+            if !harmless.is_empty() {
+                self.warn(
+                    &rules::SEAL_EXCLUDED_PRESENT,
+                    "/report/sealed_hash",
+                    format!(
+                        "{} file{} that tools create under the paths {name} excludes ({})",
+                        harmless.len(),
+                        if harmless.len() == 1 {
+                            " lies"
+                        } else {
+                            "s lie"
+                        },
+                        shown(&harmless)
+                    ),
+                );
+            }
+        }
+    }
+
+    /// FIFOs, sockets and devices in the sealed directory: no bytes to hash, and reading one
+    /// gives whatever its writer says at the time.
+    pub(crate) fn claim_regular_files(&mut self) {
+        let Some(dir) = &self.evidence.sealed_dir else {
+            return;
+        };
+        if dir.special.is_empty() {
+            return;
+        }
+        let named: Vec<String> = dir
+            .special
+            .iter()
+            .map(|(p, kind)| format!("{p} ({kind})"))
+            .collect();
+        let msg = format!(
+            "`{}` holds {} entr{} that {} not a regular file ({}): a seal covers regular files only, so the directory can be neither sealed nor verified",
+            dir.given,
+            named.len(),
+            if named.len() == 1 { "y" } else { "ies" },
+            if named.len() == 1 { "is" } else { "are" },
+            shown(&named)
+        );
+        self.err(&rules::SEAL_NOT_REGULAR, "/report/sealed_hash", msg);
+    }
+
+    /// The expected tests of the records given (a single record's, or a combined record's
+    /// suites' merged), with where they come from.
+    fn expected_tests(&self) -> Option<(&'static str, &[String])> {
+        if let Some(e) = self
+            .evidence
+            .seal
+            .as_ref()
+            .and_then(|r| r.expected_tests.as_ref())
+        {
+            return Some(("the seal record", e));
+        }
+        self.evidence
+            .combined
+            .as_ref()
+            .and_then(|c| c.expected_tests.as_deref())
+            .map(|e| ("the combined seal's records", e))
+    }
+
+    /// A record that expects N sealed tests: the report counts N (each expected test once, a
+    /// missing one as failed, a test it does not list left out).
+    pub(crate) fn claim_expected_total(&mut self) {
+        let (Some((from, expected)), Some(sealed)) = (self.expected_tests(), self.sealed) else {
+            return;
+        };
+        let n = expected.len() as u64;
+        if sealed.total != n {
+            self.err(
+                &rules::SEAL_EXPECTED_TESTS,
+                "/sealed_tests/total",
+                format!(
+                    "the report counts {} sealed tests, but {from} expects {n}: scored under the record, every expected test counts once and no other test counts",
+                    sealed.total
+                ),
+            );
+        }
+    }
+
+    /// Each failure names an expected test (compared through the identity fold; a name may
+    /// carry or drop the file or class part before `::`, `.` or `/`).
+    pub(crate) fn claim_expected_names(&mut self) {
+        let Some((from, expected)) = self.expected_tests() else {
+            return;
+        };
+        let folded: BTreeSet<String> = expected.iter().map(|e| fold(e)).collect();
+        let Some(failures) = self.root.get("failures").and_then(Value::as_array) else {
+            return;
+        };
+        let mut unknown = Vec::new();
+        for (i, f) in failures.iter().enumerate() {
+            let Some(name) = f.get("test_name").and_then(Value::as_str) else {
+                continue;
+            };
+            let n = fold(name);
+            if n.is_empty() || !folded.iter().any(|e| same_test(e, &n)) {
+                unknown.push((
+                    ptr(&["failures", &i.to_string(), "test_name"]),
+                    name.to_owned(),
+                ));
+            }
+        }
+        for (p, name) in unknown {
+            self.err(
+                &rules::SEAL_EXPECTED_TESTS,
+                &p,
+                format!("failure `{name}` is none of the tests {from} expects"),
+            );
+        }
+    }
+
+    /// The combined record's spec ambiguity is the report's.
+    pub(crate) fn claim_ambiguity(&mut self) {
+        let Some(a) = self
+            .evidence
+            .combined
+            .as_ref()
+            .and_then(|c| c.spec_ambiguity)
+        else {
+            return;
+        };
+        let reported = self.meta_get("spec_ambiguity").and_then(Value::as_f64);
+        if reported.is_some_and(|r| (r - a).abs() < 0.0005) {
+            return;
+        }
+        let said = match reported {
+            Some(r) => format!("reports a spec ambiguity of {r}"),
+            None => "reports no spec ambiguity".to_owned(),
+        };
+        self.err(
+            &rules::SEAL_AMBIGUITY,
+            "/report/spec_ambiguity",
+            format!("the report {said}, but the combined seal record computed {a} (§4.6.2)"),
+        );
+    }
+
+    /// The seal author families reported are the records' (as a set, through the identity
+    /// fold); a record's family that is the implementer's is named as such.
+    pub(crate) fn claim_families(&mut self) {
+        let recorded: Vec<String> = match (&self.evidence.combined, &self.evidence.seal) {
+            (Some(c), _) => c.families.clone(),
+            (None, Some(r)) => r.author_family.iter().cloned().collect(),
+            (None, None) => return,
+        };
+        if recorded.is_empty() {
+            return;
+        }
+        let Some(reported) = self
+            .meta_get("seal_author_families")
+            .and_then(Value::as_array)
+            .map(|l| {
+                l.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+        else {
+            return;
+        };
+        let set = |l: &[String]| l.iter().map(|f| fold(f)).collect::<BTreeSet<String>>();
+        if set(&reported) == set(&recorded) {
+            return;
+        }
+        let implementer = self
+            .meta_get("implementer_family")
+            .and_then(Value::as_str)
+            .map(fold);
+        let hidden: Vec<String> = recorded
+            .iter()
+            .filter(|f| !set(&reported).contains(&fold(f)))
+            .map(|f| {
+                if implementer.as_deref() == Some(fold(f).as_str()) {
+                    format!("`{f}` (the implementer's family)")
+                } else {
+                    format!("`{f}`")
+                }
+            })
+            .collect();
+        let mut msg = format!(
+            "the report names the seal author families {}, but the seal records name {}",
+            quoted(&reported),
+            quoted(&recorded)
+        );
+        if !hidden.is_empty() {
+            msg.push_str(&format!("; not reported: {}", hidden.join(", ")));
+        }
+        self.err(&rules::SEAL_FAMILIES, "/report/seal_author_families", msg);
+    }
+}
+
+fn quoted(list: &[String]) -> String {
+    list.iter()
+        .map(|f| format!("`{f}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Two folded test names name one test: equal, or one is the other with a leading part
+/// (`file::`, `Class.`, `dir/`) dropped.
+fn same_test(a: &str, b: &str) -> bool {
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    long == short
+        || long.strip_suffix(short).is_some_and(|head| {
+            head.ends_with("::")
+                || head.ends_with('.')
+                || head.ends_with('/')
+                || head.ends_with('>')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_test;
+
+    #[test]
+    fn test_names_match_with_or_without_their_file() {
+        assert!(same_test("tests/test_a.py::test_x", "test_x"));
+        assert!(same_test("test_x", "test_x"));
+        assert!(same_test("suite.test_x", "test_x"));
+        assert!(!same_test("tests/test_a.py::test_x", "test_y"));
+        assert!(!same_test("test_xy", "y"));
+    }
+}
