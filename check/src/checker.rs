@@ -3,7 +3,7 @@
 //! uses (findings, requirements, pointers, counts); and [`Checker::finish`], which turns the
 //! requirements and findings into the level met.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
 
@@ -11,6 +11,7 @@ use crate::evidence::Evidence;
 use crate::model::{
     Document, FileResult, Finding, Requirement, RequirementVerdict, SchemaOutcome, Severity,
 };
+use crate::numbers::{Written, same};
 use crate::rules::{self, Rule};
 
 /// RFC 6901 pointer from segments.
@@ -94,6 +95,16 @@ pub(crate) struct Checker<'a> {
     pub(crate) tool: Option<String>,
     /// Whether level 4 is judged (asked for with `--level 4`); otherwise levels 1-3 are.
     pub(crate) judge4: bool,
+    /// The scores as the text wrote them, by pointer in the text (see [`is_score_pointer`]);
+    /// empty for a document given parsed.
+    pub(crate) written: HashMap<String, Written>,
+}
+
+/// The pointers whose numbers are judged at the precision they are written with: the score
+/// (at the root or under `report`), the hardening scores and velocity, and each history
+/// entry's score.
+pub(crate) fn is_score_pointer(p: &str) -> bool {
+    p.split('/').count() <= 5 && (p.ends_with("score") || p.ends_with("velocity"))
 }
 
 impl<'a> Checker<'a> {
@@ -120,7 +131,21 @@ impl<'a> Checker<'a> {
             hash: None,
             tool: None,
             judge4: false,
+            written: HashMap::new(),
         }
+    }
+
+    /// The number at `pointer`, whose value is `value`, as the report wrote it: from the text
+    /// when it was read from one (a score moved under `report` from the root is found at the
+    /// root), else the shortest decimal of its value.
+    pub(crate) fn written(&self, pointer: &str, value: f64) -> Option<Written> {
+        let at_root = pointer.strip_prefix("/report");
+        self.written
+            .get(pointer)
+            .or_else(|| at_root.and_then(|p| self.written.get(p)))
+            .filter(|w| same(w.value(), value))
+            .copied()
+            .or_else(|| Written::from_f64(value))
     }
 
     pub(crate) fn add(&mut self, rule: &Rule, severity: Severity, pointer: &str, message: String) {

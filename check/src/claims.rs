@@ -138,6 +138,61 @@ pub(crate) const CLAIMS: &[Claim] = &[
         rule: &rules::SEAL_FAMILIES,
         judged: Judged::Walk(|c: &mut Checker<'_>| c.claim_families()),
     },
+    // issue 33, arith: the counts, scores and times of one report against each other.
+    Claim {
+        claim: "the score (`report.shadow_score` / `gap_score`), at the precision it is written with",
+        records: &[Record::Report],
+        rule: &rules::SCORE_FORMULA,
+        judged: Judged::Requirement("L1.formula"),
+    },
+    Claim {
+        claim: "`failures[]` (each failed test once)",
+        records: &[Record::Report],
+        rule: &rules::COUNTS_DUPLICATE,
+        judged: Judged::Requirement("L1.fields"),
+    },
+    Claim {
+        claim: "`failures[].category` (within the category's sealed tests)",
+        records: &[Record::Report],
+        rule: &rules::COVERAGE_FAILURES,
+        judged: Judged::Requirement("L1.fields"),
+    },
+    Claim {
+        claim: "`coverage_comparison` sealed and open counts",
+        records: &[Record::Report],
+        rule: &rules::COVERAGE_SUM,
+        judged: Judged::Requirement("L1.fields"),
+    },
+    Claim {
+        claim: "`report.implementation_started_at` (before the first validation)",
+        records: &[Record::History, Record::Report],
+        rule: &rules::SEAL_ORDER,
+        judged: Judged::Walk(|c: &mut Checker<'_>| c.claim_implementation_first()),
+    },
+    Claim {
+        claim: "`hardening.history[]` scores (recomputed from each cycle's counts)",
+        records: &[Record::History, Record::Report],
+        rule: &rules::HARDENING_HISTORY,
+        judged: Judged::Requirement("L3.recomputed"),
+    },
+    Claim {
+        claim: "`hardening.history[]` counts, second score keys and times (not after the report)",
+        records: &[Record::History, Record::Report],
+        rule: &rules::HARDENING_HISTORY,
+        judged: Judged::Walk(|c: &mut Checker<'_>| c.claim_history_cycles()),
+    },
+    Claim {
+        claim: "`hardening.hardening_velocity`, at the precision it is written with",
+        records: &[Record::Report],
+        rule: &rules::HARDENING_VELOCITY,
+        judged: Judged::Requirement("L3.velocity"),
+    },
+    Claim {
+        claim: "`hardening.initial_*_score` (a score the first cycle's suite can give)",
+        records: &[Record::History, Record::Report],
+        rule: &rules::HARDENING_INITIAL,
+        judged: Judged::Walk(|c: &mut Checker<'_>| c.claim_initial_possible()),
+    },
     // issue 33, prov:
     Claim {
         claim: "`report.advisory_reason` (only with `advisory: true`)",

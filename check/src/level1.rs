@@ -73,8 +73,9 @@ impl Checker<'_> {
         let formula = match (self.score.clone(), self.sealed) {
             (Some((score, p)), Some(c)) => {
                 let exact = Rounding::Unrounded.apply(c.failed, c.total);
-                match match_score(score, c.failed, c.total) {
-                    ScoreMatch::Roundings(rs) => {
+                let written = self.written(&p, score);
+                match written.map(|w| (w, match_score(w, c.failed, c.total))) {
+                    Some((_, ScoreMatch::Roundings(rs))) => {
                         let names: Vec<&str> = rs
                             .iter()
                             .filter(|r| **r != Rounding::Unrounded || rs.len() == 1)
@@ -88,13 +89,13 @@ impl Checker<'_> {
                             names.join(", ")
                         ))
                     }
-                    ScoreMatch::Close => Ok(format!(
-                        "{} is within 0.05 of {}/{} x 100 = {exact:.4} (a finer rounding than the references')",
-                        show(score),
+                    Some((w, ScoreMatch::Rounded(d))) => Ok(format!(
+                        "{w} is {}/{} x 100 = {exact:.4} rounded to {d} decimal{} (not a reference rounding)",
                         c.failed,
-                        c.total
+                        c.total,
+                        if d == 1 { "" } else { "s" }
                     )),
-                    ScoreMatch::Mismatch => {
+                    _ => {
                         let variants: Vec<String> = [
                             Rounding::PythonHalfEven,
                             Rounding::GoHalfUp,
@@ -104,9 +105,16 @@ impl Checker<'_> {
                         .iter()
                         .map(|r| format!("{} {}", r.name(), show(r.apply(c.failed, c.total))))
                         .collect();
+                        let shown = written.map_or_else(|| show(score), |w| w.to_string());
+                        let precision = written.map_or(String::new(), |w| {
+                            format!(
+                                ", nor a rounding of the exact value to the {} decimal{} it is written with",
+                                w.decimals,
+                                if w.decimals == 1 { "" } else { "s" }
+                            )
+                        });
                         let msg = format!(
-                            "score {} is not {}/{} x 100 = {exact:.4} under any reference rounding ({})",
-                            show(score),
+                            "score {shown} is not {}/{} x 100 = {exact:.4} under any reference rounding ({}){precision}",
                             c.failed,
                             c.total,
                             variants.join(", ")

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::checker::{Checker, GAP, SHADOW, count, ptr, verdict_of};
 use crate::model::{RequirementVerdict, Severity};
-use crate::numbers::{ScoreMatch, match_score, parse_level, same, show};
+use crate::numbers::{ScoreMatch, match_score, parse_level, same, show, velocity_fits};
 use crate::rules;
 use crate::time::parse_rfc3339;
 
@@ -158,10 +158,19 @@ impl Checker<'_> {
         // Velocity.
         let velocity = h.get("hardening_velocity").and_then(Value::as_f64);
         let vel = match (velocity, &initial, &fin, cycles) {
-            (Some(v), Some((i, _)), Some((f, _)), Some(c)) => {
+            (Some(v), Some((i, ip)), Some((f, fp)), Some(c)) => {
                 // No cycle ran: velocity is undefined; Dark Factory's `/max(n, 1)` writes 0.
                 let want = if c == 0 { 0.0 } else { (i - f) / c as f64 };
-                if (v - want).abs() <= 0.05 + 1e-9 {
+                let written = (
+                    self.written("/hardening/hardening_velocity", v),
+                    self.written(ip, *i),
+                    self.written(fp, *f),
+                );
+                let fits = match written {
+                    (Some(wv), Some(wi), Some(wf)) => velocity_fits(wv, wi, wf, c),
+                    _ => same(v, want),
+                };
+                if fits {
                     Ok(format!(
                         "{} points per cycle = ({} - {}) / {}",
                         show(v),
@@ -170,9 +179,9 @@ impl Checker<'_> {
                         c.max(1)
                     ))
                 } else {
+                    let shown = written.0.map_or_else(|| show(v), |w| w.to_string());
                     let msg = format!(
-                        "hardening_velocity {} is not (initial {} - final {}) / {} cycles = {want:.2}",
-                        show(v),
+                        "hardening_velocity {shown} is not (initial {} - final {}) / {} cycles = {want:.4} rounded to the decimals it is written with",
                         show(*i),
                         show(*f),
                         c.max(1)
@@ -302,7 +311,9 @@ impl Checker<'_> {
             let (failed, total) = (count(o.get("sealed_failed")), count(o.get("sealed_total")));
             match (score, failed, total) {
                 (Some((s, key)), Some(f), Some(t)) => {
-                    if matches!(match_score(s, f, t), ScoreMatch::Mismatch) {
+                    let written = self.written(&format!("{p}/{key}"), s);
+                    if written.is_none_or(|w| matches!(match_score(w, f, t), ScoreMatch::Mismatch))
+                    {
                         self.err(
                             &rules::HARDENING_HISTORY,
                             &format!("{p}/{key}"),

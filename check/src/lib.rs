@@ -58,6 +58,8 @@
 mod advisory;
 mod checker;
 mod claims;
+mod consistency;
+mod depth;
 pub mod evidence;
 mod leak;
 mod level1;
@@ -82,8 +84,8 @@ pub use model::{
     Severity,
 };
 pub use read::{
-    DEFAULT_MAX_REPORT_BYTES, check_bytes, check_path, check_path_limited, check_value,
-    read_limited,
+    DEFAULT_MAX_REPORT_BYTES, MAX_READ_DEPTH, check_bytes, check_path, check_path_limited,
+    check_value, read_limited,
 };
 pub use render::{render_text, render_text_verbose};
 pub use rules::Rule;

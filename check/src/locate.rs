@@ -2,12 +2,14 @@
 //! object keys and array indices as a reader would, records the byte offset of each pointer
 //! asked for (an object member's key, an array item's first byte); a second pass turns the
 //! offsets into 1-based `line:col`. The text has already been parsed by serde_json, so it is
-//! valid JSON no deeper than serde_json's recursion limit; anything unexpected stops the scan
+//! valid JSON no deeper than the checker reads (`depth`), on a stack sized for its depth;
+//! anything unexpected stops the scan
 //! and leaves the rest unlocated. Time is linear in the text whatever the number of pointers.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::model::Finding;
+use crate::numbers::Written;
 
 /// Fills in `line` and `column` of every finding whose pointer names something in `text` (the
 /// document's root, `""`, is left without a position).
@@ -39,9 +41,32 @@ pub(crate) fn offsets(text: &str, wanted: &HashSet<&str>) -> HashMap<String, usi
         path: String::new(),
         wanted,
         found: HashMap::new(),
+        collect: None,
+        numbers: HashMap::new(),
     };
     let _ = scan.value();
     scan.found
+}
+
+/// Every number in `text` at a pointer `wanted` accepts, as written (`33.30` keeps its two
+/// decimals, which the parsed value has lost), in one pass.
+pub(crate) fn numbers_as_written(
+    text: &str,
+    wanted: &dyn Fn(&str) -> bool,
+) -> HashMap<String, Written> {
+    let none = HashSet::new();
+    let mut scan = Scan {
+        text,
+        b: text.as_bytes(),
+        i: 0,
+        path: String::new(),
+        wanted: &none,
+        found: HashMap::new(),
+        collect: Some(wanted),
+        numbers: HashMap::new(),
+    };
+    let _ = scan.value();
+    scan.numbers
 }
 
 /// 1-based line and column (in characters) of each offset, in one pass.
@@ -75,6 +100,9 @@ struct Scan<'a, 'w> {
     path: String,
     wanted: &'w HashSet<&'w str>,
     found: HashMap<String, usize>,
+    /// When set, the numbers at the pointers it accepts are collected, as written.
+    collect: Option<&'w dyn Fn(&str) -> bool>,
+    numbers: HashMap<String, Written>,
 }
 
 impl Scan<'_, '_> {
@@ -85,7 +113,7 @@ impl Scan<'_, '_> {
     }
 
     fn done(&self) -> bool {
-        self.found.len() == self.wanted.len()
+        self.collect.is_none() && self.found.len() == self.wanted.len()
     }
 
     /// Records the current path at `at` when it is wanted.
@@ -115,12 +143,19 @@ impl Scan<'_, '_> {
             b'[' => self.array(),
             b'"' => self.string().map(drop),
             _ => {
+                let start = self.i;
                 while self
                     .b
                     .get(self.i)
                     .is_some_and(|c| !matches!(c, b',' | b']' | b'}') && !c.is_ascii_whitespace())
                 {
                     self.i += 1;
+                }
+                if let Some(wanted) = self.collect
+                    && wanted(&self.path)
+                    && let Some(w) = self.text.get(start..self.i).and_then(Written::parse)
+                {
+                    self.numbers.insert(self.path.clone(), w);
                 }
                 Some(())
             }
@@ -237,5 +272,16 @@ mod tests {
         assert_eq!(at(text, "/kéy"), Some((7, 3)));
         assert_eq!(at(text, "/missing"), None);
         assert_eq!(at(text, "/failures/7"), None);
+    }
+
+    #[test]
+    fn numbers_keep_the_decimals_they_are_written_with() {
+        let text =
+            r#"{"report": {"shadow_score": 33.30, "n": 2.50}, "h": [1.0e1, {"score": -0.50}]}"#;
+        let found = numbers_as_written(text, &|p: &str| p.ends_with("score") || p == "/h/0");
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert_eq!(found["/report/shadow_score"].to_string(), "33.30");
+        assert_eq!(found["/h/0"].to_string(), "10");
+        assert_eq!(found["/h/1/score"].to_string(), "-0.50");
     }
 }

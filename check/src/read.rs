@@ -3,16 +3,19 @@
 //! and read what it says — dialect and spec version, the schemas it must pass, its scores,
 //! counts, failures, coverage and extensions — before the levels' rules judge it.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use gapscore_adapter_sdk::json::find_duplicate_key;
 use gapscore_schema::{SchemaId, validate_limited};
 use serde_json::{Map, Value};
 
-use crate::checker::{Checker, GAP, MAX_FINDINGS_PER_RULE, SHADOW, counts, ptr};
+pub use crate::depth::MAX_READ_DEPTH;
+
+use crate::checker::{Checker, GAP, MAX_FINDINGS_PER_RULE, SHADOW, counts, is_score_pointer, ptr};
 use crate::evidence::Evidence;
 use crate::model::{Document, FileResult, Finding, SchemaOutcome, Severity};
-use crate::numbers::{same, show};
+use crate::numbers::{Written, same, show};
 use crate::recognise::{Kind, classify, classify_text, spec_major};
 use crate::rules;
 
@@ -123,8 +126,18 @@ fn unreadable(path: &str, error: String, level: u8) -> FileResult {
     }
 }
 
-/// Checks one document given as bytes (`path` names it in messages).
+/// Checks one document given as bytes (`path` names it in messages). Valid JSON is read
+/// however deep it nests up to [`MAX_READ_DEPTH`]; a deeper document is unreadable, with its
+/// depth.
 pub fn check_bytes(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> FileResult {
+    crate::depth::readable(path, bytes)
+        .and_then(|depth| {
+            crate::depth::with_stack_for(depth, || check_text(path, bytes, evidence, level))
+        })
+        .unwrap_or_else(|e| unreadable(path, e, level))
+}
+
+fn check_text(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> FileResult {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return unreadable(path, format!("`{path}` is not utf-8 text"), level);
     };
@@ -135,9 +148,10 @@ pub fn check_bytes(path: &str, bytes: &[u8], evidence: &Evidence, level: u8) -> 
         let e = d.to_input_error(text.as_bytes(), 0);
         return unreadable(path, format!("{path}:{e}"), level);
     }
-    match serde_json::from_str::<Value>(text) {
+    match crate::depth::parse_unbounded(text) {
         Ok(doc) => {
-            let mut result = check_owned(path, doc, evidence, level);
+            let written = crate::locate::numbers_as_written(text, &is_score_pointer);
+            let mut result = check_owned(path, doc, evidence, level, written);
             crate::locate::locate_findings(text, &mut result.findings);
             result
         }
@@ -209,12 +223,18 @@ fn not_a_report(path: &str, kind: Kind, level: u8) -> FileResult {
 
 /// Checks one parsed document.
 pub fn check_value(path: &str, doc: &Value, evidence: &Evidence, level: u8) -> FileResult {
-    check_owned(path, doc.clone(), evidence, level)
+    check_owned(path, doc.clone(), evidence, level, HashMap::new())
 }
 
 /// Checks one parsed document, normalised in place: the document is held once, whatever its
 /// size.
-fn check_owned(path: &str, doc: Value, evidence: &Evidence, level: u8) -> FileResult {
+fn check_owned(
+    path: &str,
+    doc: Value,
+    evidence: &Evidence,
+    level: u8,
+    written: HashMap<String, Written>,
+) -> FileResult {
     match (classify(&doc), doc) {
         (Kind::Report, Value::Object(root)) => {
             let major = major_of(&root);
@@ -224,6 +244,7 @@ fn check_owned(path: &str, doc: Value, evidence: &Evidence, level: u8) -> FileRe
                 return not_a_report(path, Kind::Report, level);
             };
             let mut c = Checker::new(&doc, root, evidence);
+            c.written = written;
             for f in findings {
                 c.push(f);
             }
@@ -467,6 +488,10 @@ impl Checker<'_> {
         self.read_failures();
         self.read_coverage();
         self.read_extensions();
+        // Claims `L1.fields` judges: the failures and coverage against the counts.
+        self.claim_failures_once();
+        self.claim_failure_categories();
+        self.claim_coverage_sums();
         self.level1();
         self.level2();
         self.level3();

@@ -72,7 +72,7 @@ rules! {
         "the failures list has one entry per failed sealed test",
         "list every failed sealed test in `failures` (and nothing else)";
     SCORE_FORMULA = "score.formula", 1, "§3.3",
-        "the score is failed / total x 100, within the rounding of a reference implementation",
+        "the score is failed / total x 100: a reference implementation's rounding, or the exact value rounded (any way) to the decimals it is written with; no tolerance beyond that",
         "compute the score from the counts: failed / total x 100, rounded to one decimal";
     SCORE_ZERO = "score.zero-display", 1, "§3.3",
         "a report with failures does not show a score of 0",
@@ -105,7 +105,7 @@ rules! {
         "the report does not say its seal is broken (`report.seal_broken`)",
         "a broken seal makes the score invalid: restore the sealed tests and validate again";
     SEAL_ORDER = "seal.order", 2, "§4.1",
-        "the sealed tests were sealed before implementation and before every validation; the seal record's time is the seal time, and keys for one time agree",
+        "the sealed tests were sealed before implementation and before every validation, and implementation began before the first validation; the seal record's time is the seal time, and keys for one time agree",
         "seal the tests before implementation begins; a later seal cannot show they were hidden";
     TIME_FORMAT = "time.format", 2, "§4.1",
         "every time the seal order is judged by (seal, implementation, each validation) is an RFC 3339 date-time with a real offset",
@@ -168,6 +168,19 @@ rules! {
     SEAL_FAMILIES = "seal.families", 4, "§4.6 (v2)",
         "the seal author families reported are the seal records' families, and none is the implementer's",
         "report every suite author's family as the seal record names it; a suite by the implementer's family is weak independence";
+    // issue 33, arith:
+    COUNTS_DUPLICATE = "counts.duplicate-failure", 1, "§5.2",
+        "each failed test is listed once, unless the report discloses the id as given twice by the runner (`gapscore.duplicates`); names that differ but read the same folded (case, spacing, invisible characters, lookalike letters) are a warning",
+        "list each failed sealed test once; two entries for one test inflate the failures";
+    COVERAGE_FAILURES = "coverage.failures", 1, "§5.3",
+        "none of the four §5.3 categories has more failures than coverage_comparison gives it sealed tests (none in a category of 0)",
+        "count each category's sealed tests again, or tag the failures with the category they were sealed under";
+    COVERAGE_SUM = "coverage.sum", 1, "§5.1",
+        "the categories' sealed (open) counts add up to no more than sealed_tests.total (open_tests.total)",
+        "count each sealed test in exactly one category";
+    HARDENING_INITIAL = "hardening.initial-possible", 3, "§4.4",
+        "the initial score is k / total x 100 for a whole k, total being the sealed suite's size at the first cycle",
+        "record the initial score the first validation computed from its counts";
     // issue 33, prov:
     ADVISORY_REASON = "advisory.reason", 1, "§5.2, §5.4 (v2)",
         "`report.advisory_reason` is given only with `advisory: true` (a reason the score is not authoritative makes it advisory)",

@@ -534,3 +534,48 @@ fn a_hidden_suite_family_under_a_combined_seal_fails_level_4() {
         assert_eq!(c, if level == 4 { 0 } else { 1 }, "{case}");
     }
 }
+
+/// Issue 33: a score within 0.05 of the exact value is no longer "a finer rounding" (exit 1,
+/// naming the rule); a report nested 10 000 levels deep is read; one deeper than the checker
+/// reads is refused with its depth (exit 2), never a stack overflow.
+#[test]
+fn inexact_scores_fail_and_deep_reports_are_read_or_refused_with_their_depth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let report = |score: &str, extra: &str| {
+        format!(
+            r#"{{"shadow_score_spec_version": "1.0.0",
+  "report": {{"id": "r", "timestamp": "2026-03-01T12:00:00Z", "specification": "PRD.md", "shadow_score": {score}, "level": "significant"}},
+  "sealed_tests": {{"total": 2, "passed": 1, "failed": 1}},
+  "failures": [{{"test_name": "t", "category": "security", "expected": "a", "actual": "b", "message": "m"{extra}}}]}}"#
+        )
+    };
+    fs::write(root.join("inexact.json"), report("49.95", "")).unwrap();
+    let (c, v) = check_json(root, &["inexact.json"]);
+    assert_eq!(c, 1);
+    let errs = errors(&v["files"][0]);
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("score.formula") && e.contains("49.95")),
+        "{errs:?}"
+    );
+
+    let nest = |depth: usize| {
+        format!(
+            r#", "details": {}1{}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        )
+    };
+    fs::write(root.join("deep.json"), report("50.0", &nest(10_000))).unwrap();
+    let (c, v) = check_json(root, &["deep.json"]);
+    assert_eq!(c, 0, "{v}");
+    fs::write(root.join("deeper.json"), report("50.0", &nest(1_000_000))).unwrap();
+    let o = run_in(root, &["check", "deeper.json"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("`deeper.json` nests arrays and objects 1000003 levels deep"),
+        "{err}"
+    );
+}
