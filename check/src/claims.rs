@@ -193,6 +193,43 @@ pub(crate) const CLAIMS: &[Claim] = &[
         rule: &rules::HARDENING_INITIAL,
         judged: Judged::Walk(|c: &mut Checker<'_>| c.claim_initial_possible()),
     },
+    // issue 33, prov:
+    Claim {
+        claim: "`report.advisory_reason` (only with `advisory: true`)",
+        records: &[Record::Report],
+        rule: &rules::ADVISORY_REASON,
+        judged: Judged::Walk(|c: &mut Checker<'_>| c.claim_advisory_reason()),
+    },
+    Claim {
+        claim: "`report.advisory` absent or false (no §5.4 condition: zero sealed tests under v2; a gapscore-produced report's problems, problem-tagged failures, advisory reasons, planted files, flaky passes)",
+        records: &[Record::Report],
+        rule: &rules::ADVISORY_CONDITIONS,
+        judged: Judged::Walk(|c: &mut Checker<'_>| c.claim_not_advisory()),
+    },
+    Claim {
+        claim: "`report.workspace_isolation: legacy` (validated once, not hardening; v2)",
+        records: &[Record::History, Record::Report],
+        rule: &rules::WORKSPACE_HARDENING,
+        judged: Judged::Walk(|c: &mut Checker<'_>| c.claim_legacy_not_hardening()),
+    },
+    Claim {
+        claim: "the disclosure levels handed out (`assertions` at the final cycle only; v2)",
+        records: &[Record::History, Record::Report],
+        rule: &rules::DISCLOSURE_ASSERTIONS,
+        judged: Judged::Walk(|c: &mut Checker<'_>| c.claim_assertions_at_final_cycle()),
+    },
+    Claim {
+        claim: "`report.independence: strong` (families and models compared by the identity fold)",
+        records: &[Record::Report],
+        rule: &rules::INDEPENDENCE,
+        judged: Judged::Requirement("L4.independence"),
+    },
+    Claim {
+        claim: "no escalation into a seal author's family (each cycle's implementer)",
+        records: &[Record::History, Record::Report],
+        rule: &rules::ESCALATION_FAMILY,
+        judged: Judged::Requirement("L4.escalation"),
+    },
     // issue 33, leak:
     Claim {
         claim: "no sealed source in what the report shares (every string and key, decoded and joined; a literal-only sealed line that is the failure's `expected`/`actual` excepted)",
@@ -280,7 +317,8 @@ mod tests {
             "report": {"id": "r", "timestamp": "2026-03-01T12:00:00Z", "specification": "PRD.md",
                        "shadow_score": 0.0, "level": "none"},
             "sealed_tests": {"total": 1, "passed": 1, "failed": 0}, "failures": []}"#;
-        let r = crate::check_bytes("r.json", report, &crate::Evidence::default(), 3);
+        // Judged at level 4, so the level-4 requirements (independence, escalation) are made too.
+        let r = crate::check_bytes("r.json", report, &crate::Evidence::default(), 4);
         for c in CLAIMS {
             if let Judged::Requirement(id) = c.judged {
                 assert!(r.requirements.iter().any(|q| q.id == id), "{id}");

@@ -63,9 +63,19 @@ impl Checker<'_> {
                 Err(msg)
             }
             (Some(c), Some(m)) => Ok(format!("{c} of at most {m} cycles")),
+            // v2 §5.2 requires cycles_completed at level 3, not max_cycles.
+            (Some(c), None) if self.major >= 2 => Ok(format!(
+                "{c} cycles (max_cycles not reported: spec v2 §5.2 does not require it)"
+            )),
             _ => {
-                let missing: Vec<&str> = ["cycles_completed", "max_cycles"]
-                    .into_iter()
+                let required: &[&str] = if self.major >= 2 {
+                    &["cycles_completed"]
+                } else {
+                    &["cycles_completed", "max_cycles"]
+                };
+                let missing: Vec<&str> = required
+                    .iter()
+                    .copied()
                     .filter(|k| count(h.get(*k)).is_none())
                     .collect();
                 let msg = format!("the hardening object lacks {}", missing.join(" and "));
@@ -95,7 +105,10 @@ impl Checker<'_> {
                 })
         };
         let initial = pick("initial_shadow_score", "initial_gap_score");
-        let fin = pick("final_shadow_score", "final_gap_score");
+        // v2 §5.2 requires the initial score at level 3, not the final one: the final score is
+        // the report's own (v1 has no required hardening fields; its level 3 keeps both).
+        let fin = pick("final_shadow_score", "final_gap_score")
+            .or_else(|| (self.major >= 2).then(|| self.score.clone()).flatten());
         let scores_ok = match (&initial, &fin) {
             (Some((i, _)), Some((f, fp))) => match &self.score {
                 Some((s, _)) if !same(*s, *f) => {

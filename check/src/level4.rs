@@ -3,6 +3,7 @@
 //! reported, a disposable verification workspace, the §5.4 advisory conditions, `spec_ambiguity`
 //! under seal plurality, and enforcement before dispatch (attested: a report cannot show it).
 
+use gapscore_core::fold::{fold, same_name, show_disguises};
 use serde_json::Value;
 
 use crate::checker::{Checker, ptr};
@@ -10,7 +11,7 @@ use crate::model::RequirementVerdict;
 use crate::rules;
 
 /// The level-4 requirements: id, spec section, title.
-const L4_REQUIREMENTS: [(&str, &str, &str); 7] = [
+const L4_REQUIREMENTS: [(&str, &str, &str); 8] = [
     (
         "L4.spec-v2",
         "§6 (v2)",
@@ -42,6 +43,11 @@ const L4_REQUIREMENTS: [(&str, &str, &str); 7] = [
         "spec_ambiguity is reported when seal plurality is used",
     ),
     (
+        "L4.escalation",
+        "§4.4.2 (v2)",
+        "hardening escalation never moves the implementer into a seal author's family",
+    ),
+    (
         "L4.before-dispatch",
         "§4.2.1 (v2)",
         "authorship independence is enforced before dispatch",
@@ -54,14 +60,15 @@ const PROVENANCE: [&str; 3] = ["independence", "seal_author_families", "implemen
 /// The provenance a report gives, when all three fields are present and well formed.
 struct Provenance {
     strong: bool,
-    /// The seal author families as written, and normalised (trimmed, lower case).
+    /// The seal author families as written, and folded ([`family`]).
     seal: Vec<(String, String)>,
     implementer: String,
 }
 
-/// A model family as compared: trimmed, lower case.
+/// A model family or model as compared: its fold (the one identity of names, shared with
+/// `score` and the leak scan: case, spacing, invisible characters and lookalike letters aside).
 fn family(s: &str) -> String {
-    s.trim().to_lowercase()
+    fold(s)
 }
 
 /// A non-empty list of non-empty strings.
@@ -133,9 +140,12 @@ impl Checker<'_> {
         let (verdict, detail) = self.ambiguity(provenance.as_ref().ok());
         self.require_l4(5, verdict, detail);
 
-        let msg = "a report cannot show that the families were compared before any agent was dispatched, that the specifier and reviewers are outside the families they feed or review, or that hardening escalation stayed out of the seal authors' families (§4.4.2): taken as attested".to_owned();
+        let (verdict, detail) = self.escalation(provenance.as_ref().ok());
+        self.require_l4(6, verdict, detail);
+
+        let msg = "a report cannot show that the families were compared before any agent was dispatched, or that the specifier and reviewers are outside the families they feed or review: taken as attested".to_owned();
         self.note(&rules::DISPATCH, "/report", msg.clone());
-        self.require_l4(6, RequirementVerdict::Attested, msg);
+        self.require_l4(7, RequirementVerdict::Attested, msg);
     }
 
     fn require_l4(&mut self, i: usize, verdict: RequirementVerdict, detail: String) {
@@ -227,8 +237,9 @@ impl Checker<'_> {
         let implementer = family(&p.implementer);
         if let Some((shared, _)) = p.seal.iter().find(|(_, n)| *n == implementer) {
             let msg = format!(
-                "independence is `strong`, but the implementer's family `{}` is also a seal author's (`{shared}` in seal_author_families): a shared family is weak independence (§3.6.1)",
-                p.implementer
+                "independence is `strong`, but the implementer's family `{}` is also a seal author's (`{}` in seal_author_families): a shared family is weak independence (§3.6.1; names compare by their fold: case, spacing, invisible characters and lookalike letters aside)",
+                show_disguises(&p.implementer),
+                show_disguises(shared)
             );
             self.err(
                 &rules::INDEPENDENCE,
@@ -243,10 +254,11 @@ impl Checker<'_> {
             .and_then(names)
             .unwrap_or_default();
         if let Some(m) = model
-            && seal_models.iter().any(|s| s.trim() == m.trim())
+            && seal_models.iter().any(|s| same_name(s, m))
         {
             let msg = format!(
-                "independence is `strong`, but the implementer's model `{m}` is also a seal author's (seal_author_models): one model is one family (§4.2.1)"
+                "independence is `strong`, but the implementer's model `{}` is also a seal author's (seal_author_models): one model is one family (§4.2.1; names compare by their fold)",
+                show_disguises(m)
             );
             self.err(
                 &rules::INDEPENDENCE,
@@ -293,18 +305,19 @@ impl Checker<'_> {
     /// advisory flag; both ways an advisory report holds no level (`report.advisory`, and the
     /// v2 schema's conditionals).
     fn advisory_conditions(&self) -> (RequirementVerdict, String) {
-        let mut conditions = Vec::new();
+        let mut conditions: Vec<String> = Vec::new();
         if self.meta_get("independence").and_then(Value::as_str) == Some("weak") {
-            conditions.push("`independence: weak`");
+            conditions.push("`independence: weak`".to_owned());
         }
         if self.meta_get("seal_broken") == Some(&Value::Bool(true)) {
-            conditions.push("`seal_broken: true`");
+            conditions.push("`seal_broken: true`".to_owned());
         }
-        let advisory = self.meta_get("advisory") == Some(&Value::Bool(true));
+        conditions.extend(self.advisory_evidence().into_iter().map(|(_, what)| what));
+        let advisory = self.advisory_flag();
         match (conditions.is_empty(), advisory) {
             (true, false) => (
                 RequirementVerdict::Verified,
-                "no §5.4 condition a report can show holds (independence not weak, seal not broken) and the report is not advisory".to_owned(),
+                "no §5.4 condition a report can show holds (independence not weak, seal not broken, sealed tests counted, none of its producer's advisory records) and the report is not advisory".to_owned(),
             ),
             (true, true) => (
                 RequirementVerdict::Failed,
@@ -334,10 +347,13 @@ impl Checker<'_> {
             .unwrap_or_default();
         families.sort_unstable();
         families.dedup();
-        let mut models = self
+        let mut models: Vec<String> = self
             .meta_get("seal_author_models")
             .and_then(names)
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .iter()
+            .map(|m| family(m))
+            .collect();
         models.sort_unstable();
         models.dedup();
         let plural = families.len() > 1 || models.len() > 1;
@@ -369,6 +385,72 @@ impl Checker<'_> {
                 ),
             },
         }
+    }
+}
+
+impl Checker<'_> {
+    /// §4.4.2: no hardening cycle's implementer is of a seal author's family or model, judged
+    /// on the history's per-cycle `implementer_family` / `implementer_model` (gapscore's history
+    /// records the family); attested when the report records no cycle's implementer. (gapscore's
+    /// `hardening.escalation` is §4.4 step 7's escalation to human review, not a model change.)
+    fn escalation(&mut self, p: Option<&Provenance>) -> (RequirementVerdict, String) {
+        let seal_models = self
+            .meta_get("seal_author_models")
+            .and_then(names)
+            .unwrap_or_default();
+        let seal_families: Vec<String> = p
+            .map(|p| p.seal.iter().map(|(s, _)| s.clone()).collect())
+            .unwrap_or_default();
+        let history = self
+            .hardening()
+            .and_then(|h| h.get("history"))
+            .and_then(Value::as_array);
+        let mut recorded = 0;
+        let mut bad = Vec::new();
+        for (i, cycle) in history.into_iter().flatten().enumerate() {
+            for (key, seal) in [
+                ("implementer_family", &seal_families),
+                ("implementer_model", &seal_models),
+            ] {
+                let Some(name) = cycle.get(key).and_then(Value::as_str) else {
+                    continue;
+                };
+                recorded += 1;
+                if let Some(author) = seal.iter().find(|s| same_name(s, name)) {
+                    let n = cycle
+                        .get("cycle")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(i as u64);
+                    bad.push((
+                        ptr(&["hardening", "history", &i.to_string(), key]),
+                        format!(
+                            "hardening cycle {n}'s implementer `{}` ({key}) is a seal author's (`{}`): escalating into a seal author's family reproduces teach-to-test through model correlation (§4.4.2)",
+                            show_disguises(name),
+                            show_disguises(author)
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some((_, first)) = bad.first().cloned() {
+            for (pointer, msg) in bad {
+                self.err(&rules::ESCALATION_FAMILY, &pointer, msg);
+            }
+            return (RequirementVerdict::Failed, first);
+        }
+        if recorded == 0 {
+            return (
+                RequirementVerdict::Attested,
+                "no hardening cycle records its implementer (`hardening.history[].implementer_family`): taken as attested".to_owned(),
+            );
+        }
+        (
+            RequirementVerdict::Verified,
+            format!(
+                "{recorded} recorded cycle implementer{} outside every seal author's family and model",
+                if recorded == 1 { "" } else { "s" }
+            ),
+        )
     }
 }
 

@@ -55,6 +55,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod advisory;
 mod checker;
 mod claims;
 mod consistency;
@@ -68,6 +69,7 @@ mod level4;
 mod locate;
 pub mod model;
 pub mod numbers;
+mod procedure;
 mod read;
 pub mod recognise;
 mod render;

@@ -114,10 +114,10 @@ rules! {
         "information isolation cannot be shown by a report: it is taken as attested",
         "nothing to fix in the report; record how isolation was enforced (v2: workspace_isolation)";
     HARDENING_PRESENT = "hardening.present", 3, "§4.4",
-        "the report has a hardening object with cycles_completed and max_cycles",
+        "the report has a hardening object with cycles_completed and max_cycles (v2 §5.2: cycles_completed; max_cycles is not required)",
         "run the hardening loop and report it (`gapscore score --history FILE --max-cycles N`)";
     HARDENING_SCORES = "hardening.scores", 3, "§4.4",
-        "the hardening object has initial and final scores, and the final score is the report's score",
+        "the hardening object has initial and final scores, and the final score is the report's score (v2 §5.2: the initial score; a missing final score is the report's)",
         "record the score before the first cycle (initial) and after the last (final = the report's score)";
     HARDENING_CYCLES = "hardening.cycles", 3, "§4.4",
         "cycles_completed is at most max_cycles",
@@ -147,7 +147,7 @@ rules! {
         "a report recording seal plurality (several seal author families or models) reports `report.spec_ambiguity`",
         "compute spec_ambiguity = contradicting criteria / total criteria across the sealed suites and report it";
     DISPATCH = "dispatch.attested", 4, "§4.2.1 (v2)",
-        "independence enforced before dispatch (and escalation, specifier and reviewer families) cannot be shown by a report: it is taken as attested",
+        "independence enforced before dispatch (and specifier and reviewer families) cannot be shown by a report: it is taken as attested; escalation is `escalation.family`",
         "nothing to fix in the report; enforce the family rules before any agent is dispatched";
     // issue 33, seal:
     SEAL_EXCLUDES = "seal.excludes", 2, "§4.5",
@@ -181,6 +181,22 @@ rules! {
     HARDENING_INITIAL = "hardening.initial-possible", 3, "§4.4",
         "the initial score is k / total x 100 for a whole k, total being the sealed suite's size at the first cycle",
         "record the initial score the first validation computed from its counts";
+    // issue 33, prov:
+    ADVISORY_REASON = "advisory.reason", 1, "§5.2, §5.4 (v2)",
+        "`report.advisory_reason` is given only with `advisory: true` (a reason the score is not authoritative makes it advisory)",
+        "mark the report `advisory: true`, or remove `advisory_reason` if no §5.4 condition holds";
+    ADVISORY_CONDITIONS = "advisory.conditions", 1, "§5.4 (v2)",
+        "a report whose own records show a §5.4 condition is marked advisory: zero sealed tests (v2), or, for a report naming gapscore as producer, the problems, advisory reasons, planted files or flaky passes it records",
+        "mark the report `advisory: true` with its `advisory_reason`; a suite that did not run is not a suite that passed";
+    WORKSPACE_HARDENING = "workspace.hardening", 3, "§4.3 (v2)",
+        "a report that hardens (cycles completed, or a history of more than one validation) does not use the `legacy` copy-in workspace",
+        "validate in a disposable verification workspace (`workspace_isolation: \"strict\"`): the implementer re-invoked after validation must not find the sealed tests";
+    DISCLOSURE_ASSERTIONS = "disclosure.assertions", 3, "§4.4.1 (v2)",
+        "the `assertions` disclosure level (v2 `max_reveal: assertion`) is used at the final cycle only",
+        "reveal failing assertions only for the last cycle the budget allows (`max_cycles`), never with cycles left";
+    ESCALATION_FAMILY = "escalation.family", 4, "§4.4.2 (v2)",
+        "no hardening cycle's implementer (history `implementer_family` / `implementer_model`) is of a seal author's family or model",
+        "escalate only to a model outside every seal author's family (§4.2.1); a cycle in a seal family reproduces teach-to-test";
 }
 
 /// Looks a rule up by id.

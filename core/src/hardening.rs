@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::feedback::Reveal;
+use crate::fold::same_name;
 use crate::level::{Level, Score};
 
 /// One validation of the sealed suite: cycle 0 is the validation before the first fix.
@@ -90,11 +91,6 @@ pub enum HistoryError {
     },
 }
 
-/// Compares model families: trimmed, case-insensitive (`Claude` and `claude ` are one family).
-pub fn same_family(a: &str, b: &str) -> bool {
-    a.trim().eq_ignore_ascii_case(b.trim())
-}
-
 impl History {
     /// The current history format version.
     pub const VERSION: u32 = 1;
@@ -107,7 +103,7 @@ impl History {
                 && !self
                     .seal_author_families
                     .iter()
-                    .any(|known| same_family(known, f))
+                    .any(|known| same_name(known, f))
             {
                 self.seal_author_families.push(f.to_owned());
             }
@@ -128,7 +124,7 @@ impl History {
             && self
                 .seal_author_families
                 .iter()
-                .any(|author| same_family(author, f))
+                .any(|author| same_name(author, f))
         {
             return Err(HistoryError::SealAuthorFamily {
                 family: f.trim().to_owned(),
@@ -443,6 +439,16 @@ mod tests {
             .record(&Score::new(0, 20), "t", None, None, Some(" CLAUDE"))
             .unwrap_err();
         assert!(matches!(e, HistoryError::SealAuthorFamily { .. }));
+        // Disguised by a zero-width space or a Cyrillic letter, it is still that family.
+        for disguised in ["cla\u{200b}ude", "\u{441}laude"] {
+            let e = h
+                .record(&Score::new(0, 20), "t", None, None, Some(disguised))
+                .unwrap_err();
+            assert!(
+                matches!(e, HistoryError::SealAuthorFamily { .. }),
+                "{disguised:?}"
+            );
+        }
         assert_eq!(h.cycles[0].implementer_family.as_deref(), Some("gpt"));
     }
 

@@ -7,6 +7,10 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+// Families and models compare by the one name fold: case, spacing, invisible characters and
+// lookalike letters aside.
+use crate::fold::same_name;
+
 /// The spec version a report is written to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum SpecVersion {
@@ -105,11 +109,19 @@ impl Provenance {
     /// Works out the families the `[families]` table gives the models, checks them against
     /// the declared ones and the conformance level, and returns the provenance to report.
     pub fn resolve(&self) -> Result<Resolved, String> {
-        let family_of = |model: &str| self.families.get(model).cloned();
+        // A model is looked up by its fold too: `GPT-5` finds the table's `gpt-5`.
+        let family_of = |model: &str| {
+            self.families.get(model).cloned().or_else(|| {
+                self.families
+                    .iter()
+                    .find(|(k, _)| same_name(k, model))
+                    .map(|(_, f)| f.clone())
+            })
+        };
         let implementer_family = match (&self.implementer_family, &self.implementer_model) {
             (Some(f), Some(m)) => {
                 if let Some(mapped) = family_of(m)
-                    && !same_family(&mapped, f)
+                    && !same_name(&mapped, f)
                 {
                     return Err(format!(
                         "the implementer's family is `{f}`, but [families] puts its model `{m}` in `{mapped}`"
@@ -123,7 +135,7 @@ impl Provenance {
         };
         let mut seal_author_families: Vec<String> = Vec::new();
         let mut add = |f: &str| {
-            if !seal_author_families.iter().any(|g| same_family(g, f)) {
+            if !seal_author_families.iter().any(|g| same_name(g, f)) {
                 seal_author_families.push(f.to_owned());
             }
         };
@@ -195,8 +207,9 @@ fn independence(
     if seal_author_families.is_empty() {
         return None;
     }
-    let shared_family = seal_author_families.iter().any(|f| same_family(f, imp));
-    let same_model = implementer_model.is_some_and(|m| seal_author_models.iter().any(|s| s == m));
+    let shared_family = seal_author_families.iter().any(|f| same_name(f, imp));
+    let same_model =
+        implementer_model.is_some_and(|m| seal_author_models.iter().any(|s| same_name(s, m)));
     Some(if shared_family || same_model {
         Independence::Weak
     } else {
@@ -208,14 +221,14 @@ impl Resolved {
     /// Takes the seal authors' families from a combined seal (§4.6 seal plurality), whose
     /// record tags every suite with its author's family: they fill `seal_author_families` when
     /// none were declared, and independence is worked out again. Declared families that are
-    /// not the record's (as a set, letter case aside) are contradictory evidence: refused.
+    /// not the record's (as a set of folded names, [`crate::fold`]) are contradictory evidence: refused.
     pub fn adopt_seal_families(&mut self, families: &[String]) -> Result<(), String> {
         let set = |list: &[String]| -> std::collections::BTreeSet<String> {
-            list.iter().map(|f| f.trim().to_lowercase()).collect()
+            list.iter().map(|f| crate::fold::fold(f)).collect()
         };
         if self.seal_author_families.is_empty() {
             for f in families {
-                if !self.seal_author_families.iter().any(|g| same_family(g, f)) {
+                if !self.seal_author_families.iter().any(|g| same_name(g, f)) {
                     self.seal_author_families.push(f.trim().to_owned());
                 }
             }
@@ -234,11 +247,6 @@ impl Resolved {
         );
         Ok(())
     }
-}
-
-/// Families compare without regard to case or surrounding space.
-fn same_family(a: &str, b: &str) -> bool {
-    a.trim().eq_ignore_ascii_case(b.trim())
 }
 
 /// Provenance checked and worked out, as written under `report`.
@@ -278,6 +286,29 @@ mod tests {
         assert_eq!(r.implementer_family.as_deref(), Some("anthropic"));
         assert_eq!(r.seal_author_families, ["openai", "anthropic"]);
         assert_eq!(r.independence, Some(Independence::Weak));
+    }
+
+    #[test]
+    fn names_disguised_by_case_invisible_characters_or_lookalikes_are_one_family() {
+        // A zero-width space, a Cyrillic `о`, letter case: one family, so weak.
+        for family in ["open\u{200b}ai", "\u{43e}penai", "OPENAI"] {
+            let p = Provenance {
+                implementer_family: Some(family.into()),
+                seal_author_families: vec!["openai".into()],
+                ..Provenance::default()
+            };
+            let r = p.resolve().unwrap();
+            assert_eq!(r.independence, Some(Independence::Weak), "{family:?}");
+        }
+        // One model written in two cases is one model: weak, whatever the families say.
+        let p = Provenance {
+            implementer_family: Some("anthropic".into()),
+            implementer_model: Some("GPT-5".into()),
+            seal_author_families: vec!["openai".into()],
+            seal_author_models: vec!["gpt-5".into()],
+            ..Provenance::default()
+        };
+        assert_eq!(p.resolve().unwrap().independence, Some(Independence::Weak));
     }
 
     #[test]

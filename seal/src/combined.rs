@@ -112,10 +112,10 @@ impl CombinedSeal {
         if suites.len() < 2 {
             return Err(CombineError::TooFew(suites.len()));
         }
-        suites.sort_by_key(|s| s.author_family.trim().to_lowercase());
+        // One family is one name by its fold (`OpenAI` and `open\u{200b}ai` are one).
+        suites.sort_by_key(|s| gapscore_fold::fold(&s.author_family));
         for w in suites.windows(2) {
-            if w[0].author_family.trim().to_lowercase() == w[1].author_family.trim().to_lowercase()
-            {
+            if gapscore_fold::same_name(&w[0].author_family, &w[1].author_family) {
                 return Err(CombineError::SameFamily(w[1].author_family.clone()));
             }
         }
@@ -257,10 +257,20 @@ mod tests {
             )
         );
         let s = |f: &str| SuiteSeal::new(f, "sha256:aa", "d", "r");
-        assert!(matches!(
-            CombinedSeal::new(vec![s("x"), s(" X")], "t"),
-            Err(CombineError::SameFamily(_))
-        ));
+        // One family by its fold: case, spacing, a zero-width space, a Cyrillic `о`.
+        for (a, b) in [
+            ("x", " X"),
+            ("openai", "open\u{200b}ai"),
+            ("openai", "\u{43e}penai"),
+        ] {
+            assert!(
+                matches!(
+                    CombinedSeal::new(vec![s(a), s(b)], "t"),
+                    Err(CombineError::SameFamily(_))
+                ),
+                "{a:?} {b:?}"
+            );
+        }
         assert!(matches!(
             CombinedSeal::new(vec![s("x")], "t"),
             Err(CombineError::TooFew(1))

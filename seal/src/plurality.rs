@@ -172,10 +172,11 @@ impl SuiteCheck {
     pub fn listed(&self) -> bool {
         self.record_is_bound()
             && self.record.hash == self.suite.hash
-            && self.record.author_family.as_deref().is_some_and(|f| {
-                f.trim()
-                    .eq_ignore_ascii_case(self.suite.author_family.trim())
-            })
+            && self
+                .record
+                .author_family
+                .as_deref()
+                .is_some_and(|f| gapscore_fold::same_name(f, &self.suite.author_family))
     }
 
     /// The record file found is the one the suite was combined from (when the combined record

@@ -1,6 +1,10 @@
-//! Folding text for the sealed-source match (spec §4.4): two texts that read the same to a
-//! person fold to the same string, so a line of sealed test source is found however it was
-//! respaced, recased or disguised.
+//! The one text fold of gapscore. Two texts that read the same to a person fold to the same
+//! string: the leak scan (spec §4.4) finds a line of sealed test source however it was
+//! respaced, recased or disguised, and every name gapscore compares — model families, models,
+//! test names — is compared by its fold ([`same_name`]), so `GPT-5` and `gpt-5`, `open\u{200b}ai`
+//! and `openai`, or an `openai` written with a Cyrillic `о`, are one name in `score`, `seal` and
+//! `check` alike. A name compared any other way (`to_lowercase`, `eq_ignore_ascii_case`) is a
+//! second identity rule, and a forged report slips between the two.
 //!
 //! [`fold`] drops every whitespace character (spaces, tabs, no-break and other Unicode spaces,
 //! line breaks) and every invisible format character (zero-width spaces and joiners, word
@@ -8,22 +12,54 @@
 //! Cyrillic and Greek letters that look like Latin ones to those Latin letters; and lowercases.
 //! It maps one character at a time, so a text containing a line also contains the line's fold
 //! after folding: matching folded texts finds everything an exact match finds, and more.
+//!
+//! ```
+//! use gapscore_fold::{fold, same_name};
+//!
+//! assert!(same_name("GPT-5", "gpt-5"));
+//! assert!(same_name("open\u{200b}ai", "OpenAI "));
+//! assert!(same_name("\u{43e}penai", "openai")); // Cyrillic о
+//! assert!(!same_name("openai", "anthropic"));
+//! assert_eq!(fold("assert  Add(1, 2)"), fold("assert add(1,2)"));
+//! ```
 
-/// The text as matched: see the module documentation.
-pub fn fold(text: &str) -> String {
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+/// Whether two names (model families, models, test names) are one name: their folds are equal.
+/// Every identity comparison in gapscore goes through here.
+pub fn same_name(a: &str, b: &str) -> bool {
+    folded_chars(a).eq(folded_chars(b))
+}
+
+/// The text with what disguises it made visible, for messages: invisible characters,
+/// whitespace other than a plain space, and non-ASCII lookalikes of Latin letters are written
+/// as `\u{XXXX}` (`open\u{200b}ai`, `\u{43e}penai`); everything else as it is.
+pub fn show_disguises(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_whitespace() || is_invisible(c) {
-            continue;
-        }
-        let c = latin_lookalike(c);
-        if c.is_ascii() {
-            out.push(c.to_ascii_lowercase());
+        let disguise = is_invisible(c)
+            || (c.is_whitespace() && c != ' ')
+            || (!c.is_ascii() && latin_lookalike(c) != c);
+        if disguise {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
         } else {
-            out.extend(c.to_lowercase());
+            out.push(c);
         }
     }
     out
+}
+
+/// The characters of [`fold`]`(text)`, lazily (a comparison allocates nothing).
+fn folded_chars(text: &str) -> impl Iterator<Item = char> + '_ {
+    text.chars()
+        .filter(|c| !c.is_whitespace() && !is_invisible(*c))
+        .flat_map(|c| latin_lookalike(c).to_lowercase())
+}
+
+/// The text as matched: see the module documentation.
+pub fn fold(text: &str) -> String {
+    folded_chars(text).collect()
 }
 
 /// Characters that print as nothing: zero-width spaces and joiners, word joiners and invisible
@@ -134,7 +170,31 @@ fn latin_lookalike(c: char) -> char {
 
 #[cfg(test)]
 mod tests {
-    use super::fold;
+    use super::{fold, same_name, show_disguises};
+
+    #[test]
+    fn names_compare_by_their_fold() {
+        for (a, b) in [
+            ("GPT-5", "gpt-5"),
+            ("open\u{200b}ai", "openai"),
+            ("\u{43e}pen\u{430}i", "OpenAI"),
+            (" Anthropic\u{feff}", "anthropic"),
+            ("ｇｏｏｇｌｅ", "google"),
+        ] {
+            assert!(same_name(a, b), "{a:?} vs {b:?}");
+            assert_eq!(fold(a), fold(b), "{a:?} vs {b:?}");
+        }
+        for (a, b) in [
+            ("openai", "anthropic"),
+            ("gpt-5", "gpt-4"),
+            ("gpt-5", "gpt-5o"),
+        ] {
+            assert!(!same_name(a, b), "{a:?} vs {b:?}");
+        }
+        assert_eq!(show_disguises("open\u{200b}ai"), "open\\u{200b}ai");
+        assert_eq!(show_disguises("\u{43e}penai"), "\\u{43e}penai");
+        assert_eq!(show_disguises("Open AI 智谱"), "Open AI 智谱");
+    }
 
     #[test]
     fn spacing_case_and_invisible_characters_fold_away() {
