@@ -230,6 +230,13 @@ pub(crate) const CLAIMS: &[Claim] = &[
         rule: &rules::ESCALATION_FAMILY,
         judged: Judged::Requirement("L4.escalation"),
     },
+    // issue 33, leak:
+    Claim {
+        claim: "no sealed source in what the report shares (every string and key, decoded and joined; a literal-only sealed line that is the failure's `expected`/`actual` excepted)",
+        records: &[Record::SealedDir, Record::Report],
+        rule: &rules::FEEDBACK_LEAK,
+        judged: Judged::Requirement("L3.no-source"),
+    },
 ];
 
 impl Checker<'_> {

@@ -34,7 +34,7 @@ pub struct SealedDir {
     /// FIFOs, sockets and devices found (relative path, what it is): neither hashed nor read,
     /// and reported (a sealed directory holds regular files only).
     pub special: Vec<(String, &'static str)>,
-    /// The files' lines, for the leak scan.
+    /// The files' lines, for the leak scan (prepared when read).
     pub source: SealedSource,
 }
 
@@ -49,6 +49,7 @@ impl SealedDir {
                 source.add_file(rel, bytes);
             },
         )?;
+        source.prepare();
         Ok(SealedDir {
             given: dir.to_string_lossy().into_owned(),
             absolute: fs::canonicalize(dir)
@@ -83,6 +84,7 @@ impl SealedDir {
         }
         out.files
             .sort_unstable_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+        out.source.prepare();
         out
     }
 }
@@ -190,6 +192,7 @@ impl Evidence {
             );
             suite_records.push((dir, s.record.clone(), scan.files));
         }
+        source.prepare();
         Ok(Evidence {
             sealed_dir: Some(SealedDir {
                 given: base.to_string_lossy().into_owned(),

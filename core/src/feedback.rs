@@ -1,13 +1,12 @@
 //! Hardening-loop feedback (spec §4.4): what the implementer may see of the failed sealed tests —
 //! name, category, expected, actual, message — mechanically scrubbed of the sealed tests' source.
 //!
-//! [`SealedSource`] holds the lines and file names of the sealed directory (the caller reads the
-//! files); [`scrub`] removes ANSI codes, drops stack frames and `file:line` locations that
+//! [`SealedSource`] ([`crate::sealed_source`], shared with `gapscore check`'s leak scan) holds
+//! the lines and file names of the sealed directory (the caller reads the files); [`scrub`] removes ANSI codes, drops stack frames and `file:line` locations that
 //! point into the sealed files, and replaces every line that contains a line of sealed source;
 //! [`build_feedback`] applies a [`Reveal`] level to failure entries; [`render_feedback_text`]
 //! writes the text form pipelines already consume (`SEALED TEST FAILURES:` ...).
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use regex::Regex;
@@ -17,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use gapscore_adapter_sdk::text::strip_ansi;
 use gapscore_model::Category;
 
-use crate::fold::fold;
+pub use crate::sealed_source::{DEFAULT_MIN_LINE_LEN, SealedSource, SourceMatch};
 
 /// How much of each failure the implementer sees; each level includes the ones before it.
 #[derive(
@@ -155,130 +154,6 @@ impl fmt::Display for Reveal {
     }
 }
 
-/// Lines shorter than this (after trimming) are too common to identify sealed source.
-pub const DEFAULT_MIN_LINE_LEN: usize = 10;
-
-/// The sealed tests' source, as far as scrubbing needs it. Lines are matched folded
-/// ([`fold`]: without whitespace and invisible characters, lowercased, lookalike letters read as
-/// Latin), so a respaced, recased or disguised line of source is found too.
-#[derive(Debug, Clone)]
-pub struct SealedSource {
-    min_len: usize,
-    /// Each non-trivial line, folded, with the line as first seen (trimmed).
-    lines: BTreeMap<String, String>,
-    files: BTreeSet<String>,
-    matcher: Option<Regex>,
-    location: Option<Regex>,
-}
-
-impl SealedSource {
-    /// An empty source; lines shorter than `min_len` characters (trimmed) are not matched.
-    pub fn new(min_len: usize) -> Self {
-        SealedSource {
-            min_len: min_len.max(1),
-            lines: BTreeMap::new(),
-            files: BTreeSet::new(),
-            matcher: None,
-            location: None,
-        }
-    }
-
-    /// Adds one sealed file: its path relative to the sealed directory and its bytes.
-    pub fn add_file(&mut self, rel_path: &str, bytes: &[u8]) {
-        let text = String::from_utf8_lossy(bytes);
-        for line in text.lines() {
-            let t = line.trim();
-            if t.chars().count() >= self.min_len {
-                let key = fold(t);
-                if !key.is_empty() {
-                    self.lines.entry(key).or_insert_with(|| t.to_owned());
-                }
-            }
-        }
-        if let Some(base) = rel_path.rsplit('/').next()
-            && !base.is_empty()
-        {
-            self.files.insert(base.to_owned());
-        }
-        self.matcher = None;
-        self.location = None;
-    }
-
-    /// Number of distinct source lines that are matched.
-    pub fn line_count(&self) -> usize {
-        self.lines.len()
-    }
-
-    /// Builds the matchers (once; [`scrub`] calls it). The lookups work without it, slowly.
-    pub fn prepare(&mut self) {
-        if self.matcher.is_none() && !self.lines.is_empty() {
-            let alternation: Vec<String> = self.lines.keys().map(|l| regex::escape(l)).collect();
-            // Literal alternations compile to a multi-pattern substring search.
-            self.matcher = regex::RegexBuilder::new(&alternation.join("|"))
-                .size_limit(1 << 30)
-                .dfa_size_limit(1 << 28)
-                .build()
-                .ok();
-        }
-        if self.location.is_none() && !self.files.is_empty() {
-            let names: Vec<String> = self.files.iter().map(|f| regex::escape(f)).collect();
-            // `path/to/test_x.py:12:5`, `test_x.py", line 12`, `(x.test.js:3:9)`: any path that
-            // ends in a sealed file's name, with a line number.
-            let pattern = format!(
-                r#"[^\s"'()\[\]]*(?:{})(?::\d+(?::\d+)?|"?,\s*line\s+\d+)"#,
-                names.join("|")
-            );
-            self.location = Regex::new(&pattern).ok();
-        }
-    }
-
-    fn contains_source(&self, line: &str) -> bool {
-        let folded = fold(line);
-        match &self.matcher {
-            Some(m) => m.is_match(&folded),
-            // Not prepared, or the pattern did not compile (far too many lines): one by one.
-            None => self.lines.keys().any(|l| folded.contains(l.as_str())),
-        }
-    }
-
-    /// The distinct lines of sealed source `text` holds anywhere, as the sealed files have them
-    /// (trimmed), in the order found. `text` is folded whole, so a line broken over several
-    /// lines of `text` is found too.
-    pub fn source_lines_in(&self, text: &str) -> Vec<&str> {
-        let folded = fold(text);
-        let mut seen = BTreeSet::new();
-        let mut out = Vec::new();
-        let mut push = |key: &str| {
-            if let Some((k, line)) = self.lines.get_key_value(key)
-                && seen.insert(k.as_str())
-            {
-                out.push(line.as_str());
-            }
-        };
-        match &self.matcher {
-            Some(m) => {
-                for found in m.find_iter(&folded) {
-                    push(found.as_str());
-                }
-            }
-            None => {
-                for key in self.lines.keys().filter(|k| folded.contains(k.as_str())) {
-                    push(key);
-                }
-            }
-        }
-        out
-    }
-
-    /// How many places in sealed files (`test_x.py:12`, `File "test_x.py", line 12`) `text`
-    /// names; needs [`SealedSource::prepare`].
-    pub fn locations_in(&self, text: &str) -> usize {
-        self.location
-            .as_ref()
-            .map_or(0, |loc| loc.find_iter(text).count())
-    }
-}
-
 /// A scrubbed text and what was taken out.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Scrubbed {
@@ -321,7 +196,7 @@ pub fn scrub(text: &str, source: Option<&mut SealedSource>) -> Scrubbed {
             continue;
         }
         let mut line = line.to_owned();
-        if let Some(loc) = &source.location
+        if let Some(loc) = source.location()
             && loc.is_match(&line)
         {
             let t = line.trim_start();

@@ -74,6 +74,7 @@ pub mod provenance;
 pub mod render;
 pub mod report;
 pub mod runner_report;
+pub mod sealed_source;
 pub mod skip_scope;
 pub mod tally;
 pub mod warnings;

@@ -7,6 +7,7 @@
 //! file. Every format gapscore reads starts with an ASCII character, which is how UTF-16 and
 //! UTF-32 without a byte-order mark are recognised too (the NUL pattern of RFC 4627 §3).
 
+use std::borrow::Cow;
 use std::io::{self, Read};
 
 /// A result file's encoding, as [`sniff`] judges it.
@@ -371,6 +372,64 @@ impl Decode for Latin1 {
     }
 }
 
+/// A whole text file decoded as the readers decode a result file: UTF-16 (either byte order,
+/// with or without a byte-order mark, as [`sniff`] tells it) through [`Utf16Reader`], UTF-32
+/// likewise, UTF-8 without its byte-order mark, and bytes that are not valid UTF-8 through
+/// [`Latin1Reader`] (valid UTF-8 sequences kept, every other byte a windows-1252 character).
+/// Never fails: a UTF-16 or UTF-32 text with a broken character gets U+FFFD in its place.
+/// Line ends are left as they are; see [`crate::text::split_lines`].
+pub fn decode_text(bytes: &[u8]) -> Cow<'_, str> {
+    match sniff(bytes) {
+        Encoding::Utf16 { big_endian } => {
+            let mut out = String::new();
+            if Utf16Reader::new(bytes, big_endian)
+                .read_to_string(&mut out)
+                .is_ok()
+            {
+                return Cow::Owned(out);
+            }
+            // An unpaired surrogate: the rest of the text still counts.
+            let units = bytes.chunks_exact(2).map(|p| {
+                if big_endian {
+                    u16::from_be_bytes([p[0], p[1]])
+                } else {
+                    u16::from_le_bytes([p[0], p[1]])
+                }
+            });
+            let text: String = char::decode_utf16(units)
+                .map(|c| c.unwrap_or('\u{FFFD}'))
+                .collect();
+            Cow::Owned(text.trim_start_matches('\u{FEFF}').to_owned())
+        }
+        Encoding::Utf32 { big_endian } => Cow::Owned(
+            bytes
+                .chunks_exact(4)
+                .map(|q| {
+                    let v = if big_endian {
+                        u32::from_be_bytes([q[0], q[1], q[2], q[3]])
+                    } else {
+                        u32::from_le_bytes([q[0], q[1], q[2], q[3]])
+                    };
+                    char::from_u32(v).unwrap_or('\u{FFFD}')
+                })
+                .skip_while(|c| *c == '\u{FEFF}')
+                .collect(),
+        ),
+        Encoding::Utf8 | Encoding::Latin1 => {
+            let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            match std::str::from_utf8(bytes) {
+                Ok(text) => Cow::Borrowed(text),
+                Err(_) => {
+                    let mut out = String::new();
+                    // Reading from a slice fails only on bad input, which Latin-1 has none of.
+                    let _ = Latin1Reader::new(bytes).read_to_string(&mut out);
+                    Cow::Owned(out)
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,5 +604,25 @@ mod tests {
     fn empty_input_is_empty() {
         assert_eq!(decode(b"", false, 1).unwrap(), "");
         assert_eq!(decode(b"\xFF\xFE", false, 1).unwrap(), "");
+    }
+
+    #[test]
+    fn whole_texts_decode_as_the_readers_decode_them() {
+        let text = "assert greet(\"Wörld\") == 1\r\n";
+        assert_eq!(decode_text(text.as_bytes()), text);
+        let bom: Vec<u8> = [b"\xEF\xBB\xBF".as_slice(), text.as_bytes()].concat();
+        assert_eq!(decode_text(&bom), text);
+        for (be, mark) in [(false, true), (true, true), (false, false), (true, false)] {
+            assert_eq!(decode_text(&encode(text, be, mark)), text, "{be} {mark}");
+        }
+        // Not UTF-8: windows-1252, a valid UTF-8 sequence kept.
+        assert_eq!(
+            decode_text(b"assert greet(\"W\xF6rld\") == \x93\xE2\x82\xAC"),
+            "assert greet(\"Wörld\") == \u{201C}€"
+        );
+        // An unpaired surrogate loses only itself.
+        let mut broken = encode("ab", false, true);
+        broken.extend_from_slice(&[0x00, 0xD8, b'c', 0]);
+        assert_eq!(decode_text(&broken), "ab\u{FFFD}c");
     }
 }

@@ -89,6 +89,14 @@ pub fn strip_ansi(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The non-empty lines of a text as a source reader sees them: ended by `\n`, `\r\n` or a lone `\r` (an
+/// old Mac file is one `\r`-separated text, which [`str::lines`] would read as one line).
+pub fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split('\n')
+        .flat_map(|l| l.split('\r'))
+        .filter(|l| !l.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +150,11 @@ mod tests {
             "red x"
         );
         assert!(matches!(strip_ansi("plain"), Cow::Borrowed("plain")));
+    }
+
+    #[test]
+    fn lines_end_at_lf_crlf_or_a_lone_cr() {
+        let lines: Vec<&str> = split_lines("a\r\nb\rc\n\nd").collect();
+        assert_eq!(lines, ["a", "b", "c", "d"]);
     }
 }

@@ -294,6 +294,62 @@ fn a_failure_message_quoting_sealed_source_fails_level_3() {
     );
 }
 
+/// Issue 33: a sealed file in UTF-16 with CR line ends is read as the readers read it, and a
+/// line hidden in base64 in a field no schema knows is still found.
+#[test]
+fn sealed_source_is_found_decoded_on_both_sides() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::create_dir(root.join("sealed")).unwrap();
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(
+            SEALED_CALC
+                .replace('\n', "\r")
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        )
+        .collect();
+    fs::write(root.join("sealed/test_calc.py"), utf16).unwrap();
+    results(root, "c0.json", 1, "E       assert add(1, 2) == 2");
+    let o = run_in(root, &["score", "--sealed", "c0.json", "-o", "report.json"]);
+    assert!(code(&o) <= 1, "{}", stderr(&o));
+    let leaks = |v: &Value| -> Vec<String> {
+        errors(&v["files"][0])
+            .into_iter()
+            .filter(|e| e.contains("feedback.leak"))
+            .collect()
+    };
+    let (c, v) = check_json(
+        root,
+        &["report.json", "--level", "3", "--sealed-dir", "sealed"],
+    );
+    assert_eq!(c, 1);
+    assert!(
+        leaks(&v).iter().any(|e| e.contains("/failures/0/message")),
+        "{:?}",
+        leaks(&v)
+    );
+    // Level 3 fails on the missing hardening loop too; the leak is the finding looked for.
+    // The message scrubbed, the line carried base64-encoded (no padding) at the root instead.
+    let mut report: Value =
+        serde_json::from_str(&fs::read_to_string(root.join("report.json")).unwrap()).unwrap();
+    report["failures"][0]["message"] = json!("E       assert 3 == 2");
+    report["implementer_feedback"] = json!("hint: YXNzZXJ0IGFkZCgxLCAyKSA9PSAy");
+    fs::write(root.join("forged.json"), report.to_string()).unwrap();
+    let (c, v) = check_json(
+        root,
+        &["forged.json", "--level", "3", "--sealed-dir", "sealed"],
+    );
+    assert_eq!(c, 1);
+    assert_eq!(
+        leaks(&v),
+        [
+            "\"feedback.leak\" \"/implementer_feedback\": \"holds, with base64 undone, a line of sealed test source: `assert add(1, 2) == 2`\""
+        ]
+    );
+}
+
 #[test]
 fn unreadable_files_exit_2_and_the_others_are_still_checked() {
     let tmp = tempfile::tempdir().unwrap();
