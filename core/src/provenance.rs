@@ -234,7 +234,7 @@ impl Resolved {
             }
         } else if set(&self.seal_author_families) != set(families) {
             return Err(format!(
-                "the seal authors' families declared ({}) are not the combined seal's ({}): the combined record tags each sealed suite with its author's family; declare those, or none",
+                "the seal authors' families declared ({}) are not the seal record's ({}): the seal record names each sealed suite's author family; declare those, or none",
                 self.seal_author_families.join(", "),
                 families.join(", ")
             ));
@@ -352,7 +352,7 @@ mod tests {
             declared
                 .adopt_seal_families(&combined)
                 .unwrap_err()
-                .contains("not the combined seal's")
+                .contains("not the seal record's")
         );
     }
 

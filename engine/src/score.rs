@@ -264,21 +264,26 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
         }
         None => req.provenance.clone(),
     };
-    // A combined seal tags each suite with its author's family: those are the seal authors'
-    // families (declared ones must be the same), and its spec ambiguity is the report's.
+    // A seal record names its authors' families (a combined one each suite's, a single one its
+    // `author_family`): those are the seal authors' families (declared ones must be the same),
+    // and a combined seal's spec ambiguity is the report's. A single record that cannot be read
+    // is refused where the seal is verified.
     let combined = match &req.seal {
         Some(seal) => plurality::read_if_combined(&seal.record)?,
         None => None,
     };
-    let families: Vec<String> = combined
-        .iter()
-        .flat_map(|c| c.suites.iter().map(|s| s.author_family.clone()))
-        .collect();
-    if combined.is_some() && declared.seal_author_families.is_empty() {
+    let families: Vec<String> = match (&combined, &req.seal) {
+        (Some(c), _) => c.suites.iter().map(|s| s.author_family.clone()).collect(),
+        (None, Some(seal)) => plurality::AnyRecord::read(&seal.record)
+            .map(|r| r.author_families())
+            .unwrap_or_default(),
+        (None, None) => Vec::new(),
+    };
+    if !families.is_empty() && declared.seal_author_families.is_empty() {
         declared.seal_author_families.clone_from(&families);
     }
     let mut resolved = declared.resolve().map_err(Error::Usage)?;
-    if combined.is_some() {
+    if !families.is_empty() {
         resolved
             .adopt_seal_families(&families)
             .map_err(Error::Usage)?;

@@ -68,3 +68,69 @@ fn disguised_families_and_models_are_one_name_in_score_and_check() {
     let o = run_in(dir.path(), &["check", "report.json", "--level", "3"]);
     assert_eq!(code(&o), 0, "{}", stdout(&o));
 }
+
+/// A single seal record names its author's family (`seal --author-family`): `score` under it
+/// takes that family as the seal author's, so an implementer of the same family (however
+/// spelled) is weak independence and advisory, and a declared family that is not the record's
+/// is refused, as under a combined record.
+#[test]
+fn a_single_records_author_family_is_the_seal_authors_in_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir(root.join("sealed")).unwrap();
+    fs::write(root.join("sealed/test_a.py"), "def test_a():\n    pass\n").unwrap();
+    fs::write(
+        root.join("results.json"),
+        json!({"tests": [{"name": "test_a", "status": "passed", "category": "happy_path"}]})
+            .to_string(),
+    )
+    .unwrap();
+    let o = run_in(
+        root,
+        &[
+            "seal",
+            "sealed",
+            "--author-family",
+            "OpenAI",
+            "-o",
+            "seal.json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let score = |extra: &[&str]| {
+        let mut args = vec![
+            "score",
+            "--sealed",
+            "results.json",
+            "--spec-version",
+            "2",
+            "--seal",
+            "seal.json",
+            "--sealed-dir",
+            "sealed",
+        ];
+        args.extend_from_slice(extra);
+        run_in(root, &args)
+    };
+    let o = score(&["--implementer-family", "open\u{200b}ai"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = json_of(&o);
+    assert_eq!(r["report"]["seal_author_families"], json!(["OpenAI"]));
+    assert_eq!(r["report"]["independence"], "weak");
+    assert_eq!(r["report"]["advisory"], true);
+    let o = score(&["--implementer-family", "anthropic"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(json_of(&o)["report"]["independence"], "strong");
+    let o = score(&[
+        "--implementer-family",
+        "anthropic",
+        "--seal-author-family",
+        "google",
+    ]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("not the seal record's"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -274,7 +274,7 @@ fn an_intact_plural_seal_scores_with_the_combined_hash_and_passes_level_4() {
     );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("not the combined seal's"),
+        stderr(&o).contains("not the seal record's"),
         "{}",
         stderr(&o)
     );
