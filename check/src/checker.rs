@@ -190,6 +190,17 @@ impl<'a> Checker<'a> {
         self.add(rule, Severity::Note, pointer, message);
     }
 
+    /// Every error of a rule at `level` found so far, listed or only counted.
+    pub(crate) fn errors_at(&self, level: u8) -> usize {
+        self.counted
+            .iter()
+            .filter(|((id, severity), _)| {
+                *severity == Severity::Error && rules::by_id(id).is_some_and(|r| r.level == level)
+            })
+            .map(|(_, (listed, left_out))| listed + left_out)
+            .sum()
+    }
+
     pub(crate) fn errors_of(&self, rule: &Rule) -> Option<&Finding> {
         self.findings
             .iter()

@@ -11,6 +11,7 @@
 //! and the walk leaves them to it, so no cross-check is written twice.
 
 use crate::checker::Checker;
+use crate::model::{RequirementVerdict, Severity};
 use crate::rules::{self, Rule};
 
 /// A record a claim can be held against.
@@ -241,15 +242,109 @@ pub(crate) const CLAIMS: &[Claim] = &[
 
 impl Checker<'_> {
     /// Holds every claim of the table against the records given (level-4 claims when level 4
-    /// is judged); the rows a requirement judges are left to it.
+    /// is judged); the rows a requirement judges are left to it. Each level with claims the
+    /// walk holds gets one requirement, `L<n>.claims`, failed with the first contradiction, so
+    /// the requirements say what the level's verdict says.
     pub(crate) fn walk_claims(&mut self) {
-        for claim in CLAIMS {
-            if claim.rule.level == 4 && !self.judge4 {
+        // A v1 report cannot hold level 4 at all (`level4.version`): its level-4 claims are
+        // not there to hold.
+        let top = if self.judge4 && self.major >= 2 { 4 } else { 3 };
+        for level in 1..=top {
+            let walked: Vec<&Claim> = CLAIMS
+                .iter()
+                .filter(|c| c.rule.level == level && matches!(c.judged, Judged::Walk(_)))
+                .collect();
+            if walked.is_empty() {
                 continue;
             }
-            if let Judged::Walk(check) = claim.judged {
-                check(self);
+            let (listed, errors) = (self.findings.len(), self.errors_at(level));
+            for claim in &walked {
+                if let Judged::Walk(check) = claim.judged {
+                    check(self);
+                }
             }
+            let found = self.errors_at(level) - errors;
+            let (verdict, detail) = if found == 0 {
+                let (held, unheld): (Vec<&&Claim>, Vec<&&Claim>) = walked
+                    .iter()
+                    .partition(|c| c.records.iter().any(|r| self.has_record(*r)));
+                let mut records: Vec<&str> = held
+                    .iter()
+                    .flat_map(|c| c.records.iter().filter(|r| self.has_record(**r)))
+                    .map(|r| r.name())
+                    .collect();
+                records.sort_unstable();
+                records.dedup();
+                let held_text = format!(
+                    "{} claim{} held against the {}, none contradicted",
+                    held.len(),
+                    if held.len() == 1 { "" } else { "s" },
+                    if records.is_empty() {
+                        "records given".to_owned()
+                    } else {
+                        records.join(", ")
+                    }
+                );
+                if unheld.is_empty() {
+                    (RequirementVerdict::Verified, held_text)
+                } else {
+                    let names: Vec<&str> = unheld.iter().map(|c| c.claim).collect();
+                    (
+                        RequirementVerdict::Attested,
+                        format!(
+                            "{held_text}; {} taken on trust, no record that could contradict {} was given: {}",
+                            unheld.len(),
+                            if unheld.len() == 1 { "it" } else { "them" },
+                            names.join("; ")
+                        ),
+                    )
+                }
+            } else {
+                let first = self.findings[listed..]
+                    .iter()
+                    .find(|f| f.level == level && f.severity == Severity::Error)
+                    .map(|f| format!("{}: {}", f.rule, f.message))
+                    .unwrap_or_default();
+                (
+                    RequirementVerdict::Failed,
+                    format!(
+                        "{found} contradiction{} of the report's claims; the first: {first}",
+                        if found == 1 { "" } else { "s" }
+                    ),
+                )
+            };
+            self.require(
+                &format!("L{level}.claims"),
+                level,
+                "§6",
+                "every claim is held against every record that can confirm or contradict it",
+                verdict,
+                detail,
+            );
+        }
+    }
+}
+
+impl Checker<'_> {
+    /// Whether a record of this kind was given (or, for the report's own, is there).
+    fn has_record(&self, record: Record) -> bool {
+        let e = self.evidence;
+        match record {
+            Record::Seal => e.seal.is_some(),
+            Record::Combined => e.combined.is_some(),
+            Record::ExpectedTests => {
+                e.seal.as_ref().is_some_and(|s| s.expected_tests.is_some())
+                    || e.combined
+                        .as_ref()
+                        .is_some_and(|c| c.expected_tests.is_some())
+            }
+            Record::SealedDir => e.sealed_dir.is_some(),
+            Record::History => self
+                .hardening()
+                .and_then(|h| h.get("history"))
+                .and_then(serde_json::Value::as_array)
+                .is_some_and(|h| !h.is_empty()),
+            Record::Report => true,
         }
     }
 }

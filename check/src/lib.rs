@@ -74,6 +74,7 @@ mod read;
 pub mod recognise;
 mod render;
 pub mod rules;
+mod schemas;
 mod seal_evidence;
 pub mod time;
 
