@@ -197,6 +197,8 @@ fn a_report_scored_with_seal_and_history_passes_level_3_verified() {
         let want = match id.as_str() {
             // No report can show isolation; and nothing records when implementation began.
             "L2.isolation" | "L2.sealed-first" => "attested",
+            // The seal lists no expected tests, so nothing holds the total against them.
+            "L1.claims" => "attested",
             _ => "verified",
         };
         assert_eq!(verdict, want, "{id}: {f:#}");
