@@ -84,12 +84,19 @@ pub struct Verification {
     pub excluded_present: Vec<String>,
     /// The record's canary as found before the directory was read (§4.5).
     pub canary: Option<Box<CanaryCheck>>,
+    /// Why the record's excludes make its hash verify nothing ([`excludes_problem`]): they
+    /// leave out every file, or every test file. Such a seal is not intact, however well the
+    /// rest matches.
+    pub excludes_problem: Option<String>,
 }
 
 impl Verification {
-    /// True when the directory matches: the same hash and no symbolic link.
+    /// True when the directory matches: the same hash, no symbolic link, and excludes that
+    /// leave the sealed tests in the hash.
     pub fn intact(&self) -> bool {
-        self.actual.hash == self.expected && self.links.is_empty()
+        self.actual.hash == self.expected
+            && self.links.is_empty()
+            && self.excludes_problem.is_none()
     }
 }
 
@@ -148,6 +155,9 @@ impl fmt::Display for Verification {
                 if n > NAMED { ", …" } else { "" }
             ));
         }
+        if let Some(p) = &self.excludes_problem {
+            parts.push(p.clone());
+        }
         if parts.is_empty() {
             write!(f, "hash {} instead of {}", self.actual.hash, self.expected)?;
             if self.diff.is_some() {
@@ -179,6 +189,7 @@ pub fn verify(record: &SealRecord, files: &[SealedFile]) -> Verification {
         links: Vec::new(),
         excluded_present: excluded.into_iter().map(|f| f.path).collect(),
         canary: None,
+        excludes_problem: excludes_problem(record, files),
     }
 }
 
@@ -322,6 +333,17 @@ pub fn verify_dir(
                 record.hashed_as = Some(a.clone());
             }
             let mut v = verify(&record, &scan.files);
+            // The excludes are judged on every file, the excluded ones too (by path).
+            let every: Vec<SealedFile> = scan
+                .files
+                .iter()
+                .cloned()
+                .chain(scan.excluded.iter().map(|p| SealedFile {
+                    path: p.clone(),
+                    sha256: String::new(),
+                }))
+                .collect();
+            v.excludes_problem = excludes_problem(&record, &every);
             v.links = scan.links;
             v.excluded_present = scan.excluded;
             v.canary = canary;
@@ -348,6 +370,7 @@ pub fn verify_dir(
                 links: scan.links,
                 excluded_present: scan.excluded,
                 canary: None,
+                excludes_problem: None,
             })
         }
     }
@@ -425,5 +448,32 @@ mod tests {
             verify(&r, &found).excluded_present,
             ["__pycache__/c.pyc", "build/x.py"]
         );
+    }
+
+    /// A record whose excludes cover the tests is not intact, whether the files are given
+    /// (`verify`, as `check` calls it) or scanned (`verify_dir`, as `score` and `seal --verify`
+    /// call it), though every hashed file is as recorded.
+    #[test]
+    fn a_record_excluding_the_tests_is_not_intact() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("test_calc.py"), "assert True\n").unwrap();
+        std::fs::write(dir.path().join("conftest.py"), "# conftest\n").unwrap();
+        let found = crate::sealed_dir::scan(dir.path(), &Excludes::default())
+            .unwrap()
+            .files;
+        let r = record_excluding(&["test_*.py"], &found);
+        let v = verify(&r, &found);
+        assert_eq!(v.actual.hash, v.expected);
+        assert!(!v.intact());
+        assert!(v.to_string().contains("leave out"), "{v}");
+        let v = verify_dir(
+            dir.path(),
+            &Expected::Record(Box::new(r)),
+            &VerifyOptions::default(),
+        )
+        .unwrap();
+        assert!(!v.intact(), "{v}");
+        let r = record_excluding(&["__pycache__"], &found);
+        assert!(verify(&r, &found).intact());
     }
 }

@@ -242,7 +242,7 @@ pub fn print_mismatch_files(c: &Verification) {
             flags.join(" ")
         ));
     }
-    if d.is_empty() && c.links.is_empty() {
+    if d.is_empty() && c.links.is_empty() && c.excludes_problem.is_none() {
         io::error(
             "  every file is as recorded: the directory is being hashed differently (another --as path or order)",
         );
