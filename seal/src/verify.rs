@@ -458,7 +458,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("test_calc.py"), "assert True\n").unwrap();
         std::fs::write(dir.path().join("conftest.py"), "# conftest\n").unwrap();
-        let found = crate::sealed_dir::scan(dir.path(), &Excludes::default())
+        let found = sealed_dir::scan(dir.path(), &Excludes::default())
             .unwrap()
             .files;
         let r = record_excluding(&["test_*.py"], &found);
