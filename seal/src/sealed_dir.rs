@@ -192,6 +192,12 @@ pub fn scan(dir: &Path, excludes: &Excludes) -> Result<Scan, FsError> {
     walk_dir(dir, excludes, false, &mut |path, _| sha256_file(path))
 }
 
+/// Like [`scan`], listing FIFOs, sockets and devices in [`Scan::special`] instead of stopping
+/// at the first: a verification says what the directory holds besides its files.
+pub fn scan_listing_special(dir: &Path, excludes: &Excludes) -> Result<Scan, FsError> {
+    walk_dir(dir, excludes, true, &mut |path, _| sha256_file(path))
+}
+
 /// Like [`scan`], reading each file whole and handing `(relative path, bytes)` to `visit`
 /// before hashing it: sealed test directories are small, and this reads each file once.
 pub fn scan_contents(

@@ -82,6 +82,9 @@ pub struct Verification {
     /// Files present under the paths the seal excludes. They do not break the seal (tools make
     /// them), but they are never trusted: a score made beside them is advisory.
     pub excluded_present: Vec<String>,
+    /// FIFOs, sockets and devices found (relative path, what it is): never part of a seal, so
+    /// any one is a change (what the hash covers is not all the directory holds).
+    pub special: Vec<(String, &'static str)>,
     /// The record's canary as found before the directory was read (§4.5).
     pub canary: Option<Box<CanaryCheck>>,
     /// Why the record's excludes make its hash verify nothing ([`excludes_problem`]): they
@@ -91,11 +94,12 @@ pub struct Verification {
 }
 
 impl Verification {
-    /// True when the directory matches: the same hash, no symbolic link, and excludes that
-    /// leave the sealed tests in the hash.
+    /// True when the directory matches: the same hash, no symbolic link, no FIFO, socket or
+    /// device, and excludes that leave the sealed tests in the hash.
     pub fn intact(&self) -> bool {
         self.actual.hash == self.expected
             && self.links.is_empty()
+            && self.special.is_empty()
             && self.excludes_problem.is_none()
     }
 }
@@ -155,6 +159,21 @@ impl fmt::Display for Verification {
                 if n > NAMED { ", …" } else { "" }
             ));
         }
+        if !self.special.is_empty() {
+            let n = self.special.len();
+            let shown: Vec<String> = self
+                .special
+                .iter()
+                .take(NAMED)
+                .map(|(p, k)| format!("{p}: {k}"))
+                .collect();
+            parts.push(format!(
+                "{n} entr{} neither a file nor a directory ({}{}): a sealed directory holds regular files only",
+                if n == 1 { "y" } else { "ies" },
+                shown.join(", "),
+                if n > NAMED { ", …" } else { "" }
+            ));
+        }
         if let Some(p) = &self.excludes_problem {
             parts.push(p.clone());
         }
@@ -187,6 +206,7 @@ pub fn verify(record: &SealRecord, files: &[SealedFile]) -> Verification {
         actual: seal_hash(&kept, &record.options()),
         diff: Some(diff_files(&record.files, &kept)),
         links: Vec::new(),
+        special: Vec::new(),
         excluded_present: excluded.into_iter().map(|f| f.path).collect(),
         canary: None,
         excludes_problem: excludes_problem(record, files),
@@ -321,7 +341,7 @@ pub fn verify_dir(
             globs.extend(opts.excludes.iter().cloned());
             // The canary's atime is read before the scan reads it, and set back after.
             let canary = r.canary.as_ref().map(|c| Box::new(canary::check(dir, c)));
-            let scan = sealed_dir::scan(dir, &Excludes::new(&globs)?)?;
+            let scan = sealed_dir::scan_listing_special(dir, &Excludes::new(&globs)?)?;
             // A read found stays visible: only gapscore's own read is undone.
             if let Some(c) = &r.canary
                 && !canary.as_ref().is_some_and(|k| k.read)
@@ -345,6 +365,7 @@ pub fn verify_dir(
                 .collect();
             v.excludes_problem = excludes_problem(&record, &every);
             v.links = scan.links;
+            v.special = scan.special;
             v.excluded_present = scan.excluded;
             v.canary = canary;
             Ok(v)
@@ -368,6 +389,7 @@ pub fn verify_dir(
                 actual: seal_hash(&scan.files, &seal_opts),
                 diff: None,
                 links: scan.links,
+                special: Vec::new(),
                 excluded_present: scan.excluded,
                 canary: None,
                 excludes_problem: None,

@@ -131,6 +131,34 @@ fn an_honest_report_under_a_combined_seal_holds_level_4() {
     assert_eq!(r.level_met, 4);
 }
 
+/// A socket in one suite of a combined seal is a finding too, not a refusal to read the
+/// evidence: the suite does not hold its record (`hash.recomputed`), and the entry is named
+/// (`seal.not-regular`).
+#[cfg(unix)]
+#[test]
+fn a_socket_under_a_combined_seal_is_a_finding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (record, hash) = combined_seal(tmp.path(), ["openai", "google"], "2026-03-01T08:30:00Z");
+    let _listener =
+        std::os::unix::net::UnixListener::bind(tmp.path().join("google/s.sock")).unwrap();
+    let evidence = Evidence::load(Some(tmp.path()), Some(&record)).unwrap();
+    let r = check_bytes("report.json", &combined_report(&hash, |_| {}), &evidence, 4);
+    assert_eq!(
+        error_rules(&r),
+        BTreeSet::from(["hash.recomputed".to_owned(), "seal.not-regular".to_owned()]),
+        "{:#?}",
+        r.findings
+    );
+    assert_eq!(r.level_met, 1);
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.rule == "seal.not-regular" && f.message.contains("s.sock (a socket)")),
+        "{:#?}",
+        r.findings
+    );
+}
+
 #[test]
 fn a_spec_ambiguity_other_than_the_combined_records_is_an_error() {
     let r = check_combined(["openai", "google"], "2026-03-01T08:30:00Z", |r| {

@@ -225,6 +225,11 @@ pub fn print_mismatch_files(c: &Verification) {
             "  link:    {p} -> {target} (a sealed directory holds regular files only)"
         ));
     }
+    for (p, kind) in &c.special {
+        io::error(&format!(
+            "  special: {p} is {kind} (a sealed directory holds regular files only)"
+        ));
+    }
     let mut hints = BTreeSet::new();
     for p in &d.added {
         match likely_harmless(p) {
@@ -235,14 +240,19 @@ pub fn print_mismatch_files(c: &Verification) {
             None => io::error(&format!("  added:   {p}")),
         }
     }
-    if !hints.is_empty() && d.changed.is_empty() && d.removed.is_empty() && c.links.is_empty() {
+    if !hints.is_empty()
+        && d.changed.is_empty()
+        && d.removed.is_empty()
+        && c.links.is_empty()
+        && c.special.is_empty()
+    {
         let flags: Vec<String> = hints.iter().map(|g| format!("--exclude '{g}'")).collect();
         io::error(&format!(
             "  only files that tools create were added: if that is all, check again with {}",
             flags.join(" ")
         ));
     }
-    if d.is_empty() && c.links.is_empty() && c.excludes_problem.is_none() {
+    if d.is_empty() && c.links.is_empty() && c.special.is_empty() && c.excludes_problem.is_none() {
         io::error(
             "  every file is as recorded: the directory is being hashed differently (another --as path or order)",
         );
