@@ -116,6 +116,9 @@ pub struct CombinedSeal {
     pub families: Vec<String>,
     /// The suites' expected tests, merged, when every suite's record lists them.
     pub expected_tests: Option<Vec<String>>,
+    /// Why the suites' expected tests cannot be merged (some suites list them, some do not):
+    /// the total cannot be held against them, which is a finding (`score` refuses such a seal).
+    pub expected_tests_problem: Option<String>,
     /// Each suite's record, for the checks a single record gets (excludes, files present
     /// under them), with its directory as given.
     pub suite_records: Vec<(String, SealRecord, Vec<SealedFile>)>,
@@ -218,6 +221,7 @@ impl Evidence {
                 spec_ambiguity: check.combined.spec_ambiguity.as_ref().map(|a| a.value),
                 families: check.families(),
                 expected_tests: check.expected_tests().ok().flatten(),
+                expected_tests_problem: check.expected_tests().err().map(|e| e.to_string()),
                 suite_records,
             }),
         })

@@ -164,6 +164,19 @@ impl Checker<'_> {
     /// A record that expects N sealed tests: the report counts N (each expected test once, a
     /// missing one as failed, a test it does not list left out).
     pub(crate) fn claim_expected_total(&mut self) {
+        if let Some(p) = self
+            .evidence
+            .combined
+            .as_ref()
+            .and_then(|c| c.expected_tests_problem.clone())
+        {
+            self.err(
+                &rules::SEAL_EXPECTED_TESTS,
+                "/sealed_tests/total",
+                format!("the combined seal's expected tests cannot be held against the report's counts: {p}"),
+            );
+            return;
+        }
         let (Some((from, expected)), Some(sealed)) = (self.expected_tests(), self.sealed) else {
             return;
         };

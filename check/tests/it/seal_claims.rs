@@ -76,12 +76,25 @@ fn a_socket_or_fifo_in_the_sealed_directory_is_a_finding() {
 /// Two suites sealed by `families`, combined at `combined_at` with a spec ambiguity of 0.25;
 /// returns the combined record's path and hash.
 fn combined_seal(base: &Path, families: [&str; 2], combined_at: &str) -> (PathBuf, String) {
+    combined_seal_expecting(base, families, combined_at, None)
+}
+
+/// [`combined_seal`], the first suite sealed with these expected tests when given.
+fn combined_seal_expecting(
+    base: &Path,
+    families: [&str; 2],
+    combined_at: &str,
+    first_expects: Option<&[&str]>,
+) -> (PathBuf, String) {
     let mut records = Vec::new();
-    for family in families {
+    for (i, family) in families.into_iter().enumerate() {
         let dir = base.join(family);
         copy_sealed(&dir);
         let mut req = SealRequest::new(&dir, "2026-03-01T08:00:00Z");
         req.author_family = Some(family.to_owned());
+        if i == 0 {
+            req.expected_tests = first_expects.map(|e| e.iter().map(|t| (*t).to_owned()).collect());
+        }
         let record = base.join(format!("{family}.seal.json"));
         let sealed = seal_dir(&req).unwrap();
         fs::write(
@@ -157,6 +170,28 @@ fn a_socket_under_a_combined_seal_is_a_finding() {
         "{:#?}",
         r.findings
     );
+}
+
+/// A combined seal whose suites list expected tests in part cannot hold the report's total
+/// (`score` refuses it): a finding, not a silent pass.
+#[test]
+fn expected_tests_in_some_suites_only_are_a_finding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (record, hash) = combined_seal_expecting(
+        tmp.path(),
+        ["openai", "google"],
+        "2026-03-01T08:30:00Z",
+        Some(&["test_calc.py::test_add"]),
+    );
+    let evidence = Evidence::load(Some(tmp.path()), Some(&record)).unwrap();
+    let r = check_bytes("report.json", &combined_report(&hash, |_| {}), &evidence, 4);
+    assert_eq!(
+        error_rules(&r),
+        BTreeSet::from(["seal.expected-tests".to_owned()]),
+        "{:#?}",
+        r.findings
+    );
+    assert_eq!(r.level_met, 0);
 }
 
 #[test]
