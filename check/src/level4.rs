@@ -3,7 +3,7 @@
 //! reported, a disposable verification workspace, the §5.4 advisory conditions, `spec_ambiguity`
 //! under seal plurality, and enforcement before dispatch (attested: a report cannot show it).
 
-use gapscore_core::fold::{fold, same_name, show_disguises};
+use gapscore_core::fold::{name_fold, same_name, show_disguises};
 use serde_json::Value;
 
 use crate::checker::{Checker, ptr};
@@ -65,10 +65,11 @@ struct Provenance {
     implementer: String,
 }
 
-/// A model family or model as compared: its fold (the one identity of names, shared with
-/// `score` and the leak scan: case, spacing, invisible characters and lookalike letters aside).
+/// A model family or model as compared: its name fold (the one identity of names, shared with
+/// `score`: case, spacing, punctuation, invisible characters, compatibility forms and
+/// lookalike letters aside).
 fn family(s: &str) -> String {
-    fold(s)
+    name_fold(s)
 }
 
 /// A non-empty list of non-empty strings.
@@ -237,7 +238,7 @@ impl Checker<'_> {
         let implementer = family(&p.implementer);
         if let Some((shared, _)) = p.seal.iter().find(|(_, n)| *n == implementer) {
             let msg = format!(
-                "independence is `strong`, but the implementer's family `{}` is also a seal author's (`{}` in seal_author_families): a shared family is weak independence (§3.6.1; names compare by their fold: case, spacing, invisible characters and lookalike letters aside)",
+                "independence is `strong`, but the implementer's family `{}` is also a seal author's (`{}` in seal_author_families): a shared family is weak independence (§3.6.1; names compare by their fold: case, spacing, punctuation, invisible characters, compatibility forms and lookalike letters aside)",
                 show_disguises(&p.implementer),
                 show_disguises(shared)
             );
