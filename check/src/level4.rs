@@ -72,14 +72,15 @@ fn family(s: &str) -> String {
     name_fold(s)
 }
 
-/// A non-empty list of non-empty strings.
+/// A non-empty list of names, none of which folds to nothing (a name of invisible characters
+/// or punctuation only, `\u{200b}` or `-`, declares no family: §4.2.1 requires one declared).
 fn names(v: &Value) -> Option<Vec<String>> {
     let list = v.as_array()?;
     let out: Vec<String> = list
         .iter()
         .map(|x| {
             x.as_str()
-                .filter(|s| !s.trim().is_empty())
+                .filter(|s| !name_fold(s).is_empty())
                 .map(str::to_owned)
         })
         .collect::<Option<_>>()?;
@@ -186,7 +187,7 @@ impl Checker<'_> {
                     let ok = match key {
                         "independence" => matches!(v.as_str(), Some("strong" | "weak")),
                         "seal_author_families" => names(v).is_some(),
-                        _ => v.as_str().is_some_and(|s| !s.trim().is_empty()),
+                        _ => v.as_str().is_some_and(|s| !name_fold(s).is_empty()),
                     };
                     if ok {
                         continue;
