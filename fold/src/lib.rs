@@ -34,6 +34,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod nfkc_single;
+
 /// Whether two names (model families, models, test names) are one name: their name folds
 /// ([`name_fold`]) are equal. Every identity comparison in gapscore goes through here.
 pub fn same_name(a: &str, b: &str) -> bool {
@@ -188,7 +190,9 @@ fn compatibility_base(c: char) -> char {
         0xB9 => Some('1'),
         0xB2 => Some('2'),
         0xB3 => Some('3'),
-        _ => None,
+        0x2071 => Some('i'),
+        0x207F => Some('n'),
+        _ => nfkc_single::single(c),
     };
     let c = mapped.unwrap_or(c);
     match c {
@@ -428,6 +432,10 @@ mod tests {
             "\u{1d428}\u{1d429}\u{1d41e}\u{1d427}\u{1d41a}\u{1d422}",
             "\u{1f13e}\u{1f13f}\u{1f134}\u{1f13d}\u{1f130}\u{1f138}",
             "\u{a4f3}penai",
+            "\u{1d3c}penai",
+            "\u{1d52}penai",
+            "\u{2092}penai",
+            "opena\u{2071}",
         ] {
             assert!(same_name(disguised, "openai"), "{disguised:?}");
             assert_eq!(name_fold(disguised), "openai", "{disguised:?}");
