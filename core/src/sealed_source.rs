@@ -16,6 +16,7 @@ use gapscore_adapter_sdk::encoding::decode_text;
 use gapscore_adapter_sdk::text::split_lines;
 use regex::Regex;
 
+use crate::decode::{Encoding, each_decoding};
 use crate::fold::fold;
 
 /// Lines shorter than this (after trimming) are too common to identify sealed source.
@@ -52,6 +53,9 @@ pub struct SealedSource {
     files: BTreeSet<String>,
     /// The automaton over the folded lines, and the folded line of each of its patterns.
     matcher: Option<(AhoCorasick, Vec<String>)>,
+    /// The automaton over the distinct literal values of the literal-only lines, and each
+    /// pattern's value: which literals a shared value holds is one pass over it.
+    literals: Option<(AhoCorasick, Vec<String>)>,
     location: Option<Regex>,
     /// The longest folded line, in bytes.
     longest: usize,
@@ -65,6 +69,7 @@ impl SealedSource {
             lines: BTreeMap::new(),
             files: BTreeSet::new(),
             matcher: None,
+            literals: None,
             location: None,
             longest: 0,
         }
@@ -93,6 +98,7 @@ impl SealedSource {
             self.files.insert(base.to_owned());
         }
         self.matcher = None;
+        self.literals = None;
         self.location = None;
     }
 
@@ -117,6 +123,22 @@ impl SealedSource {
                 .build(&keys)
                 .ok()
                 .map(|ac| (ac, keys));
+        }
+        if self.literals.is_none() {
+            let values: BTreeSet<&str> = self
+                .lines
+                .values()
+                .filter_map(|l| l.literal.as_deref())
+                .filter(|v| !v.is_empty())
+                .collect();
+            let values: Vec<String> = values.into_iter().map(str::to_owned).collect();
+            if !values.is_empty() {
+                self.literals = AhoCorasick::builder()
+                    .match_kind(MatchKind::Standard)
+                    .build(&values)
+                    .ok()
+                    .map(|ac| (ac, values));
+            }
         }
         if self.location.is_none() && !self.files.is_empty() {
             let names: Vec<String> = self.files.iter().map(|f| regex::escape(f)).collect();
@@ -143,6 +165,23 @@ impl SealedSource {
             // Not prepared: one by one.
             None => self.lines.keys().any(|l| folded.contains(l.as_str())),
         }
+    }
+
+    /// The leak decision `gapscore feedback`'s scrubber and `gapscore check`'s scan share: the
+    /// encodings ([`crate::decode`]) undone to find sealed source in `text`, none when the text
+    /// holds it as written, or `None` when neither it nor any decoding of it holds a line.
+    /// The text is folded whole, so a line broken over several lines is found too.
+    pub fn source_in_decoded(&self, text: &str) -> Option<Vec<Encoding>> {
+        if self.contains_source(text) {
+            return Some(Vec::new());
+        }
+        let mut first = None;
+        each_decoding(text, &mut |chain, decoded| {
+            if first.is_none() && self.contains_source(decoded) {
+                first = Some(chain.to_vec());
+            }
+        });
+        first
     }
 
     /// The distinct lines of sealed source `text` holds anywhere, as the sealed files have them
@@ -183,6 +222,24 @@ impl SealedSource {
             }
         }
         out
+    }
+
+    /// The literal values of literal-only lines ([`SourceMatch::literal`]) that a folded text
+    /// holds anywhere: one pass over the text, whatever the number of literals, so holding many
+    /// texts against one long shared value costs the value's length once.
+    pub fn literals_in_folded(&self, folded: &str) -> HashSet<&str> {
+        match &self.literals {
+            Some((ac, values)) => ac
+                .find_overlapping_iter(folded)
+                .map(|m| values[m.pattern().as_usize()].as_str())
+                .collect(),
+            None => self
+                .lines
+                .values()
+                .filter_map(|l| l.literal.as_deref())
+                .filter(|v| !v.is_empty() && folded.contains(v))
+                .collect(),
+        }
     }
 
     /// How many places in sealed files (`test_x.py:12`, `File "test_x.py", line 12`) `text`
