@@ -22,6 +22,13 @@ use crate::fold::fold;
 /// Lines shorter than this (after trimming) are too common to identify sealed source.
 pub const DEFAULT_MIN_LINE_LEN: usize = 10;
 
+/// Characters that end a line in a language the sealed tests may be written in, besides `\n`
+/// and `\r`: U+2028, U+2029 (JavaScript, Python), and Python's vertical tab, form feed, file,
+/// group and record separators and NEL.
+const LANGUAGE_LINE_ENDS: &[char] = &[
+    '\u{2028}', '\u{2029}', '\u{0b}', '\u{0c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}',
+];
+
 /// One distinct line of sealed source.
 #[derive(Debug, Clone)]
 struct SourceLine {
@@ -79,7 +86,9 @@ impl SealedSource {
     /// encoding and with any line ends the readers accept.
     pub fn add_file(&mut self, rel_path: &str, bytes: &[u8]) {
         let text = decode_text(bytes);
-        for line in split_lines(&text) {
+        // The languages' own line terminators end a line too (JavaScript's U+2028 and U+2029,
+        // Python's `str.splitlines` set): a sealed file written with them is not one line.
+        for line in split_lines(&text).flat_map(|l| l.split(LANGUAGE_LINE_ENDS)) {
             let t = line.trim();
             if t.chars().count() >= self.min_len {
                 let key = fold(t);
