@@ -288,6 +288,12 @@ fn literal_of(line: &str) -> Option<String> {
     }
     let quote = t[q..].chars().next()?;
     let body = t[q + 1..].strip_suffix(quote)?;
+    // An f-string or a template literal that interpolates computes its value: it is source,
+    // not a value the test compares (`f"{greet(name)}!"`, `` `${add(1, 2)}` ``).
+    if (prefix.contains(['f', 'F']) && body.contains('{')) || (quote == '`' && body.contains("${"))
+    {
+        return None;
+    }
     // A quote inside that no backslash escapes ends the literal: `"a" + "b"` is an expression.
     let mut escaped = false;
     for c in body.chars() {
@@ -336,6 +342,10 @@ mod tests {
         );
         assert_eq!(literal_of("r'a\\'b'"), Some(fold("a\\'b")));
         assert_eq!(literal_of("1234567890,"), Some("1234567890".into()));
+        // Issue 33 (attack B10): interpolation is source.
+        assert_eq!(literal_of("f\"{greet('World')} and more\","), None);
+        assert_eq!(literal_of("`${greet('World')} and more`,"), None);
+        assert_eq!(literal_of("f\"no interpolation\","), Some(fold("no interpolation")));
         for source in [
             "assert greet(\"World\") == \"Hello, World!\"",
             "\"a\" + \"b\"",
