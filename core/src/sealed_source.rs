@@ -345,7 +345,10 @@ mod tests {
         // Issue 33 (attack B10): interpolation is source.
         assert_eq!(literal_of("f\"{greet('World')} and more\","), None);
         assert_eq!(literal_of("`${greet('World')} and more`,"), None);
-        assert_eq!(literal_of("f\"no interpolation\","), Some(fold("no interpolation")));
+        assert_eq!(
+            literal_of("f\"no interpolation\","),
+            Some(fold("no interpolation"))
+        );
         for source in [
             "assert greet(\"World\") == \"Hello, World!\"",
             "\"a\" + \"b\"",
