@@ -11,7 +11,7 @@ use crate::evidence::Evidence;
 use crate::model::{
     Document, FileResult, Finding, Requirement, RequirementVerdict, SchemaOutcome, Severity,
 };
-use crate::numbers::{Written, same};
+use crate::numbers::{Written, reads_as};
 use crate::rules::{self, Rule};
 
 /// RFC 6901 pointer from segments.
@@ -150,7 +150,7 @@ impl<'a> Checker<'a> {
         self.written
             .get(pointer)
             .or_else(|| at_root.and_then(|p| self.written.get(p)))
-            .filter(|w| same(w.value(), value))
+            .filter(|w| reads_as(**w, value))
             .copied()
             .or_else(|| Written::from_f64(value))
     }

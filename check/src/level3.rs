@@ -156,13 +156,22 @@ impl Checker<'_> {
         );
 
         // Velocity.
-        let velocity = h.get("hardening_velocity").and_then(Value::as_f64);
+        // v1 names velocity only as `gap_reduction_per_cycle` (§3.5, a supplementary metric)
+        // and neither its §5.2 nor its schema has a field for it: a v1 report's velocity is
+        // judged when written under either name and derived from the scores it records
+        // otherwise. v2 §5.2 requires `hardening_velocity` at level 3.
+        let found = ["hardening_velocity", "gap_reduction_per_cycle"]
+            .into_iter()
+            .take(if self.major < 2 { 2 } else { 1 })
+            .find_map(|k| h.get(k).and_then(Value::as_f64).map(|v| (k, v)));
+        let velocity = found.map(|(_, v)| v);
+        let velocity_ptr = ptr(&["hardening", found.map_or("hardening_velocity", |(k, _)| k)]);
         let vel = match (velocity, &initial, &fin, cycles) {
             (Some(v), Some((i, ip)), Some((f, fp)), Some(c)) => {
                 // No cycle ran: velocity is undefined; Dark Factory's `/max(n, 1)` writes 0.
                 let want = if c == 0 { 0.0 } else { (i - f) / c as f64 };
                 let written = (
-                    self.written("/hardening/hardening_velocity", v),
+                    self.written(&velocity_ptr, v),
                     self.written(ip, *i),
                     self.written(fp, *f),
                 );
@@ -186,11 +195,7 @@ impl Checker<'_> {
                         show(*f),
                         c.max(1)
                     );
-                    self.err(
-                        &rules::HARDENING_VELOCITY,
-                        "/hardening/hardening_velocity",
-                        msg.clone(),
-                    );
+                    self.err(&rules::HARDENING_VELOCITY, &velocity_ptr, msg.clone());
                     Err(msg)
                 }
             }
@@ -199,6 +204,13 @@ impl Checker<'_> {
                 show(v)
             )),
             (None, _, _, Some(0)) => Ok("no cycle ran yet: velocity is undefined".to_owned()),
+            (None, Some((i, _)), Some((f, _)), Some(c)) if self.major < 2 => Ok(format!(
+                "{} points per cycle = ({} - {}) / {}, derived from the recorded scores (v1 has no velocity field)",
+                show((i - f) / c as f64),
+                show(*i),
+                show(*f),
+                c
+            )),
             (None, _, _, _) => {
                 let msg = "no `hardening_velocity`: velocity is not tracked".to_owned();
                 self.err(&rules::HARDENING_VELOCITY, "/hardening", msg.clone());

@@ -3,7 +3,7 @@
 //! reported, a disposable verification workspace, the §5.4 advisory conditions, `spec_ambiguity`
 //! under seal plurality, and enforcement before dispatch (attested: a report cannot show it).
 
-use gapscore_core::fold::{fold, same_name, show_disguises};
+use gapscore_core::fold::{name_fold, same_name, show_disguises};
 use serde_json::Value;
 
 use crate::checker::{Checker, ptr};
@@ -65,20 +65,22 @@ struct Provenance {
     implementer: String,
 }
 
-/// A model family or model as compared: its fold (the one identity of names, shared with
-/// `score` and the leak scan: case, spacing, invisible characters and lookalike letters aside).
+/// A model family or model as compared: its name fold (the one identity of names, shared with
+/// `score`: case, spacing, punctuation, invisible characters, compatibility forms and
+/// lookalike letters aside).
 fn family(s: &str) -> String {
-    fold(s)
+    name_fold(s)
 }
 
-/// A non-empty list of non-empty strings.
+/// A non-empty list of names, none of which folds to nothing (a name of invisible characters
+/// or punctuation only, `\u{200b}` or `-`, declares no family: §4.2.1 requires one declared).
 fn names(v: &Value) -> Option<Vec<String>> {
     let list = v.as_array()?;
     let out: Vec<String> = list
         .iter()
         .map(|x| {
             x.as_str()
-                .filter(|s| !s.trim().is_empty())
+                .filter(|s| !name_fold(s).is_empty())
                 .map(str::to_owned)
         })
         .collect::<Option<_>>()?;
@@ -185,7 +187,7 @@ impl Checker<'_> {
                     let ok = match key {
                         "independence" => matches!(v.as_str(), Some("strong" | "weak")),
                         "seal_author_families" => names(v).is_some(),
-                        _ => v.as_str().is_some_and(|s| !s.trim().is_empty()),
+                        _ => v.as_str().is_some_and(|s| !name_fold(s).is_empty()),
                     };
                     if ok {
                         continue;
@@ -237,7 +239,7 @@ impl Checker<'_> {
         let implementer = family(&p.implementer);
         if let Some((shared, _)) = p.seal.iter().find(|(_, n)| *n == implementer) {
             let msg = format!(
-                "independence is `strong`, but the implementer's family `{}` is also a seal author's (`{}` in seal_author_families): a shared family is weak independence (§3.6.1; names compare by their fold: case, spacing, invisible characters and lookalike letters aside)",
+                "independence is `strong`, but the implementer's family `{}` is also a seal author's (`{}` in seal_author_families): a shared family is weak independence (§3.6.1; names compare by their fold: case, spacing, punctuation, invisible characters, compatibility forms and lookalike letters aside)",
                 show_disguises(&p.implementer),
                 show_disguises(shared)
             );

@@ -57,11 +57,47 @@ impl Rounding {
             Rounding::Unrounded => pct,
         }
     }
+
+    /// The decimal this rounding displays for `failed` of `total`, and the most decimals it
+    /// writes it with: one for the tenths roundings, none for whole percent, and the shortest
+    /// decimal of the binary value for the unrounded score (what Python, Go and JSON print).
+    /// The unrounded score is the binary value of either order of the arithmetic
+    /// (`failed / total * 100` or `failed * 100 / total`: 33.333333333333336 and
+    /// 33.33333333333333 for 1/3), each as exactly as it prints.
+    pub fn written(self, failed: u64, total: u64) -> Vec<(Written, u32)> {
+        let max = match self {
+            Rounding::PythonHalfEven | Rounding::GoHalfUp | Rounding::Truncated => 1,
+            Rounding::WholePercent => 0,
+            Rounding::Unrounded => {
+                let (f, t) = (failed as f64, total.max(1) as f64);
+                return [self.apply(failed, total), f / t * 100.0, f * 100.0 / t]
+                    .into_iter()
+                    .filter_map(Written::from_f64)
+                    .map(|w| (w, w.decimals))
+                    .collect();
+            }
+        };
+        Written::from_f64(self.apply(failed, total))
+            .map(|w| (w, max))
+            .into_iter()
+            .collect()
+    }
 }
 
-/// Equal as displayed numbers (a tolerance for binary noise only).
+/// Equal as numbers read from a report: exactly. Two texts of one decimal (`11.1`, `11.10`,
+/// `1.11e1`) read as one binary value, so no tolerance is needed, and none is allowed: a
+/// tolerance is a band a forged score hides in (49.99999996 for 1 of 2).
 pub fn same(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+    a.total_cmp(&b).is_eq() || (a == 0.0 && b == 0.0)
+}
+
+/// Whether `value` is the binary value of the decimal `written` (the text a report wrote and
+/// the number serde read from it): the only place a binary-noise tolerance stands, because
+/// `mantissa / 10^decimals` computed in floating point may differ from the parsed value in
+/// the last bit. It never compares a score with a count.
+pub fn reads_as(written: Written, value: f64) -> bool {
+    let w = written.value();
+    (w - value).abs() <= 1e-12 * w.abs().max(value.abs()).max(1.0)
 }
 
 /// A decimal number exactly as a report wrote it: `mantissa / 10^decimals`, with the number
@@ -75,12 +111,14 @@ pub struct Written {
     pub decimals: u32,
 }
 
-/// More decimals than this are not read exactly (the binary value is judged instead).
-const MAX_DECIMALS: u32 = 30;
+/// More decimals than this are not read (the number is unreadable as a score): a score of 0 to
+/// 100 needs no more, and 10^20 times any count stays inside `i128`, so every comparison is
+/// exact integer arithmetic.
+const MAX_DECIMALS: u32 = 20;
 
 impl Written {
-    /// Reads a JSON number token (`-12.50`, `1.5e1`); `None` for anything else or for a number
-    /// whose digits do not fit 38 places.
+    /// Reads a JSON number token (`-12.50`, `1.5e1`); `None` for anything else, for a number
+    /// whose digits do not fit 38 places, or one with more than 20 decimals.
     pub fn parse(token: &str) -> Option<Written> {
         let (negative, rest) = match token.strip_prefix('-') {
             Some(r) => (true, r),
@@ -105,14 +143,18 @@ impl Written {
                 .checked_mul(10)?
                 .checked_add(i128::from(b - b'0'))?;
         }
-        let mut decimals = i64::try_from(fraction.len()).ok()? - exponent;
-        while decimals < 0 {
-            mantissa = mantissa.checked_mul(10)?;
-            decimals += 1;
-        }
-        let decimals = u32::try_from(decimals)
-            .ok()
-            .filter(|d| *d <= MAX_DECIMALS)?;
+        // O(digits): the exponent is applied with one checked power, never a loop per unit of
+        // it, and any exponent that over- or underflows is an unreadable number, not a panic.
+        let decimals = i64::try_from(fraction.len()).ok()?.checked_sub(exponent)?;
+        let decimals = if decimals < 0 {
+            let shift = u32::try_from(decimals.checked_neg()?).ok()?;
+            mantissa = mantissa.checked_mul(10i128.checked_pow(shift)?)?;
+            0
+        } else {
+            u32::try_from(decimals)
+                .ok()
+                .filter(|d| *d <= MAX_DECIMALS)?
+        };
         Some(Written {
             mantissa: if negative { -mantissa } else { mantissa },
             decimals,
@@ -147,13 +189,24 @@ impl Written {
             .and_then(|p| num.checked_mul(p))
             .zip(self.mantissa.checked_mul(den))
             .and_then(|(scaled, m)| m.checked_sub(scaled));
-        match exact {
-            Some(diff) => diff.unsigned_abs() < den.unsigned_abs(),
-            // Past i128: the binary values, to the same precision.
-            None => {
-                (self.value() - num as f64 / den as f64).abs() < 10f64.powi(-(self.decimals as i32))
-            }
+        // Past i128 (counts beyond any suite): no exact answer, so no match.
+        exact.is_some_and(|diff| diff.unsigned_abs() < den.unsigned_abs())
+    }
+
+    /// Whether this is the decimal `reference` exactly, written with no more decimals than
+    /// `max_decimals` (`14.0` is not `14` for a reference that writes whole percent, since
+    /// `14.0` claims a tenth it does not know).
+    pub fn is_exactly(self, reference: Written, max_decimals: u32) -> bool {
+        if self.decimals > max_decimals {
+            return false;
         }
+        let d = self.decimals.max(reference.decimals);
+        let scale = |w: Written| {
+            10i128
+                .checked_pow(d - w.decimals)
+                .and_then(|p| w.mantissa.checked_mul(p))
+        };
+        matches!((scale(self), scale(reference)), (Some(a), Some(b)) if a == b)
     }
 }
 
@@ -186,11 +239,18 @@ pub enum ScoreMatch {
 /// Compares a reported score, as written, with failed/total×100: a reference
 /// implementation's rounding, or any rounding of the exact value at the score's own precision.
 /// Nothing within a tolerance passes: 0.05 is not a score of no failures.
+///
+/// A reference rounding counts only as that reference writes it: the exact decimal it
+/// displays, with no more decimals than it writes (`14` for whole-percent truncation of
+/// 149/1000, not `14.000000`, which claims six decimals the truncation never had).
 pub fn match_score(reported: Written, failed: u64, total: u64) -> ScoreMatch {
-    let value = reported.value();
     let hits: Vec<Rounding> = Rounding::ALL
         .into_iter()
-        .filter(|r| same(value, r.apply(failed, total)))
+        .filter(|r| {
+            r.written(failed, total)
+                .into_iter()
+                .any(|(w, max)| reported.is_exactly(w, max))
+        })
         .collect();
     if !hits.is_empty() {
         return ScoreMatch::Roundings(hits);
@@ -420,6 +480,140 @@ mod tests {
         assert_eq!(Written::parse("1.2.3"), None);
         assert_eq!(Written::parse(".5"), None);
         assert_eq!(Written::from_f64(6.25), Some(w("6.25")));
+    }
+
+    #[test]
+    fn a_reference_rounding_counts_only_at_the_precision_it_writes() {
+        // No tolerance: 49.99999996 is no rounding of 50 at eight decimals.
+        for bad in ["49.99999996", "50.00000004", "49.9999999"] {
+            assert_eq!(match_score(w(bad), 1, 2), ScoreMatch::Mismatch, "{bad}");
+        }
+        // Whole-percent truncation writes 14 for 149/1000, tenths truncation 66.6 for 2/3.
+        assert!(matches!(
+            match_score(w("14"), 149, 1000),
+            ScoreMatch::Roundings(_)
+        ));
+        for bad in ["14.000000", "14.0"] {
+            assert_eq!(
+                match_score(w(bad), 149, 1000),
+                ScoreMatch::Mismatch,
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            match_score(w("66.6"), 2, 3),
+            ScoreMatch::Roundings(_)
+        ));
+        assert_eq!(match_score(w("66.600"), 2, 3), ScoreMatch::Mismatch);
+        assert_eq!(match_score(w("0.000000"), 1, 101), ScoreMatch::Mismatch);
+        assert!(matches!(
+            match_score(w("0"), 1, 101),
+            ScoreMatch::Roundings(_)
+        ));
+        // Trailing zeros a reference writes are fine: Python's 50.0, Go's 50.
+        for ok in ["50", "50.0", "50.00", "5e1"] {
+            assert!(
+                !matches!(match_score(w(ok), 1, 2), ScoreMatch::Mismatch),
+                "{ok}"
+            );
+        }
+    }
+
+    /// A small deterministic generator: the test needs no dependency and sees the same cases
+    /// on every run.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self, below: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) % below
+        }
+    }
+
+    /// Independent oracle: `text` (a decimal with `d` decimals) is accepted exactly when it
+    /// is the exact fraction rounded down or up at `d` decimals, or a reference rounding as
+    /// that reference writes it.
+    fn oracle(text: &str, failed: u64, total: u64) -> bool {
+        let wr = w(text);
+        let (f, t) = (i128::from(failed), i128::from(total));
+        let p = 10i128.pow(wr.decimals);
+        let down = f * 100 * p / t;
+        let exact_multiple = (f * 100 * p) % t == 0;
+        let at_precision = wr.mantissa == down || (!exact_multiple && wr.mantissa == down + 1);
+        let reference = Rounding::ALL.iter().any(|r| {
+            let shown = match r {
+                Rounding::WholePercent => (f * 100 / t).to_string(),
+                Rounding::Truncated => Written {
+                    mantissa: f * 1000 / t,
+                    decimals: 1,
+                }
+                .to_string(),
+                Rounding::Unrounded => {
+                    let (fl, tl) = (failed as f64, total as f64);
+                    return [fl / tl * 100.0, fl * 100.0 / tl].iter().any(|x| {
+                        let reference = w(&format!("{x}"));
+                        wr.decimals <= reference.decimals
+                            && wr.mantissa * 10i128.pow(reference.decimals - wr.decimals)
+                                == reference.mantissa
+                    });
+                }
+                _ => format!("{}", r.apply(failed, total)),
+            };
+            let reference = w(&shown);
+            let max = if *r == Rounding::WholePercent { 0 } else { 1 };
+            wr.decimals <= max
+                && wr.mantissa * 10i128.pow(reference.decimals.saturating_sub(wr.decimals))
+                    == reference.mantissa
+                        * 10i128.pow(wr.decimals.saturating_sub(reference.decimals))
+        });
+        at_precision || reference
+    }
+
+    #[test]
+    fn random_scores_match_exactly_when_the_oracle_says_so() {
+        let mut rng = Lcg(33);
+        for _ in 0..5000 {
+            let total = 1 + rng.next(2000);
+            let failed = rng.next(total + 1);
+            let decimals = rng.next(10) as u32;
+            let p = 10i128.pow(decimals);
+            // Near the exact value: a few units of the last written digit either side.
+            let centre = i128::from(failed) * 100 * p / i128::from(total);
+            let mantissa = (centre + i128::from(rng.next(7)) - 3).max(0);
+            let text = Written { mantissa, decimals }.to_string();
+            let got = !matches!(match_score(w(&text), failed, total), ScoreMatch::Mismatch);
+            assert_eq!(
+                got,
+                oracle(&text, failed, total),
+                "{text} for {failed}/{total}"
+            );
+        }
+    }
+
+    #[test]
+    fn extreme_exponents_are_unreadable_not_slow_or_a_panic() {
+        for token in [
+            "0e999999999",
+            "0e9223372036854775807",
+            "0e-9223372036854775808",
+            "1e-9223372036854775808",
+            "5e99",
+            "1e-21",
+            "0.000000000000000000001",
+        ] {
+            assert_eq!(Written::parse(token), None, "{token}");
+        }
+        assert_eq!(
+            w("0e5"),
+            Written {
+                mantissa: 0,
+                decimals: 0
+            }
+        );
+        assert_eq!(w("5e-20").decimals, 20);
     }
 
     #[test]

@@ -50,10 +50,10 @@ impl Checker<'_> {
     /// §4.4.1: `assertions` "MAY be used at the final cycle only". Feedback handed out after
     /// validation `k` serves cycle `k + 1`, the final one only when the budget allows no more
     /// and none was recorded after it (gapscore's own rule, `gapscore_core::hardening`). Without
-    /// a history, `max_reveal: assertions` (§4.4.1's name) with fewer cycles completed than
-    /// `max_cycles` was handed out with cycles left. The v2 schema's `max_reveal: assertion` is
-    /// not judged: its enum contradicts §4.4.1's levels, and gapscore and Dark Factory read it
-    /// differently.
+    /// a history, `max_reveal` at the assertions level with fewer cycles completed than
+    /// `max_cycles` was handed out with cycles left. The level has one reading
+    /// ([`is_assertions_level`]): §4.4.1 and gapscore's history say `assertions`, the v2
+    /// schema's enum and gapscore's own `hardening.max_reveal` say `assertion`.
     pub(crate) fn claim_assertions_at_final_cycle(&mut self) {
         if self.major < 2 {
             return;
@@ -69,9 +69,10 @@ impl Checker<'_> {
             .unwrap_or(0);
         let mut early = Vec::new();
         for (i, c) in entries.iter().enumerate() {
-            // gapscore's history names the level `assertions` (`reveal`), §4.4.1 too.
             let level = |k: &str| c.get(k).and_then(Value::as_str);
-            if level("reveal") != Some("assertions") && level("disclosure") != Some("assertions") {
+            if !level("reveal").is_some_and(is_assertions_level)
+                && !level("disclosure").is_some_and(is_assertions_level)
+            {
                 continue;
             }
             let used_in = count(c.get("cycle")).unwrap_or(i as u64) + 1;
@@ -90,7 +91,7 @@ impl Checker<'_> {
             );
         }
         let max_reveal = h.get("max_reveal").and_then(Value::as_str);
-        if let (Some("assertions"), Some(m), Some(c)) = (max_reveal, max, cycles)
+        if let (Some(true), Some(m), Some(c)) = (max_reveal.map(is_assertions_level), max, cycles)
             && c < m
         {
             self.err(
@@ -107,6 +108,30 @@ impl Checker<'_> {
                 "/hardening/disclosure_warning",
                 format!("the report's own `hardening.disclosure_warning` says so: {warning}"),
             );
+        }
+    }
+}
+
+/// Whether a disclosure level names the assertions level: `assertions` (§4.4.1, gapscore's
+/// history) or `assertion` (the v2 schema's enum, gapscore's own `hardening.max_reveal`), read
+/// through the one fold so a respelling (`Assertions`, `assert\u{200b}ions`) is the same level.
+/// A second reading of the names is a way around §4.4.1.
+pub(crate) fn is_assertions_level(name: &str) -> bool {
+    let folded = gapscore_core::fold::fold(name);
+    folded == "assertions" || folded == "assertion"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_assertions_level;
+
+    #[test]
+    fn both_spellings_of_the_assertions_level_are_one_level() {
+        for name in ["assertions", "assertion", "Assertion", "assert\u{200b}ions"] {
+            assert!(is_assertions_level(name), "{name:?}");
+        }
+        for name in ["count", "name", "category", "message", "assert"] {
+            assert!(!is_assertions_level(name), "{name:?}");
         }
     }
 }

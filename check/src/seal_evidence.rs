@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use gapscore_core::fold::fold;
+use gapscore_core::fold::{fold, name_fold};
 use gapscore_seal::dir_hash::SealedFile;
 use gapscore_seal::record::{SealRecord, likely_harmless};
 use gapscore_seal::verify::{excludes_problem, verify};
@@ -273,19 +273,19 @@ impl Checker<'_> {
         else {
             return;
         };
-        let set = |l: &[String]| l.iter().map(|f| fold(f)).collect::<BTreeSet<String>>();
+        let set = |l: &[String]| l.iter().map(|f| name_fold(f)).collect::<BTreeSet<String>>();
         if set(&reported) == set(&recorded) {
             return;
         }
         let implementer = self
             .meta_get("implementer_family")
             .and_then(Value::as_str)
-            .map(fold);
+            .map(name_fold);
         let hidden: Vec<String> = recorded
             .iter()
-            .filter(|f| !set(&reported).contains(&fold(f)))
+            .filter(|f| !set(&reported).contains(&name_fold(f)))
             .map(|f| {
-                if implementer.as_deref() == Some(fold(f).as_str()) {
+                if implementer.as_deref() == Some(name_fold(f).as_str()) {
                     format!("`{f}` (the implementer's family)")
                 } else {
                     format!("`{f}`")

@@ -224,7 +224,7 @@ impl Resolved {
     /// not the record's (as a set of folded names, [`crate::fold`]) are contradictory evidence: refused.
     pub fn adopt_seal_families(&mut self, families: &[String]) -> Result<(), String> {
         let set = |list: &[String]| -> std::collections::BTreeSet<String> {
-            list.iter().map(|f| crate::fold::fold(f)).collect()
+            list.iter().map(|f| crate::fold::name_fold(f)).collect()
         };
         if self.seal_author_families.is_empty() {
             for f in families {

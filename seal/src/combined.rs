@@ -113,7 +113,7 @@ impl CombinedSeal {
             return Err(CombineError::TooFew(suites.len()));
         }
         // One family is one name by its fold (`OpenAI` and `open\u{200b}ai` are one).
-        suites.sort_by_key(|s| gapscore_fold::fold(&s.author_family));
+        suites.sort_by_key(|s| gapscore_fold::name_fold(&s.author_family));
         for w in suites.windows(2) {
             if gapscore_fold::same_name(&w[0].author_family, &w[1].author_family) {
                 return Err(CombineError::SameFamily(w[1].author_family.clone()));
