@@ -110,6 +110,12 @@ pub(crate) const CLAIMS: &[Claim] = &[
         judged: Judged::Walk(|c: &mut Checker<'_>| c.claim_excluded_present()),
     },
     Claim {
+        claim: "the sealed directory is the combined seal's suites (every entry in one suite)",
+        records: &[Record::Combined, Record::SealedDir],
+        rule: &rules::SEAL_UNCOVERED,
+        judged: Judged::Walk(|c: &mut Checker<'_>| c.claim_covered()),
+    },
+    Claim {
         claim: "the sealed directory is regular files (what the hash covers is all there is)",
         records: &[Record::SealedDir],
         rule: &rules::SEAL_NOT_REGULAR,

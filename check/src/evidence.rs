@@ -112,6 +112,12 @@ pub struct CombinedSeal {
     pub created: String,
     /// The spec ambiguity it records (§4.6.2), when contradictions were given.
     pub spec_ambiguity: Option<f64>,
+    /// The counts the ratio is computed from (contradicting, total), when recorded: the
+    /// report's value is held against the exact ratio, not the record's rounded `value`.
+    pub spec_ambiguity_counts: Option<(u64, u64)>,
+    /// Entries under the sealed directory in none of the suites (the seal's records aside):
+    /// neither hashed nor scanned for sealed source.
+    pub uncovered: Vec<String>,
     /// Each suite's author family, as the combined record lists it.
     pub families: Vec<String>,
     /// The suites' expected tests, merged, when every suite's record lists them.
@@ -219,6 +225,13 @@ impl Evidence {
                 problems: check.problems(record),
                 created: check.combined.created.clone(),
                 spec_ambiguity: check.combined.spec_ambiguity.as_ref().map(|a| a.value),
+                spec_ambiguity_counts: check.combined.spec_ambiguity.as_ref().map(|a| {
+                    (
+                        a.contradicting_acceptance_criteria,
+                        a.total_acceptance_criteria,
+                    )
+                }),
+                uncovered: check.uncovered.clone(),
                 families: check.families(),
                 expected_tests: check.expected_tests().ok().flatten(),
                 expected_tests_problem: check.expected_tests().err().map(|e| e.to_string()),

@@ -315,24 +315,38 @@ impl Checker<'_> {
         let claimed = self.one_time(&["sealed_at", "seal_created", "sealed_timestamp"], "sealed");
         // The seal record is the trusted evidence: its `created` is the seal time, whatever
         // the report says; a report that says otherwise is in conflict with its seal.
-        // Under a combined seal (§4.6) the combined record's `created` is the seal time: the
-        // whole was sealed when its last suite was combined in.
-        let record = match (&self.evidence.seal, &self.evidence.combined) {
-            (Some(r), _) => Some((r.created.clone(), "the seal record")),
-            (None, Some(c)) => Some((c.created.clone(), "the combined seal record")),
-            (None, None) => None,
+        // Under a combined seal (§4.6) the seal time is the latest of the combined record's
+        // `created` and every suite record's: the whole was sealed when its last suite was
+        // sealed and combined in, and no suite was sealed before it existed.
+        let records: Vec<(String, String)> = match (&self.evidence.seal, &self.evidence.combined) {
+            (Some(r), _) => vec![(r.created.clone(), "the seal record".to_owned())],
+            (None, Some(c)) => {
+                std::iter::once((c.created.clone(), "the combined seal record".to_owned()))
+                    .chain(c.suite_records.iter().map(|(dir, r, _)| {
+                        (
+                            r.created.clone(),
+                            format!("the seal record of suite `{dir}`"),
+                        )
+                    }))
+                    .collect()
+            }
+            (None, None) => Vec::new(),
         };
-        let recorded = record.and_then(|(c, what)| match parse_rfc3339(&c) {
-            Some(t) => Some((t, c, what.to_owned())),
-            None => {
-                self.err(
+        let mut recorded: Option<(i128, String, String)> = None;
+        for (c, what) in records {
+            match parse_rfc3339(&c) {
+                Some(t) => {
+                    if recorded.as_ref().is_none_or(|(latest, _, _)| t > *latest) {
+                        recorded = Some((t, c, what));
+                    }
+                }
+                None => self.err(
                     &rules::TIME_FORMAT,
                     "",
-                    format!("the seal record's `created` {c:?} is not an RFC 3339 date-time"),
-                );
-                None
+                    format!("{what}'s `created` {c:?} is not an RFC 3339 date-time"),
+                ),
             }
-        });
+        }
         let sealed = match (claimed, recorded) {
             (Some((ct, cs, cwhere)), Some(rec)) => {
                 if ct != rec.0 {

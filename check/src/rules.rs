@@ -197,6 +197,10 @@ rules! {
     ESCALATION_FAMILY = "escalation.family", 4, "§4.4.2 (v2)",
         "no hardening cycle's implementer (history `implementer_family` / `implementer_model`) is of a seal author's family or model",
         "escalate only to a model outside every seal author's family (§4.2.1); a cycle in a seal family reproduces teach-to-test";
+    // issue 33, fix fa (combined seals):
+    SEAL_UNCOVERED = "seal.uncovered", 2, "§4.5, §4.6 (v2)",
+        "every entry under the sealed directory a combined seal is checked against lies in one of its suites (its records aside)",
+        "give --sealed-dir the directory that holds the sealed suites only, or seal and combine every suite in it";
 }
 
 /// Looks a rule up by id.

@@ -13,6 +13,7 @@ use gapscore_seal::verify::{excludes_problem, verify};
 use serde_json::Value;
 
 use crate::checker::{Checker, ptr};
+use crate::numbers::Written;
 use crate::rules;
 
 /// At most this many names are shown in one message.
@@ -29,6 +30,20 @@ fn shown(list: &[String]) -> String {
         s.push_str(&format!(", and {} more", list.len() - SHOWN));
     }
     s
+}
+
+/// The §4.6.2 ratio `n / total` as a report may write it: a rounding of the exact ratio at the
+/// precision it is written with, at least the three decimals the record keeps (`0` is no
+/// writing of 0.25, though it is a rounding of it), or the exact value with fewer (`0.25`,
+/// `0.5`, `0`).
+fn ratio_written(w: Written, n: u64, total: u64) -> bool {
+    let (num, den) = (i128::from(n), i128::from(total));
+    let exact = 10i128
+        .checked_pow(w.decimals)
+        .and_then(|p| num.checked_mul(p))
+        .zip(w.mantissa.checked_mul(den))
+        .is_some_and(|(scaled, m)| scaled == m);
+    exact || (w.decimals >= 3 && w.rounds(num, den))
 }
 
 impl Checker<'_> {
@@ -225,29 +240,93 @@ impl Checker<'_> {
         }
     }
 
-    /// The combined record's spec ambiguity is the report's.
+    /// The combined record's spec ambiguity is the report's: the report's value is a rounding
+    /// of the exact ratio of the record's counts at the precision it is written with (the
+    /// record's own `value` is held against its counts by the seal crate: a record whose value
+    /// is not its counts' ratio does not hold).
     pub(crate) fn claim_ambiguity(&mut self) {
-        let Some(a) = self
+        let Some((a, counts)) = self
             .evidence
             .combined
             .as_ref()
-            .and_then(|c| c.spec_ambiguity)
+            .and_then(|c| c.spec_ambiguity.map(|a| (a, c.spec_ambiguity_counts)))
         else {
             return;
         };
         let reported = self.meta_get("spec_ambiguity").and_then(Value::as_f64);
-        if reported.is_some_and(|r| (r - a).abs() < 0.0005) {
+        let holds = match (reported, counts) {
+            (Some(r), Some((n, total))) if total > 0 => self
+                .written("/report/spec_ambiguity", r)
+                .is_some_and(|w| ratio_written(w, n, total)),
+            (Some(r), _) => crate::numbers::same(r, a),
+            (None, _) => false,
+        };
+        if holds {
             return;
         }
         let said = match reported {
             Some(r) => format!("reports a spec ambiguity of {r}"),
             None => "reports no spec ambiguity".to_owned(),
         };
+        let computed = match counts {
+            Some((n, total)) => format!("{n} / {total} ({a})"),
+            None => a.to_string(),
+        };
         self.err(
             &rules::SEAL_AMBIGUITY,
             "/report/spec_ambiguity",
-            format!("the report {said}, but the combined seal record computed {a} (§4.6.2)"),
+            format!(
+                "the report {said}, but the combined seal record computed {computed} (§4.6.2): a reported ratio is a rounding of the exact one"
+            ),
         );
+    }
+
+    /// Every entry under the sealed directory lies in a suite of the combined seal (its records
+    /// aside): what lies elsewhere is neither hashed nor scanned, so the seal cannot vouch for
+    /// it. A warning, not an error: the directory a combined record's suites are relative to
+    /// is usually the project's (`--sealed-dir .`, as `seal --combine` made the record there),
+    /// which holds the implementation and the reports as well, and no reader can tell a suite
+    /// left out from them. A directory holding the suites only shows a suite left out.
+    pub(crate) fn claim_covered(&mut self) {
+        let Some(c) = &self.evidence.combined else {
+            return;
+        };
+        let (harmless, other): (Vec<String>, Vec<String>) = c
+            .uncovered
+            .iter()
+            .cloned()
+            .partition(|p| likely_harmless(p).is_some());
+        let dir = self
+            .evidence
+            .sealed_dir
+            .as_ref()
+            .map(|d| d.given.clone())
+            .unwrap_or_default();
+        if !other.is_empty() {
+            self.warn(
+                &rules::SEAL_UNCOVERED,
+                "/report/sealed_hash",
+                format!(
+                    "{} entr{} under the sealed directory `{dir}` lie{} in none of the combined seal's suites ({}): neither hashed nor scanned for sealed source",
+                    other.len(),
+                    if other.len() == 1 { "y" } else { "ies" },
+                    if other.len() == 1 { "s" } else { "" },
+                    shown(&other)
+                ),
+            );
+        }
+        if !harmless.is_empty() {
+            self.warn(
+                &rules::SEAL_UNCOVERED,
+                "/report/sealed_hash",
+                format!(
+                    "{} file{} that tools create under the sealed directory `{dir}`, in none of the combined seal's suites ({})",
+                    harmless.len(),
+                    if harmless.len() == 1 { "" } else { "s" },
+                    shown(&harmless)
+                ),
+            );
+        }
     }
 
     /// The seal author families reported are the records' (as a set, through the identity

@@ -347,6 +347,19 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
             Err(e) => return ScoreOutcome::refused(Refusal::SealUnreadable(e.into()), diagnostics),
         };
         excluded_present = checked.excluded_present();
+        if !checked.uncovered.is_empty() {
+            diagnostics.push(Diagnostic::warning(
+                Code::SealUncovered,
+                format!(
+                    "{} entr{} under `{}` lie{} in none of the combined seal's suites ({}): not covered by the seal",
+                    checked.uncovered.len(),
+                    if checked.uncovered.len() == 1 { "y" } else { "ies" },
+                    seal.sealed_dir.display(),
+                    if checked.uncovered.len() == 1 { "s" } else { "" },
+                    checked.uncovered.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
         for (_, v) in &checked.dirs {
             if let Some(c) = &v.canary {
                 diagnostics.extend(

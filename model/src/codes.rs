@@ -262,6 +262,9 @@ codes! {
     RunEnded = "W222", "run",
         "how the test command `gapscore run` started ended (a note, not a warning)",
         "nothing to do: the report's `gapscore.runner` holds the same";
+    SealUncovered = "W223", "seal",
+        "files under the directory a combined seal is verified against lie in none of its suites: neither hashed nor scanned for sealed source",
+        "give the directory that holds the sealed suites only, or seal and combine every suite in it";
 
     InputUnreadable = "E001", "engine",
         "an input file could not be read or parsed",

@@ -40,6 +40,9 @@ pub struct CheckedSeal {
     pub expected_tests: Option<Vec<String>>,
     /// Set for a combined seal.
     pub plural: Option<Plural>,
+    /// Under a combined seal, the entries under the directory it is checked under that lie in
+    /// none of its suites (the seal's records aside): not vouched for by the seal.
+    pub uncovered: Vec<String>,
 }
 
 impl CheckedSeal {
@@ -96,6 +99,7 @@ pub fn check(record: &Path, dir: &Path, opts: &VerifyOptions) -> Result<CheckedS
             problems: c.problems(record),
             record_problems: c.record_problems(record),
             expected_tests: c.expected_tests()?,
+            uncovered: c.uncovered.clone(),
             plural: Some(Plural {
                 families: c.families(),
                 spec_ambiguity: c.combined.spec_ambiguity.clone(),
@@ -119,6 +123,7 @@ pub fn check(record: &Path, dir: &Path, opts: &VerifyOptions) -> Result<CheckedS
         expected_tests: r.expected_tests,
         record_problems: Vec::new(),
         plural: None,
+        uncovered: Vec::new(),
         dirs: vec![(dir.to_owned(), v)],
     })
 }

@@ -207,6 +207,52 @@ pub enum AmbiguityError {
     TooMany(u64, u64),
 }
 
+impl SpecAmbiguity {
+    /// The value rounded from the counts as [`Contradictions::ambiguity`] computes it.
+    pub fn recomputed(&self) -> Option<f64> {
+        (self.total_acceptance_criteria > 0).then(|| {
+            let exact = self.contradicting_acceptance_criteria as f64
+                / self.total_acceptance_criteria as f64;
+            (exact * 1000.0).round() / 1000.0
+        })
+    }
+
+    /// Why this record of the metric does not hold together, when it does not: a recorded
+    /// ratio is recomputed from its counts, never read by its `value` alone (an edited value
+    /// with the counts left as they were is a forged record).
+    pub fn problem(&self) -> Option<String> {
+        let (n, total) = (
+            self.contradicting_acceptance_criteria,
+            self.total_acceptance_criteria,
+        );
+        let distinct: BTreeSet<&str> = self.criteria.iter().map(|c| c.trim()).collect();
+        if total == 0 {
+            Some("its total_acceptance_criteria is 0: spec ambiguity is undefined".to_owned())
+        } else if n > total {
+            Some(format!(
+                "{n} criteria contradict but the specification has only {total}"
+            ))
+        } else if distinct.len() as u64 != n || distinct.len() != self.criteria.len() {
+            Some(format!(
+                "it counts {n} contradicting criteria but lists {} ({} distinct)",
+                self.criteria.len(),
+                distinct.len()
+            ))
+        } else if self
+            .recomputed()
+            .is_some_and(|r| (r - self.value).abs() > 1e-9)
+        {
+            Some(format!(
+                "its value {} is not {n} / {total} = {} (§4.6.2)",
+                self.value,
+                self.recomputed().unwrap_or_default()
+            ))
+        } else {
+            None
+        }
+    }
+}
+
 impl Contradictions {
     /// Computes the metric: each criterion counts once, however many contradictions name it;
     /// divergences never count (§4.6.1).
@@ -292,5 +338,16 @@ mod tests {
         assert_eq!(a.value, 0.25);
         assert_eq!(a.divergences, 1);
         assert_eq!(a.criteria, ["AC-2", "AC-7"]);
+        assert_eq!(a.problem(), None);
+        // A value edited with its counts left as they were does not hold together.
+        let mut edited = a.clone();
+        edited.value = 0.0;
+        assert!(edited.problem().unwrap().contains("is not 2 / 8"));
+        let mut listed = a.clone();
+        listed.criteria.pop();
+        assert!(listed.problem().is_some());
+        let mut over = a;
+        over.total_acceptance_criteria = 1;
+        assert!(over.problem().is_some());
     }
 }

@@ -51,6 +51,7 @@
 pub mod canary;
 pub mod checked_seal;
 pub mod combined;
+pub mod coverage;
 pub mod digest;
 pub mod dir_hash;
 pub mod error;

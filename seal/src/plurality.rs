@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::combined::{CombinedSeal, Contradictions, SuiteSeal, combined_hash};
+use crate::coverage::{self, SuiteDir};
 use crate::error::Error;
 use crate::record::SealRecord;
 use crate::sealed_dir::{self, FsError};
@@ -133,6 +134,24 @@ pub fn combine(
     }
     let mut combined =
         CombinedSeal::new(suites, created).map_err(|e| Error::Usage(e.to_string()))?;
+    // The suites' directories are as each was sealed (relative to the working directory):
+    // one directory, or one set of files, is not sealed twice as two suites.
+    let dirs: Vec<PathBuf> = combined
+        .suites
+        .iter()
+        .map(|s| PathBuf::from(&s.directory))
+        .collect();
+    let layout: Vec<SuiteDir<'_>> = combined
+        .suites
+        .iter()
+        .zip(&dirs)
+        .map(|(suite, dir)| SuiteDir { suite, dir })
+        .collect();
+    if let Some(p) = coverage::suites_overlap(&layout).first() {
+        return Err(Error::Usage(format!(
+            "{p}; seal each suite from the directory the combined seal will be verified under"
+        )));
+    }
     if let Some(path) = contradictions {
         let c: Contradictions = serde_json::from_str(&read_text(path)?).map_err(|e| {
             Error::Input(format!(
@@ -179,13 +198,15 @@ impl SuiteCheck {
                 .is_some_and(|f| gapscore_fold::same_name(f, &self.suite.author_family))
     }
 
-    /// The record file found is the one the suite was combined from (when the combined record
-    /// keeps its SHA-256): a record of the same name planted elsewhere is not taken for it.
+    /// The record file found is the one the suite was combined from: the combined record keeps
+    /// its SHA-256 and it matches. A record of the same name planted elsewhere is not taken for
+    /// it, and a combined record without `record_sha256` binds no record file at all (any file
+    /// would do, with any expected tests, excludes or time), so it binds nothing.
     pub fn record_is_bound(&self) -> bool {
         self.suite
             .record_sha256
             .as_ref()
-            .is_none_or(|h| *h == self.record_sha256)
+            .is_some_and(|h| *h == self.record_sha256)
     }
 
     /// Listed and its directory matches.
@@ -204,6 +225,12 @@ pub struct CombinedCheck {
     pub recomputed: String,
     /// Each suite, in the record's order.
     pub suites: Vec<SuiteCheck>,
+    /// How the suites' directories fail to cover the base ([`coverage::layout_problems`]): a
+    /// directory outside it, the same or nested directories, two suites with the same files.
+    pub layout: Vec<String>,
+    /// Entries under the base in no suite ([`coverage::uncovered`]): neither hashed nor
+    /// scanned, like files under excluded paths.
+    pub uncovered: Vec<String>,
 }
 
 impl CombinedCheck {
@@ -212,9 +239,18 @@ impl CombinedCheck {
         self.recomputed == self.combined.hash
     }
 
-    /// The hash holds and every suite is listed and intact.
+    /// The hash holds, the suites cover disjoint directories inside the base, the spec
+    /// ambiguity holds together, and every suite is listed and intact.
     pub fn intact(&self) -> bool {
-        self.hash_holds() && self.suites.iter().all(SuiteCheck::intact)
+        self.hash_holds()
+            && self.layout.is_empty()
+            && self.ambiguity_problem().is_none()
+            && self.suites.iter().all(SuiteCheck::intact)
+    }
+
+    /// Why the recorded spec ambiguity does not hold together, when it does not.
+    pub fn ambiguity_problem(&self) -> Option<String> {
+        self.combined.spec_ambiguity.as_ref()?.problem()
     }
 
     /// What is wrong, one sentence each: [`Self::record_problems`], then each suite directory
@@ -244,8 +280,18 @@ impl CombinedCheck {
                 self.recomputed
             ));
         }
+        out.extend(self.layout.iter().cloned());
+        if let Some(p) = self.ambiguity_problem() {
+            out.push(format!("`{}`: its spec ambiguity: {p}", record.display()));
+        }
         for s in &self.suites {
-            if !s.record_is_bound() {
+            if s.suite.record_sha256.is_none() {
+                out.push(format!(
+                    "`{}` ({}): the combined record keeps no record_sha256 for this suite, so it binds no record file (its expected tests, excludes and time could be any): combine the suite records again with `gapscore seal --combine`",
+                    s.record_path.display(),
+                    s.suite.author_family
+                ));
+            } else if !s.record_is_bound() {
                 out.push(format!(
                     "`{}` ({}): this record file (sha256 {}) is not the one the combined seal was made from ({})",
                     s.record_path.display(),
@@ -262,7 +308,12 @@ impl CombinedCheck {
                     s.record.hash,
                     s.suite.hash
                 ));
-            } else if !s.listed() {
+            } else if !s
+                .record
+                .author_family
+                .as_deref()
+                .is_some_and(|f| gapscore_fold::same_name(f, &s.suite.author_family))
+            {
                 out.push(format!(
                     "`{}`: its author family is {}, not {} as the combined record lists",
                     s.record_path.display(),
@@ -351,7 +402,7 @@ pub fn verify_combined_record(
         .map(|s| (s.author_family.clone(), s.hash.clone()))
         .collect();
     let recomputed = combined_hash(&pairs);
-    let mut suites = Vec::new();
+    let mut suites: Vec<SuiteCheck> = Vec::new();
     for suite in &combined.suites {
         // Beside the combined record first: the working directory is not the record keeper's
         // (a file of the same name planted there must not be taken for the suite's record).
@@ -386,9 +437,22 @@ pub fn verify_combined_record(
             verification,
         });
     }
+    let dirs: Vec<SuiteDir<'_>> = suites
+        .iter()
+        .map(|s| SuiteDir {
+            suite: &s.suite,
+            dir: &s.dir,
+        })
+        .collect();
+    let layout = coverage::layout_problems(base, &dirs);
+    let mut records: Vec<&Path> = suites.iter().map(|s| s.record_path.as_path()).collect();
+    records.push(path);
+    let uncovered = coverage::uncovered(base, &dirs, &records)?;
     Ok(CombinedCheck {
         combined,
         recomputed,
         suites,
+        layout,
+        uncovered,
     })
 }

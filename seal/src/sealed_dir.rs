@@ -198,6 +198,15 @@ pub fn scan_listing_special(dir: &Path, excludes: &Excludes) -> Result<Scan, FsE
     walk_dir(dir, excludes, true, &mut |path, _| sha256_file(path))
 }
 
+/// Lists every entry under `dir` as [`scan_listing_special`] does, without reading or
+/// hashing any file (each [`SealedFile::sha256`] is empty): what lies under a directory, for a
+/// check that asks whether a seal covers it.
+pub fn list(dir: &Path) -> Result<Scan, FsError> {
+    walk_dir(dir, &Excludes::default(), true, &mut |_, _| {
+        Ok(String::new())
+    })
+}
+
 /// Like [`scan`], reading each file whole and handing `(relative path, bytes)` to `visit`
 /// before hashing it: sealed test directories are small, and this reads each file once.
 pub fn scan_contents(

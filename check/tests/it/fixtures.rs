@@ -333,7 +333,20 @@ fn evidence_of(case: &Path) -> Result<Evidence, String> {
     if let (Some(d), Some(s)) = (args["sealed_dir"].as_str(), args["seal"].as_str())
         && gapscore_seal::plurality::is_combined(&case.join(s)).map_err(|e| e.to_string())?
     {
-        return Evidence::load(Some(&case.join(d)), Some(&case.join(s))).map_err(|e| e.to_string());
+        let mut e =
+            Evidence::load(Some(&case.join(d)), Some(&case.join(s))).map_err(|e| e.to_string())?;
+        // As if given on the command line from the case folder: messages stay portable.
+        let prefix = format!("{}/", case.display());
+        let portable = |t: &str| t.replace(&prefix, "");
+        if let Some(dir) = &mut e.sealed_dir {
+            dir.given = d.to_owned();
+            dir.absolute = None;
+        }
+        if let Some(c) = &mut e.combined {
+            c.record = portable(&c.record);
+            c.problems = c.problems.iter().map(|p| portable(p)).collect();
+        }
+        return Ok(e);
     }
     let sealed_dir = match args["sealed_dir"].as_str() {
         Some(d) => {

@@ -90,6 +90,8 @@ fn combined_seal_expecting(
     for (i, family) in families.into_iter().enumerate() {
         let dir = base.join(family);
         copy_sealed(&dir);
+        // Two suites are two sets of files (one suite sealed twice is not seal plurality).
+        fs::write(dir.join("AUTHOR"), format!("suite written by {family}\n")).unwrap();
         let mut req = SealRequest::new(&dir, "2026-03-01T08:00:00Z");
         req.author_family = Some(family.to_owned());
         if i == 0 {
@@ -111,6 +113,8 @@ fn combined_seal_expecting(
     )
     .unwrap();
     let combined = plurality::combine(&records, Some(&contradictions), combined_at).unwrap();
+    // Not left in the sealed directory: only the suites and their records are covered.
+    fs::remove_file(&contradictions).unwrap();
     let path = base.join("combined.seal.json");
     fs::write(&path, serde_json::to_string_pretty(&combined).unwrap()).unwrap();
     (path, combined.hash)

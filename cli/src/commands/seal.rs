@@ -338,6 +338,26 @@ fn verify_combined(args: &SealArgs, base: &Path, path: &Path) -> Result<ExitCode
         io::error(p);
         code = ExitCode::Failed;
     }
+    if !check.uncovered.is_empty() {
+        io::warn(&format!(
+            "{} entr{} under `{}` lie{} in none of the combined seal's suites ({}): not covered by the seal",
+            check.uncovered.len(),
+            if check.uncovered.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            },
+            base.display(),
+            if check.uncovered.len() == 1 { "s" } else { "" },
+            check
+                .uncovered
+                .iter()
+                .take(3)
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     for s in &check.suites {
         if print_verification(args, &s.dir, &s.verification)? != ExitCode::Ok {
             code = ExitCode::Failed;

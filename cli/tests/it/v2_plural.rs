@@ -628,3 +628,83 @@ fn run_under_a_combined_seal_counts_every_suite_and_catches_a_changed_one() {
         stderr(&o)
     );
 }
+
+/// A combined seal covers the directory it is verified against (attack on issue 33, findings
+/// 1, 2 and 15): one directory is not combined as two suites, a suite directory outside the
+/// sealed directory or a suite record the combined record does not bind breaks the seal for
+/// `seal --verify` and `score` alike, and an entry in no suite is named.
+#[test]
+fn a_combined_seal_must_cover_its_sealed_directory() {
+    let tmp = plural();
+    let root = tmp.path();
+    // One directory sealed twice under two families is not two suites.
+    let o = run_in(
+        root,
+        &[
+            "seal",
+            "a",
+            "--author-family",
+            "mistral",
+            "-o",
+            "a2.seal.json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run_in(root, &["seal", "--combine", "a.seal.json", "a2.seal.json"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("the same directory"), "{}", stderr(&o));
+    fs::remove_file(root.join("a2.seal.json")).unwrap();
+
+    let verify = ["seal", "--verify", "combined.json", "."];
+    let o = run_in(root, &verify);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // The implementation's results and history lie beside the suites: named, not refused.
+    assert!(
+        stderr(&o).contains("none of the combined seal's suites"),
+        "{}",
+        stderr(&o)
+    );
+
+    let original = fs::read_to_string(root.join("combined.json")).unwrap();
+    let mut c: Value = serde_json::from_str(&original).unwrap();
+    // A suite directory outside the sealed directory (its record's files, planted elsewhere).
+    let elsewhere = tempfile::tempdir().unwrap();
+    fs::create_dir_all(elsewhere.path().join("b")).unwrap();
+    fs::copy(
+        root.join("b/test_y.py"),
+        elsewhere.path().join("b/test_y.py"),
+    )
+    .unwrap();
+    let outside = elsewhere.path().join("b").display().to_string();
+    for s in c["suites"].as_array_mut().unwrap() {
+        if s["author_family"] == "google" {
+            s["directory"] = json!(outside);
+        }
+    }
+    fs::write(root.join("combined.json"), c.to_string()).unwrap();
+    let o = run_in(root, &verify);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not inside the sealed directory"),
+        "{}",
+        stderr(&o)
+    );
+    let o = score(root, &[]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+
+    // A combined record that keeps no record_sha256 binds no suite record.
+    let mut c: Value = serde_json::from_str(&original).unwrap();
+    for s in c["suites"].as_array_mut().unwrap() {
+        s.as_object_mut().unwrap().remove("record_sha256");
+    }
+    fs::write(root.join("combined.json"), c.to_string()).unwrap();
+    let o = run_in(root, &verify);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("keeps no record_sha256"),
+        "{}",
+        stderr(&o)
+    );
+    let o = score(root, &[]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+}
