@@ -120,6 +120,16 @@ impl Checker<'_> {
             self.err(&rules::SEAL_BROKEN, "/report/seal_broken", msg.clone());
             return (RequirementVerdict::Failed, msg);
         }
+        // The canary (§4.5) is evidence like the files: a read after sealing breaks the seal
+        // (v2 §5.2), whatever the report says of it.
+        if !self.evidence.canary_reads.is_empty() {
+            let msg = format!(
+                "the seal record's canary shows the sealed tests were read after sealing: {}",
+                self.evidence.canary_reads.join("; ")
+            );
+            self.err(&rules::SEAL_BROKEN, "/report/seal_broken", msg.clone());
+            return (RequirementVerdict::Failed, msg);
+        }
         if let Some(c) = self.evidence.combined.clone() {
             return self.recompute_combined(&c, stored);
         }

@@ -102,7 +102,7 @@ rules! {
         "the seal record (`--seal`) and the report name the same hash",
         "score against the seal the report was made with (`gapscore score --seal RECORD --sealed-dir DIR`)";
     SEAL_BROKEN = "seal.broken", 2, "§4.5",
-        "the report does not say its seal is broken (`report.seal_broken`)",
+        "the report does not say its seal is broken (`report.seal_broken`), and no seal record's canary shows the sealed tests read after sealing",
         "a broken seal makes the score invalid: restore the sealed tests and validate again";
     SEAL_ORDER = "seal.order", 2, "§4.1",
         "the sealed tests were sealed before implementation and before every validation, and implementation began before the first validation; the seal record's time is the seal time, and keys for one time agree",
