@@ -160,7 +160,7 @@ rules! {
         "the sealed directory holds regular files and directories only (no FIFO, socket or device)",
         "remove the special file: it has no bytes to hash, so the directory can be neither sealed nor verified";
     SEAL_EXPECTED_TESTS = "seal.expected-tests", 1, "§4.5",
-        "the sealed test counts and failure names agree with the seal record's expected tests",
+        "the sealed counts are the scoring's arithmetic under the seal record's expected tests: tests not failed + expected tests failed + skips left out by `--skipped exclude` (`gapscore.sealed_excluded`) = the tests it expects; a failure naming no expected test (an unexpected failing result, a run-level problem) adds to the total",
         "score with the seal record (`gapscore score --seal RECORD`): each expected test is counted once, a missing one as failed";
     SEAL_AMBIGUITY = "seal.ambiguity", 4, "§4.6.2 (v2)",
         "`report.spec_ambiguity` is the one the combined seal record computed",

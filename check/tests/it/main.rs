@@ -12,3 +12,4 @@ mod level4;
 mod limits;
 mod output_schema;
 mod seal_claims;
+mod seal_modes;
