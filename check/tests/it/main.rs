@@ -13,3 +13,4 @@ mod limits;
 mod output_schema;
 mod seal_claims;
 mod seal_modes;
+mod seal_times;
