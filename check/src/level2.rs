@@ -332,21 +332,8 @@ impl Checker<'_> {
             (None, Some(c)) => Some((c.created.clone(), "the combined seal record")),
             (None, None) => None,
         };
-        // The record's canary is set to its file's time at sealing: a `created` earlier than
-        // it was backdated, and the canary's time is the seal time.
-        let canary = self.evidence.seal.as_ref().and_then(|r| {
-            let c = r.canary.as_ref()?;
-            Some((parse_rfc3339(&c.atime)?, c.atime.clone()))
-        });
         let recorded = record.and_then(|(c, what)| match parse_rfc3339(&c) {
-            Some(t) => match &canary {
-                Some((ct, cs)) if *ct > t => Some((
-                    *ct,
-                    cs.clone(),
-                    format!("{what}'s canary, though it says created {c}"),
-                )),
-                _ => Some((t, c, what.to_owned())),
-            },
+            Some(t) => Some((t, c, what.to_owned())),
             None => {
                 self.err(
                     &rules::TIME_FORMAT,
