@@ -374,7 +374,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
             let refusal = match (checked.plural.is_some(), checked.dirs.first()) {
                 (false, Some((dir, verification))) => Refusal::BrokenSeal {
                     dir: dir.clone(),
-                    verification: verification.clone(),
+                    verification: Box::new(verification.clone()),
                 },
                 _ => Refusal::BrokenSeals {
                     problems: checked.record_problems.clone(),
