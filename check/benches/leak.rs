@@ -1,7 +1,10 @@
 //! Leak-scan benchmark (issue 33): a report whose one failure message is 8 MB, checked against a
 //! sealed directory of 200,000 distinct source lines (200 files of 1,000 lines), once clean and
 //! once with a sealed line planted at the end. Prints the wall time of `check_bytes` (best of
-//! three) and of reading the sealed files. `cargo bench -p gapscore-check --bench leak`
+//! three) and of reading the sealed files. Then two shapes attack B5 (issue 33) found quadratic:
+//! a 1 MB `expected` ending in a literal-only sealed line's value with 20,000 strings holding
+//! that line (the literal exemption), and 10,000 strings naming a sealed location under 10,000
+//! nested arrays (a pointer per finding). `cargo bench -p gapscore-check --bench leak`
 //! (arguments: sealed lines, message megabytes; default 200000 8).
 
 #![allow(clippy::print_stdout, clippy::unwrap_used)] // A benchmark reports on stdout.
@@ -24,6 +27,13 @@ fn main() {
                 .collect();
             (format!("tests/test_part_{f}.py"), text.into_bytes())
         })
+        .chain(std::iter::once((
+            "tests/test_literals.py".to_owned(),
+            (0..1_000)
+                .map(|i| format!("    \"expected greeting number {i}\",\n"))
+                .collect::<String>()
+                .into_bytes(),
+        )))
         .collect();
     let t = Instant::now();
     let dir = SealedDir::from_files(
@@ -45,6 +55,33 @@ fn main() {
             i * 31
         ));
         i += 1;
+    }
+    let literal = "    \"expected greeting number 999\",";
+    let mut expected = "x".repeat(1 << 20);
+    expected.push_str("expected greeting number 999");
+    let mut literal_report: serde_json::Value = serde_json::from_str(&report("")).unwrap();
+    literal_report["failures"][0]["expected"] = expected.into();
+    literal_report["failures"][0]["lines"] = vec![literal; 20_000].into();
+    // Written as text: a value this deep is not built (nor dropped) recursively here.
+    let frames = vec!["\"at test_part_0.py:1\""; 10_000].join(",");
+    let deep = format!("{}{frames}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let deep_report =
+        report("").replacen("\"message\"", &format!("\"frames\":{deep},\"message\""), 1);
+    for (name, bytes) in [
+        (
+            "literal exemption",
+            serde_json::to_vec(&literal_report).unwrap(),
+        ),
+        ("deep", deep_report.into_bytes()),
+    ] {
+        let t = Instant::now();
+        let result = check_bytes("report.json", &bytes, &evidence, 3);
+        println!(
+            "{name}: {:.1} MB report: check {:.2} s, {} finding(s)",
+            bytes.len() as f64 / 1_048_576.0,
+            t.elapsed().as_secs_f64(),
+            result.findings.len()
+        );
     }
     for (name, planted) in [
         ("clean", String::new()),

@@ -60,6 +60,9 @@ pub(crate) const SHADOW: &str = "shadow_score";
 /// The score key of the Gap dialect.
 pub(crate) const GAP: &str = "gap_score";
 
+/// Values normalising dropped, each with its pointer in the document as given.
+pub(crate) type SetAside = Vec<(String, Value)>;
+
 /// One report under check: `read` fills in what the document says, `level1`..`level3` judge
 /// it, [`Checker::finish`] sums up.
 pub(crate) struct Checker<'a> {
@@ -98,6 +101,9 @@ pub(crate) struct Checker<'a> {
     /// The scores as the text wrote them, by pointer in the text (see [`is_score_pointer`]);
     /// empty for a document given parsed.
     pub(crate) written: HashMap<String, Written>,
+    /// What normalising dropped from the document as given, with its pointer: the leak scan
+    /// reads these too.
+    pub(crate) set_aside: SetAside,
 }
 
 /// The pointers whose numbers are judged at the precision they are written with: the score
@@ -132,6 +138,7 @@ impl<'a> Checker<'a> {
             tool: None,
             judge4: false,
             written: HashMap::new(),
+            set_aside: Vec::new(),
         }
     }
 
@@ -175,6 +182,36 @@ impl<'a> Checker<'a> {
             self.findings.push(finding);
         } else {
             *left_out += 1;
+        }
+    }
+
+    /// An error whose pointer and message are made only when it will be listed: past
+    /// [`MAX_FINDINGS_PER_RULE`] it is only counted, so a scan finding many (each pointer costs
+    /// the document's depth) stays linear in the document.
+    pub(crate) fn err_with(&mut self, rule: &Rule, make: impl FnOnce() -> (String, String)) {
+        self.add_with(rule, Severity::Error, make);
+    }
+
+    /// A warning made as [`Checker::err_with`] makes an error.
+    pub(crate) fn warn_with(&mut self, rule: &Rule, make: impl FnOnce() -> (String, String)) {
+        self.add_with(rule, Severity::Warning, make);
+    }
+
+    fn add_with(
+        &mut self,
+        rule: &Rule,
+        severity: Severity,
+        make: impl FnOnce() -> (String, String),
+    ) {
+        let listed = self
+            .counted
+            .get(&(rule.id.to_owned(), severity))
+            .map_or(0, |c| c.0);
+        if listed < MAX_FINDINGS_PER_RULE {
+            let (pointer, message) = make();
+            self.add(rule, severity, &pointer, message);
+        } else {
+            self.left_out(rule, severity, 1);
         }
     }
 

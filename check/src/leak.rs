@@ -23,12 +23,11 @@
 //! text costs time linear in its length, and the seams cost time linear in the longest sealed
 //! line.
 
-mod decode;
-
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 
 use gapscore_adapter_sdk::text::strip_ansi;
+use gapscore_core::decode;
 use gapscore_core::feedback::SealedSource;
 use gapscore_core::fold::fold;
 use gapscore_core::sealed_source::SourceMatch;
@@ -51,14 +50,17 @@ struct Text<'a> {
     place: usize,
     /// An object key rather than a value.
     key: bool,
-    text: &'a str,
+    /// A string as it is, or a number as the document writes it (a number can be a sealed
+    /// literal line).
+    text: Cow<'a, str>,
     /// The index of the failure entry it is under.
     failure: Option<usize>,
 }
 
 /// One step of a pointer.
 enum Segment<'a> {
-    Root,
+    /// A root: the document's (pointer ``), or a value normalising set aside (its pointer).
+    Root(&'a str),
     Index(usize),
     Key(&'a str),
 }
@@ -74,21 +76,30 @@ enum Node<'a> {
     Key(&'a str),
 }
 
-/// Every string and key under the root, in document order (a key before its value), with the
-/// place of each and of each failure entry, without recursion: the document may nest as deep
-/// as the parser allows.
-fn texts(root: &Value) -> (Vec<Text<'_>>, Places<'_>, Vec<usize>) {
+/// Every string and key under the root, in document order (a key before its value), then those
+/// of each value set aside, with the place of each and of each failure entry, without
+/// recursion: the document may nest as deep as the parser allows.
+fn texts<'a>(
+    root: &'a Value,
+    aside: &'a [(String, Value)],
+) -> (Vec<Text<'a>>, Places<'a>, Vec<usize>) {
     let mut out = Vec::new();
-    let mut places = Places(vec![(0, Segment::Root)]);
+    let mut places = Places(vec![(0, Segment::Root(""))]);
     let mut failure_places = Vec::new();
-    let mut stack = vec![(Node::Value(root), 0usize, None)];
+    let mut stack = Vec::with_capacity(1 + aside.len());
+    for (pointer, value) in aside.iter().rev() {
+        let place = places.0.len();
+        places.0.push((place, Segment::Root(pointer)));
+        stack.push((Node::Value(value), place, None));
+    }
+    stack.push((Node::Value(root), 0usize, None));
     while let Some((node, place, failure)) = stack.pop() {
         let v = match node {
             Node::Key(k) => {
                 out.push(Text {
                     place,
                     key: true,
-                    text: k,
+                    text: Cow::Borrowed(k),
                     failure,
                 });
                 continue;
@@ -99,7 +110,13 @@ fn texts(root: &Value) -> (Vec<Text<'_>>, Places<'_>, Vec<usize>) {
             Value::String(s) => out.push(Text {
                 place,
                 key: false,
-                text: s,
+                text: Cow::Borrowed(s),
+                failure,
+            }),
+            Value::Number(n) => out.push(Text {
+                place,
+                key: false,
+                text: Cow::Owned(n.to_string()),
                 failure,
             }),
             Value::Array(a) => {
@@ -135,18 +152,18 @@ impl Places<'_> {
     /// The JSON pointer of a place.
     fn pointer(&self, mut at: usize) -> String {
         let mut steps = Vec::new();
-        while at != 0 {
+        let prefix = loop {
             let (parent, step) = &self.0[at];
             steps.push(match step {
                 Segment::Index(i) => i.to_string(),
                 Segment::Key(k) => (*k).to_owned(),
-                Segment::Root => break,
+                Segment::Root(prefix) => break *prefix,
             });
             at = *parent;
-        }
+        };
         steps.reverse();
         let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
-        ptr(&steps)
+        format!("{prefix}{}", ptr(&steps))
     }
 }
 
@@ -179,8 +196,9 @@ fn head(s: &str, n: usize) -> &str {
 /// What the scan matches against: the prepared sealed source and the literal values v2 shares.
 struct Scan<'s> {
     source: &'s SealedSource,
-    /// Per failure, its `expected` and `actual` values, folded.
-    shared: Vec<Vec<String>>,
+    /// Per failure, the sealed literal values its `expected` and `actual` hold (found in one
+    /// pass over each value, so the exemption costs no time per text).
+    shared: Vec<HashSet<&'s str>>,
     /// Every failure's values, folded, without the quotes around them.
     any_shared: HashSet<String>,
 }
@@ -202,12 +220,27 @@ impl<'s> Scan<'s> {
         failure
             .iter()
             .filter_map(|i| self.shared.get(*i))
-            .flatten()
-            .any(|v| v.contains(literal))
+            .any(|held| held.contains(literal))
     }
 }
 
 impl Checker<'_> {
+    /// The test ids the seal records given expect (a single record's, or every suite's of a
+    /// combined record).
+    fn sealed_test_names(&self) -> &[String] {
+        self.evidence
+            .seal
+            .as_ref()
+            .and_then(|r| r.expected_tests.as_deref())
+            .or_else(|| {
+                self.evidence
+                    .combined
+                    .as_ref()
+                    .and_then(|c| c.expected_tests.as_deref())
+            })
+            .unwrap_or(&[])
+    }
+
     pub(crate) fn leak_scan(&mut self) -> (RequirementVerdict, String) {
         let Some(dir) = self.evidence.sealed_dir.as_ref() else {
             return (
@@ -223,13 +256,14 @@ impl Checker<'_> {
             Cow::Owned(s)
         };
         let lines = source.line_count();
-        let (texts, places, failure_places) = texts(self.doc);
+        let set_aside = std::mem::take(&mut self.set_aside);
+        let (texts, places, failure_places) = texts(self.doc, &set_aside);
         let failures = self
             .root
             .get("failures")
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
-        let shared: Vec<Vec<String>> = (0..failures)
+        let values: Vec<Vec<String>> = (0..failures)
             .map(|i| {
                 ["expected", "actual"]
                     .iter()
@@ -240,81 +274,124 @@ impl Checker<'_> {
                     .collect()
             })
             .collect();
-        let any_shared = shared
+        let source: &SealedSource = &source;
+        let shared = values
+            .iter()
+            .map(|vs| {
+                vs.iter()
+                    .flat_map(|v| source.literals_in_folded(v))
+                    .collect()
+            })
+            .collect();
+        let any_shared = values
             .iter()
             .flatten()
             .map(|v| v.trim_matches(['"', '\'', '`']).to_owned())
             .collect();
         let scan = Scan {
-            source: &source,
+            source,
             shared,
             any_shared,
         };
+        // Test ids the seal record expects are shared with the implementer (v2 §4.4 step 2: the
+        // test names): a string that is one of them (identity fold) is a name, whatever sealed
+        // data file it was built from, and is left out of the scan and its joins.
+        let shared_names: HashSet<String> = self
+            .sealed_test_names()
+            .iter()
+            .map(|n| fold(n))
+            .filter(|n| !n.is_empty())
+            .collect();
         let mut leaks = 0usize;
         let mut located = 0usize;
+        let mut names = 0usize;
         // Per failure: the lines found so far (the joins report only new ones) and its texts,
         // folded, in document order.
         let mut found: Vec<BTreeSet<&str>> = vec![BTreeSet::new(); failures];
         let mut folded_of: Vec<Vec<(usize, bool, String)>> = vec![Vec::new(); failures];
         for t in &texts {
             let shared: Vec<usize> = t.failure.into_iter().collect();
-            let plain = strip_ansi(t.text);
-            let folded = fold(&plain);
+            if !t.key && !shared_names.is_empty() && shared_names.contains(&fold(&t.text)) {
+                names += 1;
+                continue;
+            }
+            // ANSI codes go before matching (a coloured diff), but a text that holds source only
+            // as written is a leak too: an escape that is no well-formed code (`ESC ]` with no
+            // terminator) makes the stripper drop the rest of the text.
+            let stripped = strip_ansi(&t.text);
+            let folded = fold(&stripped);
             let hits = scan.leaks(&folded, &shared);
+            let (plain, folded, hits) = if hits.is_empty() && *stripped != *t.text {
+                let raw = fold(&t.text);
+                let raw_hits = scan.leaks(&raw, &shared);
+                if raw_hits.is_empty() {
+                    (stripped, folded, hits)
+                } else {
+                    (Cow::Borrowed(&*t.text), raw, raw_hits)
+                }
+            } else {
+                (stripped, folded, hits)
+            };
             if let Some(i) = t.failure {
                 found[i].extend(hits.iter().map(|m| m.line));
             }
             let what = if t.key { "its key holds" } else { "holds" };
             if let Some(first) = hits.first() {
                 leaks += hits.len();
-                // Quote the text's own line when one line holds the source, else the source.
-                let own = plain
-                    .lines()
-                    .find(|l| !scan.leaks(&fold(l), &shared).is_empty())
-                    .map(quote);
-                let n = hits.len();
-                let message = match (n, own) {
-                    (1, Some(line)) => format!("{what} a line of sealed test source: `{line}`"),
-                    (1, None) => format!(
-                        "{what} a line of sealed test source, broken over several lines: `{}`",
-                        quote(first.line)
-                    ),
-                    (n, Some(line)) => format!(
-                        "{what} {n} lines of sealed test source (a sealed file pasted in?), the first here: `{line}`"
-                    ),
-                    (n, None) => format!(
-                        "{what} {n} lines of sealed test source (a sealed file pasted in?), the first: `{}`",
-                        quote(first.line)
-                    ),
-                };
-                self.err(&rules::FEEDBACK_LEAK, &places.pointer(t.place), message);
+                // Made only when listed: quoting the own line and the pointer cost the text's
+                // length and the document's depth.
+                self.err_with(&rules::FEEDBACK_LEAK, || {
+                    // Quote the text's own line when one line holds the source, else the source.
+                    let own = plain
+                        .lines()
+                        .find(|l| !scan.leaks(&fold(l), &shared).is_empty())
+                        .map(quote);
+                    let n = hits.len();
+                    let message = match (n, own) {
+                        (1, Some(line)) => format!("{what} a line of sealed test source: `{line}`"),
+                        (1, None) => format!(
+                            "{what} a line of sealed test source, broken over several lines: `{}`",
+                            quote(first.line)
+                        ),
+                        (n, Some(line)) => format!(
+                            "{what} {n} lines of sealed test source (a sealed file pasted in?), the first here: `{line}`"
+                        ),
+                        (n, None) => format!(
+                            "{what} {n} lines of sealed test source (a sealed file pasted in?), the first: `{}`",
+                            quote(first.line)
+                        ),
+                    };
+    (places.pointer(t.place), message)
+                });
             } else if let Some((chain, hits)) = decoded_leak(&scan, &plain, &shared) {
                 leaks += hits.len();
                 if let Some(i) = t.failure {
                     found[i].extend(hits.iter().map(|m| m.line));
                 }
-                let names: Vec<&str> = chain.iter().map(|e| e.name()).collect();
-                let lines = match hits.len() {
-                    1 => "a line".to_owned(),
-                    n => format!("{n} lines"),
-                };
-                self.err(
-                    &rules::FEEDBACK_LEAK,
-                    &places.pointer(t.place),
-                    format!(
-                        "{what}, with {} undone, {lines} of sealed test source: `{}`",
-                        names.join(" then "),
-                        quote(hits[0].line)
-                    ),
-                );
+                self.err_with(&rules::FEEDBACK_LEAK, || {
+                    let names: Vec<&str> = chain.iter().map(|e| e.name()).collect();
+                    let lines = match hits.len() {
+                        1 => "a line".to_owned(),
+                        n => format!("{n} lines"),
+                    };
+                    (
+                        places.pointer(t.place),
+                        format!(
+                            "{what}, with {} undone, {lines} of sealed test source: `{}`",
+                            names.join(" then "),
+                            quote(hits[0].line)
+                        ),
+                    )
+                });
             } else {
                 for line in plain.lines().filter(|l| source.locations_in(l) > 0) {
                     located += 1;
-                    self.warn(
-                        &rules::FEEDBACK_LEAK,
-                        &places.pointer(t.place),
-                        format!("names a place in a sealed test file: `{}`", quote(line)),
-                    );
+                    self.warn_with(&rules::FEEDBACK_LEAK, || {
+                        (
+                            places.pointer(t.place),
+                            format!("names a place in a sealed test file: `{}`", quote(line)),
+                        )
+                    });
                 }
             }
             if let Some(i) = t.failure {
@@ -335,10 +412,18 @@ impl Checker<'_> {
         (
             RequirementVerdict::Verified,
             format!(
-                "{n} string{} and key{} of the report scanned (decoded, and joined within and between failures) against {lines} sealed source line{}: none found{}",
+                "{n} string{} and key{} of the report scanned (decoded, and joined within and between failures) against {lines} sealed source line{}: none found{}{}",
                 plural(n),
                 plural(n),
                 plural(lines),
+                if names > 0 {
+                    format!(
+                        " ({names} being test id{} the seal record expects, shared)",
+                        plural(names)
+                    )
+                } else {
+                    String::new()
+                },
                 if located > 0 {
                     format!(" ({located} naming sealed file locations)")
                 } else {
@@ -406,15 +491,16 @@ impl Checker<'_> {
                 let hits = new(&mut found[i], scan.leaks(&window, &shared));
                 if let Some(first) = hits.first() {
                     leaks += hits.len();
-                    self.err(
-                        &rules::FEEDBACK_LEAK,
-                        &places.pointer(texts[a].0),
-                        format!(
-                            "holds, joined with {}, a line of sealed test source split between them: `{}`",
-                            places.pointer(texts[b].0),
-                            quote(first.line)
-                        ),
-                    );
+                    self.err_with(&rules::FEEDBACK_LEAK, || {
+                        (
+                            places.pointer(texts[a].0),
+                            format!(
+                                "holds, joined with {}, a line of sealed test source split between them: `{}`",
+                                places.pointer(texts[b].0),
+                                quote(first.line)
+                            ),
+                        )
+                    });
                 }
             }
             whole.push(joined);
@@ -437,15 +523,16 @@ impl Checker<'_> {
                 if let Some(first) = hits.first() {
                     leaks += hits.len();
                     found[i].extend(hits.iter().map(|m| m.line));
-                    self.err(
-                        &rules::FEEDBACK_LEAK,
-                        &places.pointer(a.0),
-                        format!(
-                            "holds, joined with {}, a line of sealed test source split between the two failures: `{}`",
-                            places.pointer(b.0),
-                            quote(first.line)
-                        ),
-                    );
+                    self.err_with(&rules::FEEDBACK_LEAK, || {
+                        (
+                            places.pointer(a.0),
+                            format!(
+                                "holds, joined with {}, a line of sealed test source split between the two failures: `{}`",
+                                places.pointer(b.0),
+                                quote(first.line)
+                            ),
+                        )
+                    });
                 }
             }
         }
@@ -515,10 +602,10 @@ mod tests {
     #[test]
     fn every_string_and_key_comes_in_document_order_with_its_pointer() {
         let doc = json!({"a": {"b/c~": ["x"]}, "failures": [{"k": "v"}, "w"]});
-        let (found, places, failures) = texts(&doc);
+        let (found, places, failures) = texts(&doc, &[]);
         let got: Vec<(String, bool, &str, Option<usize>)> = found
             .iter()
-            .map(|t| (places.pointer(t.place), t.key, t.text, t.failure))
+            .map(|t| (places.pointer(t.place), t.key, &*t.text, t.failure))
             .collect();
         let want = [
             ("/a", true, "a", None),
@@ -538,13 +625,38 @@ mod tests {
         assert_eq!(failures, ["/failures/0", "/failures/1"]);
     }
 
+    /// Issue 33 (attack B3, B8): a number is scanned as written, and a value normalising set
+    /// aside is scanned at its pointer in the document as given.
+    #[test]
+    fn numbers_and_values_set_aside_are_texts_too() {
+        let doc = json!({"ids": [12345678901234u64]});
+        let aside = [(
+            "/coverage_comparison/edge_cases".to_owned(),
+            json!({"s": "x"}),
+        )];
+        let (found, places, _) = texts(&doc, &aside);
+        let got: Vec<(String, &str)> = found
+            .iter()
+            .map(|t| (places.pointer(t.place), &*t.text))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("/ids".to_owned(), "ids"),
+                ("/ids/0".to_owned(), "12345678901234"),
+                ("/coverage_comparison/edge_cases/s".to_owned(), "s"),
+                ("/coverage_comparison/edge_cases/s".to_owned(), "x"),
+            ]
+        );
+    }
+
     #[test]
     fn a_deeply_nested_string_is_reached_without_recursion() {
         let mut doc = json!("deep");
         for _ in 0..5_000 {
             doc = Value::Array(vec![doc]);
         }
-        let (found, places, _) = texts(&doc);
+        let (found, places, _) = texts(&doc, &[]);
         assert_eq!(found.len(), 1);
         assert_eq!(places.pointer(found[0].place), "/0".repeat(5_000));
     }

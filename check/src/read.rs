@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 pub use crate::depth::MAX_READ_DEPTH;
 
-use crate::checker::{Checker, GAP, SHADOW, counts, is_score_pointer, ptr};
+use crate::checker::{Checker, GAP, SHADOW, SetAside, counts, is_score_pointer, ptr};
 use crate::evidence::Evidence;
 use crate::model::{Document, FileResult, Finding, Severity};
 use crate::numbers::{Written, same, show};
@@ -238,13 +238,14 @@ fn check_owned(
     match (classify(&doc), doc) {
         (Kind::Report, Value::Object(root)) => {
             let major = major_of(&root);
-            let (norm, findings) = normalise(root, major);
+            let (norm, findings, set_aside) = normalise(root, major);
             let doc = Value::Object(norm);
             let Value::Object(root) = &doc else {
                 return not_a_report(path, Kind::Report, level);
             };
             let mut c = Checker::new(&doc, root, evidence);
             c.written = written;
+            c.set_aside = set_aside;
             for f in findings {
                 c.push(f);
             }
@@ -270,9 +271,12 @@ fn major_of(root: &Map<String, Value>) -> u64 {
 /// taken: score and level at the root move under `report` (a warning under v1, an error under
 /// v2), `coverage_comparison.edge_cases` becomes `edge_case`, null failure fields become empty
 /// strings (`category` becomes `unknown`). Schemas and rules then judge the canonical form.
-fn normalise(root: Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<Finding>) {
+/// What it drops (a value beside the one it keeps) is returned with its pointer: the leak
+/// scan reads the document as given, every value of it.
+fn normalise(root: Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<Finding>, SetAside) {
     let mut out = root;
     let mut findings = Vec::new();
+    let mut set_aside = Vec::new();
     let v2 = major >= 2;
     for key in [SHADOW, GAP, "level"] {
         let Some(value) = out.remove(key) else {
@@ -330,6 +334,8 @@ fn normalise(root: Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<F
         ));
         if inside.is_none() {
             report.insert(key.to_owned(), value);
+        } else {
+            set_aside.push((p, value));
         }
     }
     if let Some(cc) = out
@@ -346,6 +352,7 @@ fn normalise(root: Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<F
                 "both `edge_case` and `edge_cases` are present: `edge_case` is used"
             }
             Some(_) => {
+                set_aside.push(("/coverage_comparison/edge_cases".to_owned(), plural));
                 "both `edge_case` and `edge_cases` are present, with different values: `edge_case` is used"
             }
         };
@@ -375,7 +382,7 @@ fn normalise(root: Map<String, Value>, major: u64) -> (Map<String, Value>, Vec<F
             }
         }
     }
-    (out, findings)
+    (out, findings, set_aside)
 }
 
 impl Checker<'_> {

@@ -208,7 +208,9 @@ pub fn scrub(text: &str, source: Option<&mut SealedSource>) -> Scrubbed {
             out.locations += loc.find_iter(&line).count();
             line = loc.replace_all(&line, "[sealed test]").into_owned();
         }
-        if source.contains_source(&line) {
+        // The same decision as `gapscore check`'s scan: encoded source (escaped in a repr,
+        // base64) goes as well.
+        if source.source_in_decoded(&line).is_some() {
             out.redacted += 1;
             let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
             lines.push(format!("{indent}{marker}"));
@@ -217,6 +219,12 @@ pub fn scrub(text: &str, source: Option<&mut SealedSource>) -> Scrubbed {
         }
     }
     out.text = lines.join("\n");
+    // What no one line holds the whole text may (a line broken over several, a wrapped
+    // encoding): then the whole text goes, so what the scrubber keeps the scan accepts.
+    if source.source_in_decoded(&out.text).is_some() {
+        out.redacted += 1;
+        out.text = marker.to_owned();
+    }
     out
 }
 
@@ -449,6 +457,29 @@ mod tests {
         let mut s = SealedSource::new(DEFAULT_MIN_LINE_LEN);
         s.add_file("tests/test_greet.py", SEALED.as_bytes());
         s
+    }
+
+    /// Issue 33 (attack B11): what the scrubber keeps, `gapscore check`'s scan accepts. A
+    /// pytest repr escapes a sealed line (`It\'s a "fine" day`), an output is base64: both
+    /// were kept, and the honest report that carried them was rejected.
+    #[test]
+    fn encoded_sealed_lines_go_as_the_check_would_find_them() {
+        let mut src = SealedSource::new(DEFAULT_MIN_LINE_LEN);
+        src.add_file(
+            "test_banner.py",
+            b"EXPECTED = \"\"\"\nIt's a \"fine\" day\nAttack at dawn, bring snacks\n\"\"\"\n",
+        );
+        let repr = "E       AssertionError: assert 'Welcome!\\n' == '\\nIt\\'s a \"fine\" day\\n'";
+        let b64 = "got QXR0YWNrIGF0IGRhd24sIGJyaW5nIHNuYWNrcwo= instead";
+        let wrapped = "QXR0YWNrIGF0IGRh\nd24sIGJyaW5nIHNuYWNrcwo=";
+        for message in [repr, b64, wrapped] {
+            assert!(src.source_in_decoded(message).is_some(), "{message}");
+            let s = scrub(message, Some(&mut src));
+            assert!(s.redacted > 0, "{message}");
+            assert_eq!(src.source_in_decoded(&s.text), None, "{}", s.text);
+        }
+        let plain = "E       AssertionError: assert 'Welcome!' == 'Goodbye'";
+        assert_eq!(scrub(plain, Some(&mut src)).text, plain);
     }
 
     #[test]

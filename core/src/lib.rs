@@ -61,6 +61,7 @@
 
 pub mod categories;
 mod counts;
+pub mod decode;
 pub mod duplicates;
 pub mod failures;
 pub mod feedback;

@@ -16,10 +16,18 @@ use gapscore_adapter_sdk::encoding::decode_text;
 use gapscore_adapter_sdk::text::split_lines;
 use regex::Regex;
 
+use crate::decode::{Encoding, each_decoding};
 use crate::fold::fold;
 
 /// Lines shorter than this (after trimming) are too common to identify sealed source.
 pub const DEFAULT_MIN_LINE_LEN: usize = 10;
+
+/// Characters that end a line in a language the sealed tests may be written in, besides `\n`
+/// and `\r`: U+2028, U+2029 (JavaScript, Python), and Python's vertical tab, form feed, file,
+/// group and record separators and NEL.
+const LANGUAGE_LINE_ENDS: &[char] = &[
+    '\u{2028}', '\u{2029}', '\u{0b}', '\u{0c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}',
+];
 
 /// One distinct line of sealed source.
 #[derive(Debug, Clone)]
@@ -52,6 +60,9 @@ pub struct SealedSource {
     files: BTreeSet<String>,
     /// The automaton over the folded lines, and the folded line of each of its patterns.
     matcher: Option<(AhoCorasick, Vec<String>)>,
+    /// The automaton over the distinct literal values of the literal-only lines, and each
+    /// pattern's value: which literals a shared value holds is one pass over it.
+    literals: Option<(AhoCorasick, Vec<String>)>,
     location: Option<Regex>,
     /// The longest folded line, in bytes.
     longest: usize,
@@ -65,6 +76,7 @@ impl SealedSource {
             lines: BTreeMap::new(),
             files: BTreeSet::new(),
             matcher: None,
+            literals: None,
             location: None,
             longest: 0,
         }
@@ -74,7 +86,9 @@ impl SealedSource {
     /// encoding and with any line ends the readers accept.
     pub fn add_file(&mut self, rel_path: &str, bytes: &[u8]) {
         let text = decode_text(bytes);
-        for line in split_lines(&text) {
+        // The languages' own line terminators end a line too (JavaScript's U+2028 and U+2029,
+        // Python's `str.splitlines` set): a sealed file written with them is not one line.
+        for line in split_lines(&text).flat_map(|l| l.split(LANGUAGE_LINE_ENDS)) {
             let t = line.trim();
             if t.chars().count() >= self.min_len {
                 let key = fold(t);
@@ -93,6 +107,7 @@ impl SealedSource {
             self.files.insert(base.to_owned());
         }
         self.matcher = None;
+        self.literals = None;
         self.location = None;
     }
 
@@ -117,6 +132,22 @@ impl SealedSource {
                 .build(&keys)
                 .ok()
                 .map(|ac| (ac, keys));
+        }
+        if self.literals.is_none() {
+            let values: BTreeSet<&str> = self
+                .lines
+                .values()
+                .filter_map(|l| l.literal.as_deref())
+                .filter(|v| !v.is_empty())
+                .collect();
+            let values: Vec<String> = values.into_iter().map(str::to_owned).collect();
+            if !values.is_empty() {
+                self.literals = AhoCorasick::builder()
+                    .match_kind(MatchKind::Standard)
+                    .build(&values)
+                    .ok()
+                    .map(|ac| (ac, values));
+            }
         }
         if self.location.is_none() && !self.files.is_empty() {
             let names: Vec<String> = self.files.iter().map(|f| regex::escape(f)).collect();
@@ -143,6 +174,23 @@ impl SealedSource {
             // Not prepared: one by one.
             None => self.lines.keys().any(|l| folded.contains(l.as_str())),
         }
+    }
+
+    /// The leak decision `gapscore feedback`'s scrubber and `gapscore check`'s scan share: the
+    /// encodings ([`crate::decode`]) undone to find sealed source in `text`, none when the text
+    /// holds it as written, or `None` when neither it nor any decoding of it holds a line.
+    /// The text is folded whole, so a line broken over several lines is found too.
+    pub fn source_in_decoded(&self, text: &str) -> Option<Vec<Encoding>> {
+        if self.contains_source(text) {
+            return Some(Vec::new());
+        }
+        let mut first = None;
+        each_decoding(text, &mut |chain, decoded| {
+            if first.is_none() && self.contains_source(decoded) {
+                first = Some(chain.to_vec());
+            }
+        });
+        first
     }
 
     /// The distinct lines of sealed source `text` holds anywhere, as the sealed files have them
@@ -185,6 +233,24 @@ impl SealedSource {
         out
     }
 
+    /// The literal values of literal-only lines ([`SourceMatch::literal`]) that a folded text
+    /// holds anywhere: one pass over the text, whatever the number of literals, so holding many
+    /// texts against one long shared value costs the value's length once.
+    pub fn literals_in_folded(&self, folded: &str) -> HashSet<&str> {
+        match &self.literals {
+            Some((ac, values)) => ac
+                .find_overlapping_iter(folded)
+                .map(|m| values[m.pattern().as_usize()].as_str())
+                .collect(),
+            None => self
+                .lines
+                .values()
+                .filter_map(|l| l.literal.as_deref())
+                .filter(|v| !v.is_empty() && folded.contains(v))
+                .collect(),
+        }
+    }
+
     /// How many places in sealed files (`test_x.py:12`, `File "test_x.py", line 12`) `text`
     /// names; needs [`SealedSource::prepare`].
     pub fn locations_in(&self, text: &str) -> usize {
@@ -222,6 +288,12 @@ fn literal_of(line: &str) -> Option<String> {
     }
     let quote = t[q..].chars().next()?;
     let body = t[q + 1..].strip_suffix(quote)?;
+    // An f-string or a template literal that interpolates computes its value: it is source,
+    // not a value the test compares (`f"{greet(name)}!"`, `` `${add(1, 2)}` ``).
+    if (prefix.contains(['f', 'F']) && body.contains('{')) || (quote == '`' && body.contains("${"))
+    {
+        return None;
+    }
     // A quote inside that no backslash escapes ends the literal: `"a" + "b"` is an expression.
     let mut escaped = false;
     for c in body.chars() {
@@ -270,6 +342,13 @@ mod tests {
         );
         assert_eq!(literal_of("r'a\\'b'"), Some(fold("a\\'b")));
         assert_eq!(literal_of("1234567890,"), Some("1234567890".into()));
+        // Issue 33 (attack B10): interpolation is source.
+        assert_eq!(literal_of("f\"{greet('World')} and more\","), None);
+        assert_eq!(literal_of("`${greet('World')} and more`,"), None);
+        assert_eq!(
+            literal_of("f\"no interpolation\","),
+            Some(fold("no interpolation"))
+        );
         for source in [
             "assert greet(\"World\") == \"Hello, World!\"",
             "\"a\" + \"b\"",

@@ -9,7 +9,7 @@
 
 /// One encoding undone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Encoding {
+pub enum Encoding {
     /// `&lt;`, `&#60;`, `&#x3C;`.
     Html,
     /// `%3C`, `+` kept.
@@ -38,7 +38,7 @@ impl Encoding {
     ];
 
     /// The name a finding gives.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Encoding::Html => "HTML character references",
             Encoding::Percent => "percent-encoding",
@@ -65,7 +65,7 @@ impl Encoding {
 
 /// Calls `visit` with every decoding of `text` up to two encodings deep (not the text itself),
 /// with the encodings undone, outermost first. A decoding that changes nothing is skipped.
-pub(crate) fn each_decoding(text: &str, visit: &mut dyn FnMut(&[Encoding], &str)) {
+pub fn each_decoding(text: &str, visit: &mut dyn FnMut(&[Encoding], &str)) {
     for first in Encoding::ALL {
         let Some(once) = first.decode(text).filter(|d| d != text) else {
             continue;
