@@ -7,6 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use gapscore_core::feedback::{DEFAULT_MIN_LINE_LEN, SealedSource};
+use gapscore_seal::canary;
 use gapscore_seal::digest::sha256_hex;
 use gapscore_seal::dir_hash::SealedFile;
 use gapscore_seal::excludes::Excludes;
@@ -140,6 +141,9 @@ pub struct Evidence {
     pub seal: Option<SealRecord>,
     /// A combined seal record (`--seal COMBINED --sealed-dir DIR`), verified.
     pub combined: Option<CombinedSeal>,
+    /// What the records' canaries (§4.5) show, read before the directory was: each read of
+    /// the sealed tests after sealing. Empty when no canary was read (or none recorded).
+    pub canary_reads: Vec<String>,
 }
 
 /// An error about `path` with this reason, as the sealed-directory reader words one.
@@ -154,6 +158,7 @@ impl Evidence {
             sealed_dir,
             seal,
             combined: None,
+            canary_reads: Vec::new(),
         }
     }
 
@@ -171,10 +176,27 @@ impl Evidence {
             };
             return Self::load_combined(base, record);
         }
+        let seal = seal.map(read_seal_record).transpose()?;
+        // The canary is read before the directory is, and set back after the checker's own
+        // read (as `seal --verify` does), so the next verifier still sees a read that was not
+        // ours; a read found stays visible.
+        let canary = match (&seal, sealed_dir) {
+            (Some(r), Some(dir)) => r.canary.as_ref().map(|c| (dir, c, canary::check(dir, c))),
+            _ => None,
+        };
+        let read = sealed_dir.map(SealedDir::read).transpose();
+        let mut canary_reads = Vec::new();
+        if let Some((dir, c, found)) = canary {
+            match found.problem() {
+                Some(p) => canary_reads.push(p),
+                None => canary::settle_again(dir, c),
+            }
+        }
         Ok(Evidence {
-            sealed_dir: sealed_dir.map(SealedDir::read).transpose()?,
-            seal: seal.map(read_seal_record).transpose()?,
+            sealed_dir: read?,
+            seal,
             combined: None,
+            canary_reads,
         })
     }
 
@@ -185,6 +207,7 @@ impl Evidence {
         let mut source = SealedSource::new(DEFAULT_MIN_LINE_LEN);
         let mut suite_records = Vec::new();
         let mut special = Vec::new();
+        let mut canary_reads = Vec::new();
         for s in &check.suites {
             let scan = sealdir::scan_contents_listing_special(
                 &s.dir,
@@ -200,6 +223,14 @@ impl Evidence {
                     .map(|(p, k)| (format!("{}/{p}", dir.trim_end_matches('/')), *k)),
             );
             suite_records.push((dir, s.record.clone(), scan.files));
+            // The combined verification read each canary first and set it back; this second
+            // read is set back too, unless a read was found.
+            if let Some(c) = &s.record.canary {
+                match s.verification.canary.as_ref().and_then(|k| k.problem()) {
+                    Some(p) => canary_reads.push(format!("suite `{}`: {p}", s.dir.display())),
+                    None => canary::settle_again(&s.dir, c),
+                }
+            }
         }
         source.prepare();
         Ok(Evidence {
@@ -237,6 +268,7 @@ impl Evidence {
                 expected_tests_problem: check.expected_tests().err().map(|e| e.to_string()),
                 suite_records,
             }),
+            canary_reads,
         })
     }
 }

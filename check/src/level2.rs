@@ -120,6 +120,16 @@ impl Checker<'_> {
             self.err(&rules::SEAL_BROKEN, "/report/seal_broken", msg.clone());
             return (RequirementVerdict::Failed, msg);
         }
+        // The canary (§4.5) is evidence like the files: a read after sealing breaks the seal
+        // (v2 §5.2), whatever the report says of it.
+        if !self.evidence.canary_reads.is_empty() {
+            let msg = format!(
+                "the seal record's canary shows the sealed tests were read after sealing: {}",
+                self.evidence.canary_reads.join("; ")
+            );
+            self.err(&rules::SEAL_BROKEN, "/report/seal_broken", msg.clone());
+            return (RequirementVerdict::Failed, msg);
+        }
         if let Some(c) = self.evidence.combined.clone() {
             return self.recompute_combined(&c, stored);
         }
@@ -381,9 +391,15 @@ impl Checker<'_> {
             .hardening()
             .and_then(|h| h.get("history"))
             .and_then(Value::as_array);
+        // Cycles without a time cannot be ordered against the seal.
+        let mut untimed = Vec::new();
         for (i, c) in history.into_iter().flatten().enumerate() {
             let p = format!("/hardening/history/{i}/timestamp");
-            if let Some((t, s)) = self.time_at(c.get("timestamp"), &p) {
+            let time = self.time_at(c.get("timestamp"), &p);
+            if time.is_none() {
+                untimed.push(i.to_string());
+            }
+            if let Some((t, s)) = time {
                 let what = if i == 0 {
                     "the first recorded validation".to_owned()
                 } else {
@@ -423,14 +439,27 @@ impl Checker<'_> {
             self.err(&rules::SEAL_ORDER, "/report", msg);
             return self.order_verdict(before, RequirementVerdict::Verified, String::new());
         }
-        let detail = match validation {
-            Some((_, vs, vwhere)) => format!(
-                "sealed {ss} ({swhere}), before {vwhere} at {vs}; when implementation began is not recorded"
-            ),
-            None => format!(
-                "sealed {ss} ({swhere}); no implementation or validation time to compare with"
-            ),
+        // A claim without evidence caps the level: with the seal time known, sealed-first is
+        // shown only against a time of implementation or of every validation.
+        if !untimed.is_empty() {
+            let detail = format!(
+                "sealed {ss} ({swhere}), but hardening cycle{} {} record{} no time and implementation's start is not recorded: the seal cannot be shown to precede {}",
+                if untimed.len() == 1 { "" } else { "s" },
+                untimed.join(", "),
+                if untimed.len() == 1 { "s" } else { "" },
+                if untimed.len() == 1 { "it" } else { "them" }
+            );
+            return self.order_verdict(before, RequirementVerdict::Failed, detail);
+        }
+        let Some((_, vs, vwhere)) = validation else {
+            let detail = format!(
+                "sealed {ss} ({swhere}), but the report records no time of implementation or validation (`report.timestamp`, `report.implementation_started_at`, history timestamps): the seal cannot be shown to come first"
+            );
+            return self.order_verdict(before, RequirementVerdict::Failed, detail);
         };
+        let detail = format!(
+            "sealed {ss} ({swhere}), before {vwhere} at {vs}; when implementation began is not recorded"
+        );
         self.order_verdict(before, RequirementVerdict::Attested, detail)
     }
 

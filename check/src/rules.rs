@@ -102,7 +102,7 @@ rules! {
         "the seal record (`--seal`) and the report name the same hash",
         "score against the seal the report was made with (`gapscore score --seal RECORD --sealed-dir DIR`)";
     SEAL_BROKEN = "seal.broken", 2, "§4.5",
-        "the report does not say its seal is broken (`report.seal_broken`)",
+        "the report does not say its seal is broken (`report.seal_broken`), and no seal record's canary shows the sealed tests read after sealing",
         "a broken seal makes the score invalid: restore the sealed tests and validate again";
     SEAL_ORDER = "seal.order", 2, "§4.1",
         "the sealed tests were sealed before implementation and before every validation, and implementation began before the first validation; the seal record's time is the seal time, and keys for one time agree",
@@ -160,7 +160,7 @@ rules! {
         "the sealed directory holds regular files and directories only (no FIFO, socket or device)",
         "remove the special file: it has no bytes to hash, so the directory can be neither sealed nor verified";
     SEAL_EXPECTED_TESTS = "seal.expected-tests", 1, "§4.5",
-        "the sealed test counts and failure names agree with the seal record's expected tests",
+        "the sealed counts are the scoring's arithmetic under the seal record's expected tests: tests not failed + expected tests failed + skips left out by `--skipped exclude` (`gapscore.sealed_excluded`) = the tests it expects; a failure naming no expected test (an unexpected failing result, a run-level problem) adds to the total",
         "score with the seal record (`gapscore score --seal RECORD`): each expected test is counted once, a missing one as failed";
     SEAL_AMBIGUITY = "seal.ambiguity", 4, "§4.6.2 (v2)",
         "`report.spec_ambiguity` is the one the combined seal record computed",

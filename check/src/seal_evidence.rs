@@ -12,7 +12,7 @@ use gapscore_seal::record::{SealRecord, likely_harmless};
 use gapscore_seal::verify::{excludes_problem, verify};
 use serde_json::Value;
 
-use crate::checker::{Checker, ptr};
+use crate::checker::Checker;
 use crate::numbers::Written;
 use crate::rules;
 
@@ -176,8 +176,14 @@ impl Checker<'_> {
             .map(|e| ("the combined seal's records", e))
     }
 
-    /// A record that expects N sealed tests: the report counts N (each expected test once, a
-    /// missing one as failed, a test it does not list left out).
+    /// A record that expects N sealed tests: the report's counts are the arithmetic gapscore's
+    /// scoring does under the record (I7). Every expected test counts once (a missing one as
+    /// failed), a skip the operator's `--skipped exclude` left out is not counted (as the
+    /// report's `gapscore` extension records them), a passing test the record does not list
+    /// never counts, and a failure that names no expected test (an unexpected failing result,
+    /// a run-level problem entry, a repeat the runner gave) adds to the total, as it can only
+    /// make the score worse. This half: the tests not failed and the excluded skips are at most
+    /// N, and exactly N when the report lists no failures to account for the rest.
     pub(crate) fn claim_expected_total(&mut self) {
         if let Some(p) = self
             .evidence
@@ -196,48 +202,99 @@ impl Checker<'_> {
             return;
         };
         let n = expected.len() as u64;
-        if sealed.total != n {
+        let excluded = self.excluded_skips();
+        let not_failed = sealed.total.saturating_sub(sealed.failed);
+        let listed = self
+            .root
+            .get("failures")
+            .and_then(Value::as_array)
+            .is_some();
+        if not_failed + excluded > n {
             self.err(
                 &rules::SEAL_EXPECTED_TESTS,
                 "/sealed_tests/total",
                 format!(
-                    "the report counts {} sealed tests, but {from} expects {n}: scored under the record, every expected test counts once and no other test counts",
-                    sealed.total
+                    "the report counts {} sealed tests, {not_failed} of them not failed{}, but {from} expects {n}: scored under the record, a test it does not list counts only when it fails",
+                    sealed.total,
+                    excluded_note(excluded)
+                ),
+            );
+        } else if !listed && sealed.total + excluded != n {
+            self.err(
+                &rules::SEAL_EXPECTED_TESTS,
+                "/sealed_tests/total",
+                format!(
+                    "the report counts {} sealed tests{}, but {from} expects {n}, and it lists no failures that could account for the difference",
+                    sealed.total,
+                    excluded_note(excluded)
                 ),
             );
         }
     }
 
-    /// Each failure names an expected test (compared through the identity fold; a name may
-    /// carry or drop the file or class part before `::`, `.` or `/`).
+    /// The other half of [`Self::claim_expected_total`]: the expected tests the failures name
+    /// (each once, through the identity fold; a name may carry or drop the file or class part)
+    /// make up the rest, so not failed + expected tests failed + excluded skips = N. A failure
+    /// naming no expected test is counted in the total, not forbidden.
     pub(crate) fn claim_expected_names(&mut self) {
-        let Some((from, expected)) = self.expected_tests() else {
+        let (Some((from, expected)), Some(sealed)) = (self.expected_tests(), self.sealed) else {
             return;
         };
-        let folded: BTreeSet<String> = expected.iter().map(|e| fold(e)).collect();
         let Some(failures) = self.root.get("failures").and_then(Value::as_array) else {
             return;
         };
-        let mut unknown = Vec::new();
-        for (i, f) in failures.iter().enumerate() {
-            let Some(name) = f.get("test_name").and_then(Value::as_str) else {
-                continue;
-            };
-            let n = fold(name);
-            if n.is_empty() || !folded.iter().any(|e| same_test(e, &n)) {
-                unknown.push((
-                    ptr(&["failures", &i.to_string(), "test_name"]),
-                    name.to_owned(),
-                ));
-            }
+        let n = expected.len() as u64;
+        let excluded = self.excluded_skips();
+        let not_failed = sealed.total.saturating_sub(sealed.failed);
+        if not_failed + excluded > n {
+            // Already the total's finding.
+            return;
         }
-        for (p, name) in unknown {
+        let folded: Vec<String> = expected.iter().map(|e| fold(e)).collect();
+        let failed_expected: BTreeSet<String> = failures
+            .iter()
+            .filter_map(|f| f.get("test_name").and_then(Value::as_str))
+            .map(fold)
+            .filter(|name| !name.is_empty() && folded.iter().any(|e| same_test(e, name)))
+            .collect();
+        let k = failed_expected.len() as u64;
+        if not_failed + k + excluded != n {
             self.err(
                 &rules::SEAL_EXPECTED_TESTS,
-                &p,
-                format!("failure `{name}` is none of the tests {from} expects"),
+                "/sealed_tests/total",
+                format!(
+                    "{from} expects {n} tests, but the report's {not_failed} test{} not failed and the {k} expected test{} its failures name{} make {}: scored under the record, every expected test counts once, failed or not",
+                    if not_failed == 1 { "" } else { "s" },
+                    if k == 1 { "" } else { "s" },
+                    excluded_note(excluded),
+                    not_failed + k + excluded
+                ),
             );
         }
+    }
+
+    /// The skips the report says the operator's `--skipped exclude` left out of the sealed
+    /// counts (`gapscore.sealed_excluded` under `gapscore.status_policy.skipped: exclude`);
+    /// 0 otherwise.
+    fn excluded_skips(&self) -> u64 {
+        if !self.skips_excluded() {
+            return 0;
+        }
+        self.root
+            .get("gapscore")
+            .and_then(|g| g.get("sealed_excluded"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    }
+
+    /// The report was scored under `--skipped exclude` (`gapscore.status_policy.skipped`): a
+    /// sealed test skipped in one cycle is not counted in it, so totals may differ by cycle.
+    pub(crate) fn skips_excluded(&self) -> bool {
+        self.root
+            .get("gapscore")
+            .and_then(|g| g.pointer("/status_policy/skipped"))
+            .and_then(Value::as_str)
+            == Some("exclude")
     }
 
     /// The combined record's spec ambiguity is the report's: the report's value is a rounding
@@ -392,6 +449,18 @@ fn quoted(list: &[String]) -> String {
 
 /// Two folded test names name one test: equal, or one is the other with a leading part
 /// (`file::`, `Class.`, `dir/`) dropped.
+/// `, and N skips excluded` when the operator excluded some.
+fn excluded_note(excluded: u64) -> String {
+    if excluded == 0 {
+        String::new()
+    } else {
+        format!(
+            " and {excluded} skip{} excluded (`--skipped exclude`)",
+            if excluded == 1 { "" } else { "s" }
+        )
+    }
+}
+
 fn same_test(a: &str, b: &str) -> bool {
     let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
     long == short

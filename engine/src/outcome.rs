@@ -25,7 +25,7 @@ pub enum Refusal {
         /// The directory.
         dir: PathBuf,
         /// What differs.
-        verification: Verification,
+        verification: Box<Verification>,
     },
     /// A combined seal (§4.6) does not hold: its hash is not its suites', a suite's record is
     /// not the one it lists, or a suite's directory does not match (and `allow_broken` was not
@@ -81,7 +81,7 @@ impl Refusal {
     /// files (`gapscore score` prints each changed, added and removed file).
     pub fn mismatched_dirs(&self) -> Vec<(&std::path::Path, &Verification)> {
         match self {
-            Refusal::BrokenSeal { dir, verification } => vec![(dir.as_path(), verification)],
+            Refusal::BrokenSeal { dir, verification } => vec![(dir.as_path(), &**verification)],
             Refusal::BrokenSeals { broken, .. } => {
                 broken.iter().map(|(d, v)| (d.as_path(), v)).collect()
             }

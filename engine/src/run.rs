@@ -176,7 +176,7 @@ fn broken(checked: CheckedSeal) -> Refusal {
     {
         return Refusal::BrokenSeal {
             dir: dir.clone(),
-            verification: verification.clone(),
+            verification: Box::new(verification.clone()),
         };
     }
     Refusal::BrokenSeals {

@@ -339,6 +339,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     let mut excluded_present = Vec::new();
     let mut seal_advisories = Vec::new();
     let mut sealed_dirs = Vec::new();
+    let mut unread_canaries = Vec::new();
     if let Some(seal) = &req.seal {
         let mut opts = VerifyOptions::default();
         opts.excludes.clone_from(&seal.excludes);
@@ -386,7 +387,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
             let refusal = match (checked.plural.is_some(), checked.dirs.first()) {
                 (false, Some((dir, verification))) => Refusal::BrokenSeal {
                     dir: dir.clone(),
-                    verification: verification.clone(),
+                    verification: Box::new(verification.clone()),
                 },
                 _ => Refusal::BrokenSeals {
                     problems: checked.record_problems.clone(),
@@ -408,6 +409,15 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         manifest = checked
             .expected_tests
             .map(|ids| Arc::new(Manifest::new(ids)));
+        // Canaries found unread: the leak scan's read of the directory below is set back.
+        unread_canaries = checked
+            .dirs
+            .iter()
+            .filter_map(|(d, v)| {
+                let c = v.canary.as_ref().filter(|c| !c.read)?;
+                Some((d.clone(), c.canary.clone()))
+            })
+            .collect();
         sealed_dirs = checked.dirs.into_iter().map(|(d, _)| d).collect();
     }
     // A sealed file changed during the run and put back is a broken seal, though its content
@@ -501,7 +511,12 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     if !sealed_dirs.is_empty() {
         // Unreadable sealed files already refused the run when the seal was verified.
         let dirs: Vec<&std::path::Path> = sealed_dirs.iter().map(PathBuf::as_path).collect();
-        if let Ok(mut source) = fs::sealed_source_of(&dirs, DEFAULT_MIN_LINE_LEN) {
+        let read = fs::sealed_source_of(&dirs, DEFAULT_MIN_LINE_LEN);
+        // gapscore's own read does not count as the implementer's (§4.5), as in verify_dir.
+        for (dir, canary) in &unread_canaries {
+            gapscore_seal::canary::settle_again(dir, canary);
+        }
+        if let Ok(mut source) = read {
             scrub_sealed_source(&mut sealed, &mut source);
         }
     }

@@ -148,11 +148,11 @@ pub fn seal_dir(req: &SealRequest) -> Result<Sealed, Error> {
     }
     let mut record = SealRecord::new(&sealed, &opts, directory, scan.files, req.created.clone());
     record.excludes = excludes.globs();
-    // Excludes that leave out the tests make a seal of nothing, which `check` rejects
-    // (`seal.excludes`): refused here rather than written.
+    // Excludes or a mode that leave out the tests make a seal of nothing, which `check`
+    // rejects (`seal.excludes`): refused here rather than written.
     if let Some(problem) = crate::verify::excludes_problem(&record, &[]) {
         return Err(Error::Usage(format!(
-            "`{}`: {problem}; exclude only what tools create (`__pycache__`, `*.pyc`)",
+            "`{}`: {problem}; seal in a mode that hashes the tests (strict, the default) and exclude only what tools create (`__pycache__`, `*.pyc`)",
             record.directory
         )));
     }

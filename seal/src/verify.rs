@@ -87,17 +87,20 @@ pub struct Verification {
     pub special: Vec<(String, &'static str)>,
     /// The record's canary as found before the directory was read (§4.5).
     pub canary: Option<Box<CanaryCheck>>,
-    /// Why the record's excludes make its hash verify nothing ([`excludes_problem`]): they
+    /// Why the record's hash verifies nothing ([`excludes_problem`]): its excludes or its mode
     /// leave out every file, or every test file. Such a seal is not intact, however well the
     /// rest matches.
     pub excludes_problem: Option<String>,
 }
 
 impl Verification {
-    /// True when the directory matches: the same hash, no symbolic link, no FIFO, socket or
-    /// device, and excludes that leave the sealed tests in the hash.
+    /// True when the directory matches: the same hash, every file the record lists as
+    /// recorded (the spec and stampede modes leave files out of the hash; the record's list
+    /// still holds them), no symbolic link, no FIFO, socket or device, and excludes and mode
+    /// that leave the sealed tests in the hash.
     pub fn intact(&self) -> bool {
         self.actual.hash == self.expected
+            && self.diff.as_ref().is_none_or(SealDiff::is_empty)
             && self.links.is_empty()
             && self.special.is_empty()
             && self.excludes_problem.is_none()
@@ -245,11 +248,86 @@ const PROBES: [&str; 7] = [
     "src/test/java/ProbeTest.java",
 ];
 
-/// Why a record's excludes make its hash verify nothing (spec §4.5: the hash must cover the
-/// sealed tests), judged on the files found now (`files`, read without excludes) and on
-/// typical test file names: they leave out every file, or every test file; `None` when the
-/// hash covers at least one test file.
+/// Why a record's hash verifies nothing (spec §4.5: the hash must cover the sealed tests): the
+/// one judgement of what the hash does not cover, by the record's excludes and by its mode (the
+/// spec and stampede modes leave files out of the hash). Judged on the files found now
+/// (`files`, read without excludes) or, without them, on the record's own lists, and on
+/// typical test file names: what is left out is every file, or every test file; `None` when
+/// the hash covers at least one test file.
 pub fn excludes_problem(record: &SealRecord, files: &[SealedFile]) -> Option<String> {
+    globs_problem(record, files).or_else(|| mode_problem(record, files))
+}
+
+/// What the record's mode leaves out of the hash, of the files its excludes keep: every one of
+/// them, or every test file among them. A stampede hash of a directory without `*.sh` files is
+/// the SHA-256 of nothing, the same for every such directory: it binds a report to no suite.
+fn mode_problem(record: &SealRecord, files: &[SealedFile]) -> Option<String> {
+    if record.mode == HashMode::Strict {
+        return None;
+    }
+    let kept: Vec<SealedFile> = if files.is_empty() {
+        record.files.clone()
+    } else {
+        match Excludes::new(&record.excludes) {
+            Ok(ex) => files
+                .iter()
+                .filter(|f| !ex.matches(&f.path))
+                .cloned()
+                .collect(),
+            Err(_) => files.to_vec(),
+        }
+    };
+    if kept.is_empty() {
+        return None;
+    }
+    let unhashed = if files.is_empty() {
+        record.unhashed.clone()
+    } else {
+        seal_hash(&kept, &record.options()).unhashed
+    };
+    let covered: Vec<&SealedFile> = kept
+        .iter()
+        .filter(|f| !unhashed.contains(&f.path))
+        .collect();
+    let sample = |list: &[String]| {
+        list.iter()
+            .take(NAMED)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if covered.is_empty() {
+        return Some(format!(
+            "{} mode hashes none of the {} file{} ({}): a hash of nothing verifies nothing (every directory without such files has it)",
+            record.mode,
+            kept.len(),
+            if kept.len() == 1 { "" } else { "s" },
+            sample(&unhashed)
+        ));
+    }
+    let tests: Vec<String> = unhashed
+        .iter()
+        .filter(|p| looks_like_test_file(p))
+        .cloned()
+        .collect();
+    if !tests.is_empty() && !covered.iter().any(|f| looks_like_test_file(&f.path)) {
+        return Some(format!(
+            "{} mode leaves every test file out of the hash ({}): the hash covers only {}, so the sealed tests could change unseen",
+            record.mode,
+            sample(&tests),
+            covered
+                .iter()
+                .take(NAMED)
+                .map(|f| f.path.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    None
+}
+
+/// What the record's excludes leave out: every file, or every test file.
+fn globs_problem(record: &SealRecord, files: &[SealedFile]) -> Option<String> {
     if record.excludes.is_empty() {
         return None;
     }
@@ -497,5 +575,48 @@ mod tests {
         assert!(!v.intact(), "{v}");
         let r = record_excluding(&["__pycache__"], &found);
         assert!(verify(&r, &found).intact());
+    }
+    fn stampede_record(found: &[SealedFile]) -> SealRecord {
+        let opts = SealOptions {
+            mode: HashMode::Stampede,
+            hash_as: "sealed".to_owned(),
+            ..SealOptions::default()
+        };
+        let h = seal_hash(found, &opts);
+        SealRecord::new(&h, &opts, "sealed", found.to_vec(), "2026-03-01T08:00:00Z")
+    }
+
+    /// A file the mode leaves out of the hash is still held to the record's list: a stampede
+    /// seal whose test file is rewritten after sealing is not intact (attack 33, finding 8).
+    #[test]
+    fn a_file_the_mode_leaves_out_is_held_to_the_record() {
+        let sealed = files(&["tests/run-tests.sh", "tests/test_calc.py"]);
+        let r = stampede_record(&sealed);
+        assert!(verify(&r, &sealed).intact());
+        let mut now = sealed.clone();
+        now[1].sha256 = sha256_hex(b"def test_a():\n    pass\n");
+        let v = verify(&r, &now);
+        assert_eq!(v.actual.hash, v.expected, "the hash alone does not see it");
+        assert!(!v.intact());
+        assert!(v.to_string().contains("tests/test_calc.py"), "{v}");
+    }
+
+    /// A mode that hashes none of the files, or none of the test files, verifies nothing
+    /// (finding 7: a stampede hash of a pytest suite is the SHA-256 of nothing).
+    #[test]
+    fn a_mode_that_leaves_out_the_tests_is_a_problem() {
+        let pytest = files(&["test_calc.py", "conftest.py"]);
+        let r = stampede_record(&pytest);
+        assert!(excludes_problem(&r, &pytest).is_some());
+        assert!(excludes_problem(&r, &[]).is_some(), "record only");
+        assert!(!verify(&r, &pytest).intact());
+        let mixed = files(&["helper.sh", "test_calc.py"]);
+        let r = stampede_record(&mixed);
+        let p = excludes_problem(&r, &mixed).unwrap();
+        assert!(p.contains("every test file"), "{p}");
+        let stampede = files(&["tests/run.sh", "tests/test_outputs.py"]);
+        let r = stampede_record(&stampede);
+        assert_eq!(excludes_problem(&r, &stampede), None);
+        assert_eq!(excludes_problem(&r, &[]), None);
     }
 }

@@ -12,3 +12,5 @@ mod level4;
 mod limits;
 mod output_schema;
 mod seal_claims;
+mod seal_modes;
+mod seal_times;

@@ -249,7 +249,49 @@ fn a_read_canary_is_reported_by_verify_and_score() {
         // Reads cannot show on this filesystem; the warning said so.
         return;
     }
+    // `check` reads the canary before the directory and sets it back after its own read, as
+    // verification does: an honest pipeline is not made advisory by checking it (attack 33,
+    // finding 11).
+    let o = run_in(
+        root,
+        &[
+            "score",
+            "--sealed",
+            "results.json",
+            "--seal",
+            "rec.json",
+            "--sealed-dir",
+            "sealed",
+            "-o",
+            "honest.json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        read_json(&root.join("honest.json"))["report"]["seal_broken"],
+        false
+    );
+    let check = [
+        "check",
+        "--level",
+        "2",
+        "--seal",
+        "rec.json",
+        "--sealed-dir",
+        "sealed",
+        "honest.json",
+    ];
+    for _ in 0..2 {
+        let o = run_in(root, &check);
+        assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+        let o = run_in(root, &["seal", "sealed", "--verify", "rec.json"]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
     fs::read(root.join("sealed").join(&path)).unwrap();
+    // The report made before the read does not say so; the canary does.
+    let o = run_in(root, &check);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(stdout(&o).contains("seal.broken"), "{}", stdout(&o));
     let o = run_in(root, &["seal", "sealed", "--verify", "rec.json"]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(
@@ -277,6 +319,8 @@ fn a_read_canary_is_reported_by_verify_and_score() {
             .is_some_and(|s| s.contains("read after sealing")),
         "{r}"
     );
+    // v2 §5.2: a canary showing a read breaks the seal.
+    assert_eq!(r["report"]["seal_broken"], true, "{r}");
 
     // A seal that fails after writing its canary takes the canary back.
     fs::create_dir(root.join("s3")).unwrap();

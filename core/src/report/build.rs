@@ -37,7 +37,8 @@ pub struct ReportOptions {
     pub seal: SealCheck,
     /// Files found under the seal's excluded paths when the directory was checked.
     pub excluded_present: Vec<String>,
-    /// Other findings of the seal check that make the report advisory (a read canary, §4.5).
+    /// Other findings of the seal check that make the report advisory (a read canary, §4.5);
+    /// any one also makes `report.seal_broken` true (v2 §5.2).
     pub seal_advisories: Vec<String>,
     /// The hardening loop's figures (`--history`).
     pub hardening: Option<HardeningFigures>,
@@ -196,7 +197,8 @@ fn build(
         sealed_hash: opts.sealed_hash.clone(),
         seal_broken: match opts.seal {
             SealCheck::NotChecked => None,
-            SealCheck::Intact => Some(false),
+            // v2 §5.2: the seal is broken when tamper evidence or a canary shows it was read.
+            SealCheck::Intact => Some(!opts.seal_advisories.is_empty()),
             SealCheck::Broken(_) => Some(true),
         },
         conformance_level: prov.conformance_level,
