@@ -20,9 +20,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use gapscore_check::{
-    Document, Evidence, FileResult, SealedDir, Severity, check_bytes, read_seal_record, rules,
+    Document, Evidence, FileResult, SealedDir, check_bytes, read_seal_record, rules,
 };
 use serde_json::{Value, json};
+
+use crate::common::error_rules;
 
 /// The fixture suite, kept with the upstream fixtures in `conformance-tests/fixtures`.
 fn fixtures_dir() -> PathBuf {
@@ -166,14 +168,6 @@ fn level_for(p: &Path) -> u8 {
 fn check_file(p: &Path, evidence: &Evidence) -> Result<FileResult, String> {
     let bytes = fs::read(p).map_err(|e| format!("cannot read {}: {e}", rel(p)))?;
     Ok(check_bytes(&rel(p), &bytes, evidence, level_for(p)))
-}
-
-fn error_rules(r: &FileResult) -> BTreeSet<String> {
-    r.findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .map(|f| f.rule.clone())
-        .collect()
 }
 
 /// Checks the naming contract: `lN-` holds level N exactly; `<rule>--` breaks only `<rule>`.

@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers panic on purpose.
 
+mod common;
 mod empty_seal;
 mod fixtures;
 mod level4;

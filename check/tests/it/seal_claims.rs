@@ -7,24 +7,12 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gapscore_check::{Evidence, FileResult, SealedDir, Severity, check_bytes, read_seal_record};
+use gapscore_check::{Evidence, FileResult, SealedDir, check_bytes, read_seal_record};
 use gapscore_seal::plurality;
 use gapscore_seal::sealing::{SealRequest, seal_dir};
 use serde_json::{Value, json};
 
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../conformance-tests/fixtures/evidence")
-        .join(rel)
-}
-
-fn error_rules(r: &FileResult) -> BTreeSet<String> {
-    r.findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .map(|f| f.rule.clone())
-        .collect()
-}
+use crate::common::{error_rules, evidence_fixture as fixture};
 
 fn copy_sealed(to: &Path) {
     fs::create_dir_all(to).unwrap();

@@ -7,26 +7,14 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gapscore_check::{Evidence, FileResult, SealedDir, Severity, check_bytes};
+use gapscore_check::{Evidence, SealedDir, Severity, check_bytes};
 use gapscore_seal::dir_hash::{HashMode, SealOptions, seal_hash};
 use gapscore_seal::plurality;
 use gapscore_seal::record::SealRecord;
 use gapscore_seal::sealing::{SealRequest, seal_dir};
 use serde_json::{Value, json};
 
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../conformance-tests/fixtures/evidence")
-        .join(rel)
-}
-
-fn error_rules(r: &FileResult) -> BTreeSet<String> {
-    r.findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .map(|f| f.rule.clone())
-        .collect()
-}
+use crate::common::{error_rules, evidence_fixture as fixture};
 
 /// `report`'s copy with `hash` as its sealed hash (the report's and every cycle's).
 fn under_hash(report: &str, hash: &str) -> Vec<u8> {

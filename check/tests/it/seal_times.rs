@@ -3,17 +3,17 @@
 //! that records none, does not hold level 2 on trust.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use gapscore_check::{
     Evidence, FileResult, RequirementVerdict, SealedDir, check_bytes, read_seal_record,
 };
 use serde_json::Value;
 
+use crate::common::evidence_fixture;
+
 fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../conformance-tests/fixtures/evidence/l3-everything-verified")
-        .join(rel)
+    evidence_fixture("l3-everything-verified").join(rel)
 }
 
 /// The honest level-3 report under its seal record and directory, as `edit` changes it.
