@@ -203,6 +203,11 @@ impl Evidence {
     fn load_combined(base: &Path, record: &Path) -> Result<Self, EvidenceError> {
         let check = plurality::verify_combined(record, base, &VerifyOptions::default())
             .map_err(|e| unusable(record, sealdir::chain(&e)))?;
+        // The suites' expected tests merged once: a list in some suites only is a finding.
+        let (expected_tests, expected_tests_problem) = match check.expected_tests() {
+            Ok(e) => (e, None),
+            Err(e) => (None, Some(e.to_string())),
+        };
         // The leak scan reads every suite's files, and nothing else under the base.
         let mut source = SealedSource::new(DEFAULT_MIN_LINE_LEN);
         let mut suite_records = Vec::new();
@@ -264,8 +269,8 @@ impl Evidence {
                 }),
                 uncovered: check.uncovered.clone(),
                 families: check.families(),
-                expected_tests: check.expected_tests().ok().flatten(),
-                expected_tests_problem: check.expected_tests().err().map(|e| e.to_string()),
+                expected_tests,
+                expected_tests_problem,
                 suite_records,
             }),
             canary_reads,

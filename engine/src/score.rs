@@ -268,16 +268,23 @@ pub fn spec_v2(req: &ScoreRequest) -> Result<Resolved, Error> {
     // `author_family`): those are the seal authors' families (declared ones must be the same),
     // and a combined seal's spec ambiguity is the report's. A single record that cannot be read
     // is refused where the seal is verified.
-    let combined = match &req.seal {
-        Some(seal) => plurality::read_if_combined(&seal.record)?,
+    let record = match &req.seal {
+        Some(seal) => match plurality::AnyRecord::read(&seal.record) {
+            Ok(r) => Some(r),
+            // A combined record that does not hold together is refused here; a single one
+            // where the seal is verified.
+            Err(e) if plurality::is_combined(&seal.record).unwrap_or(false) => return Err(e.into()),
+            Err(_) => None,
+        },
         None => None,
     };
-    let families: Vec<String> = match (&combined, &req.seal) {
-        (Some(c), _) => c.suites.iter().map(|s| s.author_family.clone()).collect(),
-        (None, Some(seal)) => plurality::AnyRecord::read(&seal.record)
-            .map(|r| r.author_families())
-            .unwrap_or_default(),
-        (None, None) => Vec::new(),
+    let families = record
+        .as_ref()
+        .map(plurality::AnyRecord::author_families)
+        .unwrap_or_default();
+    let combined = match record {
+        Some(plurality::AnyRecord::Combined(c)) => Some(c),
+        _ => None,
     };
     if !families.is_empty() && declared.seal_author_families.is_empty() {
         declared.seal_author_families.clone_from(&families);
