@@ -204,15 +204,27 @@ pub fn verify(record: &SealRecord, files: &[SealedFile]) -> Verification {
         // left out, which can only make the check stricter.
         Err(_) => (files.to_vec(), Vec::new()),
     };
+    let mut v = verify_kept(
+        record,
+        &kept,
+        excluded.into_iter().map(|f| f.path).collect(),
+    );
+    v.excludes_problem = excludes_problem(record, files);
+    v
+}
+
+/// [`verify`] of the files the excludes kept, without judging the excludes: the caller judges
+/// them on every file it found ([`verify`] on `files`, [`verify_dir`] on its scan).
+fn verify_kept(record: &SealRecord, kept: &[SealedFile], excluded: Vec<String>) -> Verification {
     Verification {
         expected: record.hash.clone(),
-        actual: seal_hash(&kept, &record.options()),
-        diff: Some(diff_files(&record.files, &kept)),
+        actual: seal_hash(kept, &record.options()),
+        diff: Some(diff_files(&record.files, kept)),
         links: Vec::new(),
         special: Vec::new(),
-        excluded_present: excluded.into_iter().map(|f| f.path).collect(),
+        excluded_present: excluded,
         canary: None,
-        excludes_problem: excludes_problem(record, files),
+        excludes_problem: None,
     }
 }
 
@@ -430,7 +442,8 @@ pub fn verify_dir(
             if let Some(a) = &opts.hash_as {
                 record.hashed_as = Some(a.clone());
             }
-            let mut v = verify(&record, &scan.files);
+            // The scan left out what the excludes (the record's and the caller's) cover.
+            let mut v = verify_kept(&record, &scan.files, Vec::new());
             // The excludes are judged on every file, the excluded ones too (by path).
             let every: Vec<SealedFile> = scan
                 .files
