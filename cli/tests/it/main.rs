@@ -58,6 +58,7 @@ mod run_order;
 mod run_plugins;
 mod run_sandbox;
 mod run_shell;
+mod round2;
 mod rust_plugin;
 mod score_batch;
 mod seal;

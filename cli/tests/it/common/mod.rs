@@ -11,9 +11,16 @@ use serde_json::Value;
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_gapscore");
 
+/// The binary the `round2` tests run: `GAPSCORE_TEST_BIN` when set (to show a test fails on an
+/// older build: `GAPSCORE_TEST_BIN=/path/to/old/gapscore cargo test -p gapscore --test it
+/// round2::`), else the binary under test.
+pub fn bin() -> String {
+    std::env::var("GAPSCORE_TEST_BIN").unwrap_or_else(|_| BIN.to_string())
+}
+
 /// Runs `gapscore ARGS` in `dir`, with a fixed `SOURCE_DATE_EPOCH` so report times are stable.
 pub fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
+    Command::new(bin())
         .args(args)
         .current_dir(dir)
         .env("SOURCE_DATE_EPOCH", "1700000000")

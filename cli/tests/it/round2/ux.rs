@@ -1,0 +1,1 @@
+//! Issue 35, the items of the `ux` part (see `round2/mod.rs`).
