@@ -119,6 +119,8 @@ pub struct Normalizer<S> {
     warn_cuts: bool,
     // Where the run happened: removed from the start of ids, suites and files.
     root: Option<PathRoot>,
+    // Tests finished so far: the position an unnamed test without an id of its own is named by.
+    finished: u64,
 }
 
 impl<S: EventSink> Normalizer<S> {
@@ -133,6 +135,7 @@ impl<S: EventSink> Normalizer<S> {
             first_cut: None,
             warn_cuts: true,
             root: None,
+            finished: 0,
         }
     }
 
@@ -296,6 +299,27 @@ impl<S: EventSink> Normalizer<S> {
     }
 }
 
+/// True for a name a report would show as nothing.
+fn is_blank(name: &str) -> bool {
+    name.trim().is_empty()
+}
+
+/// The name of a test its format left unnamed (TAP's `not ok 3`, an empty JUnit `name=`): its
+/// id without the suite part when that says something (TAP's `#3`), else `#N`, its position in
+/// the input. Every format and plugin passes here, so no report shows an empty name (issue 35).
+fn name_for_unnamed(id: &str, suite: Option<&str>, position: u64) -> String {
+    let own = suite
+        .filter(|s| !s.is_empty())
+        .and_then(|s| id.strip_prefix(s))
+        .and_then(|rest| rest.strip_prefix("::"))
+        .unwrap_or(id);
+    if is_blank(own) {
+        format!("#{position}")
+    } else {
+        own.to_owned()
+    }
+}
+
 /// How many unfinished tests a `missing-results` problem names (the count holds them all).
 pub const UNFINISHED_NAMED: usize = 5;
 
@@ -317,8 +341,12 @@ impl<S: EventSink> EventSink for Normalizer<S> {
         self.inner.test_started(suite, name, id);
     }
     fn test_finished(&mut self, mut test: TestCase) {
+        self.finished += 1;
         if let Some(root) = &self.root {
             root.apply(&mut test);
+        }
+        if is_blank(&test.name) {
+            test.name = name_for_unnamed(&test.id, test.suite.as_deref(), self.finished);
         }
         // Most formats never report starts: skip hashing the id into an empty map.
         if !self.open.is_empty() {
@@ -331,10 +359,11 @@ impl<S: EventSink> EventSink for Normalizer<S> {
     }
     fn test_finished_ref(&mut self, test: TestCaseRef<'_>) {
         // A lent test whose strings must change is finished as an owned one.
-        if self.root.as_ref().is_some_and(|root| root.holds(&test)) {
+        if is_blank(test.name) || self.root.as_ref().is_some_and(|root| root.holds(&test)) {
             self.test_finished(test.to_test_case());
             return;
         }
+        self.finished += 1;
         if !self.open.is_empty() {
             self.open.remove(test.id);
         }
@@ -463,6 +492,24 @@ pub fn replay(run: &TestRun, sink: &mut dyn EventSink) {
 mod tests {
     use super::*;
     use crate::run::Status;
+
+    #[test]
+    fn an_unnamed_test_is_named_by_its_id_or_its_position_owned_or_lent() {
+        let mut n = Normalizer::new(RunCollector::new("x", None));
+        let mut tap = TestCase::new(None, "", Status::Skipped);
+        tap.id = "#1".into();
+        n.test_finished_ref(tap.borrowed());
+        n.test_finished(TestCase::new(Some("pkg.Suite".into()), " ", Status::Failed));
+        n.test_finished(TestCase::new(None, "named", Status::Passed));
+        let mut own = TestCase::new(Some("s".into()), "", Status::Failed);
+        own.id = "s::case-7".into();
+        n.test_finished(own);
+        let run = n.finish().into_run();
+        let names: Vec<&str> = run.tests.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["#1", "#2", "named", "case-7"]);
+        // Ids are left as the format wrote them: they are what a seal lists.
+        assert_eq!(run.tests[1].id, "pkg.Suite:: ");
+    }
 
     #[test]
     fn a_root_makes_ids_suites_files_and_problem_suites_relative_owned_or_lent() {
