@@ -143,6 +143,23 @@ impl Tally {
         t
     }
 
+    /// How many results were counted as tests the manifest lists (none without one).
+    pub fn manifest_matched(&self) -> usize {
+        self.manifest_seen.len()
+    }
+
+    /// The manifest's distinct ids, when the tally has one.
+    pub fn manifest_ids(&self) -> Option<&[String]> {
+        self.manifest.as_deref().map(Manifest::ids)
+    }
+
+    /// Listed ids that share pytest's JUnit name ([`Manifest::key_collisions`]).
+    pub fn manifest_key_collisions(&self) -> &[(String, String)] {
+        self.manifest
+            .as_deref()
+            .map_or(&[], Manifest::key_collisions)
+    }
+
     /// The number of expected tests, when the tally has a manifest.
     pub fn manifest_len(&self) -> Option<u64> {
         self.manifest.as_ref().map(|m| m.len() as u64)
@@ -623,6 +640,18 @@ fn failure_of(test: &mut TestCase) -> FailureEntry {
     }
 }
 
+/// A result found under a listed id other than its own ([`Manifest::canonical`]) takes that id,
+/// and the suite and name it spells (`file.py::Class` and `test`), so the report names the test
+/// as the seal record does, whichever format the results came in.
+fn listed_as(test: &mut TestCase, listed: &str) {
+    let plain = listed.find('[').unwrap_or(listed.len());
+    if let Some(cut) = listed[..plain].rfind("::") {
+        test.suite = Some(listed[..cut].to_owned());
+        test.name = listed[cut + 2..].to_owned();
+    }
+    test.id = listed.to_owned();
+}
+
 impl EventSink for Tally {
     fn producer(&mut self, producer: Producer) {
         if !self.producers.contains(&producer) {
@@ -642,7 +671,12 @@ impl EventSink for Tally {
         if let Some(m) = &self.manifest
             && !test.parent
         {
-            match m.position(&test.id) {
+            let at = m.position(&test.id).or_else(|| {
+                let (at, listed) = m.canonical(&test.id)?;
+                listed_as(&mut test, listed);
+                Some(at)
+            });
+            match at {
                 Some(i) => {
                     self.manifest_seen.push(i);
                     if outcome == CountsAs::Pass {
@@ -701,6 +735,11 @@ impl EventSink for Tally {
         self.dups.record(test.id);
         if let Some(m) = &self.manifest {
             match m.position(test.id) {
+                // Listed under another id (pytest's JUnit naming): counted under that one.
+                None if m.canonical(test.id).is_some() => {
+                    self.test_finished(test.to_test_case());
+                    return;
+                }
                 Some(i) => {
                     self.manifest_seen.push(i);
                     if outcome == CountsAs::Pass {

@@ -265,6 +265,12 @@ codes! {
     SealUncovered = "W223", "seal",
         "files under the directory a combined seal is verified against lie in none of its suites: neither hashed nor scanned for sealed source",
         "give the directory that holds the sealed suites only, or seal and combine every suite in it";
+    IdsDoNotMatch = "W224", "engine",
+        "none of the sealed results is a test the seal record lists: the record's expected tests name tests another way (another format, or another directory) than these results",
+        "seal with `seal --expect` on results in the format you score (or score the format the record was made from); pytest's JUnit XML and pytest-json node ids match each other, Jest and Vitest paths match when relative to the same directory";
+    ListedIdsCollide = "W225", "engine",
+        "two tests the seal record lists have one JUnit name (pytest names `a/b.py::c::d` and `a/b/c.py::d` both `a.b.c.d`): a JUnit result for either is not matched to either",
+        "score the format the record was made from (pytest-json or reportlog, which keep node ids), or rename one of the tests";
 
     InputUnreadable = "E001", "engine",
         "an input file could not be read or parsed",
