@@ -143,11 +143,6 @@ impl Tally {
         t
     }
 
-    /// How many results were counted as tests the manifest lists (none without one).
-    pub fn manifest_matched(&self) -> usize {
-        self.manifest_seen.len()
-    }
-
     /// The manifest's distinct ids, when the tally has one.
     pub fn manifest_ids(&self) -> Option<&[String]> {
         self.manifest.as_deref().map(Manifest::ids)
@@ -158,6 +153,14 @@ impl Tally {
         self.manifest
             .as_deref()
             .map_or(&[], Manifest::key_collisions)
+    }
+
+    /// True when the manifest lists tests, results were read, and not one of them is a listed
+    /// test: the listing and the results name tests two ways (another format or directory).
+    pub fn listing_unmatched(&self) -> bool {
+        self.manifest_ids().is_some_and(|ids| !ids.is_empty())
+            && self.manifest_seen.is_empty()
+            && !(self.unexpected.is_empty() && self.unexpected_failed.is_empty())
     }
 
     /// The number of expected tests, when the tally has a manifest.

@@ -69,9 +69,7 @@ pub(crate) fn notes(sealed: &Tally) -> Vec<Diagnostic> {
         .cloned()
         .collect();
     if let Some(listed) = sealed.manifest_ids()
-        && !listed.is_empty()
-        && !unlisted.is_empty()
-        && sealed.manifest_matched() == 0
+        && sealed.listing_unmatched()
     {
         out.push(Diagnostic::warning(
             Code::IdsDoNotMatch,
