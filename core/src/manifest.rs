@@ -17,6 +17,8 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
+use gapscore_model::TestCase;
+
 /// pytest's JUnit naming of a test id: the part before `::` with `/` turned to `.` and `.py`
 /// cut, then every `::` a `.`, the parameters (`[...]`) kept as written:
 /// `sealed/test_calc.py::TestX::test_p[1-2]` and `sealed.test_calc.TestX::test_p[1-2]` both
@@ -187,6 +189,18 @@ impl Manifest {
         }
         out
     }
+}
+
+/// A result found under a listed id other than its own ([`Manifest::canonical`]) takes that id,
+/// and the suite and name it spells (`file.py::Class` and `test`), so the report names the test
+/// as the seal record does, whichever format the results came in.
+pub(crate) fn listed_as(test: &mut TestCase, listed: &str) {
+    let plain = listed.find('[').unwrap_or(listed.len());
+    if let Some(cut) = listed[..plain].rfind("::") {
+        test.suite = Some(listed[..cut].to_owned());
+        test.name = listed[cut + 2..].to_owned();
+    }
+    test.id = listed.to_owned();
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::duplicates::{DUPLICATE_CHECK_LIMIT, DuplicateTracker};
 use crate::failures::{FailureEntry, FailureLog, FailureOrigin, Spill};
 use crate::level::Score;
 use crate::listing::{ListedTest, TestListing};
-use crate::manifest::Manifest;
+use crate::manifest::{Manifest, listed_as};
 use crate::policy::{CountsAs, StatusPolicy};
 use crate::skip_scope::{Refusals, SkipScope, SkipVerdict};
 use gapscore_model::event::EventSink;
@@ -641,18 +641,6 @@ fn failure_of(test: &mut TestCase) -> FailureEntry {
         file: test.file.take(),
         line: test.line,
     }
-}
-
-/// A result found under a listed id other than its own ([`Manifest::canonical`]) takes that id,
-/// and the suite and name it spells (`file.py::Class` and `test`), so the report names the test
-/// as the seal record does, whichever format the results came in.
-fn listed_as(test: &mut TestCase, listed: &str) {
-    let plain = listed.find('[').unwrap_or(listed.len());
-    if let Some(cut) = listed[..plain].rfind("::") {
-        test.suite = Some(listed[..cut].to_owned());
-        test.name = listed[cut + 2..].to_owned();
-    }
-    test.id = listed.to_owned();
 }
 
 impl EventSink for Tally {

@@ -306,7 +306,8 @@ fn is_blank(name: &str) -> bool {
 
 /// The name of a test its format left unnamed (TAP's `not ok 3`, an empty JUnit `name=`): its
 /// id without the suite part when that says something (TAP's `#3`), else `#N`, its position in
-/// the input. Every format and plugin passes here, so no report shows an empty name (issue 35).
+/// the input. Every format and plugin passes here, so no report shows an empty name (issue 35);
+/// a blank id becomes that name too.
 fn name_for_unnamed(id: &str, suite: Option<&str>, position: u64) -> String {
     let own = suite
         .filter(|s| !s.is_empty())
@@ -345,12 +346,17 @@ impl<S: EventSink> EventSink for Normalizer<S> {
         if let Some(root) = &self.root {
             root.apply(&mut test);
         }
-        if is_blank(&test.name) {
-            test.name = name_for_unnamed(&test.id, test.suite.as_deref(), self.finished);
-        }
         // Most formats never report starts: skip hashing the id into an empty map.
         if !self.open.is_empty() {
             self.open.remove(&test.id);
+        }
+        if is_blank(&test.name) {
+            test.name = name_for_unnamed(&test.id, test.suite.as_deref(), self.finished);
+            // A test without an id either is known by that name: two inputs' `#6` are then
+            // one id twice, a duplicate disclosed as such, never two tests reading alike.
+            if is_blank(&test.id) {
+                test.id = TestCase::make_id(test.suite.as_deref(), &test.name);
+            }
         }
         if self.warn_cuts {
             self.count_cuts(&test.borrowed());
@@ -507,8 +513,18 @@ mod tests {
         let run = n.finish().into_run();
         let names: Vec<&str> = run.tests.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["#1", "#2", "named", "case-7"]);
-        // Ids are left as the format wrote them: they are what a seal lists.
+        // Ids are left as the format wrote them (they are what a seal lists), unless blank.
         assert_eq!(run.tests[1].id, "pkg.Suite:: ");
+        let mut n = Normalizer::new(RunCollector::new("x", None));
+        n.test_finished(TestCase::new(None, "named", Status::Passed));
+        let mut blank = TestCase::new(None, "", Status::Failed);
+        blank.id = String::new();
+        n.test_finished(blank);
+        let run = n.finish().into_run();
+        assert_eq!(
+            (run.tests[1].name.as_str(), run.tests[1].id.as_str()),
+            ("#2", "#2")
+        );
     }
 
     #[test]
