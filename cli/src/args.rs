@@ -378,8 +378,10 @@ impl SandboxArg {
 pub struct RunArgs {
     /// The sealed results the command writes: files, directories or globs (relative to the
     /// directory it runs in); `-` is its standard output (`go test -json`, TAP). Each must be
-    /// written during the run: a stale or missing one is a counted problem, not scored.
-    #[arg(long, required = true, num_args = 1.., value_name = "PATH")]
+    /// written during the run: a stale or missing one is a counted problem, not scored. One
+    /// PATH per `--results` (repeat it for more), so a command not put after `--` is refused
+    /// rather than read as result paths.
+    #[arg(long, required = true, num_args = 1, value_name = "PATH")]
     pub results: Vec<PathBuf>,
 
     /// End the command's whole process group after this many seconds (SIGTERM, then SIGKILL):

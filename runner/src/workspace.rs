@@ -44,6 +44,7 @@ use std::path::{Path, PathBuf};
 use gapscore_model::PathRoot;
 use resolve::Roots;
 pub use resolve::WorkspaceRunner;
+pub use runners::plugin_autoload_hint;
 use runners::Runner;
 pub use shell::{ThroughShell, through_shell};
 
