@@ -316,7 +316,8 @@ pub struct ScoreOptions {
 
     /// The sealed test directory: the `--seal` record was made from it and is checked against
     /// it. With or without `--seal`, a lenient policy (`--skipped exclude|pass`, `--xfail pass`)
-    /// applies only to a skip or xfail decided inside it; any other counts as failed.
+    /// applies only to a skip or xfail decided inside it; any other counts as failed. `run`
+    /// without `--seal` places it read-only but verifies nothing (and says so).
     #[arg(long, value_name = "DIR")]
     pub sealed_dir: Option<PathBuf>,
 

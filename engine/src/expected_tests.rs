@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use gapscore_adapters::{IngestError, IngestOptions, Input, Outcome, Registry, expand_inputs, ingest};
+use gapscore_adapters::{
+    IngestError, IngestOptions, Input, Outcome, Registry, expand_inputs, ingest,
+};
 use gapscore_core::{Code, RunCollector};
 
 use crate::suite::Diagnostic;

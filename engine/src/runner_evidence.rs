@@ -548,9 +548,9 @@ pub(crate) fn apply(
 
 /// `text` with each temporary path replaced by what the report writes instead.
 fn without_temporary_paths(paths: &[(String, String)], text: &str) -> String {
-    paths
-        .iter()
-        .fold(text.to_owned(), |t, (from, to)| t.replace(from.as_str(), to))
+    paths.iter().fold(text.to_owned(), |t, (from, to)| {
+        t.replace(from.as_str(), to)
+    })
 }
 
 /// Rewrites the temporary paths out of every failure's texts and every problem's detail.

@@ -705,11 +705,31 @@ mod tests {
     }
 
     #[test]
+    fn a_group_that_ignores_sigterm_is_killed_after_the_grace_and_it_is_recorded() {
+        let mut o = sh("trap '' TERM; sleep 30");
+        o.timeout = Some(Duration::from_millis(300));
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert!(e.timed_out);
+        assert!(e.killed_after_grace);
+        assert_eq!(e.limit_secs, Some(0.3));
+        // Stopped at the limit, killed the grace (500 ms here) later.
+        assert!(e.stop_secs.is_some_and(|s| s >= 0.5), "{:?}", e.stop_secs);
+        assert!(e.duration_secs < 0.3 + 0.5 + 0.5, "{}", e.duration_secs);
+        let quick = {
+            let mut o = sh("sleep 30");
+            o.timeout = Some(Duration::from_millis(300));
+            execute(&o, &Interrupt::none()).unwrap()
+        };
+        assert!(!quick.killed_after_grace);
+    }
+
+    #[test]
     fn an_interrupt_is_forwarded() {
         let flag = Interrupt::none();
         flag.0.store(2, Ordering::SeqCst);
         let e = execute(&sh("sleep 30"), &flag).unwrap();
         assert!(e.interrupted);
+        assert_eq!(e.interrupt_signal, Some(2));
         // SIGINT, or SIGTERM when the test runs with SIGINT ignored (a background job).
         assert!(matches!(e.signal, Some(2 | 15)), "{:?}", e.signal);
     }

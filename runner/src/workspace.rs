@@ -44,8 +44,8 @@ use std::path::{Path, PathBuf};
 use gapscore_model::PathRoot;
 use resolve::Roots;
 pub use resolve::WorkspaceRunner;
-pub use runners::plugin_autoload_hint;
 use runners::Runner;
+pub use runners::plugin_autoload_hint;
 pub use shell::{ThroughShell, through_shell};
 
 use crate::environment::{self, EnvPass, RunEnv};

@@ -224,9 +224,10 @@ pub fn plugin_autoload_hint(env: &[(OsString, OsString)], output: &str) -> Optio
     if !autoload_off {
         return None;
     }
-    let line = output
-        .lines()
-        .find_map(|l| l.split_once("error: unrecognized arguments:").map(|(_, a)| a))?;
+    let line = output.lines().find_map(|l| {
+        l.split_once("error: unrecognized arguments:")
+            .map(|(_, a)| a)
+    })?;
     let option = line.split_whitespace().next()?;
     let name = option.split('=').next().unwrap_or(option);
     let plugin = match name {
