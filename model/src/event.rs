@@ -119,8 +119,6 @@ pub struct Normalizer<S> {
     warn_cuts: bool,
     // Where the run happened: removed from the start of ids, suites and files.
     root: Option<PathRoot>,
-    // Tests finished so far: the position an unnamed test without an id of its own is named by.
-    finished: u64,
 }
 
 impl<S: EventSink> Normalizer<S> {
@@ -135,7 +133,6 @@ impl<S: EventSink> Normalizer<S> {
             first_cut: None,
             warn_cuts: true,
             root: None,
-            finished: 0,
         }
     }
 
@@ -305,21 +302,25 @@ fn is_blank(name: &str) -> bool {
 }
 
 /// The name of a test its format left unnamed (TAP's `not ok 3`, an empty JUnit `name=`): its
-/// id without the suite part when that says something (TAP's `#3`), else `#N`, its position in
-/// the input. Every format and plugin passes here, so no report shows an empty name (issue 35);
-/// a blank id becomes that name too.
-fn name_for_unnamed(id: &str, suite: Option<&str>, position: u64) -> String {
+/// id without the suite part when that says something (TAP's `#3`), else [`UNNAMED`]. Every
+/// format and plugin passes here, so no report shows an empty name (issue 35); a blank id
+/// becomes that name too. Never a position: a file read in parts must name its tests as one
+/// read would.
+fn name_for_unnamed(id: &str, suite: Option<&str>) -> String {
     let own = suite
         .filter(|s| !s.is_empty())
         .and_then(|s| id.strip_prefix(s))
         .and_then(|rest| rest.strip_prefix("::"))
         .unwrap_or(id);
     if is_blank(own) {
-        format!("#{position}")
+        UNNAMED.to_owned()
     } else {
         own.to_owned()
     }
 }
+
+/// The name of a test whose format gave it neither a name nor an id of its own.
+const UNNAMED: &str = "(unnamed)";
 
 /// How many unfinished tests a `missing-results` problem names (the count holds them all).
 pub const UNFINISHED_NAMED: usize = 5;
@@ -342,7 +343,6 @@ impl<S: EventSink> EventSink for Normalizer<S> {
         self.inner.test_started(suite, name, id);
     }
     fn test_finished(&mut self, mut test: TestCase) {
-        self.finished += 1;
         if let Some(root) = &self.root {
             root.apply(&mut test);
         }
@@ -351,9 +351,9 @@ impl<S: EventSink> EventSink for Normalizer<S> {
             self.open.remove(&test.id);
         }
         if is_blank(&test.name) {
-            test.name = name_for_unnamed(&test.id, test.suite.as_deref(), self.finished);
-            // A test without an id either is known by that name: two inputs' `#6` are then
-            // one id twice, a duplicate disclosed as such, never two tests reading alike.
+            test.name = name_for_unnamed(&test.id, test.suite.as_deref());
+            // A test without an id either is known by that name: two such tests are then one
+            // id twice, a duplicate disclosed as such, never two tests that only read alike.
             if is_blank(&test.id) {
                 test.id = TestCase::make_id(test.suite.as_deref(), &test.name);
             }
@@ -369,7 +369,6 @@ impl<S: EventSink> EventSink for Normalizer<S> {
             self.test_finished(test.to_test_case());
             return;
         }
-        self.finished += 1;
         if !self.open.is_empty() {
             self.open.remove(test.id);
         }
@@ -500,7 +499,7 @@ mod tests {
     use crate::run::Status;
 
     #[test]
-    fn an_unnamed_test_is_named_by_its_id_or_its_position_owned_or_lent() {
+    fn an_unnamed_test_is_named_by_its_id_owned_or_lent() {
         let mut n = Normalizer::new(RunCollector::new("x", None));
         let mut tap = TestCase::new(None, "", Status::Skipped);
         tap.id = "#1".into();
@@ -512,7 +511,7 @@ mod tests {
         n.test_finished(own);
         let run = n.finish().into_run();
         let names: Vec<&str> = run.tests.iter().map(|t| t.name.as_str()).collect();
-        assert_eq!(names, ["#1", "#2", "named", "case-7"]);
+        assert_eq!(names, ["#1", UNNAMED, "named", "case-7"]);
         // Ids are left as the format wrote them (they are what a seal lists), unless blank.
         assert_eq!(run.tests[1].id, "pkg.Suite:: ");
         let mut n = Normalizer::new(RunCollector::new("x", None));
@@ -523,7 +522,7 @@ mod tests {
         let run = n.finish().into_run();
         assert_eq!(
             (run.tests[1].name.as_str(), run.tests[1].id.as_str()),
-            ("#2", "#2")
+            (UNNAMED, UNNAMED)
         );
     }
 

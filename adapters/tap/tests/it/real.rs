@@ -33,10 +33,11 @@ const PRODUCER_SHOWN: &[&str] = &[
 ];
 
 /// Same name and same suite path (none and empty alike). A point the runner left unnamed (an
-/// empty name in the truth) is named by its id, `#N` (issue 35).
+/// empty name in the truth) is named by its id, `#N`, or `(unnamed)` without one (issue 35).
 fn same(t: &TestCase, w: &Value) -> bool {
     let want = w["name"].as_str();
-    (want == Some(t.name.as_str()) || (want == Some("") && t.name == t.id && t.id.starts_with('#')))
+    (want == Some(t.name.as_str())
+        || (want == Some("") && t.name == t.id && (t.id.starts_with('#') || t.id == "(unnamed)")))
         && t.suite.as_deref().unwrap_or("") == w["suite"].as_str().unwrap_or("")
 }
 
