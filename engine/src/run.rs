@@ -220,9 +220,9 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
         match &mut outcome.result {
             Ok(scored) => {
                 // The signal's code replaces the advisory exit 1 the report would have had.
-                scored.after.retain(|d| {
-                    d.code != gapscore_core::Code::RunNotComplete
-                });
+                scored
+                    .after
+                    .retain(|d| d.code != gapscore_core::Code::RunNotComplete);
                 scored
                     .after
                     .push(Diagnostic::warning(gapscore_core::Code::RunEnded, line));

@@ -41,11 +41,11 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub use copy::CopySize;
 use gapscore_model::PathRoot;
 use resolve::Roots;
 pub use resolve::WorkspaceRunner;
 use runners::Runner;
-pub use copy::CopySize;
 pub use runners::plugin_autoload_hint;
 pub use shell::{ThroughShell, through_shell};
 
