@@ -655,9 +655,12 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         && !req.allow_advisory
         && report.report.advisory_reason.is_some();
     if ungated_advisory {
+        let why = report.report.advisory_reason.as_deref().unwrap_or_default();
         after.push(Diagnostic::error(
-            Code::GateFailed,
-            "exit 1: the report is advisory, so the run does not pass even without --threshold; pass --allow-advisory to exit 0",
+            Code::RunNotComplete,
+            format!(
+                "exit 1: {why}, so the run's report is advisory and does not pass even without --threshold; pass --allow-advisory to exit 0 (gapscore explain E013)"
+            ),
         ));
     }
     let verdict = gate
