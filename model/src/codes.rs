@@ -265,6 +265,12 @@ codes! {
     SealUncovered = "W223", "seal",
         "files under the directory a combined seal is verified against lie in none of its suites: neither hashed nor scanned for sealed source",
         "give the directory that holds the sealed suites only, or seal and combine every suite in it";
+    IdsDoNotMatch = "W224", "engine",
+        "none of the sealed results is a test the seal record lists: the record's expected tests name tests another way (another format, or another directory) than these results",
+        "seal with `seal --expect` on results in the format you score, from the same directory (or score the format the record was made from); pytest's JUnit XML and its node ids (pytest-json, reportlog) match each other, other formats' ids do not, and absolute file paths match only from the same directory";
+    ListedIdsCollide = "W225", "engine",
+        "two tests the seal record lists have one JUnit name (pytest names `a/b.py::c::d` and `a/b/c.py::d` both `a.b.c.d`): a JUnit result for either is not matched to either",
+        "score the format the record was made from (pytest-json or reportlog, which keep node ids), or rename one of the tests";
 
     InputUnreadable = "E001", "engine",
         "an input file could not be read or parsed",
@@ -336,6 +342,9 @@ codes! {
     SpecTruncated = "A008", "report",
         "advisory: the specification was truncated or summarised on the way",
         "give the seal author and the implementer the whole specification (spec §5.4)";
+    ListingUnmatched = "A009", "report",
+        "advisory: the seal record's expected tests could not be matched to the results by id (none matched, or two listed tests share pytest's JUnit name)",
+        "seal with `seal --expect` on results in the format and from the directory you score (`gapscore explain W224`, `W225`)";
 
     SealUnreadable = "R001", "engine",
         "the seal record or the sealed directory could not be read",
