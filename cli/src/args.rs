@@ -8,6 +8,7 @@ use gapscore_core::{FlakyPolicy, OutputFormat, SkippedPolicy, Threshold, XfailPo
 
 mod envelope;
 mod report;
+mod tips;
 mod tools;
 
 pub use envelope::{
@@ -15,6 +16,7 @@ pub use envelope::{
     SealModeArg,
 };
 pub use report::{DeclaredProvenance, DialectArg, IsolationArg, ProvenanceArgs, SpecVersionArg};
+pub use tips::add_tip;
 pub use tools::{CompletionsArgs, ExplainArgs, ManArgs, Shell};
 
 /// What `gapscore --version` prints after the name: the version and the commit it was built
@@ -300,7 +302,8 @@ pub struct ScoreOptions {
     pub categories: Option<PathBuf>,
 
     /// A hardening history (from `gapscore harden record`): fills the report's `hardening`
-    /// object (cycles, initial and final scores, velocity, every cycle).
+    /// object (cycles, initial and final scores, velocity, every cycle). Needs --max-cycles:
+    /// the loop's budget, which the history does not record.
     #[arg(
         help_heading = "Scoring policy",
         long,
@@ -309,7 +312,7 @@ pub struct ScoreOptions {
     )]
     pub history: Option<PathBuf>,
 
-    /// The most hardening cycles the loop allows (with `--history`). A score still above 0
+    /// The most hardening cycles the loop allows (needs `--history`). A score still above 0
     /// after them calls for human review: the report says so and the exit code is 1.
     #[arg(help_heading = "Scoring policy", long, value_name = "N", requires = "history", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_cycles: Option<u64>,
@@ -325,14 +328,10 @@ pub struct ScoreOptions {
 
     /// A seal record (from `gapscore seal`): check `--sealed-dir` against it before scoring,
     /// and, when it lists expected tests, count each one missing from the results as failed.
-    /// A combined record (`seal --combine`, spec v2) checks every suite, its directory relative
-    /// to `--sealed-dir`.
-    #[arg(
-        help_heading = "Seal",
-        long,
-        value_name = "RECORD",
-        requires = "sealed_dir"
-    )]
+    /// Without --sealed-dir (as in `batch`) only the record's hash and expected tests count: a
+    /// warning says no directory was checked. A combined record (`seal --combine`, spec v2)
+    /// needs --sealed-dir: it checks every suite, its directory relative to it.
+    #[arg(help_heading = "Seal", long, value_name = "RECORD")]
     pub seal: Option<PathBuf>,
 
     /// The sealed test directory: the `--seal` record was made from it and is checked against
@@ -348,17 +347,24 @@ pub struct ScoreOptions {
     pub trust_unlocated_skips: bool,
 
     /// Score even when the sealed directory no longer matches its seal; the report is then
-    /// advisory with `seal_broken: true`.
-    #[arg(help_heading = "Seal", long, requires = "seal")]
+    /// advisory with `seal_broken: true`. Needs --seal and --sealed-dir.
+    #[arg(
+        help_heading = "Seal",
+        long,
+        requires = "seal",
+        requires = "sealed_dir"
+    )]
     pub allow_broken_seal: bool,
 
     /// Leave files matching this glob out of the seal check, on top of the record's own
-    /// (matched against the relative path and each of its components); repeatable.
+    /// (matched against the relative path and each of its components); repeatable. Needs
+    /// --seal and --sealed-dir.
     #[arg(
         help_heading = "Seal",
         long = "exclude",
         value_name = "GLOB",
-        requires = "seal"
+        requires = "seal",
+        requires = "sealed_dir"
     )]
     pub excludes: Vec<String>,
 
@@ -403,7 +409,12 @@ impl SandboxArg {
 
 /// `gapscore run`.
 #[derive(Debug, Args)]
-#[command(after_help = tools::RUN_HELP)]
+#[command(
+    after_help = tools::RUN_HELP,
+    // `run` places the sealed tests in its workspace from --sealed-dir, so its --seal is always
+    // checked against one (`score` also takes the record alone).
+    mut_arg("seal", |a| a.requires("sealed_dir"))
+)]
 pub struct RunArgs {
     /// The sealed results the command writes: files, directories or globs (relative to the
     /// directory it runs in); `-` is its standard output (`go test -json`, TAP). Each must be

@@ -39,7 +39,10 @@ fn merge_as_root(first: clap::Error) -> Result<args::Cli, clap::Error> {
 
 /// Parses the command line, runs the command and maps the outcome to an exit code.
 pub fn run() -> std::process::ExitCode {
-    let cli = match args::Cli::try_parse().or_else(merge_as_root) {
+    let cli = match args::Cli::try_parse()
+        .or_else(merge_as_root)
+        .map_err(args::add_tip)
+    {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).

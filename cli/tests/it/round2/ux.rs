@@ -30,7 +30,11 @@ fn flags_under(help: &str, heading: &str) -> Vec<String> {
             continue;
         }
         if inside {
-            if let Some(long) = line.trim_start().split_whitespace().find(|w| w.starts_with("--")) {
+            if let Some(long) = line
+                .trim_start()
+                .split_whitespace()
+                .find(|w| w.starts_with("--"))
+            {
                 flags.push(long.trim_end_matches(',').to_owned());
             }
         }
@@ -56,7 +60,9 @@ fn item10_score_help_is_grouped_under_headings() {
         ("Plugins", "--plugin"),
     ] {
         assert!(
-            flags_under(&help, heading).iter().any(|f| f.starts_with(flag)),
+            flags_under(&help, heading)
+                .iter()
+                .any(|f| f.starts_with(flag)),
             "{flag} is not under {heading}:\n{help}"
         );
     }
@@ -84,7 +90,9 @@ fn item10_run_batch_check_seal_help_are_grouped() {
         assert_eq!(code(&o), 0, "{}", stderr(&o));
         let help = stdout(&o);
         assert!(
-            flags_under(&help, heading).iter().any(|f| f.starts_with(flag)),
+            flags_under(&help, heading)
+                .iter()
+                .any(|f| f.starts_with(flag)),
             "{command}: {flag} is not under {heading}:\n{help}"
         );
         let ungrouped = flags_under(&help, "Options");
@@ -93,4 +101,88 @@ fn item10_run_batch_check_seal_help_are_grouped() {
             "{command}: {ungrouped:?}"
         );
     }
+}
+
+/// The help of one flag (`--name`) in a help text: its lines up to the next flag or heading.
+fn flag_help(help: &str, flag: &str) -> String {
+    let mut text = String::new();
+    let mut inside = false;
+    for line in help.lines() {
+        let trimmed = line.trim_start();
+        let starts_flag = trimmed.starts_with('-') && line.starts_with("  ");
+        if starts_flag || !line.starts_with(' ') {
+            inside = starts_flag
+                && trimmed
+                    .split_whitespace()
+                    .any(|w| w.trim_end_matches(',') == flag);
+        }
+        if inside {
+            text.push_str(trimmed);
+            text.push(' ');
+        }
+    }
+    assert!(!text.is_empty(), "no {flag} in:\n{help}");
+    text
+}
+
+#[test]
+fn item09_score_history_help_says_it_needs_max_cycles() {
+    let help = stdout(&gapscore(&["score", "--help"]));
+    assert!(
+        flag_help(&help, "--history").contains("--max-cycles"),
+        "{}",
+        flag_help(&help, "--history")
+    );
+    // And the error says what is missing.
+    let o = gapscore(&[
+        "score",
+        "--sealed",
+        "conformance-tests/upstream/examples/02-minor-gaps/sealed-results.json",
+        "--history",
+        "history.json",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--max-cycles"), "{}", stderr(&o));
+}
+
+#[test]
+fn item09_score_seal_record_alone_is_accepted_as_in_batch() {
+    let record = "conformance-tests/fixtures/evidence/l3-seal-record-only/seal.json";
+    let o = gapscore(&[
+        "score",
+        "--sealed",
+        "conformance-tests/upstream/examples/02-minor-gaps/sealed-results.json",
+        "--seal",
+        record,
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let seal: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(common::repo_path(record)).unwrap()).unwrap();
+    let hash = seal["hash"].as_str().unwrap();
+    assert!(
+        report["report"]["sealed_hash"]
+            .as_str()
+            .unwrap()
+            .ends_with(hash.trim_start_matches("sha256:")),
+        "{report}"
+    );
+    assert!(
+        stderr(&o).contains("no directory was checked"),
+        "{}",
+        stderr(&o)
+    );
+    let help = stdout(&gapscore(&["score", "--help"]));
+    assert!(flag_help(&help, "--seal").contains("Without --sealed-dir"));
+}
+
+#[test]
+fn item09_score_with_a_bare_file_suggests_sealed() {
+    let o = gapscore(&["score", "node.tap"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("tip:") && stderr(&o).contains("--sealed node.tap"),
+        "{}",
+        stderr(&o)
+    );
 }
