@@ -109,7 +109,9 @@ fn flag_help(help: &str, flag: &str) -> String {
     let mut inside = false;
     for line in help.lines() {
         let trimmed = line.trim_start();
-        let starts_flag = trimmed.starts_with('-') && line.starts_with("  ");
+        // A flag's own line is indented by 2 or 6 spaces; its text by more.
+        let indent = line.len() - trimmed.len();
+        let starts_flag = trimmed.starts_with('-') && (2..=6).contains(&indent);
         if starts_flag || !line.starts_with(' ') {
             inside = starts_flag
                 && trimmed
