@@ -74,7 +74,10 @@ pub struct RepoRow {
 pub fn repositories(n: impl Into<u64>) -> String {
     match n.into() {
         1 => "1 repository".to_owned(),
-        n => format!("{n} repositories"),
+        n => format!(
+            "{} repositories",
+            gapscore_core::render::numbers::grouped(n)
+        ),
     }
 }
 

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use super::github::{LEGACY_MARK, ZERO_WIDTH_SPACE, inert_plain, text_reads_command};
 use super::headline::{advisory_head, provenance_line, score_text};
+use super::numbers::{grouped, grouped_usize, natural_cmp};
 use super::text::cut;
 use super::{MARKDOWN_LIMIT, RenderOptions, Sink, to_string};
 use crate::failures::Failure;
@@ -322,7 +323,8 @@ fn markdown_head(report: &GapReport, out: &mut Sink<'_>) {
         let _ = writeln!(
             out,
             "_The score rounds to 0.0 but is {exact:.4}%: {} of {} sealed tests failed._\n",
-            report.sealed_tests.failed, report.sealed_tests.total
+            grouped(report.sealed_tests.failed),
+            grouped(report.sealed_tests.total)
         );
     }
 
@@ -332,10 +334,18 @@ fn markdown_head(report: &GapReport, out: &mut Sink<'_>) {
     let _ = writeln!(
         out,
         "| Sealed | {} | {} | {} |",
-        s.total, s.passed, s.failed
+        grouped(s.total),
+        grouped(s.passed),
+        grouped(s.failed)
     );
     if let Some(o) = &report.open_tests {
-        let _ = writeln!(out, "| Open | {} | {} | {} |", o.total, o.passed, o.failed);
+        let _ = writeln!(
+            out,
+            "| Open | {} | {} | {} |",
+            grouped(o.total),
+            grouped(o.passed),
+            grouped(o.failed)
+        );
     }
     out.push('\n');
 
@@ -364,22 +374,26 @@ fn markdown_head(report: &GapReport, out: &mut Sink<'_>) {
         let _ = writeln!(out, "## Sealed suites\n");
         let _ = writeln!(out, "| Suite | Total | Passed | Failed |");
         let _ = writeln!(out, "|---|---:|---:|---:|");
-        for (suite, c) in ext.suites.iter().take(LIST_ROWS) {
+        // The suites that failed most first, then by name as people count (suite2 before
+        // suite10): the rows a reader needs stay within the first LIST_ROWS.
+        let mut suites: Vec<_> = ext.suites.iter().collect();
+        suites.sort_by(|(a, x), (b, y)| y.failed.cmp(&x.failed).then_with(|| natural_cmp(a, b)));
+        for (suite, c) in suites.into_iter().take(LIST_ROWS) {
             let mark = if c.failed > 0 { "❌" } else { "✅" };
             let _ = writeln!(
                 out,
                 "| {mark} {} | {} | {} | {} |",
                 cell(&cut(suite, NAME_CUT)),
-                c.total,
-                c.passed,
-                c.failed
+                grouped(c.total),
+                grouped(c.passed),
+                grouped(c.failed)
             );
         }
         if ext.suites.len() > LIST_ROWS {
             let _ = writeln!(
                 out,
                 "\n_{} more suites are not shown here; the JSON report counts every one._",
-                ext.suites.len() - LIST_ROWS
+                grouped_usize(ext.suites.len() - LIST_ROWS)
             );
         }
         out.push('\n');
@@ -393,7 +407,7 @@ fn markdown_failures(report: &GapReport, opts: &RenderOptions, budget: usize, ou
     if total == 0 {
         return;
     }
-    let _ = writeln!(out, "## Failures ({total})\n");
+    let _ = writeln!(out, "## Failures ({})\n", grouped_usize(total));
     let max = opts.max_failures.unwrap_or(usize::MAX);
     let mut used = 0;
     let mut shown = 0;
@@ -629,8 +643,8 @@ fn markdown_tail(report: &GapReport, out: &mut Sink<'_>) {
                     out,
                     "| {} | {}/{} | {:.1} | {} |",
                     c.cycle,
-                    c.sealed_failed,
-                    c.sealed_total,
+                    grouped(c.sealed_failed),
+                    grouped(c.sealed_total),
                     c.score,
                     c.reveal.map(|r| r.to_string()).unwrap_or_default()
                 );
