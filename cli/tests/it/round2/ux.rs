@@ -188,3 +188,61 @@ fn item09_score_with_a_bare_file_suggests_sealed() {
         stderr(&o)
     );
 }
+
+/// A report `gapscore score` writes for these sealed results (no seal, no hardening: level 1
+/// holds, levels 2 and 3 do not).
+fn level1_report(dir: &std::path::Path) -> std::path::PathBuf {
+    let report = dir.join("rep.json");
+    let o = gapscore(&[
+        "score",
+        "--sealed",
+        "conformance-tests/upstream/examples/03-critical-gaps/sealed-results.json",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    report
+}
+
+#[test]
+fn item10_check_level_1_shows_only_what_bears_on_level_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = level1_report(dir.path());
+    let o = gapscore(&["check", report.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let text = stdout(&o);
+    assert!(!text.contains("[X ]"), "{text}");
+    assert!(
+        !text.contains("Level 2") && !text.contains("Level 3"),
+        "{text}"
+    );
+    assert!(!text.contains("error "), "{text}");
+    assert!(
+        text.contains("findings above level 1 not shown (--level 3 to see them)"),
+        "{text}"
+    );
+    // Asked for level 3, they are shown.
+    let o = gapscore(&["check", "--level", "3", report.to_str().unwrap()]);
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).contains("[X ] failed"), "{}", stdout(&o));
+}
+
+#[test]
+fn item10_check_github_annotates_only_the_level_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = level1_report(dir.path());
+    let o = gapscore(&["check", "--format", "github", report.to_str().unwrap()]);
+    assert_eq!(code(&o), 0);
+    let text = stdout(&o);
+    assert!(!text.contains("::error"), "{text}");
+    assert!(text.contains("above level 1 not shown"), "{text}");
+    let o = gapscore(&[
+        "check",
+        "--format",
+        "github",
+        "--level",
+        "2",
+        report.to_str().unwrap(),
+    ]);
+    assert!(stdout(&o).contains("::error"), "{}", stdout(&o));
+}
