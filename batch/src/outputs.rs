@@ -244,6 +244,9 @@ pub(crate) fn problem_list(r: &RepoRow) -> String {
         .map(|p| format!("{}:{}", p.role, p.kind))
         .collect();
     kinds.dedup();
+    if !r.left_out.is_empty() {
+        kinds.push(format!("left-out:{}", r.left_out.len()));
+    }
     kinds.join(" ")
 }
 

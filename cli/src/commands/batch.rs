@@ -152,6 +152,11 @@ fn summary(run: &BatchRun, out: &std::path::Path, took: Duration) {
         ));
     }
     io::info(&line);
+    for r in run.rows.iter().filter(|r| !r.left_out.is_empty()).take(5) {
+        for why in &r.left_out {
+            io::warn(&format!("{}: {why}", r.name));
+        }
+    }
     for r in run.rows.iter().filter(|r| r.error.is_some()).take(5) {
         io::error(&format!(
             "{}: {}",

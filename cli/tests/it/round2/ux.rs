@@ -246,3 +246,134 @@ fn item10_check_github_annotates_only_the_level_asked_for() {
     ]);
     assert!(stdout(&o).contains("::error"), "{}", stdout(&o));
 }
+
+/// `ROOT/<name>/sealed/results.json` from an upstream example, for each name.
+fn batch_tree(root: &std::path::Path, names: &[&str]) {
+    let results =
+        common::repo_path("conformance-tests/upstream/examples/02-minor-gaps/sealed-results.json");
+    for name in names {
+        let sealed = root.join(name).join("sealed");
+        std::fs::create_dir_all(&sealed).unwrap();
+        std::fs::copy(&results, sealed.join("results.json")).unwrap();
+    }
+}
+
+/// `gapscore ARGS` in `dir`.
+fn gapscore_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(common::bin())
+        .args(args)
+        .current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn item08_batch_leaves_out_notes_beside_results_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("runs");
+    batch_tree(&root, &["alpha"]);
+    std::fs::write(
+        root.join("alpha/sealed/notes.txt"),
+        "Run on the CI box, 3 May.\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("alpha/sealed/README.md"), "# Sealed results\n").unwrap();
+    let o = gapscore_in(dir.path(), &["batch", "runs", "-o", "out"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("alpha: runs/alpha/sealed/notes.txt: not read")
+            && err.contains("runs/alpha/sealed/README.md: not read"),
+        "{err}"
+    );
+    let csv = std::fs::read_to_string(dir.path().join("out/summary.csv")).unwrap();
+    assert!(
+        csv.contains("alpha,11.1,minor,18,16,2,,,,false,left-out:2,"),
+        "{csv}"
+    );
+    let rows = std::fs::read_to_string(dir.path().join("out/results.ndjson")).unwrap();
+    let row: serde_json::Value = serde_json::from_str(rows.lines().next().unwrap()).unwrap();
+    assert_eq!(row["left_out"].as_array().map(Vec::len), Some(2), "{row}");
+}
+
+#[test]
+fn item08_batch_anything_that_may_be_results_stays_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("runs");
+    batch_tree(&root, &["alpha"]);
+    // Test output no reader recognises, named like notes: it may hold the failures.
+    std::fs::write(root.join("alpha/sealed/notes.txt"), "test_a FAILED\n").unwrap();
+    // A repository of notes only has no results.
+    std::fs::create_dir_all(root.join("beta/sealed")).unwrap();
+    std::fs::write(root.join("beta/sealed/README.md"), "# nothing yet\n").unwrap();
+    let o = gapscore_in(dir.path(), &["batch", "runs", "-o", "out"]);
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    let csv = std::fs::read_to_string(dir.path().join("out/summary.csv")).unwrap();
+    assert!(csv.contains("notes.txt: no adapter recognises it"), "{csv}");
+    assert!(csv.contains("beta,,,,,,,,,,,\"no sealed results"), "{csv}");
+}
+
+/// The GitHub Actions workflow shown in docs/batch.md.
+fn batch_workflow() -> String {
+    let doc = std::fs::read_to_string(common::repo_path("docs/batch.md")).unwrap();
+    let at = doc.find("A CI matrix (GitHub Actions").unwrap();
+    let start = doc[at..].find("```yaml").unwrap() + at + "```yaml".len();
+    let end = doc[start..].find("```").unwrap() + start;
+    doc[start..end].to_owned()
+}
+
+#[test]
+fn item08_batch_actions_example_is_complete() {
+    let yaml = batch_workflow();
+    // Each job: a runner, an install step; the scoring job checks the repository out.
+    let mut jobs: Vec<String> = Vec::new();
+    let after = &yaml[yaml.find("\njobs:\n").unwrap() + 7..];
+    for line in after.lines() {
+        // A job opens at two spaces of indentation.
+        if line.starts_with("  ") && !line.starts_with("   ") {
+            jobs.push(String::new());
+        }
+        if let Some(job) = jobs.last_mut() {
+            job.push_str(line);
+            job.push('\n');
+        }
+    }
+    assert!(jobs.len() >= 2, "{yaml}");
+    for job in &jobs {
+        assert!(job.contains("runs-on:"), "no runs-on in:\n{job}");
+        assert!(
+            job.contains("install gapscore"),
+            "no install step in:\n{job}"
+        );
+    }
+    assert!(jobs[0].contains("uses: actions/checkout@"), "{yaml}");
+    // No flow mapping holding `${{ }}`: that is not YAML.
+    assert!(
+        !yaml.lines().any(|l| l.contains(": {") && l.contains("${{")),
+        "{yaml}"
+    );
+    // Its gapscore steps run, for every shard, then the merge.
+    let dir = tempfile::tempdir().unwrap();
+    batch_tree(
+        &dir.path().join("runs"),
+        &["alpha", "beta", "gamma", "delta", "epsilon"],
+    );
+    let steps: Vec<String> = yaml
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("- run: gapscore "))
+        .map(|l| l.split(" || ").next().unwrap().to_owned())
+        .collect();
+    assert_eq!(steps.len(), 2, "{yaml}");
+    for shard in 1..=4 {
+        let cmd = steps[0].replace("${{ matrix.shard }}", &shard.to_string());
+        let args: Vec<&str> = cmd.split_whitespace().collect();
+        let o = gapscore_in(dir.path(), &args);
+        assert_ne!(code(&o), 2, "{cmd}: {}", stderr(&o));
+    }
+    let args: Vec<&str> = steps[1].split_whitespace().collect();
+    let o = gapscore_in(dir.path(), &args);
+    assert_eq!(code(&o), 0, "{}: {}", steps[1], stderr(&o));
+    assert!(dir.path().join("batch/summary.md").is_file());
+}
