@@ -6,6 +6,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use gapscore_batch::Shard;
 use gapscore_core::{FlakyPolicy, OutputFormat, SkippedPolicy, Threshold, XfailPolicy};
 
+use crate::terminal::ColorArg;
+
 mod envelope;
 mod report;
 mod tips;
@@ -35,6 +37,17 @@ pub struct Cli {
     /// The command.
     #[command(subcommand)]
     pub command: Command,
+
+    /// Colour the marks of the human text output (`--format summary`, `check`): `auto` on a
+    /// terminal unless NO_COLOR is set or TERM=dumb (CLICOLOR_FORCE forces it). Files, JSON,
+    /// CSV, JUnit and Markdown never get colour codes.
+    #[arg(help_heading = "Output", long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    pub color: ColorArg,
+
+    /// ASCII marks (`[x]`, `[ok]`) instead of emoji in the human text output; the default on a
+    /// terminal whose locale (LC_ALL, LC_CTYPE, LANG) is not UTF-8.
+    #[arg(help_heading = "Output", long, global = true)]
+    pub ascii: bool,
 }
 
 /// gapscore's commands.

@@ -14,6 +14,7 @@ pub mod commands;
 mod host;
 mod io;
 mod outputs;
+mod terminal;
 
 use clap::Parser;
 use gapscore_engine::ExitCode;
@@ -55,6 +56,7 @@ pub fn run() -> std::process::ExitCode {
             return code.into();
         }
     };
+    terminal::init(cli.color, cli.ascii);
     match commands::dispatch(cli) {
         Ok(code) => code.into(),
         Err(e) => {

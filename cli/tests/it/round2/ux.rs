@@ -377,3 +377,168 @@ fn item08_batch_actions_example_is_complete() {
     assert_eq!(code(&o), 0, "{}: {}", steps[1], stderr(&o));
     assert!(dir.path().join("batch/summary.md").is_file());
 }
+
+/// A JUnit file: per suite, its name, its number of tests and how many of them fail.
+fn junit(suites: &[(&str, usize, usize)]) -> String {
+    let mut xml = String::from("<testsuites>\n");
+    for (name, tests, failed) in suites {
+        xml.push_str(&format!("<testsuite name=\"{name}\">\n"));
+        for i in 0..*tests {
+            if i < *failed {
+                xml.push_str(&format!(
+                    "<testcase classname=\"{name}\" name=\"t{i}\"><failure message=\"no\"/></testcase>\n"
+                ));
+            } else {
+                xml.push_str(&format!("<testcase classname=\"{name}\" name=\"t{i}\"/>\n"));
+            }
+        }
+        xml.push_str("</testsuite>\n");
+    }
+    xml.push_str("</testsuites>\n");
+    xml
+}
+
+#[test]
+fn item12_counts_people_read_have_thousands_separators() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.xml"), junit(&[("big", 1500, 500)])).unwrap();
+    let o = gapscore_in(
+        dir.path(),
+        &[
+            "score",
+            "--sealed",
+            "big.xml",
+            "--format",
+            "summary",
+            "--max-failures",
+            "1",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Sealed: 1,000/1,500 passed"), "{text}");
+    assert!(text.contains("Failures (500)"), "{text}");
+    let o = gapscore_in(
+        dir.path(),
+        &[
+            "score",
+            "--sealed",
+            "big.xml",
+            "--format",
+            "markdown",
+            "--max-failures",
+            "1",
+        ],
+    );
+    assert!(
+        stdout(&o).contains("| Sealed | 1,500 | 1,000 | 500 |"),
+        "{}",
+        stdout(&o)
+    );
+    // JSON keeps plain numbers.
+    let o = gapscore_in(dir.path(), &["score", "--sealed", "big.xml"]);
+    assert!(stdout(&o).contains("\"total\": 1500"), "{}", stdout(&o));
+}
+
+#[test]
+fn item12_markdown_suites_by_failures_then_natural_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = junit(&[
+        ("suite0", 2, 0),
+        ("suite1", 2, 1),
+        ("suite10", 4, 3),
+        ("suite2", 2, 1),
+    ]);
+    std::fs::write(dir.path().join("s.xml"), xml).unwrap();
+    let o = gapscore_in(
+        dir.path(),
+        &["score", "--sealed", "s.xml", "--format", "markdown"],
+    );
+    let md = stdout(&o);
+    let table = &md[md.find("## Sealed suites").expect(&md)..];
+    let order: Vec<&str> = table
+        .lines()
+        .take_while(|l| !l.starts_with("## Failures"))
+        .filter(|l| l.starts_with("| "))
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .filter(|w| w.starts_with("suite"))
+        .collect();
+    assert_eq!(order, ["suite10", "suite1", "suite2", "suite0"], "{table}");
+}
+
+#[test]
+fn item12_ascii_marks_and_colour_on_request_never_in_files() {
+    let sealed = "conformance-tests/upstream/examples/02-minor-gaps/sealed-results.json";
+    let o = gapscore(&[
+        "score", "--sealed", sealed, "--format", "summary", "--ascii",
+    ]);
+    let text = stdout(&o);
+    assert!(text.contains("  [x] test_rejects_gpl_dependency"), "{text}");
+    assert!(!text.contains('❌') && !text.contains('🟢'), "{text}");
+    let o = gapscore(&[
+        "score", "--sealed", sealed, "--format", "summary", "--color", "always",
+    ]);
+    assert!(
+        stdout(&o).contains("\u{1b}[31m❌\u{1b}[0m"),
+        "{}",
+        stdout(&o)
+    );
+    // A pipe gets none by default, and NO_COLOR is honoured.
+    let o = gapscore(&["score", "--sealed", sealed, "--format", "summary"]);
+    assert!(!stdout(&o).contains('\u{1b}'));
+    let o = Command::new(common::bin())
+        .args(["score", "--sealed", sealed, "--format", "summary"])
+        .current_dir(common::repo_path(""))
+        .env("CLICOLOR_FORCE", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!stdout(&o).contains('\u{1b}'), "{}", stdout(&o));
+    // A file never does, even when forced; JSON never changes.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s.txt");
+    let o = gapscore(&[
+        "score",
+        "--sealed",
+        sealed,
+        "--format",
+        "summary",
+        "--color",
+        "always",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!std::fs::read_to_string(&out).unwrap().contains('\u{1b}'));
+    let o = gapscore(&["score", "--sealed", sealed, "--color", "always", "--ascii"]);
+    assert!(!stdout(&o).contains('\u{1b}') && stdout(&o).contains("\"shadow_score\""));
+}
+
+#[test]
+fn item12_a_terminal_without_utf8_gets_ascii_marks_in_colour() {
+    // A pseudo-terminal through util-linux `script`.
+    if !common::runner_available("script", &["--version"]) {
+        return;
+    }
+    let sealed = "conformance-tests/upstream/examples/02-minor-gaps/sealed-results.json";
+    let o = Command::new("script")
+        .args([
+            "-qec",
+            &format!("{} score --sealed {sealed} --format summary", common::bin()),
+            "/dev/null",
+        ])
+        .current_dir(common::repo_path(""))
+        .env("LANG", "C")
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE")
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm")
+        .output()
+        .unwrap();
+    let text = stdout(&o);
+    assert!(
+        text.contains("\u{1b}[31m[x]\u{1b}[0m test_rejects_gpl_dependency"),
+        "{text}"
+    );
+    assert!(!text.contains('❌'), "{text}");
+}
