@@ -14,11 +14,22 @@ const DOC_STEMS: [&str; 7] = [
     "contributing",
 ];
 
-/// Extensions of prose files.
-const DOC_EXTENSIONS: [&str; 5] = ["md", "markdown", "rst", "adoc", "txt"];
+/// Extensions of prose files (not `.txt`: `output.txt` is as likely a runner's log).
+const DOC_EXTENSIONS: [&str; 4] = ["md", "markdown", "rst", "adoc"];
 
 /// Words whose presence makes a file read like test output (any case).
-const RESULT_WORDS: [&str; 6] = ["not ok", "fail", "error", "traceback", "panic", "1.."];
+const RESULT_WORDS: [&str; 10] = [
+    "not ok",
+    "fail",
+    "error",
+    "traceback",
+    "panic",
+    "1..",
+    "exception",
+    "segmentation fault",
+    "core dumped",
+    "killed",
+];
 
 /// Whether the file `name`, whose first bytes are `prefix`, is documentation (never results).
 pub(crate) fn is_documentation(name: Option<&str>, prefix: &[u8]) -> bool {
@@ -58,6 +69,8 @@ mod tests {
         assert!(!is_documentation(Some("notes.txt"), b"<testsuite"));
         assert!(!is_documentation(Some("out.txt"), b"ok 1\nnot ok 2\n"));
         assert!(!is_documentation(Some("out.txt"), b"--- FAIL: TestX"));
+        assert!(!is_documentation(Some("output.txt"), b"all good\n"));
+        assert!(!is_documentation(Some("NOTES.txt"), b"Segmentation fault (core dumped)\n"));
         assert!(!is_documentation(Some("notes.txt"), b"\xff\xfe"));
         assert!(!is_documentation(None, b"notes"));
     }
