@@ -70,7 +70,10 @@ mod tests {
         assert!(!is_documentation(Some("out.txt"), b"ok 1\nnot ok 2\n"));
         assert!(!is_documentation(Some("out.txt"), b"--- FAIL: TestX"));
         assert!(!is_documentation(Some("output.txt"), b"all good\n"));
-        assert!(!is_documentation(Some("NOTES.txt"), b"Segmentation fault (core dumped)\n"));
+        assert!(!is_documentation(
+            Some("NOTES.txt"),
+            b"Segmentation fault (core dumped)\n"
+        ));
         assert!(!is_documentation(Some("notes.txt"), b"\xff\xfe"));
         assert!(!is_documentation(None, b"notes"));
     }

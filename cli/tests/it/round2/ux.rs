@@ -29,14 +29,8 @@ fn flags_under(help: &str, heading: &str) -> Vec<String> {
             inside = line == format!("{heading}:");
             continue;
         }
-        if inside {
-            if let Some(long) = line
-                .trim_start()
-                .split_whitespace()
-                .find(|w| w.starts_with("--"))
-            {
-                flags.push(long.trim_end_matches(',').to_owned());
-            }
+        if inside && let Some(long) = line.split_whitespace().find(|w| w.starts_with("--")) {
+            flags.push(long.trim_end_matches(',').to_owned());
         }
     }
     flags
