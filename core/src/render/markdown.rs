@@ -431,7 +431,7 @@ fn markdown_failures(report: &GapReport, opts: &RenderOptions, budget: usize, ou
     let _ = writeln!(
         out,
         "_{} more failure{} not shown in full ({why}); the JSON report lists every one._\n",
-        total - shown,
+        grouped_usize(total - shown),
         if total - shown == 1 { " is" } else { "s are" }
     );
     omitted_by_suite(report, shown, out);
@@ -467,7 +467,8 @@ fn omitted_by_suite(report: &GapReport, shown: usize, out: &mut Sink<'_>) {
     rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let omitted = report.failures.len() - shown;
     let mut block = format!(
-        "<details><summary>{omitted} more failure{} in {} suite{}</summary>\n\n| Suite | Failures not shown |\n|---|---:|\n",
+        "<details><summary>{} more failure{} in {} suite{}</summary>\n\n| Suite | Failures not shown |\n|---|---:|\n",
+        grouped_usize(omitted),
         if omitted == 1 { "" } else { "s" },
         rows.len() + usize::from(others > 0),
         if rows.len() + usize::from(others > 0) == 1 {
@@ -479,7 +480,7 @@ fn omitted_by_suite(report: &GapReport, shown: usize, out: &mut Sink<'_>) {
     let mut rest = 0u64;
     let mut rest_suites = 0usize;
     for (suite, n) in rows {
-        let row = format!("| {} | {n} |\n", cell(&cut(&suite, NAME_CUT)));
+        let row = format!("| {} | {} |\n", cell(&cut(&suite, NAME_CUT)), grouped(n));
         if rest_suites > 0 || block.len() + row.len() > OMITTED_BUDGET {
             rest += n;
             rest_suites += 1;
