@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use gapscore_batch::Shard;
 use gapscore_core::{FlakyPolicy, OutputFormat, SkippedPolicy, Threshold, XfailPolicy};
 
 use crate::terminal::ColorArg;
@@ -351,7 +350,8 @@ pub struct ScoreOptions {
 
     /// The sealed test directory: the `--seal` record was made from it and is checked against
     /// it. With or without `--seal`, a lenient policy (`--skipped exclude|pass`, `--xfail pass`)
-    /// applies only to a skip or xfail decided inside it; any other counts as failed.
+    /// applies only to a skip or xfail decided inside it; any other counts as failed. `run`
+    /// without `--seal` places it read-only but verifies nothing (and says so).
     #[arg(help_heading = "Seal", long, value_name = "DIR")]
     pub sealed_dir: Option<PathBuf>,
 
@@ -433,8 +433,16 @@ impl SandboxArg {
 pub struct RunArgs {
     /// The sealed results the command writes: files, directories or globs (relative to the
     /// directory it runs in); `-` is its standard output (`go test -json`, TAP). Each must be
-    /// written during the run: a stale or missing one is a counted problem, not scored.
-    #[arg(help_heading = "Inputs", long, required = true, num_args = 1.., value_name = "PATH")]
+    /// written during the run: a stale or missing one is a counted problem, not scored. One
+    /// PATH per `--results` (repeat it for more), so a command not put after `--` is refused
+    /// rather than read as result paths.
+    #[arg(
+        help_heading = "Inputs",
+        long,
+        required = true,
+        num_args = 1,
+        value_name = "PATH"
+    )]
     pub results: Vec<PathBuf>,
 
     /// End the command's whole process group after this many seconds (SIGTERM, then SIGKILL):

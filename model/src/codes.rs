@@ -302,6 +302,9 @@ codes! {
     BadHash = "E012", "engine",
         "a hash given is not a SHA-256",
         "give 64 hexadecimal digits (with or without `sha256:`)";
+    RunNotComplete = "E013", "engine",
+        "`gapscore run` exits 1 without `--threshold`: its report is advisory (the sealed suite did not fully run: the runner failed, timed out or was killed, results are missing; or an input was cut), so its score is not a measurement",
+        "fix what the report's advisory reason names and run again; or pass `--allow-advisory` to exit 0 on an advisory report (under `--threshold` the gate then judges the score alone)";
     RunnerInWorkspace = "E040", "runner",
         "`gapscore run` refused to start: the runner or a module of its framework would be loaded from the workspace, which the implementer writes",
         "install the runner outside the project (a global or CI-provided tool, `python -m pytest` from an interpreter outside it) and remove the planted module the message names; or pass `--trust-workspace-runner`, and the report records what was trusted";
