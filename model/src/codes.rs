@@ -255,7 +255,7 @@ codes! {
         "nothing to do: the totals are exact, only the per-suite breakdown is merged";
     SealNotVerified = "W220", "engine",
         "a seal record was used without its sealed directory: its hash and expected tests count, but no directory was checked against it",
-        "give the sealed test directory too (batch: sealed-tests/ or sealed_dir), so that the tests that ran are shown to be the sealed ones";
+        "give the sealed test directory too (`score --sealed-dir`; batch: sealed-tests/ or sealed_dir), so that the tests that ran are shown to be the sealed ones";
     RepoPolicyLoosened = "W221", "batch",
         "a repository's gapscore.toml tried to loosen the operator's policy; the operator's value was kept",
         "a repository may tighten the policy (`skipped = \"fail\"`), never loosen it; remove the key or ask the operator";
