@@ -13,6 +13,12 @@
 //! id. Two listed ids with one dotted form are matched exactly only
 //! ([`Manifest::key_collisions`]), so no result can stand for the wrong one of them; two results
 //! that find one listed test are both counted against it, and the worse stands.
+//!
+//! Jest and Vitest ids are matched the same way through their file and titles, an absolute
+//! file standing for a listed relative one it ends in and the reverse ([`js_path`]); a result
+//! that could be two listed tests is matched to neither ([`Manifest::ambiguous`]).
+
+mod js_path;
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -68,6 +74,8 @@ pub struct Manifest {
     keys: HashMap<String, Option<u32>>,
     /// Listed ids that share a dotted form with an earlier listed one (each with it).
     collisions: Vec<(String, String)>,
+    /// The listed Jest and Vitest ids by their file and titles.
+    js: js_path::JsKeys,
 }
 
 impl Manifest {
@@ -84,6 +92,7 @@ impl Manifest {
                 None => {
                     let at = u32::try_from(m.ids.len()).unwrap_or(u32::MAX);
                     m.index.insert(id.clone(), at);
+                    m.js.add(&id, at);
                     if pytest_shaped(&id)
                         && let Some(key) = pytest_key(&id)
                     {
@@ -118,15 +127,48 @@ impl Manifest {
         &self.collisions
     }
 
-    /// Where a result stands that is not listed by its own id but by its dotted form (pytest's
-    /// JUnit naming of a node id), with the listed id of that form; `None` when
-    /// no single listed id has that form. The caller counts the result under the listed id.
+    /// Where a result stands that is not listed by its own id but by another form of it
+    /// (pytest's JUnit naming of a node id; a Jest or Vitest file path absolute in one and
+    /// relative in the other), with the listed id of that form; `None` when no single listed
+    /// id has that form. The caller counts the result under the listed id.
     pub(crate) fn canonical(&self, id: &str) -> Option<(u32, &str)> {
+        let at = self
+            .pytest_match(id)
+            .or_else(|| match self.js_candidates(id)[..] {
+                [one] => Some(one),
+                _ => None,
+            })?;
+        Some((at, self.ids.get(at as usize)?.as_str()))
+    }
+
+    fn pytest_match(&self, id: &str) -> Option<u32> {
         if self.keys.is_empty() {
             return None;
         }
-        let at = (*self.keys.get(&pytest_key(id)?)?)?;
-        Some((at, self.ids.get(at as usize)?.as_str()))
+        *self.keys.get(&pytest_key(id)?)?
+    }
+
+    fn js_candidates(&self, id: &str) -> Vec<u32> {
+        if self.js.is_empty() {
+            return Vec::new();
+        }
+        self.js.candidates(id)
+    }
+
+    /// The listed ids a result not listed by its own id could be, when it could be more than
+    /// one (`/p/b/a/x.test.js` ends both listed `a/x.test.js` and `b/a/x.test.js`): it is
+    /// matched to neither, since a result standing for the wrong one would hide a failure.
+    pub fn ambiguous(&self, id: &str) -> Vec<&str> {
+        if self.index.contains_key(id) || self.pytest_match(id).is_some() {
+            return Vec::new();
+        }
+        match self.js_candidates(id) {
+            c if c.len() > 1 => c
+                .into_iter()
+                .filter_map(|at| self.ids.get(at as usize).map(String::as_str))
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Number of expected tests, each repeat counted.

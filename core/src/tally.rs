@@ -155,6 +155,21 @@ impl Tally {
             .map_or(&[], Manifest::key_collisions)
     }
 
+    /// Results matched to no listed test because they could be two or more of them
+    /// ([`Manifest::ambiguous`]), each with those listed ids.
+    pub fn manifest_ambiguities(&self) -> Vec<(String, Vec<String>)> {
+        let Some(m) = self.manifest.as_deref() else {
+            return Vec::new();
+        };
+        (self.unexpected.iter().chain(&self.unexpected_failed))
+            .filter_map(|id| {
+                let listed = m.ambiguous(id);
+                (!listed.is_empty())
+                    .then(|| (id.clone(), listed.iter().map(|l| (*l).to_owned()).collect()))
+            })
+            .collect()
+    }
+
     /// True when the manifest lists tests, results were read, and not one of them is a listed
     /// test: the listing and the results name tests two ways (another format or directory).
     pub fn listing_unmatched(&self) -> bool {

@@ -62,6 +62,15 @@ pub(crate) fn notes(sealed: &Tally) -> Vec<Diagnostic> {
             ),
         ));
     }
+    for (result, listed) in sealed.manifest_ambiguities() {
+        out.push(Diagnostic::warning(
+            Code::ResultMatchesTwoListed,
+            format!(
+                "the sealed result `{result}` could be any of the listed tests {}: it is matched to none of them (seal with `seal --expect` on results in the format you score)",
+                preview(&listed.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>()),
+            ),
+        ));
+    }
     let unlisted: Vec<String> = sealed
         .unexpected
         .iter()

@@ -129,6 +129,17 @@ fn build(
             ),
         );
     }
+    if !sealed.listing_unmatched()
+        && let Some((result, listed)) = sealed.manifest_ambiguities().first()
+    {
+        because(
+            Code::ListingUnmatched,
+            format!(
+                "the sealed result `{result}` could be any of the listed tests `{}`: it is matched to none",
+                listed.join("`, `")
+            ),
+        );
+    }
     if score.total == 0 {
         because(
             Code::ZeroSealedTests,

@@ -254,3 +254,114 @@ fn item12_the_not_tap_warning_names_its_line() {
         "the warning should name the file and line:\n{err}"
     );
 }
+
+/// Seals the `sealed/` folder of `dir` with the tests `expect` lists, then scores `results`
+/// against the record; the report and stderr.
+fn seal_then_score(dir: &Path, expect: &str, results: &str) -> (Value, String) {
+    let record = format!("{expect}.seal");
+    let o = run_in(dir, &["seal", "--expect", expect, "-o", &record, "sealed"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run_in(
+        dir,
+        &[
+            "score",
+            "--sealed",
+            results,
+            "--seal",
+            &record,
+            "--sealed-dir",
+            "sealed",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{results}: {}", stderr(&o));
+    (json_of(&o), stderr(&o))
+}
+
+/// The fixture `js` (one project: Jest and Vitest, each as JSON with absolute file paths and
+/// as JUnit with paths from the project root) scores 6 tests, 3 failing (a failure, another,
+/// a skip), whichever form was sealed and which scored, named as sealed, and nothing said.
+fn assert_scores_as_sealed(expect: &str, results: &str, names: [&str; 3]) {
+    let dir = fixture("js");
+    let (r, err) = seal_then_score(dir.path(), expect, results);
+    assert_eq!(r["sealed_tests"]["total"], 6, "{expect} → {results}: {err}");
+    assert_eq!(
+        r["sealed_tests"]["failed"], 3,
+        "{expect} → {results}: {err}"
+    );
+    assert_eq!(failure_names(&r), names, "{expect} → {results}");
+    assert_eq!(r["report"]["advisory"], Value::Null, "{results}: {r}");
+    assert!(
+        !err.contains("did not run") && !err.contains("does not list"),
+        "{expect} → {results}: {err}"
+    );
+}
+
+#[test]
+fn item06_jest_json_and_jest_junit_score_alike_either_way() {
+    assert_scores_as_sealed(
+        "jest.json",
+        "jest-junit.xml",
+        [
+            "/tmp/gapscore-jest-demo/sealed/calc.test.js::subtracts",
+            "/tmp/gapscore-jest-demo/sealed/calc.test.js > group::skipped one",
+            "/tmp/gapscore-jest-demo/sealed/ops/div.test.js > div::by zero is Infinity",
+        ],
+    );
+    assert_scores_as_sealed(
+        "jest-junit.xml",
+        "jest.json",
+        [
+            "sealed/calc.test.js:: > subtracts",
+            "sealed/calc.test.js::group > skipped one",
+            "sealed/ops/div.test.js::div > by zero is Infinity",
+        ],
+    );
+}
+
+#[test]
+fn item06_vitest_json_and_vitest_junit_score_alike_either_way() {
+    assert_scores_as_sealed(
+        "vitest.json",
+        "vitest-junit.xml",
+        [
+            "/tmp/gapscore-jest-demo/sealed/calc.test.js::subtracts",
+            "/tmp/gapscore-jest-demo/sealed/calc.test.js > group::skipped one",
+            "/tmp/gapscore-jest-demo/sealed/ops/div.test.js > div::by zero is Infinity",
+        ],
+    );
+    assert_scores_as_sealed(
+        "vitest-junit.xml",
+        "vitest.json",
+        [
+            "sealed/calc.test.js::subtracts",
+            "sealed/calc.test.js::group > skipped one",
+            "sealed/ops/div.test.js::div > by zero is Infinity",
+        ],
+    );
+}
+
+#[test]
+fn item06_vitest_a_path_ending_in_two_listed_files_is_matched_to_neither() {
+    // Listed: `sealed/x.test.js::works` and `sealed/sub/sealed/x.test.js::works`; the JSON's
+    // `/…/sealed/sub/sealed/x.test.js` ends in both, so it stands for neither, and the listed
+    // test it may be is counted as not run (it failed: the failure is not lost).
+    let dir = fixture("js-nested");
+    let (r, err) = seal_then_score(dir.path(), "vitest-junit.xml", "vitest.json");
+    assert!(
+        err.contains(
+            "the sealed result `/tmp/gapscore-vitest-nested/sealed/sub/sealed/x.test.js::works`"
+        ) && err.contains("could be any of the listed tests")
+            && err.contains("`sealed/x.test.js::works`")
+            && err.contains("`sealed/sub/sealed/x.test.js::works`"),
+        "{err}"
+    );
+    assert_eq!(r["report"]["advisory"], true, "{r}");
+    assert_eq!(r["sealed_tests"]["passed"], 1, "{err}");
+    assert!(
+        failure_names(&r).contains(&"sealed/sub/sealed/x.test.js::works".to_owned()),
+        "{r}"
+    );
+    let explain = run_in(dir.path(), &["explain", "W226"]);
+    assert_eq!(code(&explain), 0, "{}", stderr(&explain));
+    assert!(stdout(&explain).contains("matched to neither"));
+}

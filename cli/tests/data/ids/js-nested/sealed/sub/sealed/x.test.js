@@ -1,0 +1,1 @@
+test('works', () => { expect(1 + 1).toBe(3); });

@@ -1,0 +1,150 @@
+//! Jest and Vitest name a test file two ways: their JSON reports by its absolute path
+//! (`/home/me/proj/src/a.test.js > adds > one`, the describe blocks in the suite), JUnit
+//! reporters by its path from the project root with the describe blocks in the name
+//! (`src/a.test.js::adds > one`). Neither file says the root, so an id is matched through its
+//! [`js_key`] (the file and the test's path of titles) and a relative file matches an absolute
+//! one it is a component-wise suffix of: `src/a.test.js` ends `/home/me/proj/src/a.test.js`.
+
+use std::collections::HashMap;
+
+/// The extensions of the test files Jest and Vitest run.
+const EXTENSIONS: [&str; 8] = [".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"];
+
+/// A Jest or Vitest test id as its file (forward slashes, no leading `./`) and its path of
+/// titles (describe blocks, then the test, joined by ` > `; empty titles left out, so
+/// jest-junit's `{classname} > {title}` of a top-level test is the test's title). `None` for an
+/// id whose part before the first ` > ` or `::` is not a JavaScript or TypeScript file.
+pub(crate) fn js_key(id: &str) -> Option<(String, String)> {
+    let cut = [" > ", "::"]
+        .iter()
+        .filter_map(|sep| id.find(sep).map(|at| (at, sep.len())))
+        .min()?;
+    let (file, rest) = (&id[..cut.0], &id[cut.0 + cut.1..]);
+    if !EXTENSIONS.iter().any(|e| file.ends_with(e)) {
+        return None;
+    }
+    let file = file.replace('\\', "/");
+    let file = file.strip_prefix("./").unwrap_or(&file).to_owned();
+    let titles: Vec<&str> = rest
+        .split(" > ")
+        .flat_map(|t| t.split("::"))
+        .filter(|t| !t.is_empty())
+        .collect();
+    if file.is_empty() || titles.is_empty() {
+        return None;
+    }
+    Some((file, titles.join(" > ")))
+}
+
+/// `/x/y` or `C:/x/y`.
+fn absolute(file: &str) -> bool {
+    let b = file.as_bytes();
+    file.starts_with('/') || (b.len() > 2 && b[0].is_ascii_alphabetic() && &b[1..3] == b":/")
+}
+
+/// The component-wise suffixes of an absolute path, shortest first: `a.js`, `x/a.js`, ...
+fn suffixes(file: &str) -> impl Iterator<Item = &str> {
+    file.rmatch_indices('/')
+        .map(move |(at, _)| &file[at + 1..])
+        .filter(|s| !s.is_empty())
+}
+
+fn joined(file: &str, test: &str) -> String {
+    format!("{file}\0{test}")
+}
+
+/// The listed Jest and Vitest ids by their keys: the relative ones by file and test, the
+/// absolute ones by every suffix of their file and test. Each key keeps every listed position
+/// it stands for, so a result two listed ids could be is seen to be ambiguous.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct JsKeys {
+    relative: HashMap<String, Vec<u32>>,
+    absolute: HashMap<String, Vec<u32>>,
+}
+
+impl JsKeys {
+    pub(crate) fn add(&mut self, id: &str, at: u32) {
+        let Some((file, test)) = js_key(id) else {
+            return;
+        };
+        if absolute(&file) {
+            for s in suffixes(&file) {
+                self.absolute.entry(joined(s, &test)).or_default().push(at);
+            }
+        } else {
+            self.relative
+                .entry(joined(&file, &test))
+                .or_default()
+                .push(at);
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.relative.is_empty() && self.absolute.is_empty()
+    }
+
+    /// The listed positions a result id may stand for, each once, in listed order: an absolute
+    /// file finds the listed relative files it ends in, a relative file the listed absolute
+    /// files that end in it and the listed relative file it is (the other form of the test).
+    /// An absolute file never finds another absolute one: two checkouts share no root to
+    /// compare from.
+    pub(crate) fn candidates(&self, id: &str) -> Vec<u32> {
+        let Some((file, test)) = js_key(id) else {
+            return Vec::new();
+        };
+        let mut out: Vec<u32> = Vec::new();
+        let mut take = |found: Option<&Vec<u32>>| out.extend(found.into_iter().flatten());
+        if absolute(&file) {
+            for s in suffixes(&file) {
+                take(self.relative.get(&joined(s, &test)));
+            }
+        } else {
+            let key = joined(&file, &test);
+            take(self.absolute.get(&key));
+            take(self.relative.get(&key));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_and_junit_forms_have_one_key() {
+        let json = js_key("/home/me/p/src/a.test.js > adds > inner::one").unwrap();
+        let junit = js_key("src/a.test.js::adds > inner > one").unwrap();
+        assert_eq!(json.1, junit.1);
+        assert_eq!(junit, ("src/a.test.js".into(), "adds > inner > one".into()));
+        // jest-junit's `{classname} > {title}` of a top-level test, and `./` or `\`.
+        assert_eq!(
+            js_key(".\\src\\a.test.ts:: > one"),
+            Some(("src/a.test.ts".into(), "one".into()))
+        );
+        assert_eq!(js_key("sealed/test_calc.py::test_sub"), None);
+        assert_eq!(js_key("a.test.js::"), None);
+    }
+
+    #[test]
+    fn a_path_is_matched_by_whole_components_and_two_listed_files_are_ambiguous() {
+        let mut k = JsKeys::default();
+        k.add("a/x.test.js::t", 0);
+        k.add("b/a/x.test.js::t", 1);
+        k.add("/ci/p/src/y.test.ts > d::t", 2);
+        k.add("src/z.test.js::t", 3);
+        assert_eq!(k.candidates("/home/p/c/a/x.test.js > t"), [0]);
+        assert_eq!(k.candidates("/home/p/b/a/x.test.js > t"), [0, 1]);
+        assert!(k.candidates("/home/p/ba/x.test.js > t").is_empty());
+        assert!(k.candidates("/home/p/a/x.test.js > other").is_empty());
+        assert_eq!(k.candidates("src/y.test.ts::d > t"), [2]);
+        assert_eq!(k.candidates("p/src/y.test.ts::d > t"), [2]);
+        assert!(k.candidates("rc/y.test.ts::d > t").is_empty());
+        // Absolute against absolute: only an exact id matches, never a shared suffix.
+        assert!(k.candidates("/elsewhere/p/src/y.test.ts > d::t").is_empty());
+        // The other form of a relative id.
+        assert_eq!(k.candidates("src/z.test.js > t"), [3]);
+    }
+}
