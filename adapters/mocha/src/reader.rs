@@ -14,7 +14,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 
 use gapscore_adapter_sdk::{
-    Attempt, Category, DeclaredCount, EventSink, InputError, Location, Problem, ProblemKind,
+    Attempt, Code, Category, DeclaredCount, EventSink, InputError, Location, Problem, ProblemKind,
     Producer, Status, TestCase,
 };
 
@@ -300,7 +300,7 @@ impl State<'_> {
             self.sink.evidence(e);
         }
         for w in warnings {
-            self.sink.warning(w);
+            self.sink.coded_warning(Code::DeclaredCountMismatch, w);
         }
     }
 }

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const READERS: [&str; 8] = [
-    "simple", "junit", "pytest", "jest", "ctrf", "gotest", "tap", "libtest",
+const READERS: [&str; 9] = [
+    "simple", "junit", "pytest", "jest", "ctrf", "gotest", "tap", "libtest", "mocha",
 ];
 
 /// Crates of the workspace that ship nothing (test helpers, fixtures, a template): not drawn.
