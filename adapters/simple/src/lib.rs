@@ -69,12 +69,23 @@ impl Adapter for Simple {
         if p[first] != b'{' {
             return 0;
         }
+        let only_own_keys = || {
+            top_level_keys(&p[first..])
+                .iter()
+                .all(|k| matches!(k.as_slice(), b"tests" | b"problems"))
+        };
         // The format's own shape: a `tests` array whose first entry is an object with a
-        // `name`. Another format's `tests` (Mocha's entries have a `title`) is not claimed, so
-        // it reaches its own reader or the "no adapter recognises this file" error, never a
-        // parse error of this one.
+        // `name`. Another format's `tests` (Mocha's entries have a `title`, beside `stats`) is
+        // not claimed, so it reaches its own reader or the "no adapter recognises this file"
+        // error, never a parse error of this one. A document with nothing but the format's
+        // own keys is still claimed, weakly, so a broken simple file gets the reader's error
+        // at its line and column.
         if !first_test_has_name(&p[first..]) {
-            return 0;
+            return if has_key(p, b"\"tests\"") && only_own_keys() {
+                10
+            } else {
+                0
+            };
         }
         let sure = match (has_key(p, b"\"tests\""), has_key(p, b"\"status\"")) {
             (true, true) => 90,
@@ -268,14 +279,21 @@ mod tests {
         // Keys inside strings and nested objects do not count; escapes are honoured.
         let nested = br#"{"tests": [{"name": "say \"case\": hi", "status": "passed", "meta": {"case": 1}}]}"#;
         assert_eq!(simple.detect(nested, None), 90);
-        // Another format's `tests` (Mocha's entries have a `title`), or no objects at all.
+        // Another format's `tests` (Mocha's entries have a `title`) beside other keys.
         for other in [
             &br#"{"stats": {"tests": 1}, "tests": [{"title": "a", "fullTitle": "b a", "err": {}}], "passes": []}"#[..],
-            br#"{"tests": [{"title": "a", "status": "passed"}]}"#,
-            br#"{"tests": ["a"]}"#,
-            br#"{"tests": 3, "status": 1}"#,
+            br#"{"tests": [{"title": "a", "status": "passed"}], "meta": 1}"#,
         ] {
             assert_eq!(simple.detect(other, None), 0, "{}", String::from_utf8_lossy(other));
+        }
+        // Nothing but the format's own keys, broken inside: claimed weakly, for the reader's
+        // precise error.
+        for broken in [
+            &br#"{"tests": [{"title": "a", "status": "passed"}]}"#[..],
+            br#"{"tests": ["a"]}"#,
+            br#"{"tests": 3, "problems": []}"#,
+        ] {
+            assert_eq!(simple.detect(broken, None), 10, "{}", String::from_utf8_lossy(broken));
         }
         // An empty list, and a first entry cut by the prefix, are still the format's.
         assert_eq!(simple.detect(br#"{"tests": []}"#, None), 80);
