@@ -153,7 +153,12 @@ pub struct AdaptersArgs {
     pub host: HostArgs,
 
     /// Write the list to this file (atomically) instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE", help_heading = "Output")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        help_heading = "Output"
+    )]
     pub output: Option<PathBuf>,
 
     /// The list's format: `text`, a table; `json`, one object whose field names are stable

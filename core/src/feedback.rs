@@ -350,7 +350,9 @@ pub fn build_feedback(
         // `node --test` prints the whole inspected error: its message, the frame where the
         // assertion failed, and its expected/actual values are what the implementer can use.
         let node = f.message.as_deref().and_then(crate::node_failure::read);
-        let message = node.as_ref().map_or(f.message.clone(), |n| Some(n.message.clone()));
+        let message = node
+            .as_ref()
+            .map_or(f.message.clone(), |n| Some(n.message.clone()));
         let expected = f
             .expected
             .clone()

@@ -50,7 +50,12 @@ pub fn read(text: &str) -> Option<NodeFailure> {
             frame = Some(t.trim_end_matches(" {").to_owned());
             break;
         }
-        message.push(line.get(indent..).unwrap_or(line.trim_start()).trim_end().to_owned());
+        message.push(
+            line.get(indent..)
+                .unwrap_or(line.trim_start())
+                .trim_end()
+                .to_owned(),
+        );
     }
     while message.last().is_some_and(|l| l.is_empty()) {
         message.pop();
@@ -126,7 +131,12 @@ mod tests {
 
     #[test]
     fn an_object_value_spans_its_lines() {
-        let props = ["    actual: {", "      a: 1", "    },", "    expected: { a: 2 },"];
+        let props = [
+            "    actual: {",
+            "      a: 1",
+            "    },",
+            "    expected: { a: 2 },",
+        ];
         assert_eq!(property(&props, "actual").as_deref(), Some("{\na: 1\n}"));
         assert_eq!(property(&props, "expected").as_deref(), Some("{ a: 2 }"));
     }

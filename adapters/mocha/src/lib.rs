@@ -85,9 +85,14 @@ impl Adapter for Mocha {
         if p[first] != b'{' {
             return 0;
         }
-        let mocha = [&b"\"stats\""[..], b"\"tests\"", b"\"passes\"", b"\"pending\""]
-            .iter()
-            .all(|k| has_key(p, k));
+        let mocha = [
+            &b"\"stats\""[..],
+            b"\"tests\"",
+            b"\"passes\"",
+            b"\"pending\"",
+        ]
+        .iter()
+        .all(|k| has_key(p, k));
         if mocha { 96 } else { 0 }
     }
 

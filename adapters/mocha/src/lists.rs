@@ -147,7 +147,11 @@ impl Ledger {
         let mut declared = Declared::new();
         let mut said = Vec::new();
         for (name, count, set) in [
-            ("tests", stats.tests, Declared::tests as fn(Declared, DeclaredCount) -> Declared),
+            (
+                "tests",
+                stats.tests,
+                Declared::tests as fn(Declared, DeclaredCount) -> Declared,
+            ),
             ("failures", stats.failures, Declared::failed),
             ("pending", stats.pending, Declared::skipped),
             ("passes", stats.passes, Declared::passed),
@@ -159,9 +163,10 @@ impl Ledger {
         }
         if !said.is_empty() {
             // Mocha counts a failing hook in `stats.failures`, never in `stats.tests`.
-            let read = ReadCounts::new(self.total(), self.failed + self.hooks + worst, self.pending)
-                .with_passed(self.passed.saturating_sub(worst))
-                .with_problems(self.hooks);
+            let read =
+                ReadCounts::new(self.total(), self.failed + self.hooks + worst, self.pending)
+                    .with_passed(self.passed.saturating_sub(worst))
+                    .with_problems(self.hooks);
             evidence.push(
                 Evidence::new(
                     EvidenceSource::SummaryObject,

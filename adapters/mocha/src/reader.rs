@@ -14,7 +14,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 
 use gapscore_adapter_sdk::{
-    Attempt, Code, Category, DeclaredCount, EventSink, InputError, Location, Problem, ProblemKind,
+    Attempt, Category, Code, DeclaredCount, EventSink, InputError, Location, Problem, ProblemKind,
     Producer, Status, TestCase,
 };
 
@@ -112,8 +112,7 @@ impl RawTest<'_> {
     /// The describe blocks: the full title without the test's own title at its end.
     fn describes(&self) -> &str {
         let full = self.full_title();
-        full.strip_suffix(&*self.title)
-            .map_or("", |d| d.trim_end())
+        full.strip_suffix(&*self.title).map_or("", |d| d.trim_end())
     }
 
     fn key(&self) -> u64 {
@@ -228,7 +227,8 @@ impl State<'_> {
         TestCase::make_id_into(&mut self.id_buf, suite.as_deref(), &name);
         let mut test = TestCase::new(suite, name, status);
         test.id.clone_from(&self.id_buf);
-        test.category = Category::from_title(&t.title).or_else(|| Category::from_title(t.describes()));
+        test.category =
+            Category::from_title(&t.title).or_else(|| Category::from_title(t.describes()));
         test.file = t.file.as_deref().map(str::to_owned);
         test.duration = t
             .duration
@@ -236,10 +236,12 @@ impl State<'_> {
             .map(|ms| ms / 1000.0);
         if status == Status::Failed {
             let err = t.err;
-            test.message = err
-                .message
-                .filter(|m| !m.trim().is_empty())
-                .or_else(|| err.stack.as_deref().and_then(|s| s.lines().next()).map(str::to_owned));
+            test.message = err.message.filter(|m| !m.trim().is_empty()).or_else(|| {
+                err.stack
+                    .as_deref()
+                    .and_then(|s| s.lines().next())
+                    .map(str::to_owned)
+            });
             test.expected = err.expected;
             test.actual = err.actual;
         }
@@ -252,11 +254,12 @@ impl State<'_> {
 
     fn listed(&mut self, list: List, t: RawTest<'_>) {
         let key = t.key();
-        if list == List::Failures && !self.ledger.is_failed_test(key) {
-            if let Some(hook) = hook_kind(&t.title) {
-                self.hook(hook, &t);
-                return;
-            }
+        if list == List::Failures
+            && !self.ledger.is_failed_test(key)
+            && let Some(hook) = hook_kind(&t.title)
+        {
+            self.hook(hook, &t);
+            return;
         }
         self.ledger.listed(list, key);
     }
@@ -278,7 +281,10 @@ impl State<'_> {
         let detail = format!("{} failed ({consequence}): {what}", t.title);
         let mut p = Problem::new(ProblemKind::SuiteError, detail);
         let describes = t.describes();
-        let suite = match (t.file.as_deref().filter(|f| !f.is_empty()), describes.is_empty()) {
+        let suite = match (
+            t.file.as_deref().filter(|f| !f.is_empty()),
+            describes.is_empty(),
+        ) {
             (Some(f), false) => Some(format!("{f} > {describes}")),
             (Some(f), true) => Some(f.to_owned()),
             (None, false) => Some(describes.to_owned()),

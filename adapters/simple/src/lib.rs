@@ -127,7 +127,10 @@ fn first_test_has_name(text: &[u8]) -> bool {
         return true;
     };
     let rest = text.get(at..).unwrap_or_default();
-    let mut it = rest.iter().enumerate().filter(|(_, b)| !b.is_ascii_whitespace());
+    let mut it = rest
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.is_ascii_whitespace());
     match it.next() {
         Some((_, b'[')) => {}
         None => return true,
@@ -293,11 +296,19 @@ mod tests {
             br#"{"tests": ["a"]}"#,
             br#"{"tests": 3, "problems": []}"#,
         ] {
-            assert_eq!(simple.detect(broken, None), 10, "{}", String::from_utf8_lossy(broken));
+            assert_eq!(
+                simple.detect(broken, None),
+                10,
+                "{}",
+                String::from_utf8_lossy(broken)
+            );
         }
         // An empty list, and a first entry cut by the prefix, are still the format's.
         assert_eq!(simple.detect(br#"{"tests": []}"#, None), 80);
-        assert_eq!(simple.detect(br#"{"tests": [{"status": "passed", "na"#, None), 90);
+        assert_eq!(
+            simple.detect(br#"{"tests": [{"status": "passed", "na"#, None),
+            90
+        );
         assert_eq!(
             top_level_keys(br#"{"a": {"b": 1}, "c": [{"d": 2}], "e": "f:"}"#),
             [b"a".to_vec(), b"c".to_vec(), b"e".to_vec()]

@@ -59,10 +59,7 @@ fn a_pass_that_failures_lists_is_a_counted_problem() {
 fn stats_counting_more_tests_than_listed_are_missing_tests() {
     let run = valid("stats-count-more.json");
     let kinds = problems(&run);
-    assert!(
-        kinds.contains(&(ProblemKind::MissingTests, 3)),
-        "{kinds:?}"
-    );
+    assert!(kinds.contains(&(ProblemKind::MissingTests, 3)), "{kinds:?}");
 }
 
 #[test]

@@ -9,7 +9,11 @@ fn read(case: &str) -> TestRun {
         .join("tests/fixtures/real")
         .join(format!("{case}.json"));
     let bytes = std::fs::read(&path).unwrap();
-    assert_eq!(Mocha::new().detect(&bytes, None), 96, "{case}: not detected");
+    assert_eq!(
+        Mocha::new().detect(&bytes, None),
+        96,
+        "{case}: not detected"
+    );
     let run = parse_to_run(&Mocha::new(), &bytes, &ParseOptions::default()).unwrap();
     insta::assert_json_snapshot!(case.to_owned(), run);
     run
@@ -32,15 +36,26 @@ fn basic_statuses_messages_and_retries() {
     assert_eq!(status(&run, "calc::adds"), Status::Passed);
     assert_eq!(status(&run, "calc::subtracts"), Status::Failed);
     assert_eq!(status(&run, "calc::divides (skipped)"), Status::Skipped);
-    assert_eq!(status(&run, "calc::multiplies (pending, no function)"), Status::Skipped);
-    assert_eq!(status(&run, "calc nested deeper::works at depth"), Status::Passed);
-    let sub = run.tests.iter().find(|t| t.id.ends_with("calc::subtracts")).unwrap();
+    assert_eq!(
+        status(&run, "calc::multiplies (pending, no function)"),
+        Status::Skipped
+    );
+    assert_eq!(
+        status(&run, "calc nested deeper::works at depth"),
+        Status::Passed
+    );
+    let sub = run
+        .tests
+        .iter()
+        .find(|t| t.id.ends_with("calc::subtracts"))
+        .unwrap();
     assert_eq!(
         (sub.expected.as_deref(), sub.actual.as_deref()),
         (Some("3"), Some("2"))
     );
     assert!(
-        sub.id.starts_with("/tmp/mocha-scratch/basic/test/calc.spec.js > calc::"),
+        sub.id
+            .starts_with("/tmp/mocha-scratch/basic/test/calc.spec.js > calc::"),
         "{}",
         sub.id
     );

@@ -34,7 +34,10 @@ fn item11_mocha_json_is_read_as_its_own_format() {
         .unwrap();
     assert_eq!(flaky["attempts"][0]["status"], "failed", "{flaky}");
 
-    let o = run_in(dir.path(), &["score", "--sealed", &file, "--format", "summary"]);
+    let o = run_in(
+        dir.path(),
+        &["score", "--sealed", &file, "--format", "summary"],
+    );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(!stderr(&o).contains("simple adapter"), "{}", stderr(&o));
     assert!(stdout(&o).contains("/10 passed"), "{}", stdout(&o));
@@ -47,13 +50,22 @@ fn item11_mocha_failing_hooks_are_suite_errors() {
     let dir = tempfile::tempdir().unwrap();
     let o = run_in(
         dir.path(),
-        &["score", "--sealed", &mocha_fixture("hooks"), "--format", "json"],
+        &[
+            "score",
+            "--sealed",
+            &mocha_fixture("hooks"),
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let report = json_of(&o);
     let text = report.to_string();
     assert!(text.contains("hooks.spec.js > db"), "{text}");
-    assert!(text.contains("\"before each\\\" hook for \\\"evicts\\\""), "{text}");
+    assert!(
+        text.contains("\"before each\\\" hook for \\\"evicts\\\""),
+        "{text}"
+    );
     assert_eq!(report["report"]["advisory"], true, "{text}");
 }
 
@@ -87,7 +99,10 @@ fn item12_feedback_text_of_node_junit_says_expected_and_got() {
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("- test::subtracts: expected 3, got 2\n"), "{out}");
+    assert!(
+        out.contains("- test::subtracts: expected 3, got 2\n"),
+        "{out}"
+    );
     assert!(
         out.contains("- test::compares objects: expected { a: 2 }, got { a: 1 }\n"),
         "{out}"
