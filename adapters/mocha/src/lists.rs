@@ -99,7 +99,8 @@ impl Ledger {
         let mut problems = Vec::new();
         let mut warnings = Vec::new();
         let mut reasons = Vec::new();
-        let mut worst = 0u64;
+        // The tests the side arrays say did not pass: as failures, as pending.
+        let mut as_failed = 0u64;
         // A failure `tests` does not hold as failed: the worse reading is `failures`'.
         let unheld = self
             .listed_failed
@@ -110,7 +111,7 @@ impl Ledger {
             reasons.push(format!(
                 "`failures` lists {unheld} failure(s) that `tests` does not hold as failed"
             ));
-            worst = worst.max(unheld);
+            as_failed = as_failed.max(unheld);
         }
         // A pending entry `tests` holds as passed: never a pass (a failed one already counts).
         let unheld_pending = self
@@ -122,7 +123,6 @@ impl Ledger {
             reasons.push(format!(
                 "`pending` lists {unheld_pending} test(s) that `tests` does not hold as pending or failed"
             ));
-            worst = worst.max(unheld_pending);
         }
         // Fewer passes listed than read: those beyond them did not demonstrably pass.
         let passes = self.listed[List::Passes as usize];
@@ -131,13 +131,14 @@ impl Ledger {
                 "`passes` lists {passes} test(s) while `tests` holds {} as passed",
                 self.passed
             ));
-            worst = worst.max(self.passed - passes);
+            as_failed = as_failed.max(self.passed - passes);
         } else if passes > self.passed {
             warnings.push(format!(
                 "`passes` lists {passes} test(s) while `tests` holds {} as passed; the tests' own records are scored",
                 self.passed
             ));
         }
+        let worst = as_failed.max(unheld_pending);
         if worst > 0 {
             problems.push(
                 Problem::new(ProblemKind::SummaryCounts, reasons.join("; ")).with_count(worst),
@@ -163,10 +164,13 @@ impl Ledger {
         }
         if !said.is_empty() {
             // Mocha counts a failing hook in `stats.failures`, never in `stats.tests`.
-            let read =
-                ReadCounts::new(self.total(), self.failed + self.hooks + worst, self.pending)
-                    .with_passed(self.passed.saturating_sub(worst))
-                    .with_problems(self.hooks);
+            let read = ReadCounts::new(
+                self.total(),
+                self.failed + self.hooks + as_failed,
+                self.pending + unheld_pending,
+            )
+            .with_passed(self.passed.saturating_sub(worst))
+            .with_problems(self.hooks);
             evidence.push(
                 Evidence::new(
                     EvidenceSource::SummaryObject,

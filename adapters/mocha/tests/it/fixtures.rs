@@ -77,3 +77,18 @@ fn a_cut_document_keeps_its_tests_and_is_truncated() {
     assert_eq!(run.tests.len(), 1);
     assert_eq!(problems(&run), vec![(ProblemKind::Truncated, 1)]);
 }
+
+#[test]
+fn a_pending_entry_held_as_passed_is_a_counted_problem() {
+    let run = valid("pending-held-as-passed.json");
+    assert!(run.tests.iter().all(|t| t.status == Status::Passed));
+    assert_eq!(problems(&run), vec![(ProblemKind::SummaryCounts, 1)]);
+}
+
+#[test]
+fn a_test_titled_like_a_hook_stays_a_test() {
+    let run = valid("hook-title-on-a-real-test.json");
+    assert_eq!(run.tests.len(), 1);
+    assert_eq!(run.tests[0].status, Status::Failed);
+    assert!(run.problems.is_empty(), "{:?}", run.problems);
+}
