@@ -8,7 +8,8 @@
 #   - the Markdown, appended to $GITHUB_STEP_SUMMARY (kept within 65,536 characters in all);
 #   - the step outputs, appended to $GITHUB_OUTPUT (score, level, verdict, sealed-total,
 #     sealed-failed, advisory).
-# The step ends with gapscore's exit code: 1 on a failed --threshold gate, 2 when it could not
+# The step ends with gapscore's exit code (docs/score.md "Exit codes"): 1 on a failed --threshold gate
+# or a run that did not fully run (unless allow-advisory), 130/143 when interrupted, 2 when it could not
 # score. Inputs arrive as GAPSCORE_* variables (action.yml); lists are one item per line.
 #
 # The gapscore that runs is the one the install step recorded ($RUNNER_TEMP/gapscore-path, an

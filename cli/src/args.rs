@@ -335,7 +335,8 @@ pub struct ScoreOptions {
 
     /// The sealed test directory: the `--seal` record was made from it and is checked against
     /// it. With or without `--seal`, a lenient policy (`--skipped exclude|pass`, `--xfail pass`)
-    /// applies only to a skip or xfail decided inside it; any other counts as failed.
+    /// applies only to a skip or xfail decided inside it; any other counts as failed. `run`
+    /// without `--seal` places it read-only but verifies nothing (and says so).
     #[arg(long, value_name = "DIR")]
     pub sealed_dir: Option<PathBuf>,
 
@@ -397,8 +398,10 @@ impl SandboxArg {
 pub struct RunArgs {
     /// The sealed results the command writes: files, directories or globs (relative to the
     /// directory it runs in); `-` is its standard output (`go test -json`, TAP). Each must be
-    /// written during the run: a stale or missing one is a counted problem, not scored.
-    #[arg(long, required = true, num_args = 1.., value_name = "PATH")]
+    /// written during the run: a stale or missing one is a counted problem, not scored. One
+    /// PATH per `--results` (repeat it for more), so a command not put after `--` is refused
+    /// rather than read as result paths.
+    #[arg(long, required = true, num_args = 1, value_name = "PATH")]
     pub results: Vec<PathBuf>,
 
     /// End the command's whole process group after this many seconds (SIGTERM, then SIGKILL):

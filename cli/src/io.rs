@@ -119,6 +119,12 @@ pub fn info(message: &str) {
     stderr_line(message);
 }
 
+/// Prints a notice on standard error (`gapscore: note: ...`): something the user may want to
+/// act on that is neither a warning about the results nor an error.
+pub fn note(message: &str) {
+    stderr_line(&format!("gapscore: note: {message}"));
+}
+
 /// Prints an error line on standard error.
 pub fn error(message: &str) {
     stderr_line(&format!("error: {message}"));

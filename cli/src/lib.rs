@@ -37,6 +37,23 @@ fn merge_as_root(first: clap::Error) -> Result<args::Cli, clap::Error> {
     args::Cli::try_parse_from(again).map_err(|_| first)
 }
 
+/// `gapscore run --results - prove t/`: the command was not put after `--`, so clap finds an
+/// unexpected argument; say where it goes (each `--results` takes one path, so the command is
+/// never read as result paths).
+fn command_hint(e: &clap::Error) {
+    if e.kind() != clap::error::ErrorKind::UnknownArgument {
+        return;
+    }
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let takes_command = argv.iter().any(|a| a == "run")
+        || (argv.iter().any(|a| a == "seal") && argv.iter().any(|a| a == "--expect-run"));
+    if takes_command && !argv.iter().any(|a| a == "--") {
+        io::note(
+            "put the test command after `--` (gapscore run --results PATH -- COMMAND ARGS...); each --results takes one path, repeat it for more",
+        );
+    }
+}
+
 /// Parses the command line, runs the command and maps the outcome to an exit code.
 pub fn run() -> std::process::ExitCode {
     let cli = match args::Cli::try_parse().or_else(merge_as_root) {
@@ -44,6 +61,7 @@ pub fn run() -> std::process::ExitCode {
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
             let _ = e.print();
+            command_hint(&e);
             let code = if e.use_stderr() {
                 ExitCode::Error
             } else {

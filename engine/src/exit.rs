@@ -10,6 +10,12 @@
 /// | 1 | the answer is "no": the score is above `--threshold` (or hardening must escalate), `check` finds the level does not hold, `seal --verify` finds the directory changed |
 /// | 2 | the command could not do its job: a usage error, input that cannot be read, a broken seal `score` refuses, zero sealed tests under `--strict`; never 1 for an error |
 /// | 3 | `batch`: some repositories could not be scored (error rows); wins over 1 |
+/// | 130 | `run`: gapscore was interrupted (`SIGINT`, Ctrl-C) and passed it on to the command; the report written is marked interrupted; wins over every other code |
+/// | 143 | as 130, for `SIGTERM` |
+///
+/// `run` exits 1 without `--threshold` too when its report is advisory (the sealed suite did
+/// not fully run: the runner failed, timed out or was killed, results are missing), unless
+/// `--allow-advisory`; `score` stays a reporting command, 0 without `--threshold`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ExitCode {
@@ -21,6 +27,10 @@ pub enum ExitCode {
     Error,
     /// 3: a batch in which some repositories could not be scored.
     Unscored,
+    /// 130 (128 + `SIGINT`): gapscore was interrupted while it ran a command.
+    Interrupted,
+    /// 143 (128 + `SIGTERM`): gapscore was told to stop while it ran a command.
+    Terminated,
 }
 
 impl ExitCode {
@@ -31,6 +41,19 @@ impl ExitCode {
             ExitCode::Failed => 1,
             ExitCode::Error => 2,
             ExitCode::Unscored => 3,
+            ExitCode::Interrupted => 130,
+            ExitCode::Terminated => 143,
+        }
+    }
+
+    /// The code for a run that gapscore stopped on receiving signal `sig` (as the shell
+    /// reports a process that signal ended: 128 + N): `SIGTERM` is [`ExitCode::Terminated`],
+    /// any other [`ExitCode::Interrupted`].
+    pub const fn for_signal(sig: i32) -> Self {
+        if sig == 15 {
+            ExitCode::Terminated
+        } else {
+            ExitCode::Interrupted
         }
     }
 }

@@ -16,7 +16,7 @@ use gapscore_runner::exec::{Interrupt, RunEvidence, execute, fs_stamp};
 use gapscore_runner::sandbox::{self, SandboxMode, SandboxOptions};
 use gapscore_runner::workspace::{ConfineError, Isolation, prepare};
 
-use crate::expected_tests::expected_ids;
+use crate::expected_tests::expected_ids_in;
 use crate::runner_evidence::{ResultsBaseline, check_results};
 use crate::suite::Diagnostic;
 
@@ -181,7 +181,11 @@ pub fn expected_ids_from_run(
     }
     let mut ingest = req.ingest.clone();
     ingest.relative_to = ws.paths_root();
-    let (ids, more) = expected_ids(registry, &checked.scored, &ingest);
+    let (inputs, errors) = crate::runner_evidence::results_inputs(
+        &checked.scored,
+        reads_stdout.then_some(stdout_copy.as_path()),
+    );
+    let (ids, more) = expected_ids_in(registry, inputs, errors, &ingest);
     diagnostics.extend(more);
     Ok(ExpectRunOutcome {
         ids,

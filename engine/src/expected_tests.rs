@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use gapscore_adapters::{IngestOptions, Outcome, Registry, expand_inputs, ingest};
+use gapscore_adapters::{
+    IngestError, IngestOptions, Input, Outcome, Registry, expand_inputs, ingest,
+};
 use gapscore_core::{Code, RunCollector};
 
 use crate::suite::Diagnostic;
@@ -18,8 +20,18 @@ pub fn expected_ids(
     paths: &[PathBuf],
     ingest_opts: &IngestOptions,
 ) -> (Option<Vec<String>>, Vec<Diagnostic>) {
-    let mut diagnostics = Vec::new();
     let (inputs, errors) = expand_inputs(paths);
+    expected_ids_in(registry, inputs, errors, ingest_opts)
+}
+
+/// [`expected_ids`] of inputs already expanded (a stub run's standard output named `-`).
+pub(crate) fn expected_ids_in(
+    registry: &Registry,
+    inputs: Vec<Input>,
+    errors: Vec<IngestError>,
+    ingest_opts: &IngestOptions,
+) -> (Option<Vec<String>>, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
     let mut failed = errors.len();
     for e in errors {
         diagnostics.push(Diagnostic::error(

@@ -269,6 +269,10 @@ pub struct ScoreOutcome {
     pub diagnostics: Vec<Diagnostic>,
     /// The report, or why there is none.
     pub result: Result<Scored, Refusal>,
+    /// gapscore was stopped by a signal while it ran the command (`run`): the exit code it
+    /// ends with whatever the report says ([`ExitCode::Interrupted`], 130, or
+    /// [`ExitCode::Terminated`], 143). The report, written as far as it went, is advisory.
+    pub stopped: Option<ExitCode>,
 }
 
 impl ScoreOutcome {
@@ -276,6 +280,7 @@ impl ScoreOutcome {
         ScoreOutcome {
             diagnostics,
             result: Err(refusal),
+            stopped: None,
         }
     }
 
@@ -316,13 +321,22 @@ impl ScoreOutcome {
     /// report.
     pub fn verdict(&self) -> StepVerdict {
         match &self.result {
+            // An interrupted run's report never reads as a pass, whatever the gate said.
+            Ok(s) if self.stopped.is_some() => match s.verdict {
+                StepVerdict::Passed | StepVerdict::Ungated => StepVerdict::Advisory,
+                other => other,
+            },
             Ok(s) => s.verdict,
             Err(_) => StepVerdict::Refused,
         }
     }
 
-    /// The exit code the command ends with: the refusal's, or the gate's and escalation's.
+    /// The exit code the command ends with: the signal's ([`ScoreOutcome::stopped`]), else
+    /// the refusal's, or the gate's and escalation's.
     pub fn exit(&self) -> ExitCode {
+        if let Some(code) = self.stopped {
+            return code;
+        }
         match &self.result {
             Ok(s) => s.exit,
             Err(r) => r.exit_code(),

@@ -38,6 +38,7 @@ use gapscore_seal::checked_seal::{self, CheckedSeal};
 use gapscore_seal::verify::VerifyOptions;
 
 use crate::error::Error;
+use crate::exit::ExitCode;
 use crate::outcome::{Refusal, RunError, ScoreOutcome};
 use crate::runner_evidence::{ResultsBaseline, RunnerInput, check_results};
 use crate::score::{ScoreRequest, score, spec_v2};
@@ -201,6 +202,37 @@ fn broken(checked: CheckedSeal) -> Refusal {
 /// result paths, and the paths its results name, are relative to it); it is set back before
 /// this returns.
 pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> ScoreOutcome {
+    let mut outcome = run_through_shell(req, registry, interrupt);
+    // A signal to gapscore (Ctrl-C, or one the command sent its parent) ends it with 130 or
+    // 143 whatever the report says: never 0, never a pass.
+    if let Some(sig) = interrupt.received() {
+        let code = ExitCode::for_signal(sig);
+        outcome.stopped = Some(code);
+        let line = format!(
+            "exit {}: gapscore received {} while it ran the command; the report says how far the run went",
+            code.code(),
+            gapscore_runner::exec::signal_name(sig)
+        );
+        match &mut outcome.result {
+            Ok(scored) => {
+                // The signal's code replaces the advisory exit 1 the report would have had.
+                scored.after.retain(|d| {
+                    !(d.code == gapscore_core::Code::GateFailed && scored.gate.is_none())
+                });
+                scored
+                    .after
+                    .push(Diagnostic::warning(gapscore_core::Code::RunEnded, line));
+            }
+            Err(_) => outcome
+                .diagnostics
+                .push(Diagnostic::warning(gapscore_core::Code::RunEnded, line)),
+        }
+    }
+    outcome
+}
+
+/// [`run`] before the signal's exit code: the command looked through a shell around it.
+fn run_through_shell(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> ScoreOutcome {
     // The runner is seen whatever wraps it: `sh -c 'one simple command'` runs as its words, so
     // the recipes and the check of where the runner resolves apply; a script is refused unless
     // the runner is trusted (attack i34, F7).
@@ -366,6 +398,13 @@ fn run_as_given(
         gapscore_core::Code::RunEnded,
         describe(&evidence),
     ));
+    let output = format!("{}\n{}", evidence.stderr_tail, evidence.stdout_tail);
+    if let Some(hint) = gapscore_runner::workspace::plugin_autoload_hint(&ws.env, &output) {
+        diagnostics.push(Diagnostic::note(
+            gapscore_core::Code::RunEnded,
+            format!("gapscore: note: {hint}"),
+        ));
+    }
     let sealed_touched = match (&watch, sealed_in_ws.as_deref()) {
         (Some(w), Some(d)) => match w.touched() {
             Ok(t) => t,
@@ -389,8 +428,11 @@ fn run_as_given(
     input.trusted_workspace_runner = trusted.iter().map(ToString::to_string).collect();
     input.recognised = recognised;
     input.stdout_copy = stdout_copy;
+    input.temporary_paths = temporary_paths(&ws);
 
     let mut score_req = req.score.clone();
+    // A run whose suite did not fully run (its report advisory) does not exit 0 by default.
+    score_req.advisory_fails = true;
     score_req.sealed.clone_from(&input.results.scored);
     // The seal is verified again, on the directory the command could reach: a sealed file
     // changed during the run is refused as `score` refuses it.
@@ -430,6 +472,31 @@ fn run_as_given(
     outcome
 }
 
+/// The run's temporary paths and what the report says instead ([`RunnerInput::temporary_paths`]):
+/// a copy's directory (as the command saw it, and resolved) goes, leaving paths relative to
+/// the project; the temporary directory around it is named as such.
+fn temporary_paths(ws: &Workspace) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let root = ws.temp_root();
+    if ws.isolation == Isolation::Copy {
+        let real = std::fs::canonicalize(&ws.dir).unwrap_or_else(|_| ws.dir.clone());
+        for dir in [real, ws.dir.clone()] {
+            let shown = format!("{}/", dir.display());
+            if !out.iter().any(|(from, _)| *from == shown) {
+                out.push((shown, String::new()));
+            }
+        }
+    }
+    let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned());
+    for dir in [real, root.to_owned()] {
+        let shown = dir.display().to_string();
+        if !out.iter().any(|(from, _)| *from == shown) {
+            out.push((shown, "<temporary directory>".to_owned()));
+        }
+    }
+    out
+}
+
 /// How the command is confined: the sandbox, its places, and the freshness stamp.
 struct Confinement<'a> {
     sandbox: &'a Sandbox,
@@ -466,9 +533,16 @@ fn execute_in(
 
 /// One line saying how the command ended.
 fn describe(e: &RunEvidence) -> String {
-    let how = if e.timed_out {
-        "reached --timeout and was ended".to_owned()
-    } else if e.interrupted {
+    let command = e.command.join(" ");
+    if e.timed_out {
+        return format!(
+            "gapscore run: `{command}` was stopped at its time limit ({}), {}; {:.1} s in all",
+            crate::runner_evidence::limit_phrase(e),
+            crate::runner_evidence::stop_phrase(e),
+            e.duration_secs
+        );
+    }
+    let how = if e.interrupted {
         "was interrupted".to_owned()
     } else if let Some(sig) = e.signal_name() {
         format!("was killed by {sig}")
@@ -476,8 +550,7 @@ fn describe(e: &RunEvidence) -> String {
         format!("exited with status {}", e.exit_code.unwrap_or(-1))
     };
     format!(
-        "gapscore run: `{}` {how} after {:.1} s",
-        e.command.join(" "),
+        "gapscore run: `{command}` {how} after {:.1} s",
         e.duration_secs
     )
 }

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use gapscore_adapters::expand_inputs;
+use gapscore_adapters::{IngestError, Input, expand_inputs};
 use gapscore_core::WorkspaceIsolation;
 use gapscore_core::runner_report::{ConsoleSummaryReport, Freshness, ResultFile, RunnerReport};
 use gapscore_core::{EventSink, Problem, ProblemKind, Tally};
@@ -55,6 +55,11 @@ pub struct RunnerInput {
     /// The file the command's standard output was copied to (`--results -`): named `-` in the
     /// report.
     pub stdout_copy: Option<PathBuf>,
+    /// Temporary paths of this run, new every time, each with what it is written as in the
+    /// report instead (the copy the command ran in, `dir/` as nothing, so a path in a stack
+    /// trace reads relative to the project; the scratch directory as a placeholder): a test's
+    /// message, a problem and a note read the same on every run.
+    pub temporary_paths: Vec<(String, String)>,
 }
 
 impl RunnerInput {
@@ -70,6 +75,7 @@ impl RunnerInput {
             trusted_workspace_runner: Vec::new(),
             recognised: Vec::new(),
             stdout_copy: None,
+            temporary_paths: Vec::new(),
         }
     }
 }
@@ -377,6 +383,27 @@ fn console_judgement(
     console::judge(&input.evidence.summaries, check, RUNNER_PLACE)
 }
 
+/// The time limit as given: `--timeout 3 s`.
+pub fn limit_phrase(e: &RunEvidence) -> String {
+    match e.limit_secs {
+        Some(l) => format!("--timeout {l} s"),
+        None => "--timeout".to_owned(),
+    }
+}
+
+/// How the process group ended once told to stop: at once on `SIGTERM`, or killed after the
+/// grace period, with the time it took (so a limit of 3 s that took 6 s says why).
+pub fn stop_phrase(e: &RunEvidence) -> String {
+    let after = e.stop_secs.unwrap_or(0.0);
+    if e.killed_after_grace {
+        format!(
+            "its process group was sent SIGTERM, did not end, and was killed (SIGKILL) {after:.1} s later"
+        )
+    } else {
+        format!("its process group was sent SIGTERM and ended {after:.1} s later")
+    }
+}
+
 /// The problems the runner's evidence stands for, judged against the sealed results as read.
 pub fn runner_problems(input: &RunnerInput, sealed: &Tally) -> Vec<Problem> {
     let e = &input.evidence;
@@ -388,8 +415,9 @@ pub fn runner_problems(input: &RunnerInput, sealed: &Tally) -> Vec<Problem> {
         out.push(place(Problem::new(
             ProblemKind::Timeout,
             format!(
-                "the command was still running after {:.0} s (--timeout); its process group was ended (SIGTERM, then SIGKILL); {}",
-                e.duration_secs,
+                "the command was still running at the time limit ({}); {}; {}",
+                limit_phrase(e),
+                stop_phrase(e),
                 output_detail(e)
             ),
         )));
@@ -472,6 +500,7 @@ pub(crate) fn apply(
     // Runner evidence counted among the tests read (a console summary worse than the results)
     // is settled now that it is in.
     sealed.settle();
+    forget_temporary_paths(&input.temporary_paths, sealed);
     let e = &input.evidence;
     let mut report = RunnerReport::new(
         e.command.clone(),
@@ -487,7 +516,11 @@ pub(crate) fn apply(
     report.output_held_open = e.output_held_open;
     input.sandbox.as_str().clone_into(&mut report.sandbox);
     report.results.clone_from(&input.results.files);
-    report.notes.clone_from(&input.notes);
+    report.notes = input
+        .notes
+        .iter()
+        .map(|n| without_temporary_paths(&input.temporary_paths, n))
+        .collect();
     report.console = console;
     if input.stdout_copy.is_some() {
         report.results_on_shared_stream = true;
@@ -513,17 +546,55 @@ pub(crate) fn apply(
     report
 }
 
-/// Names the copy of the command's standard output `-` among the report's inputs.
-pub(crate) fn rename_stdout(input: &RunnerInput, report: &mut gapscore_core::GapReport) {
-    let (Some(copy), Some(ext)) = (&input.stdout_copy, report.gapscore.as_mut()) else {
+/// `text` with each temporary path replaced by what the report writes instead.
+fn without_temporary_paths(paths: &[(String, String)], text: &str) -> String {
+    paths.iter().fold(text.to_owned(), |t, (from, to)| {
+        t.replace(from.as_str(), to)
+    })
+}
+
+/// Rewrites the temporary paths out of every failure's texts and every problem's detail.
+fn forget_temporary_paths(paths: &[(String, String)], sealed: &mut Tally) {
+    if paths.is_empty() {
         return;
-    };
-    let copy = copy.display().to_string();
-    for i in &mut ext.inputs {
-        if i.path == copy {
-            "-".clone_into(&mut i.path);
-        }
     }
+    let clean = |text: &mut String| {
+        if paths.iter().any(|(from, _)| text.contains(from.as_str())) {
+            *text = without_temporary_paths(paths, text);
+        }
+    };
+    for p in &mut sealed.problems {
+        clean(&mut p.detail);
+    }
+    sealed.failures.rewrite(|e| {
+        for text in [&mut e.message, &mut e.expected, &mut e.actual]
+            .into_iter()
+            .flatten()
+        {
+            clean(text);
+        }
+    });
+}
+
+/// The result files to score, expanded (directories walked, globs matched), with the copy of
+/// the command's standard output named `-`, as `--results -` names it: the copy's temporary
+/// path, new on every run, never reaches a report, a test's suite or a problem.
+pub(crate) fn results_inputs(
+    paths: &[PathBuf],
+    stdout_copy: Option<&Path>,
+) -> (Vec<Input>, Vec<IngestError>) {
+    let mut inputs = Vec::new();
+    let mut errors = Vec::new();
+    for p in paths {
+        if stdout_copy == Some(p.as_path()) {
+            inputs.push(Input::shown_as("-", p));
+            continue;
+        }
+        let (found, errs) = expand_inputs(std::slice::from_ref(p));
+        inputs.extend(found);
+        errors.extend(errs);
+    }
+    (inputs, errors)
 }
 
 #[cfg(test)]

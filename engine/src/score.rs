@@ -30,7 +30,7 @@ use crate::fs;
 use crate::gate::{self, GateDecision};
 use crate::outcome::{Refusal, ScoreOutcome, Scored};
 use crate::runner_evidence::{self, RunnerInput};
-use crate::suite::{Diagnostic, SuiteOptions, tally_suite, tally_warnings};
+use crate::suite::{Diagnostic, SuiteOptions, tally_inputs, tally_suite, tally_warnings};
 use crate::validation::load_history;
 use gapscore_core::Code;
 
@@ -122,6 +122,10 @@ pub struct ScoreRequest {
     pub threshold: Option<Threshold>,
     /// Let an advisory report pass the `threshold` gate on its score alone.
     pub allow_advisory: bool,
+    /// An advisory report exits 1 even without a `threshold` (unless `allow_advisory`):
+    /// `gapscore run`'s rule, since its report is advisory when the suite did not fully run.
+    /// `score` leaves it off and stays a reporting command.
+    pub advisory_fails: bool,
     /// Directories of sealed tests besides the seal's own (`--sealed-dir` without `--seal`):
     /// a lenient policy (`--skipped exclude|pass`, `--xfail pass`) applies only to a skip or
     /// xfail decided inside one of them or the seal's directory; relative places are read
@@ -167,6 +171,7 @@ impl ScoreRequest {
             strict: false,
             threshold: None,
             allow_advisory: false,
+            advisory_fails: false,
             skip_dirs: Vec::new(),
             trust_unlocated_skips: false,
             warnings: Vec::new(),
@@ -503,7 +508,9 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     let mut failed = req.plugin_failures;
     let mut cut = Vec::new();
 
-    let suite = tally_suite(registry, "sealed", &req.sealed, &sealed_opts);
+    let stdout_copy = req.runner.as_ref().and_then(|r| r.stdout_copy.as_deref());
+    let (expanded, errors) = runner_evidence::results_inputs(&req.sealed, stdout_copy);
+    let suite = tally_inputs(registry, "sealed", expanded, errors, &sealed_opts);
     diagnostics.extend(suite.diagnostics);
     failed += suite.failed;
     inputs.extend(suite.inputs);
@@ -654,9 +661,6 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     opts.runner = runner;
     let listing = sealed.listing.take();
     let mut report = build_report_from(sealed, open.as_ref(), &opts);
-    if let Some(r) = &req.runner {
-        runner_evidence::rename_stdout(r, &mut report);
-    }
 
     let mut after = Vec::new();
     if let Some(reason) = &report.report.advisory_reason {
@@ -688,8 +692,23 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         ));
     }
     let gate = apply_gate(req, &mut report, &score, &mut after);
-    let (verdict, exit) = gate::conclude(gate.as_ref().map(|g| g.verdict), escalate.is_some());
+    let ungated_advisory = gate.is_none()
+        && req.advisory_fails
+        && !req.allow_advisory
+        && report.report.advisory_reason.is_some();
+    if ungated_advisory {
+        after.push(Diagnostic::error(
+            Code::GateFailed,
+            "exit 1: the report is advisory, so the run does not pass even without --threshold; pass --allow-advisory to exit 0",
+        ));
+    }
+    let verdict = gate
+        .as_ref()
+        .map(|g| g.verdict)
+        .or(ungated_advisory.then_some(Verdict::Advisory));
+    let (verdict, exit) = gate::conclude(verdict, escalate.is_some());
     ScoreOutcome {
+        stopped: None,
         diagnostics,
         result: Ok(Scored {
             report,

@@ -128,6 +128,19 @@ pub struct RunEvidence {
     pub timed_out: bool,
     /// gapscore was interrupted (Ctrl-C, `SIGTERM`) and forwarded it to the group.
     pub interrupted: bool,
+    /// The signal gapscore received, when [`RunEvidence::interrupted`] (2 for Ctrl-C).
+    #[serde(skip)]
+    pub interrupt_signal: Option<i32>,
+    /// The time limit given ([`ExecOptions::timeout`]), in seconds.
+    #[serde(skip)]
+    pub limit_secs: Option<f64>,
+    /// When the command was told to stop (a time limit, an interruption): how long its group
+    /// took to end after that, in seconds.
+    #[serde(skip)]
+    pub stop_secs: Option<f64>,
+    /// The group had not ended [`ExecOptions::grace`] after `SIGTERM` and was sent `SIGKILL`.
+    #[serde(skip)]
+    pub killed_after_grace: bool,
     /// Processes of the group still alive once the command had ended, which were ended too.
     pub leftovers_killed: bool,
     /// A process outside the group (one that called `setsid`) still held the output open after
@@ -447,21 +460,23 @@ fn wait_group(
 }
 
 /// Waits until the leader is reaped and the group is empty, or `grace` passes; then `SIGKILL`s
-/// whatever is left and waits for the leader. Returns the leader's status.
+/// whatever is left and waits for the leader. Returns the leader's status, and whether the
+/// group had to be killed.
 fn end_group(
     child: &mut Child,
     pid: Pid,
     status: Option<ExitStatus>,
     grace: Duration,
-) -> io::Result<ExitStatus> {
+) -> io::Result<(ExitStatus, bool)> {
     let (status, ended) = wait_group(child, pid, status, grace)?;
     if !ended {
         signal_group(pid, Signal::KILL);
     }
-    match status {
-        Some(s) => Ok(s),
-        None => child.wait(),
-    }
+    let status = match status {
+        Some(s) => s,
+        None => child.wait()?,
+    };
+    Ok((status, !ended))
 }
 
 /// Runs the command to its end (or its time limit, or an interruption) and returns what
@@ -516,13 +531,16 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
         .map(|s| tee(s, "stderr", opts.passthrough, None, opts.tail_bytes));
 
     let mut timed_out = false;
-    let mut interrupted = false;
+    let mut interrupted = None;
+    // When the command was told to stop (time limit, interruption).
+    let mut stopping: Option<Instant> = None;
     let leader = loop {
         if let Some(status) = child.try_wait()? {
             break Some(status);
         }
         if let Some(sig) = interrupt.received() {
-            interrupted = true;
+            interrupted = Some(sig);
+            stopping = Some(Instant::now());
             let sig = Signal::from_named_raw(sig).unwrap_or(Signal::INT);
             signal_group(pid, sig);
             // A command started from a non-interactive shell's background job inherits SIGINT
@@ -539,10 +557,17 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
             }
             break None;
         }
-        if opts.timeout.is_some_and(|t| clock.elapsed() >= t) {
-            timed_out = true;
-            signal_group(pid, Signal::TERM);
-            break None;
+        if let Some(limit) = opts.timeout {
+            let elapsed = clock.elapsed();
+            if elapsed >= limit {
+                timed_out = true;
+                stopping = Some(Instant::now());
+                signal_group(pid, Signal::TERM);
+                break None;
+            }
+            // Wake at the limit, not up to a poll after it.
+            thread::sleep(POLL.min(limit - elapsed));
+            continue;
         }
         thread::sleep(POLL);
     };
@@ -552,8 +577,9 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
     if leftovers_killed {
         signal_group(pid, Signal::TERM);
     }
-    let status = end_group(&mut child, pid, leader, opts.grace)?;
+    let (status, killed) = end_group(&mut child, pid, leader, opts.grace)?;
     let duration = clock.elapsed();
+    let stop_secs = stopping.map(|t| round_ms(t.elapsed().as_secs_f64()));
     // The group is gone; a process that left it may still hold the pipes (`setsid`). The run
     // ends now, whoever holds them.
     let output_held_open = !wait_for_output(&[&out, &err]);
@@ -575,11 +601,15 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
         started,
         fresh_after: fresh_after.min(started),
         started_at: humantime::format_rfc3339_micros(started).to_string(),
-        duration_secs: (duration.as_secs_f64() * 1000.0).round() / 1000.0,
+        duration_secs: round_ms(duration.as_secs_f64()),
         exit_code,
         signal,
         timed_out,
-        interrupted,
+        interrupted: interrupted.is_some(),
+        interrupt_signal: interrupted,
+        limit_secs: opts.timeout.map(|t| t.as_secs_f64()),
+        stop_secs,
+        killed_after_grace: killed && stopping.is_some(),
         leftovers_killed,
         output_held_open,
         stdout_tail,
@@ -587,6 +617,11 @@ pub fn execute(opts: &ExecOptions, interrupt: &Interrupt) -> io::Result<RunEvide
         recognised: merge(out_scan.recognised, err_scan.recognised),
         summaries,
     })
+}
+
+/// Seconds to the millisecond.
+fn round_ms(secs: f64) -> f64 {
+    (secs * 1000.0).round() / 1000.0
 }
 
 /// Whether `program` names a file the command could start: a path (relative to the working
@@ -670,11 +705,31 @@ mod tests {
     }
 
     #[test]
+    fn a_group_that_ignores_sigterm_is_killed_after_the_grace_and_it_is_recorded() {
+        let mut o = sh("trap '' TERM; sleep 30");
+        o.timeout = Some(Duration::from_millis(300));
+        let e = execute(&o, &Interrupt::none()).unwrap();
+        assert!(e.timed_out);
+        assert!(e.killed_after_grace);
+        assert_eq!(e.limit_secs, Some(0.3));
+        // Stopped at the limit, killed the grace (500 ms here) later.
+        assert!(e.stop_secs.is_some_and(|s| s >= 0.5), "{:?}", e.stop_secs);
+        assert!(e.duration_secs < 0.3 + 0.5 + 0.5, "{}", e.duration_secs);
+        let quick = {
+            let mut o = sh("sleep 30");
+            o.timeout = Some(Duration::from_millis(300));
+            execute(&o, &Interrupt::none()).unwrap()
+        };
+        assert!(!quick.killed_after_grace);
+    }
+
+    #[test]
     fn an_interrupt_is_forwarded() {
         let flag = Interrupt::none();
         flag.0.store(2, Ordering::SeqCst);
         let e = execute(&sh("sleep 30"), &flag).unwrap();
         assert!(e.interrupted);
+        assert_eq!(e.interrupt_signal, Some(2));
         // SIGINT, or SIGTERM when the test runs with SIGINT ignored (a background job).
         assert!(matches!(e.signal, Some(2 | 15)), "{:?}", e.signal);
     }

@@ -45,6 +45,7 @@ use gapscore_model::PathRoot;
 use resolve::Roots;
 pub use resolve::WorkspaceRunner;
 use runners::Runner;
+pub use runners::plugin_autoload_hint;
 pub use shell::{ThroughShell, through_shell};
 
 use crate::environment::{self, EnvPass, RunEnv};

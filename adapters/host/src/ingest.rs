@@ -37,6 +37,8 @@ pub struct Input {
     pub explicit: bool,
     /// The copy of a pipe that is read in place of `path`.
     spool: Option<Arc<tempfile::TempPath>>,
+    /// A file read in place of `path`, which names it ([`Input::shown_as`]).
+    read_from: Option<PathBuf>,
 }
 
 impl Input {
@@ -46,13 +48,30 @@ impl Input {
             path: path.into(),
             explicit,
             spool: None,
+            read_from: None,
+        }
+    }
+
+    /// The file `source`, named `shown` in messages and reports: a copy made elsewhere whose
+    /// own path means nothing to the user (`gapscore run --results -` reads the command's
+    /// standard output from a temporary file and names it `-`).
+    pub fn shown_as(shown: impl Into<PathBuf>, source: impl Into<PathBuf>) -> Self {
+        Input {
+            path: shown.into(),
+            explicit: true,
+            spool: None,
+            read_from: Some(source.into()),
         }
     }
 
     /// The file that holds the bytes: the path, or the copy of a pipe (which can be read
-    /// again, unlike the pipe).
+    /// again, unlike the pipe), or the file it is [shown as](Input::shown_as) another name of.
     pub fn source(&self) -> &Path {
-        self.spool.as_deref().map_or(&self.path, |t| t.as_ref())
+        match (&self.spool, &self.read_from) {
+            (Some(t), _) => t.as_ref(),
+            (None, Some(p)) => p,
+            (None, None) => &self.path,
+        }
     }
 }
 
@@ -129,6 +148,7 @@ fn spool(arg: &Path) -> Result<Input, IngestError> {
         path: PathBuf::from(shown),
         explicit: true,
         spool: Some(Arc::new(tmp.into_temp_path())),
+        read_from: None,
     })
 }
 

@@ -78,8 +78,9 @@ pub struct SealArgs {
     pub expect_run: bool,
 
     /// With --expect-run: the result files COMMAND writes, relative to where it runs; `-` is
-    /// its standard output. Each must be written by the stub run.
-    #[arg(long, num_args = 1.., value_name = "PATH", requires = "expect_run")]
+    /// its standard output. Each must be written by the stub run. One PATH per `--results`
+    /// (repeat it for more).
+    #[arg(long, num_args = 1, value_name = "PATH", requires = "expect_run")]
     pub results: Vec<PathBuf>,
 
     /// With --expect-run: end COMMAND's process group after this many seconds (the list is

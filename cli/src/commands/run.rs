@@ -70,6 +70,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             "--allow-truncated is retired: a cut input is a counted problem that makes the report advisory",
         );
     }
+    if opts.sealed_dir.is_some() && opts.seal.is_none() {
+        io::note(
+            "--sealed-dir without --seal: the sealed tests are placed in the workspace, read-only and watched, and a lenient policy applies only inside them, but nothing checks them against a seal record; give --seal RECORD (gapscore seal) to verify them",
+        );
+    }
     absolutise(&mut opts)?;
     let (registry, plugin_failures) = host::registry(&opts.host);
     let project = std::env::current_dir().context("cannot read the current directory")?;

@@ -127,7 +127,7 @@ pub(crate) fn finish(
                     .refusal_line()
                     .unwrap_or_else(|| refusal.to_string()),
             )?;
-            return Ok(refusal.exit_code());
+            return Ok(outcome.exit());
         }
     };
     for (dir, v) in &scored.broken_seal {
@@ -147,7 +147,7 @@ pub(crate) fn finish(
         .with_verdict(outcome.verdict());
     outputs::write_report(&outputs::outputs(args), report, &ctx, &render)?;
     io::diagnostics_grouped(&scored.after, args.verbose);
-    Ok(scored.exit)
+    Ok(outcome.exit())
 }
 
 /// Prints a refusal: the engine's line (with its hint), then the files of each sealed directory

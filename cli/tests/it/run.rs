@@ -65,7 +65,8 @@ fn a_build_failure_absent_from_the_results_is_caught_by_the_exit_status() {
         "echo '{PASSING}' > results.json\necho '# example.com/pkg/parser' >&2\necho 'parser.go:3:5: undefined: tokenize' >&2\nexit 2\n"
     ));
     let o = run(dir.path(), &["--results", "results.json"]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Advisory: a run that did not fully run exits 1 without --threshold too (issue 35).
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     let r = json_of(&o);
     assert!(problems(&r).contains(&"runner-failed".to_owned()), "{r}");
     let detail = problem_detail(&r, "runner-failed");

@@ -212,3 +212,38 @@ pub(super) fn config_pythonpath(config: &Path) -> Option<Vec<std::path::PathBuf>
     }
     None
 }
+
+/// The note to give when pytest refused an option because the plugin that adds it did not load
+/// (`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`, which `gapscore run` sets): pytest's error
+/// `unrecognized arguments: --json-report` names the option, and the plugin is named when it is
+/// one gapscore knows. `None` when autoload was left on or the output names no such option.
+pub fn plugin_autoload_hint(env: &[(OsString, OsString)], output: &str) -> Option<String> {
+    let autoload_off = env
+        .iter()
+        .any(|(k, v)| k == "PYTEST_DISABLE_PLUGIN_AUTOLOAD" && v == "1");
+    if !autoload_off {
+        return None;
+    }
+    let line = output.lines().find_map(|l| {
+        l.split_once("error: unrecognized arguments:")
+            .map(|(_, a)| a)
+    })?;
+    let option = line.split_whitespace().next()?;
+    let name = option.split('=').next().unwrap_or(option);
+    let plugin = match name {
+        "--json-report" | "--json-report-file" => Some("pytest_jsonreport"),
+        "--cov" | "--cov-report" => Some("pytest_cov"),
+        "--timeout" => Some("pytest_timeout"),
+        "--report-log" => Some("pytest_reportlog"),
+        "-n" | "--numprocesses" => Some("xdist.plugin"),
+        "--html" => Some("pytest_html.plugin"),
+        _ => None,
+    };
+    let load = match plugin {
+        Some(p) => format!("add `-p {p}` to the command to load the plugin that adds it"),
+        None => "add `-p MODULE` to the command for the plugin that adds it".to_owned(),
+    };
+    Some(format!(
+        "pytest did not recognise `{name}`: gapscore run turns pytest's plugin autoload off (PYTEST_DISABLE_PLUGIN_AUTOLOAD=1, so no planted plugin loads); {load}"
+    ))
+}
