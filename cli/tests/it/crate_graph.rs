@@ -61,10 +61,10 @@ fn manifests() -> BTreeMap<String, BTreeSet<String>> {
 }
 
 /// A name as the block writes it (`core`, `adapters (the host)`, `gapscore (cli)`,
-/// `adapter-{a,b}`, `the eight readers`) as crate names.
+/// `adapter-{a,b}`, `the nine readers`) as crate names.
 fn crate_names(word: &str) -> Vec<String> {
     let word = word.split(" (").next().unwrap_or(word).trim();
-    if word == "the eight readers" {
+    if word == "the nine readers" {
         return READERS
             .iter()
             .map(|r| format!("gapscore-adapter-{r}"))
