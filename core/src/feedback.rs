@@ -347,20 +347,6 @@ pub fn build_feedback(
         return fb;
     }
     for f in failures {
-        // `node --test` prints the whole inspected error: its message, the frame where the
-        // assertion failed, and its expected/actual values are what the implementer can use.
-        let node = f.message.as_deref().and_then(crate::node_failure::read);
-        let message = node
-            .as_ref()
-            .map_or(f.message.clone(), |n| Some(n.message.clone()));
-        let expected = f
-            .expected
-            .clone()
-            .or_else(|| node.as_ref().and_then(|n| n.expected.clone()));
-        let actual = f
-            .actual
-            .clone()
-            .or_else(|| node.as_ref().and_then(|n| n.actual.clone()));
         let mut clean = |text: &Option<String>| -> Option<String> {
             let t = text.as_deref()?;
             let s = scrub(t, source.as_deref_mut());
@@ -377,11 +363,11 @@ pub fn build_feedback(
             item.category = f.category.filter(|c| *c != Category::Unknown);
         }
         if reveal >= Reveal::Message {
-            item.message = clean(&message);
+            item.message = clean(&f.message);
         }
         if reveal >= Reveal::Assertion {
-            item.expected = clean(&expected);
-            item.actual = clean(&actual);
+            item.expected = clean(&f.expected);
+            item.actual = clean(&f.actual);
         }
         if reveal >= Reveal::Assertions {
             let lines = f

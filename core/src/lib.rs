@@ -71,7 +71,6 @@ pub mod hardening;
 pub mod level;
 pub mod listing;
 pub mod manifest;
-pub mod node_failure;
 pub mod policy;
 pub mod provenance;
 pub mod render;

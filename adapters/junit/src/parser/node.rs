@@ -1,31 +1,25 @@
-//! The failure text of `node --test` (its JUnit reporter's `<failure>` body, its TAP's `error`):
-//! Node prints the whole inspected error, `[Error [ERR_TEST_FAILURE]: …] { …, cause:
-//! AssertionError [ERR_ASSERTION]: <message> at <frames> { actual: 2, expected: 3, … } }`.
-//! Feedback shows what the implementer can act on: the assertion's message, the one frame where
-//! it failed, and the `expected`/`actual` values, never the test runner's own frames.
+//! The `<failure>` body of `node --test --test-reporter=junit`: Node prints the whole inspected
+//! error, `[Error [ERR_TEST_FAILURE]: …] { …, cause: AssertionError [ERR_ASSERTION]: <message>
+//! at <frames> { actual: 2, expected: 3, … } }`. A test keeps what the implementer can act on
+//! (and what `feedback` shows): the assertion's message, the one frame where it failed, and the
+//! `expected`/`actual` values; the test runner's own frames are dropped.
 
 /// What one Node failure text says.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeFailure {
-    /// The cause's message (`AssertionError [ERR_ASSERTION]: Expected values to be strictly
-    /// equal:\n\n2 !== 3`), then its first stack frame (where the assertion failed).
-    pub message: String,
+pub(super) struct NodeFailure {
+    /// The reporter's one-line `message` (`Expected values to be strictly equal:2 !== 3`), or
+    /// the cause's message when there is none, then the cause's first stack frame (where the
+    /// assertion failed).
+    pub(super) message: String,
     /// The inspected `expected` value, when the cause has one.
-    pub expected: Option<String>,
+    pub(super) expected: Option<String>,
     /// The inspected `actual` value, when the cause has one.
-    pub actual: Option<String>,
+    pub(super) actual: Option<String>,
 }
 
-/// Reads a Node test-runner failure text; `None` for any other text.
-///
-/// ```
-/// let text = "[Error [ERR_TEST_FAILURE]: Expected values to be strictly equal:\n\n2 !== 3\n] {\n  code: 'ERR_TEST_FAILURE',\n  failureType: 'testCodeFailure',\n  cause: AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n  \n  2 !== 3\n  \n      at TestContext.<anonymous> (/p/calc.test.js:4:34)\n      at Test.run (node:internal/test_runner/test:796:25) {\n    generatedMessage: true,\n    actual: 2,\n    expected: 3,\n    operator: 'strictEqual'\n  }\n}";
-/// let f = gapscore_core::node_failure::read(text).unwrap();
-/// assert_eq!(f.expected.as_deref(), Some("3"));
-/// assert_eq!(f.actual.as_deref(), Some("2"));
-/// assert_eq!(f.message, "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n2 !== 3\nat TestContext.<anonymous> (/p/calc.test.js:4:34)");
-/// ```
-pub fn read(text: &str) -> Option<NodeFailure> {
+/// Reads a Node test-runner failure text (the `message` attribute may come first, on its own
+/// line); `None` for any other text.
+pub(super) fn read(text: &str) -> Option<NodeFailure> {
     // JUnit readers put the `message` attribute on the line before the body.
     if !text
         .lines()
@@ -67,7 +61,14 @@ pub fn read(text: &str) -> Option<NodeFailure> {
         .position(|l| !l.trim_start().starts_with("at "))
         .unwrap_or(props.len());
     let props = &props[props_from..];
-    let mut out = message.join("\n");
+    // The reporter's `message` attribute, when it comes first, is the assertion's message on one
+    // line (what a report's one-line summary shows); the cause's own lines otherwise.
+    let first = text.lines().next().unwrap_or_default().trim();
+    let mut out = if first.starts_with("[Error [ERR_TEST_FAILURE]") {
+        message.join("\n")
+    } else {
+        first.to_owned()
+    };
     if let Some(f) = frame {
         out.push('\n');
         out.push_str(&f);
@@ -117,6 +118,18 @@ fn balance(line: &str) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_assertion_gives_its_message_frame_and_values() {
+        let text = "Expected values to be strictly equal:2 !== 3\n[Error [ERR_TEST_FAILURE]: Expected values to be strictly equal:\n\n2 !== 3\n] {\n  code: 'ERR_TEST_FAILURE',\n  failureType: 'testCodeFailure',\n  cause: AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n  \n  2 !== 3\n  \n      at TestContext.<anonymous> (/p/calc.test.js:4:34)\n      at Test.run (node:internal/test_runner/test:796:25) {\n    generatedMessage: true,\n    actual: 2,\n    expected: 3,\n    operator: 'strictEqual'\n  }\n}";
+        let f = read(text).unwrap();
+        assert_eq!(f.expected.as_deref(), Some("3"));
+        assert_eq!(f.actual.as_deref(), Some("2"));
+        assert_eq!(
+            f.message,
+            "Expected values to be strictly equal:2 !== 3\nat TestContext.<anonymous> (/p/calc.test.js:4:34)"
+        );
+    }
 
     #[test]
     fn a_plain_error_keeps_its_message_and_first_frame() {
