@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::BatchError;
 use crate::row::{RepoRow, repositories};
+use gapscore_core::render::numbers::{grouped, grouped_usize};
 use gapscore_engine::fs::write_atomic;
 
 mod html;
@@ -243,6 +244,9 @@ pub(crate) fn problem_list(r: &RepoRow) -> String {
         .map(|p| format!("{}:{}", p.role, p.kind))
         .collect();
     kinds.dedup();
+    if !r.left_out.is_empty() {
+        kinds.push(format!("left-out:{}", r.left_out.len()));
+    }
     kinds.join(" ")
 }
 
@@ -303,19 +307,29 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
         s,
         "## Gap Score batch: {}\n\n{} scored, {} could not be scored, {} advisory.\n",
         repositories(agg.repos),
-        agg.scored,
-        agg.errors,
-        agg.advisory
+        grouped(agg.scored),
+        grouped(agg.errors),
+        grouped(agg.advisory)
     );
     s.push_str("| Level | Repositories |\n|---|---:|\n");
     for (level, n) in agg.levels.pairs() {
-        let _ = writeln!(s, "| {} {} | {n} |", level.indicator(), level.title());
+        let _ = writeln!(
+            s,
+            "| {} {} | {} |",
+            level.indicator(),
+            level.title(),
+            grouped(n)
+        );
     }
     if agg.advisory > 0 {
-        let _ = writeln!(s, "| ⚠️ Advisory (level not counted) | {} |", agg.advisory);
+        let _ = writeln!(
+            s,
+            "| ⚠️ Advisory (level not counted) | {} |",
+            grouped(agg.advisory)
+        );
     }
     if agg.errors > 0 {
-        let _ = writeln!(s, "| ⚠️ Error | {} |", agg.errors);
+        let _ = writeln!(s, "| ⚠️ Error | {} |", grouped(agg.errors));
     }
     let _ = writeln!(
         s,
@@ -325,7 +339,7 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
         stat(agg.p90)
     );
     if let (Some(t), Some(n)) = (agg.threshold, agg.over_threshold) {
-        let _ = writeln!(s, "{n} above the threshold of {t}.");
+        let _ = writeln!(s, "{} above the threshold of {t}.", grouped(n));
     }
     if !agg.worst.is_empty() {
         s.push_str("\n### Highest scores\n\n| Repository | Score | Level | Sealed failed | Problems |\n|---|---:|---|---:|---|\n");
@@ -342,7 +356,7 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
                     format!("{} {}", w.level.indicator(), w.level.as_str())
                 },
                 row.and_then(|r| r.sealed)
-                    .map(|c| format!("{}/{}", c.failed, c.total))
+                    .map(|c| format!("{}/{}", grouped(c.failed), grouped(c.total)))
                     .unwrap_or_default(),
                 text_cell(&row.map(problem_list).unwrap_or_default()),
             );
@@ -360,7 +374,11 @@ pub fn markdown(rows: &[RepoRow], agg: &Aggregate) -> String {
             );
         }
         if errors.len() > 20 {
-            let _ = writeln!(s, "\n… and {} more (see summary.csv).", errors.len() - 20);
+            let _ = writeln!(
+                s,
+                "\n… and {} more (see summary.csv).",
+                grouped_usize(errors.len() - 20)
+            );
         }
     }
     s

@@ -269,12 +269,32 @@ pub(crate) fn score(
     ingest.current_pool = true;
     req.ingest = ingest;
     let outcome = gapscore_engine::score(&req, registry);
+    // Documentation beside the results (a README, notes) is left out with a warning, which
+    // the row keeps: the operator sees what was not read.
+    let left_out: Vec<String> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::InputLeftOut)
+        .map(|d| d.message.clone())
+        .collect();
     let refusal_line = outcome.refusal_line();
     let scored = match outcome.result {
         Ok(scored) => scored,
         Err(refusal) => return fail(refusal_line.unwrap_or_else(|| refusal.to_string())),
     };
     let report = scored.report;
+    // A sealed directory holding only documentation has no results, as an empty one.
+    if !left_out.is_empty()
+        && report
+            .gapscore
+            .as_ref()
+            .is_some_and(|ext| !ext.inputs.iter().any(|i| i.role == "sealed"))
+    {
+        return fail(format!(
+            "no sealed results: every file found was left out ({})",
+            left_out.join("; ")
+        ));
+    }
     let text = render_json(&report);
     let path = reports.join(format!("{name}.json"));
     if let Err(e) = write_atomic(&path, false, &mut |w| w.write_all(text.as_bytes())) {
@@ -313,5 +333,6 @@ pub(crate) fn score(
     }
     row.gate = scored.gate.map(|g| g.verdict);
     row.inputs_sha256 = Some(p.sha.clone());
+    row.left_out = left_out;
     row
 }

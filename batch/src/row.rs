@@ -64,6 +64,10 @@ pub struct RepoRow {
     /// Why the repository could not be scored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Files found in its result directories and left out, each with why (a README or notes
+    /// file beside the results: docs/batch.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
     /// SHA-256 over the repository's input files (names and contents), its seal record and
     /// options: `--resume` re-scores a repository only when it changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -74,7 +78,10 @@ pub struct RepoRow {
 pub fn repositories(n: impl Into<u64>) -> String {
     match n.into() {
         1 => "1 repository".to_owned(),
-        n => format!("{n} repositories"),
+        n => format!(
+            "{} repositories",
+            gapscore_core::render::numbers::grouped(n)
+        ),
     }
 }
 
@@ -95,6 +102,7 @@ impl RepoRow {
             failing_categories: BTreeMap::new(),
             gate: None,
             error: Some(reason.into()),
+            left_out: Vec::new(),
             inputs_sha256: None,
         }
     }

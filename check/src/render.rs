@@ -195,7 +195,12 @@ fn render_file(s: &mut String, f: &FileResult, requested: u8, verbose: bool) {
         .collect();
     let _ = writeln!(s, "  schemas: {}", schemas.join("; "));
     let mut hidden = (0usize, 0usize, 0usize);
+    let mut above = Above::default();
     for level in 1..=4u8 {
+        if !verbose && level > requested {
+            above.count(f, level);
+            continue;
+        }
         let mut lines = Vec::new();
         for r in f.requirements.iter().filter(|r| r.level == level) {
             if r.verdict == RequirementVerdict::Attested && error_on_fields(f, r) {
@@ -262,5 +267,49 @@ fn render_file(s: &mut String, f: &FileResult, requested: u8, verbose: bool) {
             "  not shown: {} (--verbose lists them)",
             parts.join(", ")
         );
+    }
+    if let Some(line) = above.line(requested) {
+        let _ = writeln!(s, "  {line}");
+    }
+}
+
+/// What a check found above the level asked for: not shown (it does not bear on the verdict),
+/// only counted, so a level-1 check does not read as failing on level 2's requirements.
+#[derive(Default)]
+pub(crate) struct Above {
+    /// Failed requirements, and error or level-warning findings.
+    items: usize,
+    /// The highest level they belong to.
+    top: u8,
+}
+
+impl Above {
+    /// Counts what bears on `level` (above the requested one) in `f`.
+    pub(crate) fn count(&mut self, f: &FileResult, level: u8) {
+        let n = f
+            .requirements
+            .iter()
+            .filter(|r| r.level == level && r.verdict == RequirementVerdict::Failed)
+            .count()
+            + f.findings
+                .iter()
+                .filter(|x| x.level == level && bears_on_verdict(x))
+                .count();
+        if n > 0 {
+            self.items += n;
+            self.top = self.top.max(level);
+        }
+    }
+
+    /// `3 findings above level 1 not shown (--level 3 to see them)`, when there are any.
+    pub(crate) fn line(&self, requested: u8) -> Option<String> {
+        (self.items > 0).then(|| {
+            format!(
+                "{} finding{} above level {requested} not shown (--level {} to see them)",
+                self.items,
+                if self.items == 1 { "" } else { "s" },
+                self.top
+            )
+        })
     }
 }

@@ -7,6 +7,7 @@
 use gapscore_core::render::github::{Annotation, command, workspace_relative};
 
 use crate::model::{CheckOutput, Document, Severity};
+use crate::render::Above;
 
 /// Renders the whole check as workflow commands, each path relative to `workspace` when it
 /// lies inside it.
@@ -26,7 +27,13 @@ pub fn render_github(out: &CheckOutput, workspace: Option<&str>) -> String {
             );
             continue;
         }
-        for finding in &f.findings {
+        let mut above = Above::default();
+        for level in (out.requested_level + 1)..=4 {
+            above.count(f, level);
+        }
+        // Only what bears on the level asked for is annotated; the rest is counted in the
+        // file's notice.
+        for finding in f.findings.iter().filter(|x| x.level <= out.requested_level) {
             let kind = match finding.severity {
                 Severity::Error => Annotation::Error,
                 Severity::Warning => Annotation::Warning,
@@ -61,8 +68,13 @@ pub fn render_github(out: &CheckOutput, workspace: Option<&str>) -> String {
             Annotation::Notice,
             &[("file", file), ("title", "gapscore check")],
             &format!(
-                "level {} reached; the requested level {} {verdict}",
-                f.level_met, out.requested_level
+                "level {} reached; the requested level {} {verdict}{}",
+                f.level_met,
+                out.requested_level,
+                above
+                    .line(out.requested_level)
+                    .map(|l| format!("; {l}"))
+                    .unwrap_or_default()
             ),
         );
     }

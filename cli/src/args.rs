@@ -3,18 +3,23 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use gapscore_batch::Shard;
 use gapscore_core::{FlakyPolicy, OutputFormat, SkippedPolicy, Threshold, XfailPolicy};
 
+use crate::terminal::ColorArg;
+
+mod batch;
 mod envelope;
 mod report;
+mod tips;
 mod tools;
 
+pub use batch::{BatchArgs, BatchCommand, BatchOutputArgs, MergeArgs};
 pub use envelope::{
     EmitArg, FeedbackArgs, FeedbackFormat, HardenCommand, HardenRecordArgs, RevealArg, SealArgs,
     SealModeArg,
 };
 pub use report::{DeclaredProvenance, DialectArg, IsolationArg, ProvenanceArgs, SpecVersionArg};
+pub use tips::add_tip;
 pub use tools::{CompletionsArgs, ExplainArgs, ManArgs, Shell};
 
 /// What `gapscore --version` prints after the name: the version and the commit it was built
@@ -33,6 +38,17 @@ pub struct Cli {
     /// The command.
     #[command(subcommand)]
     pub command: Command,
+
+    /// Colour the marks of the human text output (`--format summary`, `check`): `auto` on a
+    /// terminal unless NO_COLOR is set or TERM=dumb (CLICOLOR_FORCE forces it). Files, JSON,
+    /// CSV, JUnit and Markdown never get colour codes.
+    #[arg(help_heading = "Output", long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    pub color: ColorArg,
+
+    /// ASCII marks (`[x]`, `[ok]`) instead of emoji in the human text output; the default on a
+    /// terminal whose locale (LC_ALL, LC_CTYPE, LANG) is not UTF-8.
+    #[arg(help_heading = "Output", long, global = true)]
+    pub ascii: bool,
 }
 
 /// gapscore's commands.
@@ -75,24 +91,24 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 pub struct HostArgs {
     /// Load this adapter plugin (`libgapscore_adapter_<name>.so`); repeatable.
-    #[arg(long = "plugin", value_name = "FILE")]
+    #[arg(help_heading = "Plugins", long = "plugin", value_name = "FILE")]
     pub plugins: Vec<PathBuf>,
 
     /// Load every adapter plugin in this directory; repeatable. `GAPSCORE_PLUGIN_PATH` adds more.
-    #[arg(long = "plugin-dir", value_name = "DIR")]
+    #[arg(help_heading = "Plugins", long = "plugin-dir", value_name = "DIR")]
     pub plugin_dirs: Vec<PathBuf>,
 
     /// Use a program as an adapter: it reads a result file on stdin and writes NDJSON events
     /// (docs/abi.md, "Executable adapters"); repeatable. No shell runs: quote with ' or ".
-    #[arg(long = "plugin-exec", value_name = "CMD")]
+    #[arg(help_heading = "Plugins", long = "plugin-exec", value_name = "CMD")]
     pub plugin_execs: Vec<String>,
 
     /// When a plugin's output is rejected, show what it returned (escaped, bounded).
-    #[arg(long = "plugin-debug")]
+    #[arg(help_heading = "Plugins", long = "plugin-debug")]
     pub plugin_debug: bool,
 
     /// Threads reading input files (default: one per core). Output order never depends on it.
-    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(help_heading = "Inputs", long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
 }
 
@@ -162,7 +178,7 @@ pub struct AdaptersArgs {
     pub output: Option<PathBuf>,
 
     /// The list's format: `text`, a table; `json`, one object whose field names are stable
-    /// (docs/score.md, "Listing the adapters").
+    /// (docs/score.md, under the table of built-in adapters).
     #[arg(long, value_enum, default_value_t = AdaptersFormat::Text, value_name = "FORMAT", help_heading = "Output")]
     pub format: AdaptersFormat,
 }
@@ -183,7 +199,7 @@ pub struct ScoreArgs {
     /// Result files of the sealed (hidden, spec-derived) tests: files, directories or globs, in
     /// any supported format; `-` reads standard input (`go test -json ./... | gapscore score
     /// --sealed -`).
-    #[arg(long, required = true, num_args = 1.., value_name = "FILE")]
+    #[arg(help_heading = "Inputs", long, required = true, num_args = 1.., value_name = "FILE")]
     pub sealed: Vec<PathBuf>,
 
     /// Everything else `score` and `run` share.
@@ -196,54 +212,56 @@ pub struct ScoreArgs {
 #[derive(Debug, Clone, Args)]
 pub struct ScoreOptions {
     /// Result files of the implementer's own (open) tests.
-    #[arg(long, num_args = 1.., value_name = "FILE")]
+    #[arg(help_heading = "Inputs", long, num_args = 1.., value_name = "FILE")]
     pub open: Vec<PathBuf>,
 
     /// Read the inputs as this format (or adapter name) instead of detecting it (`--format` is
     /// the report's format).
-    #[arg(long, value_name = "ID")]
+    #[arg(help_heading = "Inputs", long, value_name = "ID")]
     pub input_format: Option<String>,
 
     /// Retired: a cut input is a counted problem that makes the report advisory, and exits as
     /// any advisory report does (see --allow-advisory). Accepted with a warning.
-    #[arg(long, hide = true)]
+    #[arg(help_heading = "Inputs", long, hide = true)]
     pub allow_truncated: bool,
 
     /// With --threshold: let an advisory report (a suite that did not fully run, a cut input, a
     /// broken seal, zero sealed tests) pass on its score alone. Without it an advisory report
     /// fails the gate (exit 1) whatever its score.
-    #[arg(long)]
+    #[arg(help_heading = "Scoring policy", long)]
     pub allow_advisory: bool,
 
-    #[command(flatten)]
-    pub host: HostArgs,
-
     /// Exit 1 when the displayed score is above this percentage (0 means: no failures at all).
-    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
+    #[arg(
+        help_heading = "Scoring policy",
+        long,
+        value_name = "PERCENT",
+        allow_negative_numbers = true
+    )]
     pub threshold: Option<Threshold>,
 
     /// Print every warning on standard error. By default warnings of one kind (the same
     /// message but for names, numbers and files) are one line with their count and first
     /// places; the report counts them all (`gapscore.warning_counts`).
-    #[arg(long, short = 'v')]
+    #[arg(help_heading = "Output", long, short = 'v')]
     pub verbose: bool,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Json)]
+    #[arg(help_heading = "Output", long, value_enum, default_value_t = FormatArg::Json)]
     pub format: FormatArg,
 
     /// Markdown and summary: list at most N failures in full and count the rest (per suite in
     /// Markdown). Not for JSON, whose `failures` must list every failed sealed test (§5.2).
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Output", long, value_name = "N")]
     pub max_failures: Option<usize>,
 
     /// GitHub format: write at most N error annotations, one per failed sealed test (default
     /// 10: GitHub shows 10 per step); a last notice counts the rest.
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Output", long, value_name = "N")]
     pub max_annotations: Option<usize>,
 
     /// JSON key names: `shadow` (shadow_score_*), `gap` (gap_score_*) or `both`.
-    #[arg(long, value_enum, default_value_t = DialectArg::Shadow)]
+    #[arg(help_heading = "Output", long, value_enum, default_value_t = DialectArg::Shadow)]
     pub dialect: DialectArg,
 
     /// Spec version and v2 provenance.
@@ -251,110 +269,141 @@ pub struct ScoreOptions {
     pub v2: ProvenanceArgs,
 
     /// Write the report to this file (atomically) instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    #[arg(
+        help_heading = "Output",
+        short = 'o',
+        long = "output",
+        value_name = "OUT"
+    )]
     pub output: Option<PathBuf>,
 
     /// With -o: add the report to the end of the file instead of replacing it (a job summary,
     /// `$GITHUB_STEP_SUMMARY`). Markdown is cut so the whole file stays within GitHub's 65,536
     /// characters; when not even its headline fits, nothing is added (a warning says so).
-    #[arg(long, requires = "output")]
+    #[arg(help_heading = "Output", long, requires = "output")]
     pub append: bool,
 
     /// Also write the report in another format to PATH (replaced atomically, as -o), from the
     /// same score: `--also json=report.json`; `-` is standard output when -o sends the main
     /// report to a file. Repeatable.
-    #[arg(long = "also", value_name = "FORMAT=PATH")]
+    #[arg(help_heading = "Output", long = "also", value_name = "FORMAT=PATH")]
     pub also: Vec<AlsoOutput>,
 
     /// Also add the report in another format to the end of PATH (a regular file, made when
     /// missing), as --append does: `--also-append markdown=$GITHUB_STEP_SUMMARY
     /// --also-append github-output=$GITHUB_OUTPUT`. Repeatable.
-    #[arg(long = "also-append", value_name = "FORMAT=PATH")]
+    #[arg(
+        help_heading = "Output",
+        long = "also-append",
+        value_name = "FORMAT=PATH"
+    )]
     pub also_append: Vec<AlsoOutput>,
 
     /// What skipped and todo tests count as (sealed and open suites alike).
-    #[arg(long, value_enum, default_value_t = SkippedArg::Fail)]
+    #[arg(help_heading = "Scoring policy", long, value_enum, default_value_t = SkippedArg::Fail)]
     pub skipped: SkippedArg,
 
     /// What xfailed tests count as (sealed and open suites alike).
-    #[arg(long, value_enum, default_value_t = PassFailArg::Fail)]
+    #[arg(help_heading = "Scoring policy", long, value_enum, default_value_t = PassFailArg::Fail)]
     pub xfail: PassFailArg,
 
     /// What tests that passed only on a retry count as (sealed and open suites alike).
-    #[arg(long, value_enum, default_value_t = PassFailArg::Pass)]
+    #[arg(help_heading = "Scoring policy", long, value_enum, default_value_t = PassFailArg::Pass)]
     pub flaky: PassFailArg,
 
     /// Refuse to report on zero sealed tests (exit 2) instead of an advisory 0.0.
-    #[arg(long)]
+    #[arg(help_heading = "Scoring policy", long)]
     pub strict: bool,
 
     /// `report.specification`: path or name of the specification document.
-    #[arg(long = "spec", value_name = "SPEC")]
+    #[arg(help_heading = "Provenance", long = "spec", value_name = "SPEC")]
     pub specification: Option<String>,
 
     /// `report.sealed_hash`: SHA-256 of the sealed test directory (`sha256:<hex>`, bare hex, or
     /// `<hex>  -`).
-    #[arg(long, value_name = "HASH")]
+    #[arg(help_heading = "Provenance", long, value_name = "HASH")]
     pub sealed_hash: Option<String>,
 
     /// `report.id` (default: `run-<UTC date>-<time>`).
-    #[arg(long, value_name = "ID")]
+    #[arg(help_heading = "Output", long, value_name = "ID")]
     pub id: Option<String>,
 
     /// Category rules (TOML: ordered `[[rule]]` entries with a `category` and regexes on
     /// `suite`, `name`, `file`), applied to sealed and open tests after the adapters' own
     /// categories; see docs/sealed-envelope.md.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Output", long, value_name = "FILE")]
     pub categories: Option<PathBuf>,
 
     /// A hardening history (from `gapscore harden record`): fills the report's `hardening`
-    /// object (cycles, initial and final scores, velocity, every cycle).
-    #[arg(long, value_name = "FILE", requires = "max_cycles")]
+    /// object (cycles, initial and final scores, velocity, every cycle). Needs --max-cycles:
+    /// the loop's budget, which the history does not record.
+    #[arg(
+        help_heading = "Scoring policy",
+        long,
+        value_name = "FILE",
+        requires = "max_cycles"
+    )]
     pub history: Option<PathBuf>,
 
-    /// The most hardening cycles the loop allows (with `--history`). A score still above 0
+    /// The most hardening cycles the loop allows (needs `--history`). A score still above 0
     /// after them calls for human review: the report says so and the exit code is 1.
-    #[arg(long, value_name = "N", requires = "history", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = "Scoring policy", long, value_name = "N", requires = "history", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_cycles: Option<u64>,
 
     /// Report the §3.5 overlap ratio: how many sealed tests an open test anticipated, matched
     /// by name (approximate; needs `--open`).
-    #[arg(long, requires = "open")]
+    #[arg(help_heading = "Output", long, requires = "open")]
     pub overlap: bool,
 
     /// The name similarity (0–1) at which a sealed and an open test match (default 0.5).
-    #[arg(long, value_name = "X", requires = "overlap")]
+    #[arg(help_heading = "Output", long, value_name = "X", requires = "overlap")]
     pub overlap_threshold: Option<f64>,
 
     /// A seal record (from `gapscore seal`): check `--sealed-dir` against it before scoring,
     /// and, when it lists expected tests, count each one missing from the results as failed.
-    /// A combined record (`seal --combine`, spec v2) checks every suite, its directory relative
-    /// to `--sealed-dir`.
-    #[arg(long, value_name = "RECORD", requires = "sealed_dir")]
+    /// Without --sealed-dir (as in `batch`) only the record's hash and expected tests count: a
+    /// warning says no directory was checked. A combined record (`seal --combine`, spec v2)
+    /// needs --sealed-dir: it checks every suite, its directory relative to it.
+    #[arg(help_heading = "Seal", long, value_name = "RECORD")]
     pub seal: Option<PathBuf>,
 
     /// The sealed test directory: the `--seal` record was made from it and is checked against
     /// it. With or without `--seal`, a lenient policy (`--skipped exclude|pass`, `--xfail pass`)
     /// applies only to a skip or xfail decided inside it; any other counts as failed. `run`
     /// without `--seal` places it read-only but verifies nothing (and says so).
-    #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = "Seal", long, value_name = "DIR")]
     pub sealed_dir: Option<PathBuf>,
 
     /// Let a lenient policy apply to skips and xfails whose place the format does not record
     /// (JUnit from most tools, TAP, Go); those with a recorded place must still lie inside
     /// `--sealed-dir`.
-    #[arg(long)]
+    #[arg(help_heading = "Scoring policy", long)]
     pub trust_unlocated_skips: bool,
 
     /// Score even when the sealed directory no longer matches its seal; the report is then
-    /// advisory with `seal_broken: true`.
-    #[arg(long, requires = "seal")]
+    /// advisory with `seal_broken: true`. Needs --seal and --sealed-dir.
+    #[arg(
+        help_heading = "Seal",
+        long,
+        requires = "seal",
+        requires = "sealed_dir"
+    )]
     pub allow_broken_seal: bool,
 
     /// Leave files matching this glob out of the seal check, on top of the record's own
-    /// (matched against the relative path and each of its components); repeatable.
-    #[arg(long = "exclude", value_name = "GLOB", requires = "seal")]
+    /// (matched against the relative path and each of its components); repeatable. Needs
+    /// --seal and --sealed-dir.
+    #[arg(
+        help_heading = "Seal",
+        long = "exclude",
+        value_name = "GLOB",
+        requires = "seal",
+        requires = "sealed_dir"
+    )]
     pub excludes: Vec<String>,
+
+    #[command(flatten)]
+    pub host: HostArgs,
 }
 
 /// `--workspace`.
@@ -394,44 +443,55 @@ impl SandboxArg {
 
 /// `gapscore run`.
 #[derive(Debug, Args)]
-#[command(after_help = tools::RUN_HELP)]
+#[command(
+    after_help = tools::RUN_HELP,
+    // `run` places the sealed tests in its workspace from --sealed-dir, so its --seal is always
+    // checked against one (`score` also takes the record alone).
+    mut_arg("seal", |a| a.requires("sealed_dir"))
+)]
 pub struct RunArgs {
     /// The sealed results the command writes: files, directories or globs (relative to the
     /// directory it runs in); `-` is its standard output (`go test -json`, TAP). Each must be
     /// written during the run: a stale or missing one is a counted problem, not scored. One
     /// PATH per `--results` (repeat it for more), so a command not put after `--` is refused
     /// rather than read as result paths.
-    #[arg(long, required = true, num_args = 1, value_name = "PATH")]
+    #[arg(
+        help_heading = "Inputs",
+        long,
+        required = true,
+        num_args = 1,
+        value_name = "PATH"
+    )]
     pub results: Vec<PathBuf>,
 
     /// End the command's whole process group after this many seconds (SIGTERM, then SIGKILL):
     /// a `timeout` problem.
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = "Running", long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
 
     /// Where the command runs: a disposable copy of the current directory with the sealed
     /// tests placed in it, or the current directory itself.
-    #[arg(long, value_enum, default_value_t = WorkspaceArg::Copy, value_name = "HOW")]
+    #[arg(help_heading = "Running", long, value_enum, default_value_t = WorkspaceArg::Copy, value_name = "HOW")]
     pub workspace: WorkspaceArg,
 
     /// The sandbox the command runs in: bubblewrap (`bwrap`: the root read-only, the workspace
     /// the only writable place, the sealed tests read-only, no network, its own PID namespace).
-    #[arg(long, value_enum, default_value_t = SandboxArg::Auto, value_name = "HOW")]
+    #[arg(help_heading = "Running", long, value_enum, default_value_t = SandboxArg::Auto, value_name = "HOW")]
     pub sandbox: SandboxArg,
 
     /// Keep the network inside the sandbox.
-    #[arg(long)]
+    #[arg(help_heading = "Running", long)]
     pub share_net: bool,
     /// Pass this variable of gapscore's environment on to the command (`NAME`), or set it
     /// (`NAME=VALUE`); repeatable. The command gets only PATH, LANG, LC_*, TZ, TERM, a HOME
     /// and TMPDIR of its own, and these (docs/run-recipes.md).
-    #[arg(long = "env", value_name = "NAME[=VALUE]")]
+    #[arg(help_heading = "Running", long = "env", value_name = "NAME[=VALUE]")]
     pub env: Vec<gapscore_runner::environment::EnvPass>,
 
     /// Run even when the runner, or a module its framework loads, resolves inside the
     /// workspace (the project's node_modules/.bin, lib/, a .venv in it); the report records
     /// what was trusted.
-    #[arg(long)]
+    #[arg(help_heading = "Running", long)]
     pub trust_workspace_runner: bool,
 
     /// Every `gapscore score` option.
@@ -613,36 +673,42 @@ pub struct CheckArgs {
 
     /// The conformance level that must hold (4, spec v2's adversarial independence, is judged
     /// only when asked for).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=4))]
+    #[arg(help_heading = "Scoring policy", long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=4))]
     pub level: u8,
 
     /// The sealed test directory: recompute the report's sealed hash (Level 2) and scan the
     /// failure texts for lines of sealed source (Level 3).
-    #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = "Seal", long, value_name = "DIR")]
     pub sealed_dir: Option<PathBuf>,
 
     /// A seal record (from `gapscore seal`): its hash must be the report's, and it says how to
     /// recompute it and when the tests were sealed. A combined record (`seal --combine`) needs
     /// --sealed-dir: every suite is verified under it.
-    #[arg(long, value_name = "RECORD")]
+    #[arg(help_heading = "Seal", long, value_name = "RECORD")]
     pub seal: Option<PathBuf>,
 
     /// Output: `text` (grouped by level, with fix hints) or `json`.
-    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
+    #[arg(
+        help_heading = "Output",
+        long,
+        value_enum,
+        default_value = "text",
+        value_name = "FORMAT"
+    )]
     pub format: CheckFormat,
 
     /// Text output: list every requirement and finding, not only those that bear on the
     /// verdict (errors, and warnings that lower the level).
-    #[arg(short, long)]
+    #[arg(help_heading = "Output", short, long)]
     pub verbose: bool,
 
     /// Write to this file (atomically) instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(help_heading = "Output", short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// Refuse a report larger than this many bytes, unread (default 32 MiB; a check takes
     /// several times the report's size in memory).
-    #[arg(long, value_name = "BYTES", default_value_t = gapscore_check::DEFAULT_MAX_REPORT_BYTES)]
+    #[arg(help_heading = "Inputs", long, value_name = "BYTES", default_value_t = gapscore_check::DEFAULT_MAX_REPORT_BYTES)]
     pub max_size: u64,
 }
 
@@ -656,133 +722,4 @@ pub enum CheckFormat {
     /// GitHub Actions workflow commands: an annotation per error and warning finding, and the
     /// level each file reached.
     Github,
-}
-
-/// `gapscore batch`.
-#[derive(Debug, Args)]
-#[command(
-    args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true,
-    after_help = tools::BATCH_HELP,
-    mut_arg("jobs", |a| a.help("Threads scoring repositories and reading their files, one pool (default: one per core); the outputs never depend on it."))
-)]
-pub struct BatchArgs {
-    /// `merge`: combine shard outputs.
-    #[command(subcommand)]
-    pub command: Option<BatchCommand>,
-
-    /// A directory of repositories (`ROOT/<repo>/sealed/**`, `ROOT/<repo>/open/**`, optional
-    /// `seal.json`, `gapscore.toml`) or a manifest (TOML `[[repo]]` tables or JSON lines).
-    #[arg(value_name = "ROOT|MANIFEST", required = true)]
-    pub input: Option<PathBuf>,
-
-    /// Where the outputs go and the gate.
-    #[command(flatten)]
-    pub out: BatchOutputArgs,
-
-    /// Score only part K of N (1-based), chosen by a stable hash of the repository name; merge
-    /// the N outputs with `gapscore batch merge`.
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<Shard>,
-
-    /// Keep the results of repositories already scored in --out whose inputs are unchanged.
-    #[arg(long)]
-    pub resume: bool,
-
-    /// Allow manifest paths (and links) that lead outside the manifest's directory or ROOT.
-    #[arg(long)]
-    pub allow_outside: bool,
-
-    /// No progress and no summary on standard error.
-    #[arg(short, long)]
-    pub quiet: bool,
-
-    /// Read every input as this format (or adapter name) instead of detecting it.
-    #[arg(long, value_name = "ID")]
-    pub input_format: Option<String>,
-
-    /// What skipped and todo tests count as (a repository's gapscore.toml may tighten it, never
-    /// loosen it).
-    #[arg(long, value_enum, default_value_t = SkippedArg::Fail)]
-    pub skipped: SkippedArg,
-
-    /// What xfailed tests count as (a repository may tighten it, never loosen it).
-    #[arg(long, value_enum, default_value_t = PassFailArg::Fail)]
-    pub xfail: PassFailArg,
-
-    /// What tests that passed only on a retry count as (a repository may tighten it, never
-    /// loosen it).
-    #[arg(long, value_enum, default_value_t = PassFailArg::Pass)]
-    pub flaky: PassFailArg,
-
-    /// Let a lenient policy apply to skips and xfails whose place the format does not record;
-    /// those with a recorded place must lie inside the repository's sealed test directory.
-    #[arg(long)]
-    pub trust_unlocated_skips: bool,
-
-    /// JSON key names of the per-repository reports.
-    #[arg(long, value_enum, default_value_t = DialectArg::Shadow)]
-    pub dialect: DialectArg,
-
-    /// The spec version of the per-repository reports (2 needs the Shadow dialect).
-    #[arg(long, value_enum, default_value_t = SpecVersionArg::V1, value_name = "N")]
-    pub spec_version: SpecVersionArg,
-
-    /// v2: the provenance of every repository that does not declare its own (`provenance` in
-    /// its `gapscore.toml`).
-    #[command(flatten)]
-    pub provenance: DeclaredProvenance,
-
-    #[command(flatten)]
-    pub host: HostArgs,
-}
-
-/// What `gapscore batch` and `gapscore batch merge` share: the output directory and the gate.
-#[derive(Debug, Args)]
-pub struct BatchOutputArgs {
-    /// The output directory (default: `gapscore-batch`).
-    #[arg(short = 'o', long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
-
-    /// The old spelling of `--output DIR`, accepted with a warning.
-    #[arg(
-        long = "out",
-        value_name = "DIR",
-        hide = true,
-        conflicts_with = "output"
-    )]
-    pub out_old: Option<PathBuf>,
-
-    /// Exit 1 when some repository's score is above this percentage.
-    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
-    pub threshold: Option<Threshold>,
-
-    /// With --threshold: let a repository whose report is advisory pass on its score alone
-    /// (without it, an advisory report fails the gate, as in `gapscore score`).
-    #[arg(long)]
-    pub allow_advisory: bool,
-}
-
-/// `gapscore batch` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum BatchCommand {
-    /// Combine the output directories of `--shard` runs into the outputs of a single run.
-    #[command(after_help = tools::MERGE_HELP)]
-    Merge(MergeArgs),
-}
-
-/// `gapscore batch merge`.
-#[derive(Debug, Args)]
-pub struct MergeArgs {
-    /// Shard output directories.
-    #[arg(required = true, value_name = "DIR")]
-    pub dirs: Vec<PathBuf>,
-
-    /// Where the outputs go and the gate.
-    #[command(flatten)]
-    pub out: BatchOutputArgs,
-
-    /// No summary on standard error.
-    #[arg(short, long)]
-    pub quiet: bool,
 }

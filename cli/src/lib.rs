@@ -14,6 +14,7 @@ pub mod commands;
 mod host;
 mod io;
 mod outputs;
+mod terminal;
 
 use clap::Parser;
 use gapscore_engine::ExitCode;
@@ -56,7 +57,10 @@ fn command_hint(e: &clap::Error) {
 
 /// Parses the command line, runs the command and maps the outcome to an exit code.
 pub fn run() -> std::process::ExitCode {
-    let cli = match args::Cli::try_parse().or_else(merge_as_root) {
+    let cli = match args::Cli::try_parse()
+        .or_else(merge_as_root)
+        .map_err(args::add_tip)
+    {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
@@ -70,6 +74,7 @@ pub fn run() -> std::process::ExitCode {
             return code.into();
         }
     };
+    terminal::init(cli.color, cli.ascii);
     match commands::dispatch(cli) {
         Ok(code) => code.into(),
         Err(e) => {

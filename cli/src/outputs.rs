@@ -18,7 +18,7 @@ use gapscore_core::{
 use gapscore_engine::fs;
 
 use crate::args::ScoreOptions;
-use crate::io;
+use crate::{io, terminal};
 
 /// One output of a report.
 #[derive(Debug)]
@@ -170,6 +170,15 @@ pub(crate) fn write_report(
     for (i, o) in list.iter().enumerate() {
         let written = match (&o.path, o.append) {
             (Some(path), true) => append_report(o, path, report, ctx, opts),
+            // The summary on standard output in the terminal's look (colour, ASCII marks).
+            (None, _)
+                if o.format == OutputFormat::Summary && !terminal::stdout_look().is_plain() =>
+            {
+                let mut text = Vec::new();
+                render_scored_to(report, ctx, o.format, opts, &mut text)?;
+                let painted = terminal::stdout_look().paint(&String::from_utf8_lossy(&text));
+                io::write_output(None, &painted)
+            }
             (path, _) => io::write_output_with(path.as_deref(), &mut |w| {
                 render_scored_to(report, ctx, o.format, opts, w)
             }),

@@ -2,8 +2,54 @@
 //! numbers the ids it lists; a tally records the number of each expected test it reads and
 //! leaves unlisted tests out of the score, and after merging asks the manifest which expected
 //! tests never appeared, to count each as failed.
+//!
+//! One pytest run written two ways names a test two ways: pytest-json-report and reportlog by
+//! its node id (`sealed/test_calc.py::TestX::test_div`), pytest's JUnit XML by a dotted class
+//! name and a name (`sealed.test_calc.TestX::test_div`). The dotted form is a function of the
+//! node id (pytest's own `mangle_test_address`), not the reverse (a dot may part a package, a
+//! module or a class), so ids are compared through their dotted forms ([`pytest_key`]) rather
+//! than by guessing a path from a class name: a result not listed by its own id but whose
+//! dotted form is that of one listed pytest id is that listed test, counted under the listed
+//! id. Two listed ids with one dotted form are matched exactly only
+//! ([`Manifest::key_collisions`]), so no result can stand for the wrong one of them; two results
+//! that find one listed test are both counted against it, and the worse stands.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use gapscore_model::TestCase;
+
+/// pytest's JUnit naming of a test id: the part before `::` with `/` turned to `.` and `.py`
+/// cut, then every `::` a `.`, the parameters (`[...]`) kept as written:
+/// `sealed/test_calc.py::TestX::test_p[1-2]` and `sealed.test_calc.TestX::test_p[1-2]` both
+/// give `sealed.test_calc.TestX.test_p[1-2]`. `None` for an id without `::`.
+pub fn pytest_key(id: &str) -> Option<String> {
+    let (path, params) = match id.find('[') {
+        Some(at) => id.split_at(at),
+        None => (id, ""),
+    };
+    let (first, rest) = path.split_once("::")?;
+    let first = first.replace('/', ".");
+    let mut key = first.strip_suffix(".py").unwrap_or(&first).to_owned();
+    for part in rest.split("::") {
+        key.push('.');
+        key.push_str(part);
+    }
+    key.push_str(params);
+    Some(key)
+}
+
+/// True for an id pytest may have written: a node id (its part before the first `::` a `.py`
+/// file) or a JUnit one (that part a dotted Python name, `sealed.test_calc.TestX`).
+fn pytest_shaped(id: &str) -> bool {
+    id.split_once("::").is_some_and(|(first, _)| {
+        (first.ends_with(".py") && !first.contains('['))
+            || (!first.is_empty()
+                && first
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))
+    })
+}
 
 /// The sealed tests expected to run (from a seal record's `expected_tests`). With one, a
 /// [`Tally`](crate::Tally) counts an expected test without a result as failed and leaves tests
@@ -17,6 +63,11 @@ pub struct Manifest {
     /// share a name, a test file run twice) must be seen twice.
     times: Vec<u32>,
     index: HashMap<String, u32>,
+    /// The listed ids pytest may have written by their dotted form ([`pytest_key`]); `None`
+    /// where two listed ids share one.
+    keys: HashMap<String, Option<u32>>,
+    /// Listed ids that share a dotted form with an earlier listed one (each with it).
+    collisions: Vec<(String, String)>,
 }
 
 impl Manifest {
@@ -33,12 +84,49 @@ impl Manifest {
                 None => {
                     let at = u32::try_from(m.ids.len()).unwrap_or(u32::MAX);
                     m.index.insert(id.clone(), at);
+                    if pytest_shaped(&id)
+                        && let Some(key) = pytest_key(&id)
+                    {
+                        match m.keys.entry(key) {
+                            Entry::Vacant(v) => {
+                                v.insert(Some(at));
+                            }
+                            Entry::Occupied(mut o) => {
+                                if let Some(first) = o.get().and_then(|i| m.ids.get(i as usize)) {
+                                    m.collisions.push((first.clone(), id.clone()));
+                                }
+                                o.insert(None);
+                            }
+                        }
+                    }
                     m.ids.push(id);
                     m.times.push(1);
                 }
             }
         }
         m
+    }
+
+    /// Each distinct listed id once, in first-listed order.
+    pub fn ids(&self) -> &[String] {
+        &self.ids
+    }
+
+    /// Pairs of listed ids with one dotted form ([`pytest_key`]): each is matched by its exact
+    /// id only, so a JUnit result for either is not listed (and the listed test did not run).
+    pub fn key_collisions(&self) -> &[(String, String)] {
+        &self.collisions
+    }
+
+    /// Where a result stands that is not listed by its own id but by its dotted form (pytest's
+    /// JUnit naming of a node id), with the listed id of that form; `None` when
+    /// no single listed id has that form. The caller counts the result under the listed id.
+    pub(crate) fn canonical(&self, id: &str) -> Option<(u32, &str)> {
+        if self.keys.is_empty() {
+            return None;
+        }
+        let at = (*self.keys.get(&pytest_key(id)?)?)?;
+        Some((at, self.ids.get(at as usize)?.as_str()))
     }
 
     /// Number of expected tests, each repeat counted.
@@ -103,9 +191,74 @@ impl Manifest {
     }
 }
 
+/// A result found under a listed id other than its own ([`Manifest::canonical`]) takes that id,
+/// and the suite and name it spells (`file.py::Class` and `test`), so the report names the test
+/// as the seal record does, whichever format the results came in.
+pub(crate) fn listed_as(test: &mut TestCase, listed: &str) {
+    let plain = listed.find('[').unwrap_or(listed.len());
+    if let Some(cut) = listed[..plain].rfind("::") {
+        test.suite = Some(listed[..cut].to_owned());
+        test.name = listed[cut + 2..].to_owned();
+    }
+    test.id = listed.to_owned();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_junit_id_finds_the_listed_node_id_pytest_names_it_after() {
+        let m = Manifest::new(
+            [
+                "sealed/test_calc.py::test_sub",
+                "sealed/test_calc.py::TestX::test_p[a.b::c]",
+                "sealed/pkg.py::t",
+                "sealed/pkg/x.py::t",
+                "other.mod::t",
+            ]
+            .map(str::to_owned),
+        );
+        assert_eq!(
+            pytest_key("sealed/test_calc.py::TestX::test_p[1-2]").as_deref(),
+            Some("sealed.test_calc.TestX.test_p[1-2]")
+        );
+        assert_eq!(
+            m.canonical("sealed.test_calc::test_sub"),
+            Some((0, "sealed/test_calc.py::test_sub"))
+        );
+        assert_eq!(
+            m.canonical("sealed.test_calc.TestX::test_p[a.b::c]"),
+            Some((1, "sealed/test_calc.py::TestX::test_p[a.b::c]"))
+        );
+        // A module beside a package of its name: each found by its own dotted form.
+        assert_eq!(m.canonical("sealed.pkg::t"), Some((2, "sealed/pkg.py::t")));
+        assert_eq!(
+            m.canonical("sealed.pkg.x::t"),
+            Some((3, "sealed/pkg/x.py::t"))
+        );
+        assert!(m.key_collisions().is_empty());
+        // The other way: a JUnit listing finds a node id result.
+        assert_eq!(m.canonical("other/mod.py::t"), Some((4, "other.mod::t")));
+        // A Jest-style id has no pytest shape: never listed by a dotted form.
+        let jest = Manifest::new(["src/a.test.js > adds::one".to_owned()]);
+        assert_eq!(jest.canonical("src.a.test.js > adds::one"), None);
+        assert_eq!(m.canonical("no_separator"), None);
+        assert_eq!(m.canonical("sealed.other::t"), None);
+    }
+
+    #[test]
+    fn two_listed_node_ids_with_one_dotted_form_are_matched_exactly_only() {
+        let m = Manifest::new(["a/b.py::c::d", "a/b/c.py::d", "a.b.py::x"].map(str::to_owned));
+        assert_eq!(m.canonical("a.b.c::d"), None);
+        assert_eq!(m.position("a/b/c.py::d"), Some(1));
+        assert_eq!(
+            m.key_collisions(),
+            [("a/b.py::c::d".to_owned(), "a/b/c.py::d".to_owned())]
+        );
+        // `a.b.py::x` and a `a/b.py::x` would collide too; one listed: found.
+        assert_eq!(m.canonical("a.b::x"), Some((2, "a.b.py::x")));
+    }
 
     #[test]
     fn repeats_must_be_seen_as_often_as_listed_and_missing_tests_keep_manifest_order() {

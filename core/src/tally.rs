@@ -13,7 +13,7 @@ use crate::duplicates::{DUPLICATE_CHECK_LIMIT, DuplicateTracker};
 use crate::failures::{FailureEntry, FailureLog, FailureOrigin, Spill};
 use crate::level::Score;
 use crate::listing::{ListedTest, TestListing};
-use crate::manifest::Manifest;
+use crate::manifest::{Manifest, listed_as};
 use crate::policy::{CountsAs, StatusPolicy};
 use crate::skip_scope::{Refusals, SkipScope, SkipVerdict};
 use gapscore_model::event::EventSink;
@@ -141,6 +141,26 @@ impl Tally {
         let mut t = Tally::new(policy);
         t.manifest = Some(manifest);
         t
+    }
+
+    /// The manifest's distinct ids, when the tally has one.
+    pub fn manifest_ids(&self) -> Option<&[String]> {
+        self.manifest.as_deref().map(Manifest::ids)
+    }
+
+    /// Listed ids that share pytest's JUnit name ([`Manifest::key_collisions`]).
+    pub fn manifest_key_collisions(&self) -> &[(String, String)] {
+        self.manifest
+            .as_deref()
+            .map_or(&[], Manifest::key_collisions)
+    }
+
+    /// True when the manifest lists tests, results were read, and not one of them is a listed
+    /// test: the listing and the results name tests two ways (another format or directory).
+    pub fn listing_unmatched(&self) -> bool {
+        self.manifest_ids().is_some_and(|ids| !ids.is_empty())
+            && self.manifest_seen.is_empty()
+            && !(self.unexpected.is_empty() && self.unexpected_failed.is_empty())
     }
 
     /// The number of expected tests, when the tally has a manifest.
@@ -642,7 +662,12 @@ impl EventSink for Tally {
         if let Some(m) = &self.manifest
             && !test.parent
         {
-            match m.position(&test.id) {
+            let at = m.position(&test.id).or_else(|| {
+                let (at, listed) = m.canonical(&test.id)?;
+                listed_as(&mut test, listed);
+                Some(at)
+            });
+            match at {
                 Some(i) => {
                     self.manifest_seen.push(i);
                     if outcome == CountsAs::Pass {
@@ -701,6 +726,11 @@ impl EventSink for Tally {
         self.dups.record(test.id);
         if let Some(m) = &self.manifest {
             match m.position(test.id) {
+                // Listed under another id (pytest's JUnit naming): counted under that one.
+                None if m.canonical(test.id).is_some() => {
+                    self.test_finished(test.to_test_case());
+                    return;
+                }
                 Some(i) => {
                     self.manifest_seen.push(i);
                     if outcome == CountsAs::Pass {

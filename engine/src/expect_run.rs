@@ -16,6 +16,7 @@ use gapscore_runner::exec::{Interrupt, RunEvidence, execute, fs_stamp};
 use gapscore_runner::sandbox::{self, SandboxMode, SandboxOptions};
 use gapscore_runner::workspace::{ConfineError, Isolation, prepare};
 
+use crate::exit::ExitCode;
 use crate::expected_tests::expected_ids_in;
 use crate::runner_evidence::{ResultsBaseline, check_results};
 use crate::suite::Diagnostic;
@@ -84,6 +85,9 @@ pub struct ExpectRunOutcome {
     pub notes: Vec<String>,
     /// How the command ended.
     pub evidence: RunEvidence,
+    /// The exit code a signal to gapscore while the command ran ends `seal` with (130 for
+    /// `SIGINT`, 143 for `SIGTERM`, as `run`'s; [`ExitCode::for_signal`]); `None` when none came.
+    pub stopped: Option<ExitCode>,
 }
 
 /// Runs the stub's command in a copy workspace and lists the leaf tests of its fresh result
@@ -141,6 +145,8 @@ pub fn expected_ids_from_run(
     exec.stdout_file = reads_stdout.then(|| stdout_copy.clone());
     exec.fresh_after = Some(stamp);
     let evidence = execute(&exec, interrupt)?;
+    // As in `run`: a signal to gapscore ends the command with its code, never 2 or 0.
+    let stopped = interrupt.received().map(ExitCode::for_signal);
 
     let mut diagnostics = Vec::new();
     let ended = if evidence.timed_out {
@@ -177,6 +183,7 @@ pub fn expected_ids_from_run(
             diagnostics,
             notes,
             evidence,
+            stopped,
         });
     }
     let mut ingest = req.ingest.clone();
@@ -192,6 +199,7 @@ pub fn expected_ids_from_run(
         diagnostics,
         notes,
         evidence,
+        stopped,
     })
 }
 

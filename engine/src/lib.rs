@@ -50,6 +50,7 @@ pub mod expect_run;
 pub mod expected_tests;
 pub mod fs;
 pub mod gate;
+mod manifest_notes;
 pub mod outcome;
 pub mod run;
 pub mod runner_evidence;

@@ -32,7 +32,7 @@ use gapscore_runner::exec::{Interrupt, RunEvidence, execute, fs_stamp};
 use gapscore_runner::sandbox::{self, Sandbox, SandboxKind, SandboxOptions};
 use gapscore_runner::watch::SealedWatch;
 use gapscore_runner::workspace::{
-    Isolation, ThroughShell, Workspace, WorkspaceRunner, prepare, through_shell,
+    CopySize, Isolation, ThroughShell, Workspace, WorkspaceRunner, prepare_with, through_shell,
 };
 use gapscore_seal::checked_seal::{self, CheckedSeal};
 use gapscore_seal::verify::VerifyOptions;
@@ -84,6 +84,9 @@ pub struct RunRequest {
     /// Run even when the runner or its framework resolves inside the workspace; the report
     /// records what was trusted.
     pub trust_workspace_runner: bool,
+    /// Told before a large project copy starts ([`CopySize::is_large`]: more than 2,000 files
+    /// or 100 MB), so the user hears why the run has not started yet; `None`: nobody is told.
+    pub on_large_copy: Option<fn(CopySize)>,
 }
 
 impl RunRequest {
@@ -108,6 +111,7 @@ impl RunRequest {
             parent_env: std::env::vars_os().collect(),
             env: Vec::new(),
             trust_workspace_runner: false,
+            on_large_copy: None,
         }
     }
 }
@@ -216,9 +220,9 @@ pub fn run(req: &RunRequest, registry: &Registry, interrupt: &Interrupt) -> Scor
         match &mut outcome.result {
             Ok(scored) => {
                 // The signal's code replaces the advisory exit 1 the report would have had.
-                scored.after.retain(|d| {
-                    !(d.code == gapscore_core::Code::GateFailed && scored.gate.is_none())
-                });
+                scored
+                    .after
+                    .retain(|d| d.code != gapscore_core::Code::RunNotComplete);
                 scored
                     .after
                     .push(Diagnostic::warning(gapscore_core::Code::RunEnded, line));
@@ -299,11 +303,17 @@ fn run_as_given(
     {
         return ScoreOutcome::refused(*r, diagnostics);
     }
-    let mut ws = match prepare(
+    let mut announce = |size: CopySize| {
+        if let Some(tell) = req.on_large_copy.filter(|_| size.is_large()) {
+            tell(size);
+        }
+    };
+    let mut ws = match prepare_with(
         &req.project,
         req.sealed_dir.as_deref(),
         req.isolation,
         &req.command,
+        &mut announce,
     ) {
         Ok(ws) => ws,
         Err(e) => return not_run(RunError::Workspace(e), diagnostics),

@@ -28,6 +28,7 @@ use gapscore_seal::verify::VerifyOptions;
 use crate::error::Error;
 use crate::fs;
 use crate::gate::{self, GateDecision};
+use crate::manifest_notes;
 use crate::outcome::{Refusal, ScoreOutcome, Scored};
 use crate::runner_evidence::{self, RunnerInput};
 use crate::suite::{Diagnostic, SuiteOptions, tally_inputs, tally_suite, tally_warnings};
@@ -177,15 +178,6 @@ impl ScoreRequest {
             warnings: Vec::new(),
             runner: None,
         }
-    }
-}
-
-/// The first few items of a list, for a one-line message.
-fn preview(items: &[String]) -> String {
-    let shown: Vec<&str> = items.iter().take(5).map(String::as_str).collect();
-    match items.len() {
-        n if n > 5 => format!("{} and {} more", shown.join(", "), n - 5),
-        _ => shown.join(", "),
     }
 }
 
@@ -540,41 +532,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
             scrub_sealed_source(&mut sealed, &mut source);
         }
     }
-    if !sealed.missing.is_empty() {
-        diagnostics.push(Diagnostic::warning(
-            Code::ExpectedTestsMissing,
-            format!(
-                "{} expected sealed test{} did not run (each counted as failed): {}",
-                sealed.missing.len(),
-                if sealed.missing.len() == 1 { "" } else { "s" },
-                preview(&sealed.missing)
-            ),
-        ));
-    }
-    if !sealed.unexpected.is_empty() {
-        diagnostics.push(Diagnostic::warning(Code::UnexpectedSealedResults, format!(
-            "{} passing sealed result{} for tests the seal record does not list (renamed or injected; not counted): {}",
-            sealed.unexpected.len(),
-            if sealed.unexpected.len() == 1 {
-                " is"
-            } else {
-                "s are"
-            },
-            preview(&sealed.unexpected)
-        )));
-    }
-    if !sealed.unexpected_failed.is_empty() {
-        diagnostics.push(Diagnostic::warning(Code::UnexpectedSealedResults, format!(
-            "{} failing sealed result{} for tests the seal record does not list (a hook, a whole file or a renamed test; each counted as failed): {}",
-            sealed.unexpected_failed.len(),
-            if sealed.unexpected_failed.len() == 1 {
-                " is"
-            } else {
-                "s are"
-            },
-            preview(&sealed.unexpected_failed)
-        )));
-    }
+    diagnostics.extend(manifest_notes::notes(&sealed));
     let open: Option<Tally> = (!req.open.is_empty()).then(|| {
         let suite = tally_suite(registry, "open", &req.open, &suite_opts);
         diagnostics.extend(suite.diagnostics);
@@ -697,9 +655,12 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         && !req.allow_advisory
         && report.report.advisory_reason.is_some();
     if ungated_advisory {
+        let why = report.report.advisory_reason.as_deref().unwrap_or_default();
         after.push(Diagnostic::error(
-            Code::GateFailed,
-            "exit 1: the report is advisory, so the run does not pass even without --threshold; pass --allow-advisory to exit 0",
+            Code::RunNotComplete,
+            format!(
+                "exit 1: {why}, so the run's report is advisory and does not pass even without --threshold; pass --allow-advisory to exit 0 (gapscore explain E013)"
+            ),
         ));
     }
     let verdict = gate

@@ -250,7 +250,7 @@ pub fn tally_inputs(
             // named or matched by a glob: it may be the results of the tests that failed.
             Outcome::Skipped { path, reason } => {
                 diagnostics.push(Diagnostic::error(Code::InputNotResults, format!(
-                    "{path}: {reason} (found in a directory; name the result files, or a glob of them, to leave other files out) ({role} results)"
+                    "{path}: {reason} (found in a directory; name the result files, or a glob of them, to leave other files out: on the command line, or as `{role} = [...]` in a batch manifest) ({role} results)"
                 )));
                 failed += 1;
             }

@@ -255,7 +255,7 @@ codes! {
         "nothing to do: the totals are exact, only the per-suite breakdown is merged";
     SealNotVerified = "W220", "engine",
         "a seal record was used without its sealed directory: its hash and expected tests count, but no directory was checked against it",
-        "give the sealed test directory too (batch: sealed-tests/ or sealed_dir), so that the tests that ran are shown to be the sealed ones";
+        "give the sealed test directory too (`score --sealed-dir`; batch: sealed-tests/ or sealed_dir), so that the tests that ran are shown to be the sealed ones";
     RepoPolicyLoosened = "W221", "batch",
         "a repository's gapscore.toml tried to loosen the operator's policy; the operator's value was kept",
         "a repository may tighten the policy (`skipped = \"fail\"`), never loosen it; remove the key or ask the operator";
@@ -265,6 +265,12 @@ codes! {
     SealUncovered = "W223", "seal",
         "files under the directory a combined seal is verified against lie in none of its suites: neither hashed nor scanned for sealed source",
         "give the directory that holds the sealed suites only, or seal and combine every suite in it";
+    IdsDoNotMatch = "W224", "engine",
+        "none of the sealed results is a test the seal record lists: the record's expected tests name tests another way (another format, or another directory) than these results",
+        "seal with `seal --expect` on results in the format you score, from the same directory (or score the format the record was made from); pytest's JUnit XML and its node ids (pytest-json, reportlog) match each other, other formats' ids do not, and absolute file paths match only from the same directory";
+    ListedIdsCollide = "W225", "engine",
+        "two tests the seal record lists have one JUnit name (pytest names `a/b.py::c::d` and `a/b/c.py::d` both `a.b.c.d`): a JUnit result for either is not matched to either",
+        "score the format the record was made from (pytest-json or reportlog, which keep node ids), or rename one of the tests";
 
     InputUnreadable = "E001", "engine",
         "an input file could not be read or parsed",
@@ -302,6 +308,9 @@ codes! {
     BadHash = "E012", "engine",
         "a hash given is not a SHA-256",
         "give 64 hexadecimal digits (with or without `sha256:`)";
+    RunNotComplete = "E013", "engine",
+        "`gapscore run` exits 1 without `--threshold`: its report is advisory (the sealed suite did not fully run: the runner failed, timed out or was killed, results are missing; or an input was cut), so its score is not a measurement",
+        "fix what the report's advisory reason names and run again; or pass `--allow-advisory` to exit 0 on an advisory report (under `--threshold` the gate then judges the score alone)";
     RunnerInWorkspace = "E040", "runner",
         "`gapscore run` refused to start: the runner or a module of its framework would be loaded from the workspace, which the implementer writes",
         "install the runner outside the project (a global or CI-provided tool, `python -m pytest` from an interpreter outside it) and remove the planted module the message names; or pass `--trust-workspace-runner`, and the report records what was trusted";
@@ -333,6 +342,9 @@ codes! {
     SpecTruncated = "A008", "report",
         "advisory: the specification was truncated or summarised on the way",
         "give the seal author and the implementer the whole specification (spec §5.4)";
+    ListingUnmatched = "A009", "report",
+        "advisory: the seal record's expected tests could not be matched to the results by id (none matched, or two listed tests share pytest's JUnit name)",
+        "seal with `seal --expect` on results in the format and from the directory you score (`gapscore explain W224`, `W225`)";
 
     SealUnreadable = "R001", "engine",
         "the seal record or the sealed directory could not be read",

@@ -296,6 +296,32 @@ impl<S: EventSink> Normalizer<S> {
     }
 }
 
+/// True for a name a report would show as nothing.
+fn is_blank(name: &str) -> bool {
+    name.trim().is_empty()
+}
+
+/// The name of a test its format left unnamed (TAP's `not ok 3`, an empty JUnit `name=`): its
+/// id without the suite part when that says something (TAP's `#3`), else [`UNNAMED`]. Every
+/// format and plugin passes here, so no report shows an empty name (issue 35); a blank id
+/// becomes that name too. Never a position: a file read in parts must name its tests as one
+/// read would.
+fn name_for_unnamed(id: &str, suite: Option<&str>) -> String {
+    let own = suite
+        .filter(|s| !s.is_empty())
+        .and_then(|s| id.strip_prefix(s))
+        .and_then(|rest| rest.strip_prefix("::"))
+        .unwrap_or(id);
+    if is_blank(own) {
+        UNNAMED.to_owned()
+    } else {
+        own.to_owned()
+    }
+}
+
+/// The name of a test whose format gave it neither a name nor an id of its own.
+const UNNAMED: &str = "(unnamed)";
+
 /// How many unfinished tests a `missing-results` problem names (the count holds them all).
 pub const UNFINISHED_NAMED: usize = 5;
 
@@ -324,6 +350,14 @@ impl<S: EventSink> EventSink for Normalizer<S> {
         if !self.open.is_empty() {
             self.open.remove(&test.id);
         }
+        if is_blank(&test.name) {
+            test.name = name_for_unnamed(&test.id, test.suite.as_deref());
+            // A test without an id either is known by that name: two such tests are then one
+            // id twice, a duplicate disclosed as such, never two tests that only read alike.
+            if is_blank(&test.id) {
+                test.id = TestCase::make_id(test.suite.as_deref(), &test.name);
+            }
+        }
         if self.warn_cuts {
             self.count_cuts(&test.borrowed());
         }
@@ -331,7 +365,7 @@ impl<S: EventSink> EventSink for Normalizer<S> {
     }
     fn test_finished_ref(&mut self, test: TestCaseRef<'_>) {
         // A lent test whose strings must change is finished as an owned one.
-        if self.root.as_ref().is_some_and(|root| root.holds(&test)) {
+        if is_blank(test.name) || self.root.as_ref().is_some_and(|root| root.holds(&test)) {
             self.test_finished(test.to_test_case());
             return;
         }
@@ -463,6 +497,34 @@ pub fn replay(run: &TestRun, sink: &mut dyn EventSink) {
 mod tests {
     use super::*;
     use crate::run::Status;
+
+    #[test]
+    fn an_unnamed_test_is_named_by_its_id_owned_or_lent() {
+        let mut n = Normalizer::new(RunCollector::new("x", None));
+        let mut tap = TestCase::new(None, "", Status::Skipped);
+        tap.id = "#1".into();
+        n.test_finished_ref(tap.borrowed());
+        n.test_finished(TestCase::new(Some("pkg.Suite".into()), " ", Status::Failed));
+        n.test_finished(TestCase::new(None, "named", Status::Passed));
+        let mut own = TestCase::new(Some("s".into()), "", Status::Failed);
+        own.id = "s::case-7".into();
+        n.test_finished(own);
+        let run = n.finish().into_run();
+        let names: Vec<&str> = run.tests.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["#1", UNNAMED, "named", "case-7"]);
+        // Ids are left as the format wrote them (they are what a seal lists), unless blank.
+        assert_eq!(run.tests[1].id, "pkg.Suite:: ");
+        let mut n = Normalizer::new(RunCollector::new("x", None));
+        n.test_finished(TestCase::new(None, "named", Status::Passed));
+        let mut blank = TestCase::new(None, "", Status::Failed);
+        blank.id = String::new();
+        n.test_finished(blank);
+        let run = n.finish().into_run();
+        assert_eq!(
+            (run.tests[1].name.as_str(), run.tests[1].id.as_str()),
+            (UNNAMED, UNNAMED)
+        );
+    }
 
     #[test]
     fn a_root_makes_ids_suites_files_and_problem_suites_relative_owned_or_lent() {

@@ -41,6 +41,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub use copy::CopySize;
 use gapscore_model::PathRoot;
 use resolve::Roots;
 pub use resolve::WorkspaceRunner;
@@ -139,6 +140,18 @@ pub fn prepare(
     isolation: Isolation,
     command: &[OsString],
 ) -> io::Result<Workspace> {
+    prepare_with(project, sealed_dir, isolation, command, &mut |_| {})
+}
+
+/// [`prepare`], telling `on_copy` how large the project copy is before it starts (with
+/// [`Isolation::Copy`]; never called in place), so the caller can announce a large one.
+pub fn prepare_with(
+    project: &Path,
+    sealed_dir: Option<&Path>,
+    isolation: Isolation,
+    command: &[OsString],
+    on_copy: &mut dyn FnMut(CopySize),
+) -> io::Result<Workspace> {
     let project = fs::canonicalize(project)?;
     let sealed = sealed_dir.map(fs::canonicalize).transpose()?;
     if let Some(sealed) = &sealed
@@ -164,7 +177,13 @@ pub fn prepare(
             ));
             (project.clone(), sealed.clone())
         }
-        Isolation::Copy => copy_workspace(&project, sealed.as_deref(), temp.path(), &mut notes)?,
+        Isolation::Copy => copy_workspace(
+            &project,
+            sealed.as_deref(),
+            temp.path(),
+            &mut notes,
+            on_copy,
+        )?,
     };
 
     let mut ws = Workspace {
@@ -202,6 +221,7 @@ fn copy_workspace(
     sealed: Option<&Path>,
     root: &Path,
     notes: &mut Vec<String>,
+    on_copy: &mut dyn FnMut(CopySize),
 ) -> io::Result<(PathBuf, Option<PathBuf>)> {
     let name = project
         .file_name()
@@ -214,7 +234,7 @@ fn copy_workspace(
         Err(_) => PathBuf::from(OUTSIDE_SEALED_PLACE),
     });
     let skip = place.as_ref().map(|rel| project.join(rel));
-    let report = copy::copy_project(project, &dir, skip.as_deref())?;
+    let report = copy::copy_project(project, &dir, skip.as_deref(), on_copy)?;
     notes.push(format!(
         "workspace copy: {} copied to {} ({} files; .gitignore obeyed, .git left out), deleted \
          after the run",

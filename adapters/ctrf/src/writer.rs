@@ -14,10 +14,15 @@
 //!
 //! Run-level problems (a suite that did not run) have no CTRF field; they are listed in
 //! `results.extra.gapscore_problems` and never dropped.
+//!
+//! The tests are the ones `score` counts: a parent (a TAP subtest point, a Go test with
+//! subtests) is represented by its children and written only when it did not pass while none of
+//! its children failed (a cleanup failure after passing subtests), as the tally counts it under
+//! the default policy; so `parse --format ctrf` and `score` agree on the number of tests.
 
 use serde_json::{Map, Value, json};
 
-use gapscore_adapter_sdk::{Status, TestRun};
+use gapscore_adapter_sdk::{Status, TestCase, TestRun};
 
 /// The CTRF status for one of ours.
 pub fn ctrf_status(s: Status) -> &'static str {
@@ -30,6 +35,21 @@ pub fn ctrf_status(s: Status) -> &'static str {
     }
 }
 
+/// True for a status the default policy counts as a pass.
+fn passes(s: Status) -> bool {
+    matches!(s, Status::Passed | Status::Xpassed)
+}
+
+/// Whether a parent stands as a test of its own: it did not pass and no child of it failed (a
+/// failing child already carries the failure; a passing parent is only its children).
+fn parent_counted(run: &TestRun, parent: &TestCase) -> bool {
+    !passes(parent.status)
+        && !run
+            .tests
+            .iter()
+            .any(|c| c.parent_id.as_deref() == Some(parent.id.as_str()) && !passes(c.status))
+}
+
 /// One CTRF document holding the tests of every run, in order.
 pub fn to_ctrf(runs: &[TestRun]) -> Value {
     let mut tests = Vec::new();
@@ -37,6 +57,9 @@ pub fn to_ctrf(runs: &[TestRun]) -> Value {
     let mut problems = Vec::new();
     for run in runs {
         for t in &run.tests {
+            if t.parent && !parent_counted(run, t) {
+                continue;
+            }
             let status = ctrf_status(t.status);
             let idx = ["passed", "failed", "skipped", "pending", "other"]
                 .iter()

@@ -147,7 +147,8 @@ struct Reader<'s> {
     build_reported: HashSet<String>,
     bad_lines: u64,
     stray_lines: u64,
-    first_stray: Option<String>,
+    /// The first stray line's number and text (escaped, at most 200 bytes).
+    first_stray: Option<(usize, String)>,
     unknown_actions: HashSet<String>,
     /// Failed tests held until the stream ends: gotestsum may rerun them.
     reruns: Reruns,
@@ -234,7 +235,7 @@ pub fn parse_reader(
                 }
             }
         }
-        r.plain_line(&String::from_utf8_lossy(line));
+        r.plain_line(line_no, &String::from_utf8_lossy(line));
     }
     if !saw_content {
         return Err(InputError::Empty("empty input: no go test events".into()).into());
@@ -646,7 +647,7 @@ impl Reader<'_> {
 
     /// A line that is not JSON: go's own messages (`FAIL pkg [build failed]`, `# pkg` and
     /// compiler errors when stderr is merged), kept as package output.
-    fn plain_line(&mut self, line: &str) {
+    fn plain_line(&mut self, line_no: usize, line: &str) {
         if let Some(s) = summary_line(line) {
             self.in_build_block = false;
             if s.rest.contains("[build failed]") || s.rest.contains("[setup failed]") {
@@ -683,7 +684,7 @@ impl Reader<'_> {
                     s.push(c);
                 }
             }
-            self.first_stray = Some(s);
+            self.first_stray = Some((line_no, s));
         }
         // Kept as the output of the package the stream is in, for problem details.
         if let Some(pkg) = self.pkgs.last_mut() {
@@ -743,9 +744,9 @@ impl Reader<'_> {
             );
         }
         if self.stray_lines > 0 {
-            let first = self.first_stray.take().unwrap_or_default();
+            let (at, first) = self.first_stray.take().unwrap_or_default();
             self.sink.coded_warning(Code::UnreadLines, format!(
-                "{} line(s) are not test2json events, kept as package output (first: `{first}`)",
+                "{} line(s) are not test2json events, kept as package output (first: line {at}, `{first}`)",
                 self.stray_lines
             ));
         }

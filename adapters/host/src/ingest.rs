@@ -510,6 +510,14 @@ where
             };
         }
         Ok((e, _)) => e,
+        Err(DetectError::NoMatch { .. })
+            if !input.explicit && crate::notes::is_documentation(file_name, &prefix) =>
+        {
+            return Outcome::LeftOut {
+                path: shown,
+                reason: "documentation (a README or notes), not results".to_owned(),
+            };
+        }
         Err(DetectError::NoMatch { .. }) if !input.explicit => {
             return Outcome::Skipped {
                 path: shown,

@@ -31,6 +31,7 @@ mod debug;
 pub mod exec;
 mod ingest;
 pub mod loader;
+mod notes;
 mod registry;
 mod split;
 mod unread;

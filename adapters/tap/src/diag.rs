@@ -14,7 +14,7 @@ use gapscore_adapter_sdk::{Category, Problem, ProblemKind, Status, TestCase};
 use regex::Regex;
 
 use crate::lex::ms_to_secs;
-use crate::parser::{Held, Parser, push_line};
+use crate::parser::{Held, Parser, UNKNOWN_NAMED, push_line};
 use crate::yaml;
 
 static PERL_AT: LazyLock<Option<Regex>> =
@@ -29,6 +29,9 @@ impl Parser<'_> {
             return;
         }
         self.unknown_lines += 1;
+        if self.unknown_at.len() < UNKNOWN_NAMED {
+            self.unknown_at.push(self.line_no);
+        }
         if let Some(p) = self.pending.as_mut()
             && p.collect
         {

@@ -28,6 +28,9 @@ use crate::counts::{FileClaims, RunCounts};
 use crate::lex::{Directive, MOCHA_UNCAUGHT, Point, parse_plan, parse_point};
 use crate::lite::Lite;
 
+/// How many of the lines that are not TAP the warning names by number (the count holds them all).
+pub(crate) const UNKNOWN_NAMED: usize = 5;
+
 /// Diagnostics text beyond this many bytes is cut, with a note (the SDK's cap).
 pub use gapscore_adapter_sdk::text::TEXT_CAP;
 use gapscore_adapter_sdk::text::push_capped;
@@ -303,6 +306,8 @@ pub(crate) struct Parser<'s> {
     pub(crate) bail_line: u64,
     pub(crate) after_bail: u64,
     pub(crate) unknown_lines: u64,
+    /// The first [`UNKNOWN_NAMED`] of those lines' numbers, for the warning.
+    pub(crate) unknown_at: Vec<u64>,
     pub(crate) warnings: Vec<(Code, String)>,
     pub(crate) warnings_dropped: u64,
     pub(crate) bad_utf8: bool,
@@ -335,6 +340,7 @@ impl<'s> Parser<'s> {
             bail_line: 0,
             after_bail: 0,
             unknown_lines: 0,
+            unknown_at: Vec::new(),
             warnings: Vec::new(),
             warnings_dropped: 0,
             bad_utf8: false,
@@ -771,12 +777,20 @@ impl<'s> Parser<'s> {
         }
         if self.unknown_lines > 0 {
             let n = self.unknown_lines;
+            let at: Vec<String> = self.unknown_at.iter().map(u64::to_string).collect();
+            let more = match n.saturating_sub(at.len() as u64) {
+                0 => String::new(),
+                m => format!(" and {m} more"),
+            };
             self.warn(
                 Code::UnreadLines,
                 if n == 1 {
-                    "1 line is not TAP: kept as a comment".to_owned()
+                    format!("line {} is not TAP: kept as a comment", at.join(""))
                 } else {
-                    format!("{n} lines are not TAP: kept as comments")
+                    format!(
+                        "{n} lines are not TAP (lines {}{more}): kept as comments",
+                        at.join(", ")
+                    )
                 },
             );
         }

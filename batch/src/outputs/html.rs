@@ -11,6 +11,7 @@ use maud::{Markup, PreEscaped, html};
 
 use super::{Aggregate, opt_num, problem_list, stat};
 use crate::row::{RepoRow, repositories};
+use gapscore_core::render::numbers::grouped;
 
 const STYLE: &str = "\nbody{font-family:system-ui,sans-serif;margin:2em;color:#222}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:2px 8px;text-align:left}\nth{cursor:pointer;background:#eee}\nth[aria-sort=ascending]::after{content:' ▲'}\nth[aria-sort=descending]::after{content:' ▼'}\ntd.num{text-align:right}\n.err{color:#c62828}\n";
 
@@ -42,7 +43,7 @@ pub(super) fn page(rows: &[RepoRow], agg: &Aggregate, timestamp: Option<&str>) -
     let body = html! {
         h1 { "Gap Score batch: " (repositories(agg.repos)) } "\n"
         p {
-            (agg.scored) " scored, " (agg.errors) " could not be scored, " (agg.advisory)
+            (grouped(agg.scored)) " scored, " (grouped(agg.errors)) " could not be scored, " (grouped(agg.advisory))
             " advisory. Mean " (stat(agg.mean)) ", median " (stat(agg.median)) ", p90 "
             (stat(agg.p90)) "."
         }
@@ -59,12 +60,12 @@ pub(super) fn page(rows: &[RepoRow], agg: &Aggregate, timestamp: Option<&str>) -
                 @for (level, n) in agg.levels.pairs() {
                     tr {
                         td { span style={ "color:" (level_color(Some(level))) } { "■" } " " (level.title()) }
-                        td.num { (n) }
+                        td.num { (grouped(n)) }
                     }
                     "\n"
                 }
-                tr { td { "Advisory (level not counted)" } td.num { (agg.advisory) } } "\n"
-                tr { td { "Error" } td.num { (agg.errors) } } "\n"
+                tr { td { "Advisory (level not counted)" } td.num { (grouped(agg.advisory)) } } "\n"
+                tr { td { "Error" } td.num { (grouped(agg.errors)) } } "\n"
             }
         }
         "\n"
@@ -102,6 +103,13 @@ pub(super) fn page(rows: &[RepoRow], agg: &Aggregate, timestamp: Option<&str>) -
     self_contained_page("Gap Score batch", STYLE, body)
 }
 
+/// A count cell's text as shown: grouped (`12,000`); its `data-v` keeps the plain number.
+fn shown(plain: &str) -> String {
+    plain
+        .parse::<u64>()
+        .map_or_else(|_| plain.to_owned(), grouped)
+}
+
 /// One repository's row; each cell's `data-v` is what the page's script sorts by.
 fn repository_row(r: &RepoRow) -> Markup {
     let score = r.score.map(|x| format!("{x:.1}")).unwrap_or_default();
@@ -122,9 +130,9 @@ fn repository_row(r: &RepoRow) -> Markup {
             }
             td.num data-v=(score) { (score) }
             td data-v=(level) style={ "color:" (level_color(r.level)) } { (level) }
-            td.num data-v=(sealed_failed) { (sealed_failed) }
-            td.num data-v=(sealed_total) { (sealed_total) }
-            td.num data-v=(open_total) { (open_total) }
+            td.num data-v=(sealed_failed) { (shown(&sealed_failed)) }
+            td.num data-v=(sealed_total) { (shown(&sealed_total)) }
+            td.num data-v=(open_total) { (shown(&open_total)) }
             td data-v=(advisory) { (advisory) }
             td data-v=(r.error.as_deref().unwrap_or(&problems)) {
                 @match &r.error {

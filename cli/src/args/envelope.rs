@@ -21,89 +21,100 @@ pub struct SealArgs {
     /// Place a canary file with a random name and content in DIR before hashing (or, with
     /// `=PATH`, use that file of DIR), and record its access time: `--verify` and `score
     /// --seal` then report a read of the sealed tests (spec v2 §4.5).
-    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    #[arg(help_heading = "Seal", long, value_name = "PATH", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub canary: Option<String>,
 
     /// The model family of the suite's seal author, kept in the record (spec v2 §4.6).
-    #[arg(long, value_name = "FAMILY")]
+    #[arg(help_heading = "Seal", long, value_name = "FAMILY")]
     pub author_family: Option<String>,
 
     /// Combine these single-suite seal records (each with its author family) into one record
     /// with a combined hash (spec v2 §4.6 seal plurality).
-    #[arg(long, num_args = 2.., value_name = "RECORD", conflicts_with_all = ["dir", "verify", "canary", "author_family", "expect"])]
+    #[arg(help_heading = "Seal", long, num_args = 2.., value_name = "RECORD", conflicts_with_all = ["dir", "verify", "canary", "author_family", "expect"])]
     pub combine: Vec<PathBuf>,
 
     /// With --combine: a JSON file of the contradictions found between the suites
     /// (`{"total_acceptance_criteria": N, "findings": [{"criterion": "AC-2", "behaviour": "...",
     /// "kind": "contradiction"}]}`); the record then holds the spec ambiguity (§4.6.2).
-    #[arg(long, value_name = "FILE", requires = "combine")]
+    #[arg(help_heading = "Seal", long, value_name = "FILE", requires = "combine")]
     pub contradictions: Option<PathBuf>,
 
     /// Check DIR against a seal record file, a `.seal-hash` file or a hash (`sha256:<hex>`,
     /// bare hex, `<hex>  -`) instead of sealing it.
-    #[arg(long, value_name = "RECORD|HASH")]
+    #[arg(help_heading = "Seal", long, value_name = "RECORD|HASH")]
     pub verify: Option<String>,
 
     /// How to hash: `strict` (relative paths, byte order, every file: the same from anywhere),
     /// `spec` (the spec's `find | sort | xargs shasum | shasum` pipeline, byte for byte) or
     /// `stampede` (Terminal Stampede's `*.sh` variant). Default: strict, or the record's.
-    #[arg(long, value_enum, value_name = "MODE")]
+    #[arg(help_heading = "Seal", long, value_enum, value_name = "MODE")]
     pub mode: Option<SealModeArg>,
 
     /// Hash as if the directory had been given as this path string (spec and stampede
     /// hashes contain it: `sealed`, `./sealed` and `/abs/sealed` differ).
-    #[arg(long = "as", value_name = "PATH")]
+    #[arg(help_heading = "Seal", long = "as", value_name = "PATH")]
     pub hash_as: Option<String>,
 
     /// Sort as glibc's `en_US.UTF-8` locale does (the pipeline run on a developer machine)
     /// instead of byte order (`LC_ALL=C`, most CI runners).
-    #[arg(long)]
+    #[arg(help_heading = "Seal", long)]
     pub locale_order: bool,
 
     /// Leave out files matching this glob (matched against the relative path and each of its
     /// components: `__pycache__`, `*.pyc`); repeatable; stored in the record.
-    #[arg(long = "exclude", value_name = "GLOB")]
+    #[arg(help_heading = "Seal", long = "exclude", value_name = "GLOB")]
     pub excludes: Vec<String>,
 
     /// Record the ids of the expected sealed tests, read from these result files (any
     /// format: a collect-only run, a run against a stub).
-    #[arg(long, num_args = 1.., value_name = "RESULTS")]
+    #[arg(help_heading = "Inputs", long, num_args = 1.., value_name = "RESULTS")]
     pub expect: Vec<PathBuf>,
 
     /// Record the ids of the expected sealed tests by running COMMAND (the stub's test command,
     /// after `--`) as `gapscore run` runs it: in a copy of the current directory with DIR placed
     /// in it, with run's arguments and environment for the runner, and its `--results` read as
     /// run reads them. The ids then match `run`'s by construction.
-    #[arg(long, requires_all = ["results", "command"], conflicts_with_all = ["expect", "verify", "combine"])]
+    #[arg(help_heading = "Running", long, requires_all = ["results", "command"], conflicts_with_all = ["expect", "verify", "combine"])]
     pub expect_run: bool,
 
     /// With --expect-run: the result files COMMAND writes, relative to where it runs; `-` is
     /// its standard output. Each must be written by the stub run. One PATH per `--results`
     /// (repeat it for more).
-    #[arg(long, num_args = 1, value_name = "PATH", requires = "expect_run")]
+    #[arg(
+        help_heading = "Running",
+        long,
+        num_args = 1,
+        value_name = "PATH",
+        requires = "expect_run"
+    )]
     pub results: Vec<PathBuf>,
 
     /// With --expect-run: end COMMAND's process group after this many seconds (the list is
     /// then refused).
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..), requires = "expect_run")]
+    #[arg(help_heading = "Running", long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..), requires = "expect_run")]
     pub timeout: Option<u64>,
 
     /// With --expect-run: pass this variable of gapscore's environment on to COMMAND (`NAME`),
     /// or set it (`NAME=VALUE`); as `gapscore run --env`, which the run must be given too.
-    #[arg(long = "env", value_name = "NAME[=VALUE]", requires = "expect_run")]
+    #[arg(
+        help_heading = "Running",
+        long = "env",
+        value_name = "NAME[=VALUE]",
+        requires = "expect_run"
+    )]
     pub env: Vec<gapscore_runner::environment::EnvPass>,
 
     /// With --expect-run: run a runner that resolves inside the project (as `gapscore run
     /// --trust-workspace-runner`).
-    #[arg(long, requires = "expect_run")]
+    #[arg(help_heading = "Running", long, requires = "expect_run")]
     pub trust_workspace_runner: bool,
 
     /// With --expect-run: the sandbox the stub's command runs in, as `gapscore run --sandbox`.
-    #[arg(long, value_enum, default_value_t = super::SandboxArg::Auto, value_name = "HOW", requires = "expect_run")]
+    #[arg(help_heading = "Running", long, value_enum, default_value_t = super::SandboxArg::Auto, value_name = "HOW", requires = "expect_run")]
     pub sandbox: super::SandboxArg,
 
     /// With --expect-run: keep the network inside the sandbox (as `gapscore run --share-net`).
-    #[arg(long, requires = "expect_run")]
+    #[arg(help_heading = "Running", long, requires = "expect_run")]
     pub share_net: bool,
 
     /// With --expect-run: the stub's test command and its arguments (run directly, not through
@@ -113,16 +124,22 @@ pub struct SealArgs {
 
     /// Read the `--expect` (or `--expect-run`) result files as this format instead of
     /// detecting it.
-    #[arg(long, value_name = "ID")]
+    #[arg(help_heading = "Inputs", long, value_name = "ID")]
     pub input_format: Option<String>,
 
     /// What to print: the seal record (JSON), or only the hash as `hex`, `sha256` (`sha256:<hex>`)
     /// or `seal-hash` (`<hex>  -`, the `.seal-hash` file form).
-    #[arg(long, value_enum, default_value = "record", value_name = "FORM")]
+    #[arg(
+        help_heading = "Output",
+        long,
+        value_enum,
+        default_value = "record",
+        value_name = "FORM"
+    )]
     pub emit: EmitArg,
 
     /// Write to this file (atomically) instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(help_heading = "Output", short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// Plugins for `--expect` files.

@@ -72,7 +72,7 @@ const FLAGS: [&str; 6] = [
 pub struct ProvenanceArgs {
     /// The spec version of the report: 1 (1.0.0) or 2 (2.0.0, Shadow dialect only: adds the
     /// provenance fields and the §5.4 advisory conditions).
-    #[arg(long, value_enum, default_value_t = SpecVersionArg::V1, value_name = "N")]
+    #[arg(help_heading = "Provenance", long, value_enum, default_value_t = SpecVersionArg::V1, value_name = "N")]
     pub spec_version: SpecVersionArg,
 
     #[command(flatten)]
@@ -80,12 +80,12 @@ pub struct ProvenanceArgs {
 
     /// v2: the specification was truncated or summarised before it reached the seal author or
     /// the implementer: the report is advisory (§5.4).
-    #[arg(long)]
+    #[arg(help_heading = "Provenance", long)]
     pub spec_truncated: bool,
 
     /// v2: the contradictions found between the sealed suites of a plural seal (the JSON file
     /// `seal --contradictions` reads): writes `report.spec_ambiguity` (§4.6.2).
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Provenance", long, value_name = "FILE")]
     pub contradictions: Option<PathBuf>,
 }
 
@@ -94,35 +94,43 @@ pub struct ProvenanceArgs {
 #[derive(Debug, Clone, Args)]
 pub struct DeclaredProvenance {
     /// v2: the implementer's model family (`report.implementer_family`).
-    #[arg(long, value_name = "FAMILY")]
+    #[arg(help_heading = "Provenance", long, value_name = "FAMILY")]
     pub implementer_family: Option<String>,
 
     /// v2: the implementer's model (`report.implementer_model`).
-    #[arg(long, value_name = "MODEL")]
+    #[arg(help_heading = "Provenance", long, value_name = "MODEL")]
     pub implementer_model: Option<String>,
 
     /// v2: a seal author's model family (`report.seal_author_families`); repeatable. The
     /// implementer's family among them is weak independence: the report is advisory.
-    #[arg(long = "seal-author-family", value_name = "FAMILY")]
+    #[arg(
+        help_heading = "Provenance",
+        long = "seal-author-family",
+        value_name = "FAMILY"
+    )]
     pub seal_author_family: Vec<String>,
 
     /// v2: a seal author's model (`report.seal_author_models`); repeatable.
-    #[arg(long = "seal-author-model", value_name = "MODEL")]
+    #[arg(
+        help_heading = "Provenance",
+        long = "seal-author-model",
+        value_name = "MODEL"
+    )]
     pub seal_author_model: Vec<String>,
 
     /// v2: `strict` (disposable verification workspace) or `legacy` (§4.3); `gapscore run`
     /// reports its own workspace.
-    #[arg(long, value_enum, value_name = "HOW")]
+    #[arg(help_heading = "Provenance", long, value_enum, value_name = "HOW")]
     pub workspace_isolation: Option<IsolationArg>,
 
     /// v2: the conformance level claimed (1–4); 4 needs the implementer's and the seal
     /// authors' families.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=4))]
+    #[arg(help_heading = "Provenance", long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=4))]
     pub conformance_level: Option<u8>,
 
     /// v2: read the provenance from this TOML file (the flags' fields, plus a `[families]`
     /// table of model = family) instead of the flags.
-    #[arg(long, value_name = "FILE", conflicts_with_all = FLAGS)]
+    #[arg(help_heading = "Provenance", long, value_name = "FILE", conflicts_with_all = FLAGS)]
     pub provenance: Option<PathBuf>,
 }
 

@@ -12,6 +12,7 @@ use anyhow::Result;
 use gapscore_batch::{
     BatchOptions, BatchRun, NoProgress, Progress, RepoRow, discover, repositories,
 };
+use gapscore_core::render::numbers::{self, grouped, grouped_usize, rate};
 use gapscore_core::{StatusPolicy, Threshold};
 use gapscore_engine::ExitCode;
 
@@ -133,24 +134,29 @@ fn summary(run: &BatchRun, out: &std::path::Path, took: Duration) {
     let mut line = format!(
         "{}: {} scored, {} could not be scored; mean {}, median {}, p90 {}",
         repositories(a.repos),
-        a.scored,
-        a.errors,
+        grouped(a.scored),
+        grouped(a.errors),
         stat(a.mean),
         stat(a.median),
         stat(a.p90)
     );
     if let (Some(t), Some(n)) = (a.threshold, a.over_threshold) {
-        line.push_str(&format!("; {n} above {t}"));
+        line.push_str(&format!("; {} above {t}", grouped(n)));
     }
     if !took.is_zero() {
         let secs = took.as_secs_f64();
         line.push_str(&format!(
-            "; {:.2} s ({:.0} repositories/s)",
+            "; {:.2} s ({} repositories/s)",
             secs,
-            run.rows.len() as f64 / secs.max(1e-9)
+            rate(run.rows.len() as f64 / secs.max(1e-9))
         ));
     }
     io::info(&line);
+    for r in run.rows.iter().filter(|r| !r.left_out.is_empty()).take(5) {
+        for why in &r.left_out {
+            io::warn(&format!("{}: {why}", r.name));
+        }
+    }
     for r in run.rows.iter().filter(|r| r.error.is_some()).take(5) {
         io::error(&format!(
             "{}: {}",
@@ -239,7 +245,10 @@ impl Progress for Lines {
             0.0
         };
         io::info(&format!(
-            "batch: {done}/{total} repositories ({rate:.0}/s, ETA {eta:.0} s)"
+            "batch: {}/{} repositories ({}/s, ETA {eta:.0} s)",
+            grouped_usize(done),
+            grouped_usize(total),
+            numbers::rate(rate)
         ));
     }
 }

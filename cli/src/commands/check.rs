@@ -52,6 +52,11 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
             t
         }
     };
+    // Text on standard output in the terminal's look (colour, ASCII marks); files never.
+    let text = match (args.format, &args.output) {
+        (CheckFormat::Text, None) => crate::terminal::stdout_look().paint(&text),
+        _ => text,
+    };
     io::write_output(args.output.as_deref(), &text)?;
     Ok(match out.exit_code {
         0 => ExitCode::Ok,

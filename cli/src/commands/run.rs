@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use gapscore_engine::run::run as run_request;
 use gapscore_engine::{ExitCode, RunRequest};
 use gapscore_runner::exec::install_interrupt_handlers;
-use gapscore_runner::workspace::Isolation;
+use gapscore_runner::workspace::{CopySize, Isolation};
 
 use crate::args::{RunArgs, ScoreOptions, WorkspaceArg};
 use crate::commands::score::{finish, request};
@@ -93,7 +93,31 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     req.sandbox = args.sandbox.options(args.share_net);
     req.env.clone_from(&args.env);
     req.trust_workspace_runner = args.trust_workspace_runner;
+    req.on_large_copy = Some(announce_copy);
     let interrupt = install_interrupt_handlers().context("cannot catch Ctrl-C")?;
     let outcome = run_request(&req, &registry, &interrupt);
     finish(&opts, &outcome)
+}
+
+/// The one note before a large project copy: a run that seems not to start is copying.
+fn announce_copy(size: CopySize) {
+    io::note(&format!(
+        "copying {} files ({:.1} MB) into a disposable workspace before the run; `--workspace \
+         inplace` runs in the project itself, without the copy's protection (docs/run.md)",
+        thousands(size.files),
+        size.bytes as f64 / 1e6
+    ));
+}
+
+/// `n` with a comma between each group of three digits (`20,000`).
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
 }

@@ -27,8 +27,11 @@ pub(crate) fn request(
             seal.allow_broken = args.allow_broken_seal;
             req.seal = Some(seal);
         }
+        // As in `batch`: the record's hash and expected tests count; the engine warns that no
+        // directory was checked, and refuses a combined record.
+        (Some(record), None) => req.seal_record_only = Some(record.clone()),
         (None, Some(dir)) => req.skip_dirs.push(dir.clone()),
-        _ => {}
+        (None, None) => {}
     }
     req.trust_unlocated_skips = args.trust_unlocated_skips;
     req.sealed_hash.clone_from(&args.sealed_hash);

@@ -91,10 +91,10 @@ fn seal(args: &SealArgs, dir: &Path) -> Result<ExitCode> {
     // The expected tests are listed before the directory is touched: a stub run that cannot be
     // used refuses the seal before a canary is written into the sealed directory.
     if args.expect_run {
-        let Some(ids) = expect_run(args, dir)? else {
-            return Ok(ExitCode::Error);
-        };
-        req.expected_tests = Some(ids);
+        match expect_run(args, dir)? {
+            Ok(ids) => req.expected_tests = Some(ids),
+            Err(code) => return Ok(code),
+        }
     } else if !args.expect.is_empty() {
         let (registry, plugin_failures) = host::registry(&args.host);
         if plugin_failures > 0 {
@@ -154,8 +154,9 @@ fn seal(args: &SealArgs, dir: &Path) -> Result<ExitCode> {
 }
 
 /// `--expect-run`: the stub's command run through run's own path (the engine's
-/// `expected_ids_from_run`); `None` when the list cannot be used (the reasons printed).
-fn expect_run(args: &SealArgs, dir: &Path) -> Result<Option<Vec<String>>> {
+/// `expected_ids_from_run`); the exit code instead when the list cannot be used (the reasons
+/// printed): 2, or the engine's 130/143 when gapscore was interrupted.
+fn expect_run(args: &SealArgs, dir: &Path) -> Result<std::result::Result<Vec<String>, ExitCode>> {
     let (registry, plugin_failures) = host::registry(&args.host);
     if plugin_failures > 0 {
         bail!("a plugin could not be loaded; no seal written");
@@ -184,8 +185,15 @@ fn expect_run(args: &SealArgs, dir: &Path) -> Result<Option<Vec<String>>> {
         outcome.evidence.duration_secs
     ));
     io::diagnostics(&outcome.diagnostics);
+    if let Some(code) = outcome.stopped {
+        io::error(&format!(
+            "exit {}: gapscore was interrupted while the stub's command ran; no seal written",
+            code.code()
+        ));
+        return Ok(Err(code));
+    }
     let Some(ids) = outcome.ids else {
-        return Ok(None);
+        return Ok(Err(ExitCode::Error));
     };
     if ids.is_empty() {
         bail!("the stub run's results hold no tests; no seal written");
@@ -195,7 +203,7 @@ fn expect_run(args: &SealArgs, dir: &Path) -> Result<Option<Vec<String>>> {
         ids.len(),
         if ids.len() == 1 { "" } else { "s" }
     ));
-    Ok(Some(ids))
+    Ok(Ok(ids))
 }
 
 fn hex_of(hash: &str) -> &str {

@@ -47,16 +47,26 @@ fn markdown_stays_under_githubs_limit_and_counts_the_rest_per_suite() {
         "{} characters",
         md.chars().count()
     );
-    assert!(md.contains("## Failures (3000)"), "{md}");
+    // Counts people read group thousands (issue 35).
+    assert!(md.contains("## Failures (3,000)"), "{md}");
+    let grouped = |n: usize| {
+        let s = n.to_string();
+        if n >= 1000 {
+            format!("{},{}", &s[..s.len() - 3], &s[s.len() - 3..])
+        } else {
+            s
+        }
+    };
     let shown = md.matches("### ❌ `").count();
     assert!(shown > 50 && shown < 3000, "{shown} shown");
     let rest = 3000 - shown;
     assert!(
-        md.contains(&format!("_{rest} more failures are not shown in full (GitHub's limit of 65536 characters for a comment or job summary); the JSON report lists every one._")),
+        md.contains(&format!("_{} more failures are not shown in full (GitHub's limit of 65536 characters for a comment or job summary); the JSON report lists every one._", grouped(rest))),
         "{md}"
     );
     assert!(md.contains(&format!(
-        "<details><summary>{rest} more failures in 3 suites</summary>"
+        "<details><summary>{} more failures in 3 suites</summary>",
+        grouped(rest)
     )));
     // The three suites' counts add up to what was left out.
     let counted: u64 = ["api", "cli", "core"]
@@ -70,6 +80,7 @@ fn markdown_stays_under_githubs_limit_and_counts_the_rest_per_suite() {
                 .rsplit(' ')
                 .next()
                 .unwrap()
+                .replace(',', "")
                 .parse::<u64>()
                 .unwrap()
         })

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use super::github::{LEGACY_MARK, ZERO_WIDTH_SPACE, inert_plain, text_reads_command};
 use super::headline::{advisory_head, provenance_line, score_text};
+use super::numbers::{grouped, grouped_usize, natural_cmp};
 use super::text::cut;
 use super::{MARKDOWN_LIMIT, RenderOptions, Sink, to_string};
 use crate::failures::Failure;
@@ -322,7 +323,8 @@ fn markdown_head(report: &GapReport, out: &mut Sink<'_>) {
         let _ = writeln!(
             out,
             "_The score rounds to 0.0 but is {exact:.4}%: {} of {} sealed tests failed._\n",
-            report.sealed_tests.failed, report.sealed_tests.total
+            grouped(report.sealed_tests.failed),
+            grouped(report.sealed_tests.total)
         );
     }
 
@@ -332,10 +334,18 @@ fn markdown_head(report: &GapReport, out: &mut Sink<'_>) {
     let _ = writeln!(
         out,
         "| Sealed | {} | {} | {} |",
-        s.total, s.passed, s.failed
+        grouped(s.total),
+        grouped(s.passed),
+        grouped(s.failed)
     );
     if let Some(o) = &report.open_tests {
-        let _ = writeln!(out, "| Open | {} | {} | {} |", o.total, o.passed, o.failed);
+        let _ = writeln!(
+            out,
+            "| Open | {} | {} | {} |",
+            grouped(o.total),
+            grouped(o.passed),
+            grouped(o.failed)
+        );
     }
     out.push('\n');
 
@@ -364,22 +374,26 @@ fn markdown_head(report: &GapReport, out: &mut Sink<'_>) {
         let _ = writeln!(out, "## Sealed suites\n");
         let _ = writeln!(out, "| Suite | Total | Passed | Failed |");
         let _ = writeln!(out, "|---|---:|---:|---:|");
-        for (suite, c) in ext.suites.iter().take(LIST_ROWS) {
+        // The suites that failed most first, then by name as people count (suite2 before
+        // suite10): the rows a reader needs stay within the first LIST_ROWS.
+        let mut suites: Vec<_> = ext.suites.iter().collect();
+        suites.sort_by(|(a, x), (b, y)| y.failed.cmp(&x.failed).then_with(|| natural_cmp(a, b)));
+        for (suite, c) in suites.into_iter().take(LIST_ROWS) {
             let mark = if c.failed > 0 { "❌" } else { "✅" };
             let _ = writeln!(
                 out,
                 "| {mark} {} | {} | {} | {} |",
                 cell(&cut(suite, NAME_CUT)),
-                c.total,
-                c.passed,
-                c.failed
+                grouped(c.total),
+                grouped(c.passed),
+                grouped(c.failed)
             );
         }
         if ext.suites.len() > LIST_ROWS {
             let _ = writeln!(
                 out,
                 "\n_{} more suites are not shown here; the JSON report counts every one._",
-                ext.suites.len() - LIST_ROWS
+                grouped_usize(ext.suites.len() - LIST_ROWS)
             );
         }
         out.push('\n');
@@ -393,7 +407,7 @@ fn markdown_failures(report: &GapReport, opts: &RenderOptions, budget: usize, ou
     if total == 0 {
         return;
     }
-    let _ = writeln!(out, "## Failures ({total})\n");
+    let _ = writeln!(out, "## Failures ({})\n", grouped_usize(total));
     let max = opts.max_failures.unwrap_or(usize::MAX);
     let mut used = 0;
     let mut shown = 0;
@@ -417,7 +431,7 @@ fn markdown_failures(report: &GapReport, opts: &RenderOptions, budget: usize, ou
     let _ = writeln!(
         out,
         "_{} more failure{} not shown in full ({why}); the JSON report lists every one._\n",
-        total - shown,
+        grouped_usize(total - shown),
         if total - shown == 1 { " is" } else { "s are" }
     );
     omitted_by_suite(report, shown, out);
@@ -453,7 +467,8 @@ fn omitted_by_suite(report: &GapReport, shown: usize, out: &mut Sink<'_>) {
     rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let omitted = report.failures.len() - shown;
     let mut block = format!(
-        "<details><summary>{omitted} more failure{} in {} suite{}</summary>\n\n| Suite | Failures not shown |\n|---|---:|\n",
+        "<details><summary>{} more failure{} in {} suite{}</summary>\n\n| Suite | Failures not shown |\n|---|---:|\n",
+        grouped_usize(omitted),
         if omitted == 1 { "" } else { "s" },
         rows.len() + usize::from(others > 0),
         if rows.len() + usize::from(others > 0) == 1 {
@@ -465,7 +480,7 @@ fn omitted_by_suite(report: &GapReport, shown: usize, out: &mut Sink<'_>) {
     let mut rest = 0u64;
     let mut rest_suites = 0usize;
     for (suite, n) in rows {
-        let row = format!("| {} | {n} |\n", cell(&cut(&suite, NAME_CUT)));
+        let row = format!("| {} | {} |\n", cell(&cut(&suite, NAME_CUT)), grouped(n));
         if rest_suites > 0 || block.len() + row.len() > OMITTED_BUDGET {
             rest += n;
             rest_suites += 1;
@@ -629,8 +644,8 @@ fn markdown_tail(report: &GapReport, out: &mut Sink<'_>) {
                     out,
                     "| {} | {}/{} | {:.1} | {} |",
                     c.cycle,
-                    c.sealed_failed,
-                    c.sealed_total,
+                    grouped(c.sealed_failed),
+                    grouped(c.sealed_total),
                     c.score,
                     c.reveal.map(|r| r.to_string()).unwrap_or_default()
                 );

@@ -28,6 +28,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod ndjson;
+pub mod numbers;
 pub mod reward;
 pub mod summary;
 mod text;

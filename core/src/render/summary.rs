@@ -1,5 +1,6 @@
 //! The reference validators' summary lines (`Shadow Score: 11.1% 🟢 (minor)`, ...).
 
+use super::numbers::{grouped, grouped_usize};
 use std::fmt::Write as _;
 
 use super::github::inert_plain;
@@ -26,13 +27,23 @@ pub(super) fn summary_into(report: &GapReport, opts: &RenderOptions, out: &mut S
         let _ = writeln!(out, "{}", inert_plain(&p));
     }
     let s = &report.sealed_tests;
-    let _ = writeln!(out, "Sealed: {}/{} passed", s.passed, s.total);
+    let _ = writeln!(
+        out,
+        "Sealed: {}/{} passed",
+        grouped(s.passed),
+        grouped(s.total)
+    );
     if let Some(o) = &report.open_tests {
-        let _ = writeln!(out, "Open:   {}/{} passed", o.passed, o.total);
+        let _ = writeln!(
+            out,
+            "Open:   {}/{} passed",
+            grouped(o.passed),
+            grouped(o.total)
+        );
     }
     if !report.failures.is_empty() {
         let total = report.failures.len();
-        let _ = writeln!(out, "\nFailures ({total}):");
+        let _ = writeln!(out, "\nFailures ({}):", grouped_usize(total));
         let shown = opts.max_failures.unwrap_or(usize::MAX).min(total);
         for f in report.failures.iter().take(shown) {
             if f.message.is_empty() {

@@ -116,6 +116,19 @@ fn build(
             ),
         );
     }
+    if sealed.listing_unmatched() {
+        because(
+            Code::ListingUnmatched,
+            "none of the sealed results is a test the seal record lists: the record names tests another way (another format or directory), so the score counts every listed test as not run".into(),
+        );
+    } else if let Some((a, b)) = sealed.manifest_key_collisions().first() {
+        because(
+            Code::ListingUnmatched,
+            format!(
+                "the seal record lists `{a}` and `{b}`, which pytest's JUnit XML names alike: a JUnit result for either is matched to neither"
+            ),
+        );
+    }
     if score.total == 0 {
         because(
             Code::ZeroSealedTests,

@@ -27,9 +27,46 @@ pub(super) struct CopyReport {
     pub(super) special: Vec<PathBuf>,
 }
 
+/// How much a project copy will hold: the regular files and their bytes, counted by the walk
+/// before anything is copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CopySize {
+    /// Regular files to copy.
+    pub files: usize,
+    /// Their total size in bytes.
+    pub bytes: u64,
+}
+
+impl CopySize {
+    /// More files than this make a copy large enough to announce.
+    pub const LARGE_FILES: usize = 2_000;
+    /// More bytes than this (100 MB) make a copy large enough to announce.
+    pub const LARGE_BYTES: u64 = 100_000_000;
+
+    /// Whether the copy is large enough that the user should hear of it before it starts.
+    pub fn is_large(self) -> bool {
+        self.files > Self::LARGE_FILES || self.bytes > Self::LARGE_BYTES
+    }
+}
+
+/// One walked entry, copied after the walk.
+enum Entry {
+    Dir(PathBuf),
+    File(PathBuf),
+    Link(PathBuf, PathBuf),
+}
+
 /// Copies `src` into the existing empty directory `dst`, leaving out `skip` (the sealed
-/// directory's place, which is filled from the verified sealed directory instead).
-pub(super) fn copy_project(src: &Path, dst: &Path, skip: Option<&Path>) -> io::Result<CopyReport> {
+/// directory's place, which is filled from the verified sealed directory instead). The project
+/// is walked first and copied after, so `on_size` hears how large the copy is before it starts
+/// (one walk: the entries are kept, not walked again).
+pub(super) fn copy_project(
+    src: &Path,
+    dst: &Path,
+    skip: Option<&Path>,
+    on_size: &mut dyn FnMut(CopySize),
+) -> io::Result<CopyReport> {
     let skip = skip.map(Path::to_owned);
     let walker = ignore::WalkBuilder::new(src)
         .hidden(false)
@@ -47,6 +84,8 @@ pub(super) fn copy_project(src: &Path, dst: &Path, skip: Option<&Path>) -> io::R
         })
         .build();
     let mut report = CopyReport::default();
+    let mut entries = Vec::new();
+    let mut size = CopySize { files: 0, bytes: 0 };
     for entry in walker {
         let entry = entry.map_err(|e| match e.into_io_error() {
             Some(io) => io,
@@ -59,22 +98,35 @@ pub(super) fn copy_project(src: &Path, dst: &Path, skip: Option<&Path>) -> io::R
             .path()
             .strip_prefix(src)
             .map_err(|_| io::Error::other("walked outside the project"))?;
-        let target = dst.join(rel);
-        let kind = fs::symlink_metadata(entry.path())?.file_type();
+        let meta = fs::symlink_metadata(entry.path())?;
+        let kind = meta.file_type();
         if kind.is_symlink() {
-            let link = fs::read_link(entry.path())?;
-            if link_stays_inside(rel, &link) && make_symlink(&link, &target).is_ok() {
-                continue;
-            }
-            report.outside_links.push((rel.to_owned(), link));
+            entries.push(Entry::Link(rel.to_owned(), fs::read_link(entry.path())?));
         } else if kind.is_dir() {
-            fs::create_dir(&target)?;
+            entries.push(Entry::Dir(rel.to_owned()));
         } else if kind.is_file() {
-            // std::fs::copy carries the permission bits over (executables stay executable).
-            fs::copy(entry.path(), &target)?;
-            report.files += 1;
+            size.files += 1;
+            size.bytes += meta.len();
+            entries.push(Entry::File(rel.to_owned()));
         } else {
             report.special.push(rel.to_owned());
+        }
+    }
+    on_size(size);
+    for entry in entries {
+        match entry {
+            Entry::Link(rel, link) => {
+                if !(link_stays_inside(&rel, &link) && make_symlink(&link, &dst.join(&rel)).is_ok())
+                {
+                    report.outside_links.push((rel, link));
+                }
+            }
+            Entry::Dir(rel) => fs::create_dir(dst.join(rel))?,
+            Entry::File(rel) => {
+                // std::fs::copy carries the permission bits over (executables stay executable).
+                fs::copy(src.join(&rel), dst.join(&rel))?;
+                report.files += 1;
+            }
         }
     }
     Ok(report)

@@ -271,7 +271,9 @@ fn round_trip_through_gapscore_ctrf_writer() {
     }
     // An id the writer must carry (not derivable from suite and name).
     run.tests[1].id = "node::id[param]".into();
-    run.tests[0].parent = true;
+    // A failing parent whose child passed stands as a test of its own (the tally counts it).
+    run.tests[1].parent = true;
+    run.tests[5].parent_id = Some("node::id[param]".into());
     run.problems
         .push(Problem::new(ProblemKind::BuildFailure, "undefined: x").with_suite("pkg"));
     run.problems.push(Problem::new(
@@ -319,6 +321,22 @@ fn round_trip_through_gapscore_ctrf_writer() {
     assert_eq!(back.problems[0].suite.as_deref(), Some("pkg"));
     // A problem without a suite is placed in the file it came from.
     assert_eq!(back.problems[1].suite.as_deref(), Some("results/junit.xml"));
+
+    // A parent that passed, or whose failure a child carries, is only its children: not
+    // written, so the CTRF summary counts what `score` counts (issue 35).
+    run.tests[0].parent = true;
+    run.tests[0].id = "pkg > mod::test_passed".into();
+    run.tests[5].status = Status::Failed;
+    let doc = gapscore_adapter_ctrf::to_ctrf(std::slice::from_ref(&run));
+    let names: Vec<&str> = doc["results"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), run.tests.len() - 2, "{names:?}");
+    assert!(!names.contains(&"test_passed") && !names.contains(&"test_failed"));
+    assert_eq!(doc["results"]["summary"]["tests"], names.len());
 }
 
 #[test]

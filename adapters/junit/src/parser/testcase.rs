@@ -215,9 +215,11 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
             .unwrap_or_else(|| Box::new(TestCase::new(None, String::new(), status)));
         // The classname names the test's real container (a module, a package) unless it is
         // empty, repeats the test's own name (jest-junit's default template), or is node's
-        // constant `test` (which says nothing, while the suite path holds the describe blocks).
+        // constant `test` (which says nothing, while the suite path holds the describe blocks;
+        // at the top level node's TAP names the test alone, and so does this, so one run has
+        // one id in either format).
         let classname = case.classname.trim();
-        let generic = classname == "test" && self.path.is_some();
+        let generic = classname == "test" && (self.path.is_some() || self.producer == Some("node"));
         let suite = if generic || classname.is_empty() || classname == case.name.trim() {
             self.path.as_deref()
         } else {

@@ -32,9 +32,12 @@ const PRODUCER_SHOWN: &[&str] = &[
     "pytest-tap-standard",
 ];
 
-/// Same name and same suite path (none and empty alike).
+/// Same name and same suite path (none and empty alike). A point the runner left unnamed (an
+/// empty name in the truth) is named by its id, `#N`, or `(unnamed)` without one (issue 35).
 fn same(t: &TestCase, w: &Value) -> bool {
-    w["name"].as_str() == Some(t.name.as_str())
+    let want = w["name"].as_str();
+    (want == Some(t.name.as_str())
+        || (want == Some("") && t.name == t.id && (t.id.starts_with('#') || t.id == "(unnamed)")))
         && t.suite.as_deref().unwrap_or("") == w["suite"].as_str().unwrap_or("")
 }
 

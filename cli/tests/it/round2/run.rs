@@ -341,3 +341,109 @@ fn item09_sealed_dir_without_seal_says_nothing_is_verified() {
         stderr(&out)
     );
 }
+
+#[test]
+fn item01_the_exit_1_of_an_advisory_run_has_a_code_of_its_own() {
+    let dir = project();
+    let out = run(
+        dir.path(),
+        &[
+            "run",
+            "--results",
+            "-",
+            "--format",
+            "summary",
+            "--",
+            "sh",
+            "fail.sh",
+        ],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    // Names what did not fully run, the way out, and a code that is not the threshold's.
+    assert!(err.contains("runner-failed"), "{err}");
+    assert!(err.contains("--allow-advisory"), "{err}");
+    assert!(err.contains("gapscore explain E013"), "{err}");
+    let explained = run(dir.path(), &["explain", "E013"]);
+    assert_eq!(code(&explained), 0, "{}", stderr(&explained));
+    let text = stdout(&explained);
+    assert!(text.contains("did not fully run"), "{text}");
+    assert!(text.contains("--allow-advisory"), "{text}");
+    assert!(!text.contains("does not meet the `--threshold`"), "{text}");
+}
+
+#[test]
+fn item01_ctrl_c_during_seal_expect_run_exits_130() {
+    let dir = project();
+    std::fs::create_dir(dir.path().join("sealed")).unwrap();
+    std::fs::write(dir.path().join("sealed/ok.tap"), OK_TAP).unwrap();
+    let child = Command::new(bin())
+        .args([
+            "seal",
+            "sealed",
+            "--expect-run",
+            "--results",
+            "-",
+            "-o",
+            "seal.json",
+            "--",
+            "sh",
+            "slow.sh",
+        ])
+        .current_dir(dir.path())
+        .env_remove("GITHUB_ACTIONS")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 130, "{}", stderr(&out));
+    assert!(!dir.path().join("seal.json").exists());
+}
+
+/// A project of `files` small files besides `ok.tap`.
+fn project_of(files: usize) -> tempfile::TempDir {
+    let dir = project();
+    let many = dir.path().join("many");
+    std::fs::create_dir(&many).unwrap();
+    for i in 0..files {
+        std::fs::write(many.join(format!("f{i}.txt")), "x").unwrap();
+    }
+    dir
+}
+
+#[test]
+fn item12_a_large_copy_is_announced_once_with_its_size() {
+    let args = [
+        "run",
+        "--results",
+        "-",
+        "--format",
+        "summary",
+        "--",
+        "cat",
+        "ok.tap",
+    ];
+    let large = project_of(2_100);
+    let out = run(large.path(), &args);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    let notes: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("gapscore: note: copying"))
+        .collect();
+    // 2,100 files and the project's five others.
+    assert_eq!(notes.len(), 1, "{err}");
+    assert!(notes[0].contains("2,105 files"), "{err}");
+    assert!(notes[0].contains("MB"), "{err}");
+    assert!(notes[0].contains("--workspace"), "{err}");
+    // A small project is copied without a word.
+    let out = run(project().path(), &args);
+    assert!(!stderr(&out).contains("note: copying"), "{}", stderr(&out));
+}
