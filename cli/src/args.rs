@@ -169,8 +169,27 @@ pub struct AdaptersArgs {
     pub host: HostArgs,
 
     /// Write the list to this file (atomically) instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        help_heading = "Output"
+    )]
     pub output: Option<PathBuf>,
+
+    /// The list's format: `text`, a table; `json`, one object whose field names are stable
+    /// (docs/score.md, under the table of built-in adapters).
+    #[arg(long, value_enum, default_value_t = AdaptersFormat::Text, value_name = "FORMAT", help_heading = "Output")]
+    pub format: AdaptersFormat,
+}
+
+/// `gapscore adapters --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AdaptersFormat {
+    /// One line per adapter: name, version, formats, origin.
+    Text,
+    /// `{"version": 1, "adapters": [{"name", "version", "formats", "origin", "path"}]}`.
+    Json,
 }
 
 /// `gapscore score`.

@@ -147,6 +147,11 @@ impl Registry {
             origin: Origin::BuiltIn,
             plugin: None,
         });
+        r.entries.push(Registered {
+            adapter: Arc::new(gapscore_adapter_mocha::Mocha::new()),
+            origin: Origin::BuiltIn,
+            plugin: None,
+        });
         r
     }
 

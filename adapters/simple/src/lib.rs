@@ -69,6 +69,24 @@ impl Adapter for Simple {
         if p[first] != b'{' {
             return 0;
         }
+        let only_own_keys = || {
+            top_level_keys(&p[first..])
+                .iter()
+                .all(|k| matches!(k.as_slice(), b"tests" | b"problems"))
+        };
+        // The format's own shape: a `tests` array whose first entry is an object with a
+        // `name`. Another format's `tests` (Mocha's entries have a `title`, beside `stats`) is
+        // not claimed, so it reaches its own reader or the "no adapter recognises this file"
+        // error, never a parse error of this one. A document with nothing but the format's
+        // own keys is still claimed, weakly, so a broken simple file gets the reader's error
+        // at its line and column.
+        if !first_test_has_name(&p[first..]) {
+            return if has_key(p, b"\"tests\"") && only_own_keys() {
+                10
+            } else {
+                0
+            };
+        }
         let sure = match (has_key(p, b"\"tests\""), has_key(p, b"\"status\"")) {
             (true, true) => 90,
             (true, false) => 80,
@@ -99,6 +117,112 @@ impl Adapter for Simple {
 }
 
 use gapscore_adapter_sdk::json_has_key as has_key;
+
+/// False when the outermost object's `tests` value, as far as `text` goes, is not an array, or
+/// its first entry is not an object, or that object ends without a `name` key. True for an
+/// empty array, and when the prefix ends before the first entry does (nothing to refuse on).
+fn first_test_has_name(text: &[u8]) -> bool {
+    let Some(at) = top_level_value(text, b"tests") else {
+        // No `tests` at the top: the key check below decides.
+        return true;
+    };
+    let rest = text.get(at..).unwrap_or_default();
+    let mut it = rest
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.is_ascii_whitespace());
+    match it.next() {
+        Some((_, b'[')) => {}
+        None => return true,
+        Some(_) => return false,
+    }
+    match it.next() {
+        Some((_, b']')) | None => true,
+        Some((i, b'{')) => {
+            let entry = rest.get(i..).unwrap_or_default();
+            let closed = object_closes(entry);
+            !closed || top_level_keys(entry).iter().any(|k| k == b"name")
+        }
+        Some(_) => false,
+    }
+}
+
+/// Whether the object `text` starts with ends within `text`.
+fn object_closes(text: &[u8]) -> bool {
+    let mut depth = 0usize;
+    let mut in_str = false;
+    let mut escaped = false;
+    for &b in text {
+        if in_str {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The offset in `text` (which starts at the outermost `{`) just after the `:` of the top-level
+/// key `key`.
+fn top_level_value(text: &[u8], key: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = text.get(i) {
+        match b {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return None;
+                }
+            }
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while let Some(&c) = text.get(i) {
+                    match c {
+                        b'\\' => i += 1,
+                        b'"' => break,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                let name = text.get(start..i).unwrap_or_default();
+                let after = i + 1;
+                let colon = text
+                    .get(after..)
+                    .unwrap_or_default()
+                    .iter()
+                    .position(|c| !c.is_ascii_whitespace());
+                if depth == 1
+                    && name == key
+                    && let Some(off) = colon
+                    && text.get(after + off) == Some(&b':')
+                {
+                    return Some(after + off + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
 
 /// The keys of the outermost JSON object in `text` (which starts at its `{`), as far as the
 /// text goes: a cheap scan for detection, not a parser (escapes inside strings are honoured;
@@ -158,6 +282,33 @@ mod tests {
         // Keys inside strings and nested objects do not count; escapes are honoured.
         let nested = br#"{"tests": [{"name": "say \"case\": hi", "status": "passed", "meta": {"case": 1}}]}"#;
         assert_eq!(simple.detect(nested, None), 90);
+        // Another format's `tests` (Mocha's entries have a `title`) beside other keys.
+        for other in [
+            &br#"{"stats": {"tests": 1}, "tests": [{"title": "a", "fullTitle": "b a", "err": {}}], "passes": []}"#[..],
+            br#"{"tests": [{"title": "a", "status": "passed"}], "meta": 1}"#,
+        ] {
+            assert_eq!(simple.detect(other, None), 0, "{}", String::from_utf8_lossy(other));
+        }
+        // Nothing but the format's own keys, broken inside: claimed weakly, for the reader's
+        // precise error.
+        for broken in [
+            &br#"{"tests": [{"title": "a", "status": "passed"}]}"#[..],
+            br#"{"tests": ["a"]}"#,
+            br#"{"tests": 3, "problems": []}"#,
+        ] {
+            assert_eq!(
+                simple.detect(broken, None),
+                10,
+                "{}",
+                String::from_utf8_lossy(broken)
+            );
+        }
+        // An empty list, and a first entry cut by the prefix, are still the format's.
+        assert_eq!(simple.detect(br#"{"tests": []}"#, None), 80);
+        assert_eq!(
+            simple.detect(br#"{"tests": [{"status": "passed", "na"#, None),
+            90
+        );
         assert_eq!(
             top_level_keys(br#"{"a": {"b": 1}, "c": [{"d": 2}], "e": "f:"}"#),
             [b"a".to_vec(), b"c".to_vec(), b"e".to_vec()]

@@ -105,7 +105,8 @@ pub(crate) const ADAPTERS_HELP: &str = "\
 Exit codes: 0 ok, 2 a plugin could not be loaded.
 
 Examples:
-  gapscore adapters";
+  gapscore adapters
+  gapscore adapters --format json";
 
 /// The closing help of `gapscore seal`.
 pub(crate) const SEAL_HELP: &str = "\

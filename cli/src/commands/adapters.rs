@@ -1,16 +1,82 @@
-//! `gapscore adapters`: list built-in adapters and loaded plugins.
+//! `gapscore adapters`: list built-in adapters and loaded plugins, as a table or as JSON.
 
 use std::fmt::Write as _;
 
 use anyhow::Result;
+use gapscore_adapters::Origin;
 use gapscore_engine::ExitCode;
+use serde::Serialize;
 
-use crate::args::AdaptersArgs;
+use crate::args::{AdaptersArgs, AdaptersFormat};
 use crate::{host, io};
 
-/// Prints one line per adapter: name, version, formats, origin.
+/// The version of the JSON listing's shape; a field is only ever added within one version.
+const LISTING_VERSION: u32 = 1;
+
+/// `adapters --format json`: the listing.
+#[derive(Serialize)]
+struct Listing<'a> {
+    version: u32,
+    adapters: Vec<Entry<'a>>,
+}
+
+/// One adapter in the JSON listing.
+#[derive(Serialize)]
+struct Entry<'a> {
+    name: &'a str,
+    version: &'a str,
+    formats: &'a [String],
+    /// `built-in`, `plugin` or `plugin-exec`.
+    origin: &'static str,
+    /// The plugin file, or the executable adapter's command line; `null` for a built-in.
+    path: Option<String>,
+}
+
+/// Prints one line per adapter (name, version, formats, origin), or the JSON listing.
 pub fn run(args: &AdaptersArgs) -> Result<ExitCode> {
     let (registry, failed) = host::registry(&args.host);
+    let out = match args.format {
+        AdaptersFormat::Text => table(&registry),
+        AdaptersFormat::Json => json(&registry)?,
+    };
+    io::write_output(args.output.as_deref(), &out)?;
+    Ok(if failed > 0 {
+        ExitCode::Error
+    } else {
+        ExitCode::Ok
+    })
+}
+
+fn json(registry: &gapscore_adapters::Registry) -> Result<String> {
+    let adapters = registry
+        .entries()
+        .iter()
+        .map(|e| {
+            let info = e.adapter.info();
+            let (origin, path) = match &e.origin {
+                Origin::BuiltIn => ("built-in", None),
+                Origin::Plugin(p) => ("plugin", Some(p.display().to_string())),
+                Origin::Exec(c) => ("plugin-exec", Some(c.clone())),
+            };
+            Entry {
+                name: &info.name,
+                version: &info.version,
+                formats: &info.formats,
+                origin,
+                path,
+            }
+        })
+        .collect();
+    let listing = Listing {
+        version: LISTING_VERSION,
+        adapters,
+    };
+    let mut out = serde_json::to_string_pretty(&listing)?;
+    out.push('\n');
+    Ok(out)
+}
+
+fn table(registry: &gapscore_adapters::Registry) -> String {
     let rows: Vec<[String; 4]> = registry
         .entries()
         .iter()
@@ -45,10 +111,5 @@ pub fn run(args: &AdaptersArgs) -> Result<ExitCode> {
         );
         let _ = writeln!(out, "{}", line.trim_end());
     }
-    io::write_output(args.output.as_deref(), &out)?;
-    Ok(if failed > 0 {
-        ExitCode::Error
-    } else {
-        ExitCode::Ok
-    })
+    out
 }

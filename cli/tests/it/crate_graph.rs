@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const READERS: [&str; 8] = [
-    "simple", "junit", "pytest", "jest", "ctrf", "gotest", "tap", "libtest",
+const READERS: [&str; 9] = [
+    "simple", "junit", "pytest", "jest", "ctrf", "gotest", "tap", "libtest", "mocha",
 ];
 
 /// Crates of the workspace that ship nothing (test helpers, fixtures, a template): not drawn.
@@ -61,10 +61,10 @@ fn manifests() -> BTreeMap<String, BTreeSet<String>> {
 }
 
 /// A name as the block writes it (`core`, `adapters (the host)`, `gapscore (cli)`,
-/// `adapter-{a,b}`, `the eight readers`) as crate names.
+/// `adapter-{a,b}`, `the nine readers`) as crate names.
 fn crate_names(word: &str) -> Vec<String> {
     let word = word.split(" (").next().unwrap_or(word).trim();
-    if word == "the eight readers" {
+    if word == "the nine readers" {
         return READERS
             .iter()
             .map(|r| format!("gapscore-adapter-{r}"))

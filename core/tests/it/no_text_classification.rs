@@ -175,7 +175,7 @@ fn built_in_readers_warn_with_a_code() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters");
     let mut files = Vec::new();
     for reader in [
-        "ctrf", "gotest", "jest", "junit", "libtest", "pytest", "simple", "tap",
+        "ctrf", "gotest", "jest", "junit", "libtest", "mocha", "pytest", "simple", "tap",
     ] {
         rust_files(&root.join(reader).join("src"), &mut files);
     }

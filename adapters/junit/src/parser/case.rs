@@ -164,6 +164,18 @@ impl<K: EventSink + ?Sized> Reading<'_, K> {
                     .then(|| case.not_run.map(|w| format!("status: {w}")))
                     .flatten()
             });
+        // node --test prints the whole inspected error: keep its assertion's message, the frame
+        // where it failed and its expected/actual values, not the test runner's own frames.
+        if self.producer == Some("node")
+            && matches!(status, Status::Failed | Status::Errored)
+            && let Some(n) = test.message.as_deref().and_then(super::node::read)
+        {
+            test.message = Some(n.message);
+            if test.expected.is_none() && test.actual.is_none() {
+                test.expected = n.expected;
+                test.actual = n.actual;
+            }
+        }
         // pytest writes where a skip was decided as the skip's text: `path:line: reason`.
         if status == Status::Skipped
             && let Some(s) = &case.skipped

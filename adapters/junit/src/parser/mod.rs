@@ -4,6 +4,7 @@
 
 mod case;
 mod declared;
+mod node;
 mod panic;
 mod pass;
 mod producer;
