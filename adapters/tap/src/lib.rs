@@ -36,6 +36,7 @@ mod lite;
 mod nesting;
 pub mod parser;
 mod plan;
+mod point;
 pub mod yaml;
 
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};

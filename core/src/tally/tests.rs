@@ -3,6 +3,7 @@
 use super::*;
 use crate::policy::{FlakyPolicy, SkippedPolicy, XfailPolicy};
 use gapscore_model::Attempt;
+use gapscore_model::ProblemKind;
 
 fn t(name: &str, status: Status) -> TestCase {
     TestCase::new(None, name, status)
