@@ -29,7 +29,13 @@ pub(crate) fn js_key(id: &str) -> Option<(String, String)> {
     if !EXTENSIONS.iter().any(|e| file.ends_with(e)) {
         return None;
     }
-    let file = file.replace('\\', "/");
+    // A Windows path (`C:\p\a.test.js`) in forward slashes; elsewhere a backslash is part
+    // of a file's name (a file named `sealed\a.test.js` is not `sealed/a.test.js`).
+    let file = if windows_absolute(file) {
+        file.replace('\\', "/")
+    } else {
+        file.to_owned()
+    };
     let file = file.strip_prefix("./").unwrap_or(&file).to_owned();
     let titles: Vec<&str> = rest
         .split(" > ")
@@ -40,6 +46,12 @@ pub(crate) fn js_key(id: &str) -> Option<(String, String)> {
         return None;
     }
     Some((file, titles.join(" > ")))
+}
+
+/// `C:\x` or `C:/x`.
+fn windows_absolute(file: &str) -> bool {
+    let b = file.as_bytes();
+    b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/')
 }
 
 /// `/x/y` or `C:/x/y`.
@@ -137,8 +149,18 @@ mod tests {
         assert_eq!(junit, ("src/a.test.js".into(), "adds > inner > one".into()));
         // jest-junit's `{classname} > {title}` of a top-level test, and `./` or `\`.
         assert_eq!(
-            js_key(".\\src\\a.test.ts:: > one"),
+            js_key("./src/a.test.ts:: > one"),
             Some(("src/a.test.ts".into(), "one".into()))
+        );
+        // A Windows path in forward slashes; elsewhere a backslash is part of a name (attack
+        // 35: a root file named `sealed\\calc.spec.js` stood in for `sealed/calc.spec.js`).
+        assert_eq!(
+            js_key("C:\\p\\src\\a.test.ts > one"),
+            Some(("C:/p/src/a.test.ts".into(), "one".into()))
+        );
+        assert_eq!(
+            js_key("sealed\\calc.spec.js::one"),
+            Some(("sealed\\calc.spec.js".into(), "one".into()))
         );
         assert_eq!(js_key("sealed/test_calc.py::test_sub"), None);
         assert_eq!(js_key("a.test.js::"), None);
