@@ -153,7 +153,7 @@ mod tests {
             Some(("src/a.test.ts".into(), "one".into()))
         );
         // A Windows path in forward slashes; elsewhere a backslash is part of a name (attack
-        // 35: a root file named `sealed\\calc.spec.js` stood in for `sealed/calc.spec.js`).
+        // 35: a root file named `sealed\calc.spec.js` stood in for `sealed/calc.spec.js`).
         assert_eq!(
             js_key("C:\\p\\src\\a.test.ts > one"),
             Some(("C:/p/src/a.test.ts".into(), "one".into()))
