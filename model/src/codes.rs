@@ -275,6 +275,13 @@ codes! {
         "a Jest or Vitest result names its test file by a path that ends in two listed test files (`/p/b/a/x.test.js` ends both `a/x.test.js` and `b/a/x.test.js`): it is matched to neither, so the listed tests did not run",
         "seal with `seal --expect` on results in the format you score, so ids match exactly (Jest's and Vitest's JSON name files by absolute paths, their JUnit reporters by paths from the project root)";
 
+    ExpectOutsideDir = "W227", "seal",
+        "a `seal --expect-run` stub run reported tests whose files lie outside the sealed directory: they are not listed as sealed tests",
+        "run the stub's command on the sealed directory only (`pytest tests/sealed`), or move the tests into it if they are sealed tests";
+    ExpectPlaceUnknown = "W228", "seal",
+        "a `seal --expect-run` stub run reported tests whose results name no file (node --test ids, Go packages): they are listed, but nothing checks they lie in the sealed directory",
+        "run the stub's command on the sealed directory only, so no test from elsewhere is recorded as sealed";
+
     InputUnreadable = "E001", "engine",
         "an input file could not be read or parsed",
         "fix the file at the place the message names; no report is written while an input is bad";
@@ -314,6 +321,9 @@ codes! {
     RunNotComplete = "E013", "engine",
         "`gapscore run` exits 1 without `--threshold`: its report is advisory (the sealed suite did not fully run: the runner failed, timed out or was killed, results are missing; or an input was cut), so its score is not a measurement",
         "fix what the report's advisory reason names and run again; or pass `--allow-advisory` to exit 0 on an advisory report (under `--threshold` the gate then judges the score alone)";
+    ExpectNoneInside = "E014", "seal",
+        "every test a `seal --expect-run` stub run reported lies outside the sealed directory; no seal was written",
+        "run the stub's command so that it runs the sealed directory's tests";
     RunnerInWorkspace = "E040", "runner",
         "`gapscore run` refused to start: the runner or a module of its framework would be loaded from the workspace, which the implementer writes",
         "install the runner outside the project (a global or CI-provided tool, `python -m pytest` from an interpreter outside it) and remove the planted module the message names; or pass `--trust-workspace-runner`, and the report records what was trusted";

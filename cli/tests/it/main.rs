@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used)] // Test code.
 
+mod attack35_run;
 mod common;
 
 mod bad_input;
