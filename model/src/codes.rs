@@ -136,6 +136,9 @@ codes! {
     MissingSummary = "P023", "run",
         "the runner's console summary, printed at the end of every complete run, is absent beside its result files",
         "let the runner print its summary (no `-qq`, a console reporter besides the file one: vitest `--reporter=default`); a run whose output was silenced or cut before it cannot be compared";
+    ForeignContent = "P024", "readers",
+        "a result file holds what its runner never writes (a key outside Mocha's JSON document, lines that are not TAP in a TAP stream on the command's output): something else wrote into it",
+        "have the runner write its results to a file (`--reporter-option output=FILE`, `--test-reporter-destination=FILE`) and read that file, not the command's output the implementation can print to";
     SurplusResults = "P022", "engine",
         "an expected test has more results than the seal lists it (twins under a sealed id, a suite appended twice)",
         "run each sealed test as often as the seal records it (`seal --expect` with the same command); the surplus passes are not counted";

@@ -260,11 +260,16 @@ pub enum ProblemKind {
     /// the run ended before the runner could print it): the second channel cannot be compared
     /// (added in 0.5).
     MissingSummary,
+    /// A result file holds what its runner never writes (a key Mocha's JSON reporter does not
+    /// write; lines that are not TAP in a TAP stream read from the command's own output):
+    /// something else wrote into it, so what it says cannot be trusted to be the runner's
+    /// (added in 0.5).
+    ForeignContent,
 }
 
 impl ProblemKind {
     /// Every problem kind.
-    pub const ALL: [ProblemKind; 23] = [
+    pub const ALL: [ProblemKind; 24] = [
         ProblemKind::BuildFailure,
         ProblemKind::CollectionError,
         ProblemKind::SuiteError,
@@ -288,6 +293,7 @@ impl ProblemKind {
         ProblemKind::UnattributedResults,
         ProblemKind::SurplusResults,
         ProblemKind::MissingSummary,
+        ProblemKind::ForeignContent,
     ];
 
     /// The kebab-case name used in JSON (`build-failure`, ...).
@@ -316,6 +322,7 @@ impl ProblemKind {
             ProblemKind::UnattributedResults => "unattributed-results",
             ProblemKind::SurplusResults => "surplus-results",
             ProblemKind::MissingSummary => "missing-summary",
+            ProblemKind::ForeignContent => "foreign-content",
         }
     }
 
@@ -346,6 +353,7 @@ impl ProblemKind {
             ProblemKind::UnattributedResults => Code::UnattributedResults,
             ProblemKind::SurplusResults => Code::SurplusResults,
             ProblemKind::MissingSummary => Code::MissingSummary,
+            ProblemKind::ForeignContent => Code::ForeignContent,
         }
     }
 
@@ -375,6 +383,7 @@ impl ProblemKind {
             ProblemKind::UnattributedResults => "results without names",
             ProblemKind::SurplusResults => "more results than the seal lists",
             ProblemKind::MissingSummary => "console summary missing",
+            ProblemKind::ForeignContent => "content the runner never writes",
         }
     }
 

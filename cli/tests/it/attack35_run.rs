@@ -131,3 +131,71 @@ fn f6_expect_run_with_no_test_inside_the_sealed_dir_is_refused() {
     );
     assert!(!dir.path().join("s.json").exists());
 }
+
+/// `run --results - --format json -- cat OUT` on a recorded Mocha output: its exit code, the
+/// report and standard error.
+fn run_replayed(out_file: &str) -> (i32, Value, String) {
+    let dir = project("f2");
+    let out = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--results",
+            "-",
+            "--format",
+            "json",
+            "--",
+            "cat",
+            out_file,
+        ],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    (code(&out), report, stderr(&out))
+}
+
+fn problem_kinds(report: &Value) -> Vec<String> {
+    report["gapscore"]["problems"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|p| p["kind"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Finding 2b: a forged Mocha document that makes Mocha's own (with the failure) the value of
+/// a key Mocha never writes is a counted problem: the report is advisory, not 0.0 perfect.
+#[test]
+fn f2_mocha_document_with_an_unknown_top_level_key_is_foreign_content() {
+    let (status, report, err) = run_replayed("wrapped.out");
+    // An advisory `run` exits 1 (I15).
+    assert_eq!(status, 1, "{err}");
+    assert!(
+        problem_kinds(&report).contains(&"foreign-content".to_owned()),
+        "{report}"
+    );
+    assert_eq!(report["report"]["advisory"], true, "{report}");
+    // The problem names the key.
+    assert!(
+        report["gapscore"]["problems"][0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("`log`")),
+        "{report}"
+    );
+}
+
+/// Finding 2a: TAP lines printed before Mocha's JSON on the command's standard output make the
+/// stream read as TAP; its lines that are not TAP make the report advisory, not only a warning.
+#[test]
+fn f2_lines_not_tap_in_a_tap_stream_on_stdout_make_the_report_advisory() {
+    let (status, report, err) = run_replayed("tap-prefix.out");
+    // An advisory `run` exits 1 (I15).
+    assert_eq!(status, 1, "{err}");
+    assert!(
+        problem_kinds(&report).contains(&"foreign-content".to_owned()),
+        "{report}"
+    );
+    assert_eq!(report["report"]["advisory"], true, "{report}");
+}
