@@ -46,6 +46,7 @@
 pub mod console;
 pub mod error;
 pub mod exit;
+mod dotted_twins;
 mod expect_place;
 pub mod expect_run;
 pub mod expected_tests;

@@ -139,6 +139,9 @@ codes! {
     ForeignContent = "P024", "readers",
         "a result file holds what its runner never writes (a key outside Mocha's JSON document, lines that are not TAP in a TAP stream on the command's output): something else wrote into it",
         "have the runner write its results to a file (`--reporter-option output=FILE`, `--test-reporter-destination=FILE`) and read that file, not the command's output the implementation can print to";
+    DottedTwin = "P025", "run",
+        "a Python module outside the sealed directory has a sealed test module's dotted path (`tests.sealed/test_calc.py` and `tests/sealed/test_calc.py`), so pytest's JUnit XML names their tests alike",
+        "remove or rename the module outside the sealed directory, or read pytest's JSON report (its node ids keep the file)";
     SurplusResults = "P022", "engine",
         "an expected test has more results than the seal lists it (twins under a sealed id, a suite appended twice)",
         "run each sealed test as often as the seal records it (`seal --expect` with the same command); the surplus passes are not counted";

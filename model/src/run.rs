@@ -265,11 +265,16 @@ pub enum ProblemKind {
     /// something else wrote into it, so what it says cannot be trusted to be the runner's
     /// (added in 0.5).
     ForeignContent,
+    /// `gapscore run`: a Python module outside the sealed directory has a sealed test module's
+    /// dotted path (`tests.sealed/test_calc.py` beside `tests/sealed/test_calc.py`); pytest's
+    /// JUnit XML names both modules' tests alike, so a result under a sealed test's name may be
+    /// the twin's (added in 0.5).
+    DottedTwin,
 }
 
 impl ProblemKind {
     /// Every problem kind.
-    pub const ALL: [ProblemKind; 24] = [
+    pub const ALL: [ProblemKind; 25] = [
         ProblemKind::BuildFailure,
         ProblemKind::CollectionError,
         ProblemKind::SuiteError,
@@ -294,6 +299,7 @@ impl ProblemKind {
         ProblemKind::SurplusResults,
         ProblemKind::MissingSummary,
         ProblemKind::ForeignContent,
+        ProblemKind::DottedTwin,
     ];
 
     /// The kebab-case name used in JSON (`build-failure`, ...).
@@ -323,6 +329,7 @@ impl ProblemKind {
             ProblemKind::SurplusResults => "surplus-results",
             ProblemKind::MissingSummary => "missing-summary",
             ProblemKind::ForeignContent => "foreign-content",
+            ProblemKind::DottedTwin => "dotted-twin",
         }
     }
 
@@ -354,6 +361,7 @@ impl ProblemKind {
             ProblemKind::SurplusResults => Code::SurplusResults,
             ProblemKind::MissingSummary => Code::MissingSummary,
             ProblemKind::ForeignContent => Code::ForeignContent,
+            ProblemKind::DottedTwin => Code::DottedTwin,
         }
     }
 
@@ -384,6 +392,7 @@ impl ProblemKind {
             ProblemKind::SurplusResults => "more results than the seal lists",
             ProblemKind::MissingSummary => "console summary missing",
             ProblemKind::ForeignContent => "content the runner never writes",
+            ProblemKind::DottedTwin => "a module outside the sealed directory with a sealed module's name",
         }
     }
 

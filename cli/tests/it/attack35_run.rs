@@ -199,3 +199,50 @@ fn f2_lines_not_tap_in_a_tap_stream_on_stdout_make_the_report_advisory() {
     );
     assert_eq!(report["report"]["advisory"], true, "{report}");
 }
+
+/// Finding 1: `tests.sealed/test_calc.py` outside the sealed directory has the sealed module's
+/// dotted path, so pytest's JUnit names its passing tests as the sealed ones (which never ran:
+/// `calc.py` skips the sealed module). The twin is a counted problem naming both files: the
+/// report is advisory and `run` exits 1, instead of 25.0 with the sealed tests counted passed.
+#[test]
+fn f1_a_python_module_with_a_sealed_modules_dotted_path_is_a_problem() {
+    if !pytest_available() {
+        return;
+    }
+    let dir = project("f1");
+    let out = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--seal",
+            "p1j.seal.json",
+            "--sealed-dir",
+            "tests/sealed",
+            "--results",
+            "j.xml",
+            "--format",
+            "json",
+            "--",
+            "python3",
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--junitxml=j.xml",
+        ],
+    );
+    let err = stderr(&out);
+    assert_eq!(code(&out), 1, "{err}");
+    let report: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {err}"));
+    assert_eq!(report["report"]["advisory"], true, "{report}");
+    let twin = report["gapscore"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["kind"] == "dotted-twin")
+        .unwrap_or_else(|| panic!("{report}"));
+    let detail = twin["detail"].as_str().unwrap();
+    assert!(detail.contains("tests.sealed/test_calc.py"), "{detail}");
+    assert!(detail.contains("tests/sealed/test_calc.py"), "{detail}");
+}
