@@ -76,7 +76,12 @@ mod tests {
     fn a_dotted_directory_name_is_a_twin_of_the_nested_one() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for d in ["tests/sealed", "tests.sealed", "tests/open", "node_modules/tests/sealed"] {
+        for d in [
+            "tests/sealed",
+            "tests.sealed",
+            "tests/open",
+            "node_modules/tests/sealed",
+        ] {
             std::fs::create_dir_all(root.join(d)).unwrap();
         }
         for f in [

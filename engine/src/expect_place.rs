@@ -73,7 +73,8 @@ impl SealedPlace {
         let parts: Vec<&str> = classname.split('.').collect();
         let identifier = |p: &&str| {
             !p.is_empty()
-                && p.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+                && p.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
                 && !p.starts_with(|c: char| c.is_ascii_digit())
         };
         if !parts.iter().all(identifier) {

@@ -44,9 +44,9 @@
 #![deny(missing_docs)]
 
 pub mod console;
+mod dotted_twins;
 pub mod error;
 pub mod exit;
-mod dotted_twins;
 mod expect_place;
 pub mod expect_run;
 pub mod expected_tests;

@@ -392,7 +392,9 @@ impl ProblemKind {
             ProblemKind::SurplusResults => "more results than the seal lists",
             ProblemKind::MissingSummary => "console summary missing",
             ProblemKind::ForeignContent => "content the runner never writes",
-            ProblemKind::DottedTwin => "a module outside the sealed directory with a sealed module's name",
+            ProblemKind::DottedTwin => {
+                "a module outside the sealed directory with a sealed module's name"
+            }
         }
     }
 

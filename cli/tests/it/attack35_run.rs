@@ -23,7 +23,10 @@ fn copy_dir(from: &Path, to: &Path) {
 
 fn project(name: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&repo_path(&format!("cli/tests/data/attack35/{name}")), dir.path());
+    copy_dir(
+        &repo_path(&format!("cli/tests/data/attack35/{name}")),
+        dir.path(),
+    );
     dir
 }
 
@@ -50,7 +53,17 @@ fn f6_expect_run_lists_only_tests_inside_the_sealed_dir() {
         return;
     }
     let runs: [(&str, &[&str]); 2] = [
-        ("j.xml", &["python3", "-m", "pytest", "-p", "no:cacheprovider", "--junitxml=j.xml"]),
+        (
+            "j.xml",
+            &[
+                "python3",
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                "--junitxml=j.xml",
+            ],
+        ),
         (
             "r.json",
             &[
@@ -149,8 +162,8 @@ fn run_replayed(out_file: &str) -> (i32, Value, String) {
             out_file,
         ],
     );
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    let report: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
     (code(&out), report, stderr(&out))
 }
 
