@@ -563,7 +563,14 @@ impl EventSink for Tally {
         {
             outcome = CountsAs::Fail;
         }
-        if outcome == CountsAs::Fail || test.parent {
+        // A result listed under another id (pytest's JUnit naming, a Jest path) is renamed to
+        // that id on the owned path, which counts it: handed over before anything is counted
+        // here, so it is counted once.
+        let renamed = self
+            .manifest
+            .as_ref()
+            .is_some_and(|m| m.position(test.id).is_none() && m.canonical(test.id).is_some());
+        if outcome == CountsAs::Fail || test.parent || renamed {
             self.test_finished(test.to_test_case());
             return;
         }
@@ -576,11 +583,6 @@ impl EventSink for Tally {
         self.dups.record(test.id);
         if let Some(m) = &self.manifest {
             match m.position(test.id) {
-                // Listed under another id (pytest's JUnit naming): counted under that one.
-                None if m.canonical(test.id).is_some() => {
-                    self.test_finished(test.to_test_case());
-                    return;
-                }
                 Some(i) => {
                     self.manifest_seen.push(i);
                     if outcome == CountsAs::Pass {

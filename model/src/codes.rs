@@ -364,6 +364,9 @@ codes! {
     ListingUnmatched = "A009", "report",
         "advisory: the seal record's expected tests could not be matched to the results by id (none matched, two listed tests share pytest's JUnit name, or a Jest or Vitest result's path ends in two listed files)",
         "seal with `seal --expect` on results in the format and from the directory you score (`gapscore explain W224`, `W225`, `W226`)";
+    ExpectedTestsDidNotRun = "A010", "report",
+        "advisory: expected sealed tests of the seal record have no result (the sealed suite did not fully run; each is counted as failed)",
+        "find why they did not run (a file that failed to load or exited early, a deselecting plugin, a narrower command than the seal's) and run the whole sealed suite again (`gapscore explain W208`)";
 
     SealUnreadable = "R001", "engine",
         "the seal record or the sealed directory could not be read",

@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used)] // Test code.
 
+mod attack35;
 mod attack35_run;
 mod common;
 

@@ -608,8 +608,10 @@ fn run_under_a_combined_seal_counts_every_suite_and_catches_a_changed_one() {
     let tmp = plural_project(&format!("echo '{results}' > res.json\n"));
     let root = tmp.path();
     let o = run_plural(root);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // A listed test without a result: the suite did not fully run (A010), so `run` exits 1.
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     let r = json_of(&o);
+    assert_eq!(r["report"]["advisory"], true, "{r}");
     assert_eq!(r["sealed_tests"]["total"], 3, "{r}");
     assert_eq!(r["sealed_tests"]["failed"], 1, "{r}");
     assert_eq!(r["report"]["sealed_hash"], combined_hash(root), "{r}");

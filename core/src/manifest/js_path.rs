@@ -2,8 +2,11 @@
 //! (`/home/me/proj/src/a.test.js > adds > one`, the describe blocks in the suite), JUnit
 //! reporters by its path from the project root with the describe blocks in the name
 //! (`src/a.test.js::adds > one`). Neither file says the root, so an id is matched through its
-//! [`js_key`] (the file and the test's path of titles) and a relative file matches an absolute
-//! one it is a component-wise suffix of: `src/a.test.js` ends `/home/me/proj/src/a.test.js`.
+//! [`js_key`] (the file and the test's path of titles): a result's absolute file matches a
+//! listed relative file it ends in, component-wise (`/home/me/proj/src/a.test.js` ends in
+//! `src/a.test.js`). Never the other way: a listed absolute file is matched by its own id
+//! only, since a relative result's root is unknown and a root-level `a.test.js` would stand in
+//! for the listed `/home/me/proj/src/a.test.js` (found by an attack on the build).
 
 use std::collections::HashMap;
 
@@ -53,13 +56,12 @@ fn joined(file: &str, test: &str) -> String {
     format!("{file}\0{test}")
 }
 
-/// The listed Jest and Vitest ids by their keys: the relative ones by file and test, the
-/// absolute ones by every suffix of their file and test. Each key keeps every listed position
-/// it stands for, so a result two listed ids could be is seen to be ambiguous.
+/// The listed Jest and Vitest ids with a relative file, by their keys (file and test). Each key
+/// keeps every listed position it stands for, so a result two listed ids could be is seen to
+/// be ambiguous. A listed absolute file has no key: only its own id matches it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct JsKeys {
     relative: HashMap<String, Vec<u32>>,
-    absolute: HashMap<String, Vec<u32>>,
 }
 
 impl JsKeys {
@@ -67,11 +69,7 @@ impl JsKeys {
         let Some((file, test)) = js_key(id) else {
             return;
         };
-        if absolute(&file) {
-            for s in suffixes(&file) {
-                self.absolute.entry(joined(s, &test)).or_default().push(at);
-            }
-        } else {
+        if !absolute(&file) {
             self.relative
                 .entry(joined(&file, &test))
                 .or_default()
@@ -80,14 +78,16 @@ impl JsKeys {
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.relative.is_empty() && self.absolute.is_empty()
+        self.relative.is_empty()
     }
 
     /// The listed positions a result id may stand for, each once, in listed order: an absolute
-    /// file finds the listed relative files it ends in, a relative file the listed absolute
-    /// files that end in it and the listed relative file it is (the other form of the test).
-    /// An absolute file never finds another absolute one: two checkouts share no root to
-    /// compare from.
+    /// file finds the listed relative files it ends in, a relative file the listed relative
+    /// file it is (the other form of the test). A listed absolute file is found by neither: a
+    /// relative result's root is unknown, and two checkouts share no root to compare from.
+    /// Two results finding one listed test (`/p/test/a.test.js` and a copy at
+    /// `/p/z/test/a.test.js`, both ending in `test/a.test.js`) both count for it, the worse
+    /// standing (the manifest's surplus rule).
     pub(crate) fn candidates(&self, id: &str) -> Vec<u32> {
         let Some((file, test)) = js_key(id) else {
             return Vec::new();
@@ -99,9 +99,7 @@ impl JsKeys {
                 take(self.relative.get(&joined(s, &test)));
             }
         } else {
-            let key = joined(&file, &test);
-            take(self.absolute.get(&key));
-            take(self.relative.get(&key));
+            take(self.relative.get(&joined(&file, &test)));
         }
         out.sort_unstable();
         out.dedup();
@@ -139,9 +137,11 @@ mod tests {
         assert_eq!(k.candidates("/home/p/b/a/x.test.js > t"), [0, 1]);
         assert!(k.candidates("/home/p/ba/x.test.js > t").is_empty());
         assert!(k.candidates("/home/p/a/x.test.js > other").is_empty());
-        assert_eq!(k.candidates("src/y.test.ts::d > t"), [2]);
-        assert_eq!(k.candidates("p/src/y.test.ts::d > t"), [2]);
-        assert!(k.candidates("rc/y.test.ts::d > t").is_empty());
+        // A listed absolute file is never found through a relative result: its root is
+        // unknown, so `y.test.ts` at the root could stand in for `/ci/p/src/y.test.ts`.
+        assert!(k.candidates("src/y.test.ts::d > t").is_empty());
+        assert!(k.candidates("y.test.ts::d > t").is_empty());
+        assert!(k.candidates("p/src/y.test.ts::d > t").is_empty());
         // Absolute against absolute: only an exact id matches, never a shared suffix.
         assert!(k.candidates("/elsewhere/p/src/y.test.ts > d::t").is_empty());
         // The other form of a relative id.

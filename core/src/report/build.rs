@@ -140,6 +140,22 @@ fn build(
             ),
         );
     }
+    // A listed test without a result did not run: the suite did not fully run, whatever the
+    // runner says (a file that exited at load, a plugin dropping tests). Counted as failed, it
+    // still must not read as a measurement. Said once: A009 already covers a listing no result
+    // matches.
+    if !sealed.missing.is_empty() && !sealed.listing_unmatched() {
+        let n = sealed.missing.len();
+        because(
+            Code::ExpectedTestsDidNotRun,
+            format!(
+                "{n} expected sealed test{} of the seal record {} no result: the sealed suite did not fully run (first: {})",
+                plural(n),
+                if n == 1 { "has" } else { "have" },
+                sealed.missing[0]
+            ),
+        );
+    }
     if score.total == 0 {
         because(
             Code::ZeroSealedTests,

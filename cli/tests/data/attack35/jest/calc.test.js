@@ -1,0 +1,1 @@
+describe('calc', () => { test('adds', () => {}); test('muls', () => {}); });

@@ -1,0 +1,271 @@
+//! The attack on issue 35's build, fixer A's part: a result listed under another id counted
+//! once (an honest pytest JUnit run against a pytest-json listing read as 100% advisory), sealed
+//! tests without a result making the report advisory (finding 4), and a listed absolute Jest
+//! path never matched by a relative result, while two absolute results ending in one listed
+//! relative path both count, the worse standing (finding 5). Data: `cli/tests/data/attack35/`.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{code, json_of, repo_path, run_in, runner_available, stderr};
+
+/// A temporary directory holding `cli/tests/data/attack35/<topic>`'s files.
+fn fixture(topic: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &repo_path(&format!("cli/tests/data/attack35/{topic}")),
+        dir.path(),
+    );
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+fn seal(dir: &Path, sealed_dir: &str, expect: &str, record: &str) {
+    let o = run_in(dir, &["seal", sealed_dir, "--expect", expect, "-o", record]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+fn advisory_codes(r: &Value) -> Vec<String> {
+    r["gapscore"]["advisory_reasons"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| x["code"].as_str().unwrap_or("").to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn pytest_here() -> bool {
+    runner_available("python3", &["-m", "pytest", "--version"])
+}
+
+/// Six passing pytest tests, listed from pytest-json and read from JUnit: counted once each.
+#[test]
+fn double_count_a_renamed_pass_is_counted_once_through_score() {
+    let dir = fixture("pytest");
+    seal(dir.path(), "tests/sealed", "honest.json", "json.seal");
+    let o = run_in(
+        dir.path(),
+        &[
+            "score",
+            "--sealed",
+            "honest.xml",
+            "--seal",
+            "json.seal",
+            "--sealed-dir",
+            "tests/sealed",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = json_of(&o);
+    assert_eq!(r["sealed_tests"]["total"], 6, "{r}");
+    assert_eq!(r["sealed_tests"]["failed"], 0, "{r}");
+    // The statuses read (what a runner's console summary is checked against): 6, not 12.
+    assert_eq!(r["gapscore"]["sealed_statuses"]["passed"], 6, "{r}");
+    assert_eq!(r["report"]["advisory"], Value::Null, "{r}");
+}
+
+/// The same through `run`: pytest prints `6 passed`, and the tally agrees (it read 12 before).
+#[test]
+fn double_count_an_honest_junit_run_against_a_json_listing_scores_zero_through_run() {
+    if !pytest_here() {
+        return;
+    }
+    let dir = fixture("pytest");
+    fs::copy(
+        dir.path().join("calc-honest.py"),
+        dir.path().join("calc.py"),
+    )
+    .unwrap();
+    seal(dir.path(), "tests/sealed", "honest.json", "json.seal");
+    let o = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--seal",
+            "json.seal",
+            "--sealed-dir",
+            "tests/sealed",
+            "--results",
+            "j.xml",
+            "--",
+            "python3",
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--junitxml=j.xml",
+            "tests/sealed",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = json_of(&o);
+    assert_eq!(r["sealed_tests"]["failed"], 0, "{r}");
+    assert_eq!(r["sealed_tests"]["total"], 6, "{r}");
+    assert_eq!(r["report"]["advisory"], Value::Null, "{}", stderr(&o));
+}
+
+/// Finding 4 read back: two of six listed tests have no result (skipped at import): advisory
+/// (A010), so `--threshold` fails whatever the score.
+#[test]
+fn f4_listed_tests_without_a_result_make_the_report_advisory_and_fail_a_gate() {
+    let dir = fixture("pytest");
+    seal(dir.path(), "tests/sealed", "honest.xml", "junit.seal");
+    let args = [
+        "score",
+        "--sealed",
+        "skipped.xml",
+        "--seal",
+        "junit.seal",
+        "--sealed-dir",
+        "tests/sealed",
+    ];
+    let o = run_in(dir.path(), &args);
+    assert_eq!(
+        code(&o),
+        0,
+        "score stays a reporting command: {}",
+        stderr(&o)
+    );
+    let r = json_of(&o);
+    assert_eq!(r["report"]["advisory"], true, "{r}");
+    assert!(advisory_codes(&r).contains(&"A010".to_owned()), "{r}");
+    let gated = run_in(dir.path(), &[&args[..], &["--threshold", "50"]].concat());
+    assert_eq!(code(&gated), 1, "{}", stderr(&gated));
+    let allowed = run_in(
+        dir.path(),
+        &[&args[..], &["--threshold", "50", "--allow-advisory"]].concat(),
+    );
+    assert_eq!(code(&allowed), 0, "{}", stderr(&allowed));
+}
+
+/// Finding 4 through `run`: a sealed module skipped at import exits 1 (E013) by default.
+#[test]
+fn f4_a_run_whose_listed_tests_did_not_all_run_exits_1() {
+    if !pytest_here() {
+        return;
+    }
+    let dir = fixture("pytest");
+    fs::copy(dir.path().join("calc-skip.py"), dir.path().join("calc.py")).unwrap();
+    seal(dir.path(), "tests/sealed", "honest.xml", "junit.seal");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--seal",
+            "junit.seal",
+            "--sealed-dir",
+            "tests/sealed",
+            "--results",
+            "j.xml",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&[
+            "--",
+            "python3",
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--junitxml=j.xml",
+            "tests/sealed",
+        ]);
+        run_in(dir.path(), &args)
+    };
+    let o = run(&[]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("E013"), "{}", stderr(&o));
+    let r = json_of(&o);
+    assert!(advisory_codes(&r).contains(&"A010".to_owned()), "{r}");
+    assert_eq!(code(&run(&["--allow-advisory"])), 0);
+}
+
+/// Finding 5: a root-level `calc.test.js` does not stand in for the listed absolute
+/// `…/test/sealed/calc.test.js`, whose tests never ran (its file throws at `require`).
+#[test]
+fn f5_a_relative_result_never_stands_for_a_listed_absolute_path() {
+    let jest = dirs_jest();
+    if !runner_available("node", &["--version"]) || !jest.exists() {
+        return;
+    }
+    let dir = fixture("jest");
+    seal(dir.path(), "test/sealed", "stub.json", "abs.seal");
+    let jest = jest.to_string_lossy().into_owned();
+    let o = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--seal",
+            "abs.seal",
+            "--sealed-dir",
+            "test/sealed",
+            "--results",
+            "r.json",
+            "--",
+            &jest,
+            "--ci",
+            "--json",
+            "--outputFile=r.json",
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let r = json_of(&o);
+    assert_eq!(r["sealed_tests"]["passed"], 0, "{r}");
+    assert_eq!(r["report"]["advisory"], true, "{r}");
+}
+
+fn dirs_jest() -> std::path::PathBuf {
+    let home = std::env::var_os("HOME").unwrap_or_default();
+    Path::new(&home).join(".cache/gapscore-ci/node_modules/.bin/jest")
+}
+
+/// Finding 5's forward direction: the sealed file's `muls` fails, a nested copy
+/// `z/test/sealed/calc.test.js` passes it; both end in the listed relative path, both count,
+/// and the failure stands (the surplus pass is taken back, the report advisory).
+#[test]
+fn f5_two_absolute_results_for_one_listed_test_both_count_and_the_worse_stands() {
+    let dir = fixture("jest");
+    let o = run_in(
+        dir.path(),
+        &[
+            "score",
+            "--sealed",
+            "nested.json",
+            "--seal",
+            "rel.seal.json",
+            "--sealed-dir",
+            "test/sealed",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r = json_of(&o);
+    // adds passed, muls failed, and the surplus-results problem counts as one failure more.
+    assert_eq!(r["sealed_tests"]["passed"], 1, "{r}");
+    assert_eq!(r["sealed_tests"]["failed"], 2, "{r}");
+    let failed: Vec<&str> = r["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["test_name"].as_str().unwrap())
+        .collect();
+    assert!(failed.iter().any(|n| n.ends_with("muls")), "{r}");
+    assert_eq!(r["report"]["advisory"], true, "{r}");
+    assert_eq!(
+        r["gapscore"]["problems"][0]["kind"], "surplus-results",
+        "{r}"
+    );
+}
