@@ -11,6 +11,17 @@ use std::path::{Path, PathBuf};
 use gapscore_core::TestCase;
 use gapscore_core::skip_scope::{SkipScope, SkipVerdict};
 
+/// The formats whose `file` is the file the test is written in.
+const FILE_IS_THE_TESTS: &[&str] = &[
+    "pytest-json-report",
+    "pytest-reportlog",
+    "pytest-text",
+    "jest-json",
+    "mocha-json",
+    "ctrf-json",
+    "junit-xml",
+];
+
 /// The sealed directory of a stub run, and the workspace its results are read against.
 #[derive(Debug, Clone)]
 pub(crate) struct SealedPlace {
@@ -50,7 +61,11 @@ impl SealedPlace {
     }
 
     fn file_of(&self, format: &str, t: &TestCase) -> Option<String> {
-        if let Some(f) = t.file.as_deref().filter(|f| !f.trim().is_empty()) {
+        // Only where `file` is the test's own file: libtest, Go and TAP record the place of a
+        // failure (a panic in `src/lib.rs`, an assertion in a helper), not of the test.
+        if FILE_IS_THE_TESTS.contains(&format)
+            && let Some(f) = t.file.as_deref().filter(|f| !f.trim().is_empty())
+        {
             return Some(f.to_owned());
         }
         // pytest's node id: `path/to/test_x.py::Class::test`.
@@ -127,5 +142,9 @@ mod tests {
             Place::Unknown
         );
         assert_eq!(place.of("tap", &case("adds", None)), Place::Unknown);
+        // libtest's `file` is where a test panicked, not where it is written.
+        let mut panicked = case("adds", None);
+        panicked.file = Some("src/lib.rs".into());
+        assert_eq!(place.of("libtest-json", &panicked), Place::Unknown);
     }
 }
