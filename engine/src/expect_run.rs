@@ -17,6 +17,7 @@ use gapscore_runner::sandbox::{self, SandboxMode, SandboxOptions};
 use gapscore_runner::workspace::{ConfineError, Isolation, prepare};
 
 use crate::exit::ExitCode;
+use crate::expect_place::SealedPlace;
 use crate::expected_tests::expected_ids_in;
 use crate::runner_evidence::{ResultsBaseline, check_results};
 use crate::suite::Diagnostic;
@@ -192,7 +193,14 @@ pub fn expected_ids_from_run(
         &checked.scored,
         reads_stdout.then_some(stdout_copy.as_path()),
     );
-    let (ids, more) = expected_ids_in(registry, inputs, errors, &ingest);
+    // Only the sealed directory's tests are sealed tests: one the command ran from elsewhere is
+    // left out (the workspace is still there to place pytest's dotted JUnit classnames).
+    let sealed_in_ws = ws
+        .sealed_dir
+        .clone()
+        .unwrap_or_else(|| ws.dir.join(&req.sealed_dir));
+    let place = SealedPlace::new(&sealed_in_ws, &ws.dir);
+    let (ids, more) = expected_ids_in(registry, inputs, errors, &ingest, Some(&place));
     diagnostics.extend(more);
     Ok(ExpectRunOutcome {
         ids,

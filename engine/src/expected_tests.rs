@@ -9,6 +9,7 @@ use gapscore_adapters::{
 };
 use gapscore_core::{Code, RunCollector};
 
+use crate::expect_place::{Place, SealedPlace};
 use crate::suite::Diagnostic;
 
 /// The ids of the leaf tests in a stub run's result files, for a record's expected-test list,
@@ -21,15 +22,18 @@ pub fn expected_ids(
     ingest_opts: &IngestOptions,
 ) -> (Option<Vec<String>>, Vec<Diagnostic>) {
     let (inputs, errors) = expand_inputs(paths);
-    expected_ids_in(registry, inputs, errors, ingest_opts)
+    expected_ids_in(registry, inputs, errors, ingest_opts, None)
 }
 
-/// [`expected_ids`] of inputs already expanded (a stub run's standard output named `-`).
+/// [`expected_ids`] of inputs already expanded (a stub run's standard output named `-`). With
+/// `sealed`, a result whose file lies outside the sealed directory is left out (`W227`; `E014`
+/// when that leaves none), and results with no known place are kept but noted (`W228`).
 pub(crate) fn expected_ids_in(
     registry: &Registry,
     inputs: Vec<Input>,
     errors: Vec<IngestError>,
     ingest_opts: &IngestOptions,
+    sealed: Option<&SealedPlace>,
 ) -> (Option<Vec<String>>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     let mut failed = errors.len();
@@ -41,6 +45,8 @@ pub(crate) fn expected_ids_in(
     }
     // Every leaf, repeats kept: an id that occurs twice in the stub run is expected twice.
     let mut ids = Vec::new();
+    let mut outside: Vec<String> = Vec::new();
+    let mut unplaced = 0usize;
     for o in ingest(registry, &inputs, ingest_opts, |source, format| {
         RunCollector::new(format, Some(source.to_owned()))
     }) {
@@ -77,7 +83,16 @@ pub(crate) fn expected_ids_in(
                     failed += 1;
                     continue;
                 }
-                ids.extend(run.tests.into_iter().filter(|t| !t.parent).map(|t| t.id));
+                for t in run.tests.into_iter().filter(|t| !t.parent) {
+                    match sealed.map(|s| s.of(&run.format, &t)) {
+                        Some(Place::Outside(file)) => outside.push(format!("{} ({file})", t.id)),
+                        Some(Place::Unknown) => {
+                            unplaced += 1;
+                            ids.push(t.id);
+                        }
+                        Some(Place::Inside) | None => ids.push(t.id),
+                    }
+                }
             }
             Outcome::Skipped { path, reason } => {
                 diagnostics.push(Diagnostic::error(
@@ -110,6 +125,41 @@ pub(crate) fn expected_ids_in(
             ),
         ));
         return (None, diagnostics);
+    }
+    if !outside.is_empty() {
+        outside.sort();
+        let shown: Vec<&str> = outside.iter().take(3).map(String::as_str).collect();
+        let more = outside.len() - shown.len();
+        diagnostics.push(Diagnostic::warning(
+            Code::ExpectOutsideDir,
+            format!(
+                "{} test{} the stub run reported lie{} outside the sealed directory and {} not listed: {}{} (--expect-run)",
+                outside.len(),
+                if outside.len() == 1 { "" } else { "s" },
+                if outside.len() == 1 { "s" } else { "" },
+                if outside.len() == 1 { "is" } else { "are" },
+                shown.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() }
+            ),
+        ));
+        if ids.is_empty() {
+            diagnostics.push(Diagnostic::error(
+                Code::ExpectNoneInside,
+                "no test the stub run reported lies inside the sealed directory; no seal written (--expect-run)",
+            ));
+            return (None, diagnostics);
+        }
+    }
+    if unplaced > 0 {
+        diagnostics.push(Diagnostic::warning(
+            Code::ExpectPlaceUnknown,
+            format!(
+                "{unplaced} listed test{} name{} no file, so nothing checks that {} in the sealed directory (--expect-run)",
+                if unplaced == 1 { "" } else { "s" },
+                if unplaced == 1 { "s" } else { "" },
+                if unplaced == 1 { "it lies" } else { "they lie" },
+            ),
+        ));
     }
     ids.sort();
     (Some(ids), diagnostics)

@@ -44,8 +44,10 @@
 #![deny(missing_docs)]
 
 pub mod console;
+mod dotted_twins;
 pub mod error;
 pub mod exit;
+mod expect_place;
 pub mod expect_run;
 pub mod expected_tests;
 pub mod fs;

@@ -439,6 +439,10 @@ fn run_as_given(
     input.recognised = recognised;
     input.stdout_copy = stdout_copy;
     input.temporary_paths = temporary_paths(&ws);
+    // Looked for after the command ended: it may have written the twin itself.
+    if let Some(sealed) = &sealed_in_ws {
+        input.dotted_twins = crate::dotted_twins::twin_modules(&ws.dir, sealed);
+    }
 
     let mut score_req = req.score.clone();
     // A run whose suite did not fully run (its report advisory) does not exit 0 by default.

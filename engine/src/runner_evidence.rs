@@ -60,6 +60,9 @@ pub struct RunnerInput {
     /// trace reads relative to the project; the scratch directory as a placeholder): a test's
     /// message, a problem and a note read the same on every run.
     pub temporary_paths: Vec<(String, String)>,
+    /// Python modules outside the sealed directory with a sealed test module's dotted path:
+    /// `(sealed module, twin)`, relative to where the command ran.
+    pub dotted_twins: Vec<(String, String)>,
 }
 
 impl RunnerInput {
@@ -76,6 +79,7 @@ impl RunnerInput {
             recognised: Vec::new(),
             stdout_copy: None,
             temporary_paths: Vec::new(),
+            dotted_twins: Vec::new(),
         }
     }
 }
@@ -441,6 +445,16 @@ pub fn runner_problems(input: &RunnerInput, sealed: &Tally) -> Vec<Problem> {
             format!(
                 "the command exited with status {code} while its results show no failure; {}",
                 output_detail(e)
+            ),
+        )));
+    }
+    // A twin's results carry the sealed module's JUnit names: the sealed tests may never have
+    // run. One problem per twin, naming both files.
+    for (sealed_module, twin) in &input.dotted_twins {
+        out.push(place(Problem::new(
+            ProblemKind::DottedTwin,
+            format!(
+                "`{twin}`, outside the sealed directory, has the dotted path of the sealed `{sealed_module}`: pytest's JUnit XML names their tests alike, so a result under a sealed test's name may be the twin's"
             ),
         )));
     }

@@ -4,7 +4,7 @@
 //! [`tally_suite`] ([`crate::validation`]), so a scoring rule is written once and a repository
 //! scores the same whichever command reads it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gapscore_adapters::{IngestOptions, Registry};
@@ -191,7 +191,7 @@ fn default_id(stamp: &str) -> String {
 }
 
 /// Reads a category rules file.
-pub fn read_rules(path: &std::path::Path) -> Result<CategoryRules, Error> {
+pub fn read_rules(path: &Path) -> Result<CategoryRules, Error> {
     let text = std::fs::read_to_string(path).map_err(|e| FsError::read(path, e))?;
     CategoryRules::from_toml(&text).map_err(|e| {
         Error::Input(match e {
@@ -501,6 +501,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
     let mut cut = Vec::new();
 
     let stdout_copy = req.runner.as_ref().and_then(|r| r.stdout_copy.as_deref());
+    sealed_opts.shared_stream = stdout_copy.map(Path::to_path_buf);
     let (expanded, errors) = runner_evidence::results_inputs(&req.sealed, stdout_copy);
     let suite = tally_inputs(registry, "sealed", expanded, errors, &sealed_opts);
     diagnostics.extend(suite.diagnostics);
@@ -522,7 +523,7 @@ pub fn score(req: &ScoreRequest, registry: &Registry) -> ScoreOutcome {
         .map(|r| runner_evidence::apply(r, &mut sealed, &mut excluded_present));
     if !sealed_dirs.is_empty() {
         // Unreadable sealed files already refused the run when the seal was verified.
-        let dirs: Vec<&std::path::Path> = sealed_dirs.iter().map(PathBuf::as_path).collect();
+        let dirs: Vec<&Path> = sealed_dirs.iter().map(PathBuf::as_path).collect();
         let read = fs::sealed_source_of(&dirs, DEFAULT_MIN_LINE_LEN);
         // gapscore's own read does not count as the implementer's (§4.5), as in verify_dir.
         for (dir, canary) in &unread_canaries {

@@ -13,7 +13,9 @@ use std::sync::Arc;
 use gapscore_core::Code;
 use gapscore_core::categories::CategoryRules;
 use gapscore_core::skip_scope::SkipScope;
-use gapscore_core::{IdFinder, InputInfo, Manifest, ProblemKind, Spill, StatusPolicy, Tally};
+use gapscore_core::{
+    EventSink, IdFinder, InputInfo, Manifest, Problem, ProblemKind, Spill, StatusPolicy, Tally,
+};
 
 use gapscore_adapters::{
     AppendParts, IngestError, IngestOptions, Input, Outcome, Registry, expand_inputs, ingest,
@@ -54,6 +56,10 @@ pub struct SuiteOptions {
     pub spill: Option<Spill>,
     /// Where a lenient policy applies (see [`SkipScope`]); the default trusts every decision.
     pub skip_scope: Arc<SkipScope>,
+    /// The input that is the command's own standard output (`run --results -`), which the
+    /// implementation can print to: lines in it that are not TAP, in a stream read as TAP, make
+    /// the run's report advisory (`foreign-content`), not only a warning.
+    pub shared_stream: Option<PathBuf>,
 }
 
 impl SuiteOptions {
@@ -68,6 +74,7 @@ impl SuiteOptions {
             ingest: IngestOptions::default(),
             spill: None,
             skip_scope: Arc::default(),
+            shared_stream: None,
         }
     }
 }
@@ -231,6 +238,9 @@ pub fn tally_inputs(
             }
             Outcome::Parsed(mut p) => {
                 read.push(input.clone());
+                if opts.shared_stream.as_deref() == Some(input.source()) {
+                    foreign_lines_on_shared_stream(&p.format, &mut p.consumer);
+                }
                 p.consumer.finish();
                 if let Some(x) = p
                     .consumer
@@ -416,5 +426,27 @@ fn copies_warning(role: &str, per_file: &[(String, HashSet<String>)], out: &mut 
             };
             out.push(Diagnostic::warning(Code::IdsSharedAcrossFiles, msg));
         }
+    }
+}
+
+/// A TAP stream read from the command's own standard output with lines that are not TAP (the
+/// reader's `W104`): the implementation printed into the stream the results are read from (a
+/// forged TAP prefix makes Mocha's JSON after it read as TAP), so the report is advisory.
+fn foreign_lines_on_shared_stream(format: &str, tally: &mut Tally) {
+    if format != "tap" {
+        return;
+    }
+    let unread: u64 = tally
+        .warnings
+        .counts()
+        .iter()
+        .filter(|c| c.code == Some(Code::UnreadLines))
+        .map(|c| c.count)
+        .sum();
+    if unread > 0 {
+        tally.problem(Problem::new(
+            ProblemKind::ForeignContent,
+            "the command's standard output, read as TAP, holds lines that are not TAP: something besides the runner printed into the stream the results are read from (have the runner write its results to a file)",
+        ));
     }
 }

@@ -136,6 +136,12 @@ codes! {
     MissingSummary = "P023", "run",
         "the runner's console summary, printed at the end of every complete run, is absent beside its result files",
         "let the runner print its summary (no `-qq`, a console reporter besides the file one: vitest `--reporter=default`); a run whose output was silenced or cut before it cannot be compared";
+    ForeignContent = "P024", "readers",
+        "a result file holds what its runner never writes (a key outside Mocha's JSON document, lines that are not TAP in a TAP stream on the command's output): something else wrote into it",
+        "have the runner write its results to a file (`--reporter-option output=FILE`, `--test-reporter-destination=FILE`) and read that file, not the command's output the implementation can print to";
+    DottedTwin = "P025", "run",
+        "a Python module outside the sealed directory has a sealed test module's dotted path (`tests.sealed/test_calc.py` and `tests/sealed/test_calc.py`), so pytest's JUnit XML names their tests alike",
+        "remove or rename the module outside the sealed directory, or read pytest's JSON report (its node ids keep the file)";
     SurplusResults = "P022", "engine",
         "an expected test has more results than the seal lists it (twins under a sealed id, a suite appended twice)",
         "run each sealed test as often as the seal records it (`seal --expect` with the same command); the surplus passes are not counted";
@@ -275,6 +281,13 @@ codes! {
         "a Jest or Vitest result could be two listed tests (the record lists one test in two forms, `a.test.js::d > t` and `a.test.js > d::t`): it is matched to neither, so the listed tests did not run",
         "seal with `seal --expect` on results in the format you score, so ids match exactly (Jest's and Vitest's JSON name files by absolute paths, their JUnit reporters by paths from the project root)";
 
+    ExpectOutsideDir = "W227", "seal",
+        "a `seal --expect-run` stub run reported tests whose files lie outside the sealed directory: they are not listed as sealed tests",
+        "run the stub's command on the sealed directory only (`pytest tests/sealed`), or move the tests into it if they are sealed tests";
+    ExpectPlaceUnknown = "W228", "seal",
+        "a `seal --expect-run` stub run reported tests whose results name no file (node --test ids, Go packages): they are listed, but nothing checks they lie in the sealed directory",
+        "run the stub's command on the sealed directory only, so no test from elsewhere is recorded as sealed";
+
     InputUnreadable = "E001", "engine",
         "an input file could not be read or parsed",
         "fix the file at the place the message names; no report is written while an input is bad";
@@ -314,6 +327,9 @@ codes! {
     RunNotComplete = "E013", "engine",
         "`gapscore run` exits 1 without `--threshold`: its report is advisory (the sealed suite did not fully run: the runner failed, timed out or was killed, results are missing; or an input was cut), so its score is not a measurement",
         "fix what the report's advisory reason names and run again; or pass `--allow-advisory` to exit 0 on an advisory report (under `--threshold` the gate then judges the score alone)";
+    ExpectNoneInside = "E014", "seal",
+        "every test a `seal --expect-run` stub run reported lies outside the sealed directory; no seal was written",
+        "run the stub's command so that it runs the sealed directory's tests";
     RunnerInWorkspace = "E040", "runner",
         "`gapscore run` refused to start: the runner or a module of its framework would be loaded from the workspace, which the implementer writes",
         "install the runner outside the project (a global or CI-provided tool, `python -m pytest` from an interpreter outside it) and remove the planted module the message names; or pass `--trust-workspace-runner`, and the report records what was trusted";

@@ -260,11 +260,21 @@ pub enum ProblemKind {
     /// the run ended before the runner could print it): the second channel cannot be compared
     /// (added in 0.5).
     MissingSummary,
+    /// A result file holds what its runner never writes (a key Mocha's JSON reporter does not
+    /// write; lines that are not TAP in a TAP stream read from the command's own output):
+    /// something else wrote into it, so what it says cannot be trusted to be the runner's
+    /// (added in 0.5).
+    ForeignContent,
+    /// `gapscore run`: a Python module outside the sealed directory has a sealed test module's
+    /// dotted path (`tests.sealed/test_calc.py` beside `tests/sealed/test_calc.py`); pytest's
+    /// JUnit XML names both modules' tests alike, so a result under a sealed test's name may be
+    /// the twin's (added in 0.5).
+    DottedTwin,
 }
 
 impl ProblemKind {
     /// Every problem kind.
-    pub const ALL: [ProblemKind; 23] = [
+    pub const ALL: [ProblemKind; 25] = [
         ProblemKind::BuildFailure,
         ProblemKind::CollectionError,
         ProblemKind::SuiteError,
@@ -288,6 +298,8 @@ impl ProblemKind {
         ProblemKind::UnattributedResults,
         ProblemKind::SurplusResults,
         ProblemKind::MissingSummary,
+        ProblemKind::ForeignContent,
+        ProblemKind::DottedTwin,
     ];
 
     /// The kebab-case name used in JSON (`build-failure`, ...).
@@ -316,6 +328,8 @@ impl ProblemKind {
             ProblemKind::UnattributedResults => "unattributed-results",
             ProblemKind::SurplusResults => "surplus-results",
             ProblemKind::MissingSummary => "missing-summary",
+            ProblemKind::ForeignContent => "foreign-content",
+            ProblemKind::DottedTwin => "dotted-twin",
         }
     }
 
@@ -346,6 +360,8 @@ impl ProblemKind {
             ProblemKind::UnattributedResults => Code::UnattributedResults,
             ProblemKind::SurplusResults => Code::SurplusResults,
             ProblemKind::MissingSummary => Code::MissingSummary,
+            ProblemKind::ForeignContent => Code::ForeignContent,
+            ProblemKind::DottedTwin => Code::DottedTwin,
         }
     }
 
@@ -375,6 +391,10 @@ impl ProblemKind {
             ProblemKind::UnattributedResults => "results without names",
             ProblemKind::SurplusResults => "more results than the seal lists",
             ProblemKind::MissingSummary => "console summary missing",
+            ProblemKind::ForeignContent => "content the runner never writes",
+            ProblemKind::DottedTwin => {
+                "a module outside the sealed directory with a sealed module's name"
+            }
         }
     }
 

@@ -362,6 +362,7 @@ impl<'de> Visitor<'de> for RootSeed<'_, '_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut saw_tests = false;
+        let mut unknown: Vec<String> = Vec::new();
         while let Some(k) = map.next_key::<Cow<'de, str>>()? {
             match &*k {
                 "stats" => {
@@ -387,12 +388,27 @@ impl<'de> Visitor<'de> for RootSeed<'_, '_> {
                     })?,
                     None => {
                         map.next_value::<IgnoredAny>()?;
+                        unknown.push(other.to_owned());
                     }
                 },
             }
         }
         if !saw_tests {
             return Err(de::Error::missing_field("tests"));
+        }
+        // Mocha's reporter writes exactly stats, tests, pending, failures and passes. Another
+        // key is someone else's writing: a forged document printed before Mocha's own can make
+        // Mocha's (with its failures) the value of a key no reader looks at.
+        if !unknown.is_empty() {
+            let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
+            self.st.sink.problem(Problem::new(
+                ProblemKind::ForeignContent,
+                format!(
+                    "top-level {} {} Mocha's JSON reporter never writes: something other than Mocha wrote into the document",
+                    if unknown.len() == 1 { "key" } else { "keys" },
+                    names.join(", "),
+                ),
+            ));
         }
         Ok(())
     }

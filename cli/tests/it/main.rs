@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used)] // Test code.
 
 mod attack35;
+mod attack35_run;
 mod common;
 
 mod bad_input;

@@ -1,0 +1,3 @@
+def test_add(): pass
+def test_sub(): pass
+def test_mul(): pass
