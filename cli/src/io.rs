@@ -135,7 +135,8 @@ pub fn error(message: &str) {
 /// (threat model, I13).
 fn stderr_line(line: &str) {
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "{}", gapscore_core::render::github::inert_line(line));
+    let line = crate::terminal::inert_text(line);
+    let _ = writeln!(err, "{}", gapscore_core::render::github::inert_line(&line));
 }
 
 /// Prints an error with its chain of causes (`error: outer: inner`), an operating-system error

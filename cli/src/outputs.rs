@@ -170,14 +170,17 @@ pub(crate) fn write_report(
     for (i, o) in list.iter().enumerate() {
         let written = match (&o.path, o.append) {
             (Some(path), true) => append_report(o, path, report, ctx, opts),
-            // The summary on standard output in the terminal's look (colour, ASCII marks).
-            (None, _)
-                if o.format == OutputFormat::Summary && !terminal::stdout_look().is_plain() =>
-            {
+            // The summary, for a person: control characters shown, never obeyed (anywhere), and
+            // on standard output the terminal's look (colour, ASCII marks).
+            (path, false) if o.format == OutputFormat::Summary => {
                 let mut text = Vec::new();
                 render_scored_to(report, ctx, o.format, opts, &mut text)?;
-                let painted = terminal::stdout_look().paint(&String::from_utf8_lossy(&text));
-                io::write_output(None, &painted)
+                let text = String::from_utf8_lossy(&text);
+                let text = terminal::inert_text(&text);
+                match path {
+                    None => io::write_output(None, &terminal::stdout_look().paint(&text)),
+                    Some(path) => io::write_output(Some(path), &text),
+                }
             }
             (path, _) => io::write_output_with(path.as_deref(), &mut |w| {
                 render_scored_to(report, ctx, o.format, opts, w)

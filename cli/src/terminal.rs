@@ -144,6 +144,32 @@ fn utf8_locale(env: &dyn Fn(&str) -> Option<OsString>) -> bool {
         })
 }
 
+/// Text someone else chose (test names, messages, file names) as a person's terminal shows it:
+/// every control character a terminal would obey (ESC and with it every escape sequence, CR,
+/// backspace, the C1 controls such as U+009B, DEL; all but LF and TAB) is shown in caret
+/// notation (`^[`, `^M`, `<U+009B>`) instead, so nothing in a report can move the cursor, clear
+/// the screen or conceal what gapscore printed (found by an attack on the build: a failure
+/// message redrew the score line as 0.0%). gapscore's own colour is added after this.
+pub fn inert_text(text: &str) -> std::borrow::Cow<'_, str> {
+    let obeyed = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(obeyed) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            c if !obeyed(c) => out.push(c),
+            '\u{7f}' => out.push_str("^?"),
+            c if (c as u32) < 0x20 => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+            }
+            c => out.push_str(&format!("<U+{:04X}>", c as u32)),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,5 +229,15 @@ mod tests {
         };
         assert_eq!(colour.paint("❌ a"), "\u{1b}[1m\u{1b}[31m❌\u{1b}[0m a");
         assert_eq!(Look::default().paint("❌ a"), "❌ a");
+    }
+
+    #[test]
+    fn control_characters_are_shown_never_obeyed() {
+        let t = "a\u{1b}[2J\u{1b}[1A\rb\u{9b}31mc\u{7f}\td\n";
+        assert_eq!(inert_text(t), "a^[[2J^[[1A^Mb<U+009B>31mc^?\td\n");
+        assert!(matches!(
+            inert_text("plain\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

@@ -53,8 +53,13 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
         }
     };
     // Text on standard output in the terminal's look (colour, ASCII marks); files never.
+    // Text for a person never obeys a control character a report carries (a forged test name
+    // must not redraw the verdict).
     let text = match (args.format, &args.output) {
-        (CheckFormat::Text, None) => crate::terminal::stdout_look().paint(&text),
+        (CheckFormat::Text, None) => {
+            crate::terminal::stdout_look().paint(&crate::terminal::inert_text(&text))
+        }
+        (CheckFormat::Text, Some(_)) => crate::terminal::inert_text(&text).into_owned(),
         _ => text,
     };
     io::write_output(args.output.as_deref(), &text)?;

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{code, json_of, repo_path, run_in, runner_available, stderr};
+use crate::common::{code, json_of, repo_path, run_in, runner_available, stderr, stdout};
 
 /// A temporary directory holding `cli/tests/data/attack35/<topic>`'s files.
 fn fixture(topic: &str) -> tempfile::TempDir {
@@ -361,4 +361,47 @@ fn b3_a_long_notes_file_is_not_documentation() {
     assert_ne!(code(&o), 0, "{}", stderr(&o));
     let csv = fs::read_to_string(dir.path().join("out/summary.csv")).unwrap();
     assert!(csv.contains("NOTES.md: no adapter recognises it"), "{csv}");
+}
+
+/// Attacker C, finding 2/3: text the implementation chose (a failure message, a test name)
+/// reaches a person's terminal through the summary and `check`'s text; a control character in
+/// it is shown (`^[`), never obeyed, so it cannot redraw the score line or the verdict.
+#[test]
+fn c2_control_characters_in_names_and_messages_are_shown_never_obeyed() {
+    let dir = tempfile::tempdir().unwrap();
+    let forged = "\u{1b}[2J\u{1b}[1AShadow Score: 0.0%\r\u{9b}8m";
+    let results = serde_json::json!({"tests": [
+        {"name": "adds", "status": "passed"},
+        {"name": format!("muls{forged}"), "status": "failed", "message": forged},
+    ]});
+    fs::write(dir.path().join("r.json"), results.to_string()).unwrap();
+    for args in [
+        &["score", "--sealed", "r.json", "--format", "summary"][..],
+        &[
+            "score", "--sealed", "r.json", "--format", "summary", "--color", "always",
+        ][..],
+    ] {
+        let o = run_in(dir.path(), args);
+        let out = stdout(&o);
+        assert!(out.contains("^[[2J") && out.contains("<U+009B>"), "{out}");
+        assert!(!out.contains("\u{1b}[2J") && !out.contains('\u{9b}') && !out.contains('\r'));
+    }
+    // `check` quotes a report's strings in its findings: the same holds there.
+    let o = run_in(
+        dir.path(),
+        &["score", "--sealed", "r.json", "-o", "rep.json"],
+    );
+    assert!(o.status.code().is_some(), "{}", stderr(&o));
+    let mut rep: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("rep.json")).unwrap()).unwrap();
+    rep["gapscore"]["tool"] = Value::String(format!("x{forged}"));
+    let failures = rep["failures"].as_array().unwrap().clone();
+    rep["failures"] = Value::Array([failures.clone(), failures].concat());
+    fs::write(dir.path().join("rep.json"), rep.to_string()).unwrap();
+    let o = run_in(dir.path(), &["check", "rep.json"]);
+    let out = stdout(&o);
+    assert!(
+        !out.contains('\u{1b}') && !out.contains('\u{9b}') && !out.contains('\r'),
+        "{out}"
+    );
 }
