@@ -46,11 +46,19 @@ pub fn pytest_key(id: &str) -> Option<String> {
 }
 
 /// True for an id pytest may have written: a node id (its part before the first `::` a `.py`
-/// file) or a JUnit one (that part a dotted Python name, `sealed.test_calc.TestX`).
+/// file) or a JUnit one (that part a dotted Python name, `sealed.test_calc.TestX`). A node id
+/// whose directories or file name hold a dot (`tests.sealed/test_calc.py`,
+/// `sealed.test_calc.py`) is not: its dotted form is another file's (`tests/sealed/test_calc.py`,
+/// `sealed/test_calc.py`), so it is matched by its own id only and can never stand in for the
+/// sealed file a dotted name names (found by an attack on the build).
 fn pytest_shaped(id: &str) -> bool {
     id.split_once("::").is_some_and(|(first, _)| {
-        (first.ends_with(".py") && !first.contains('['))
+        (first
+            .strip_suffix(".py")
+            .is_some_and(|stem| !stem.contains('.') && !stem.contains('['))
+            && !first.contains('['))
             || (!first.is_empty()
+                && !first.ends_with(".py")
                 && first
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))
@@ -142,7 +150,7 @@ impl Manifest {
     }
 
     fn pytest_match(&self, id: &str) -> Option<u32> {
-        if self.keys.is_empty() {
+        if self.keys.is_empty() || !pytest_shaped(id) {
             return None;
         }
         *self.keys.get(&pytest_key(id)?)?
@@ -298,8 +306,28 @@ mod tests {
             m.key_collisions(),
             [("a/b.py::c::d".to_owned(), "a/b/c.py::d".to_owned())]
         );
-        // `a.b.py::x` and a `a/b.py::x` would collide too; one listed: found.
-        assert_eq!(m.canonical("a.b::x"), Some((2, "a.b.py::x")));
+        // A listed node id with a dot in its file name is matched by its own id only.
+        assert_eq!(m.canonical("a.b::x"), None);
+        assert_eq!(m.position("a.b.py::x"), Some(2));
+    }
+
+    #[test]
+    fn a_node_id_with_a_dot_in_a_directory_or_file_name_never_stands_in() {
+        // `tests.sealed/test_calc.py` and `sealed.test_calc.py` have the dotted forms of the
+        // sealed `tests/sealed/test_calc.py` and `sealed/test_calc.py` (attack 35 finding 2).
+        let m = Manifest::new(
+            ["tests/sealed/test_calc.py::t", "sealed.test_calc::u"].map(str::to_owned),
+        );
+        assert_eq!(m.canonical("tests.sealed/test_calc.py::t"), None);
+        assert_eq!(m.canonical("sealed.test_calc.py::u"), None);
+        assert_eq!(
+            m.canonical("sealed/test_calc.py::u"),
+            Some((1, "sealed.test_calc::u"))
+        );
+        assert_eq!(
+            m.canonical("tests.sealed.test_calc::t"),
+            Some((0, "tests/sealed/test_calc.py::t"))
+        );
     }
 
     #[test]

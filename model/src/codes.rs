@@ -273,12 +273,12 @@ codes! {
         "give the directory that holds the sealed suites only, or seal and combine every suite in it";
     IdsDoNotMatch = "W224", "engine",
         "none of the sealed results is a test the seal record lists: the record's expected tests name tests another way (another format, or another directory) than these results",
-        "seal with `seal --expect` on results in the format you score, from the same directory (or score the format the record was made from); pytest's JUnit XML and its node ids (pytest-json, reportlog) match each other, Jest's and Vitest's JSON (absolute file paths) and JUnit (paths from the project root) match each other, other formats' ids do not, and two absolute file paths match only when equal";
+        "seal with `seal --expect` on results in the format you score, from the same directory (or score the format the record was made from); pytest's JUnit XML and its node ids (pytest-json, reportlog) match each other, Jest's and Vitest's JSON (absolute file paths) and JUnit (paths from the project root) match each other when gapscore runs in the project root the JSON's paths start with, other formats' ids do not, and two absolute file paths match only when equal";
     ListedIdsCollide = "W225", "engine",
         "two tests the seal record lists have one JUnit name (pytest names `a/b.py::c::d` and `a/b/c.py::d` both `a.b.c.d`): a JUnit result for either is not matched to either",
         "score the format the record was made from (pytest-json or reportlog, which keep node ids), or rename one of the tests";
     ResultMatchesTwoListed = "W226", "engine",
-        "a Jest or Vitest result names its test file by a path that ends in two listed test files (`/p/b/a/x.test.js` ends both `a/x.test.js` and `b/a/x.test.js`): it is matched to neither, so the listed tests did not run",
+        "a Jest or Vitest result could be two listed tests (the record lists one test in two forms, `a.test.js::d > t` and `a.test.js > d::t`): it is matched to neither, so the listed tests did not run",
         "seal with `seal --expect` on results in the format you score, so ids match exactly (Jest's and Vitest's JSON name files by absolute paths, their JUnit reporters by paths from the project root)";
 
     ExpectOutsideDir = "W227", "seal",

@@ -152,6 +152,10 @@ pub(crate) struct ProblemIn {
     pub(crate) suite: Option<String>,
     #[serde(default)]
     pub(crate) source: Option<String>,
+    /// How many tests the problem stands for (gapscore writes it for a plan mismatch), as
+    /// given: validated like the summary's counts.
+    #[serde(default)]
+    pub(crate) count: Option<Value>,
 }
 
 /// One element of `results.tests`, as read: strings borrowed from the input where they hold no

@@ -263,7 +263,28 @@ impl State<'_> {
             let mut problem = Problem::new(p.kind, p.detail);
             // The writer names the run's source file; it is where the problem belongs.
             problem.suite = p.suite.or(p.source);
+            // A problem standing for n tests counts n failures; dropping the count would let
+            // a file that ran 2 of 5 planned tests score as if it had planned 2.
+            let unreadable = match p.count.as_ref().map(count) {
+                Some(DeclaredCount::Number(n)) => {
+                    problem.count = Some(n);
+                    None
+                }
+                Some(DeclaredCount::Unreadable(text)) => Some(text),
+                None => None,
+            };
+            let suite = problem.suite.clone();
             self.sink.problem(problem);
+            if let Some(text) = unreadable {
+                let mut bad = Problem::new(
+                    ProblemKind::UnreadableCount,
+                    format!(
+                        "results.extra.gapscore_problems: `count` {text} is not a whole number of tests"
+                    ),
+                );
+                bad.suite = suite;
+                self.sink.problem(bad);
+            }
         }
         if let Some(Value::Array(errors)) = extra.errors {
             for e in errors {

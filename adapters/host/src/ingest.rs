@@ -511,7 +511,13 @@ where
         }
         Ok((e, _)) => e,
         Err(DetectError::NoMatch { .. })
-            if !input.explicit && crate::notes::is_documentation(file_name, &prefix) =>
+            if !input.explicit
+                && crate::notes::is_documentation(
+                    file_name,
+                    &prefix,
+                    // A full prefix may have more behind it, unchecked.
+                    prefix.len() < DETECT_PREFIX_LEN,
+                ) =>
         {
             return Outcome::LeftOut {
                 path: shown,

@@ -15,6 +15,7 @@ use std::sync::LazyLock;
 use gapscore_adapter_sdk::{Problem, ProblemKind, TestCase};
 use regex::Regex;
 
+use crate::lex::{parse_plan, parse_point};
 use crate::parser::{Closed, HOLD_CAP, Held, Level, Parser, SEEN_CAP, UNNAMED, join, join_opt};
 
 static PROVE_HEADER: LazyLock<Option<Regex>> =
@@ -77,6 +78,40 @@ impl Parser<'_> {
             return true;
         }
         false
+    }
+
+    /// Whether TAP follows prove's summary report (`Files=`, `Test Summary Report`): prove
+    /// writes nothing after it, so it is read as what it is, never dropped unseen: a test point,
+    /// plan, subtest, bail-out or a new file's header ends summary mode, with a warning naming
+    /// the line. Points that then belong to no prove file are plan-checked as a stream of their
+    /// own (no plan: a counted problem).
+    pub(crate) fn resumes_after_summary(&mut self, c: &str) -> bool {
+        let header = c.contains(" ..")
+            && PROVE_HEADER
+                .as_ref()
+                .and_then(|re| re.captures(c))
+                .and_then(|m| m.get(1))
+                .is_some_and(|f| f.as_str().contains(['.', '/']));
+        let tap = header
+            || parse_point(c).is_some()
+            || parse_plan(c).is_some()
+            || c.starts_with("TAP version")
+            || c.get(..9)
+                .is_some_and(|p| p.eq_ignore_ascii_case("bail out!"))
+            || c.strip_prefix('#')
+                .is_some_and(|b| b.trim_start().starts_with("Subtest"));
+        if !tap {
+            return false;
+        }
+        self.in_summary = false;
+        // No prove file holds them: they are not the last file's.
+        self.levels[0].path = None;
+        let msg = format!(
+            "line {}: TAP after prove's summary report, which ends prove's output: read as results",
+            self.line_no
+        );
+        self.warn(Code::MalformedStructure, msg);
+        true
     }
 
     /// Closes the levels deeper than `indent` and opens one when the line is deeper than the

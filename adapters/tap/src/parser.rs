@@ -435,7 +435,7 @@ impl<'s> Parser<'s> {
             );
             self.warn(Code::MalformedStructure, msg);
         }
-        if self.in_summary {
+        if self.in_summary && !self.resumes_after_summary(c) {
             self.summary_line(c);
             return;
         }

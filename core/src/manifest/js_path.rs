@@ -2,11 +2,14 @@
 //! (`/home/me/proj/src/a.test.js > adds > one`, the describe blocks in the suite), JUnit
 //! reporters by its path from the project root with the describe blocks in the name
 //! (`src/a.test.js::adds > one`). Neither file says the root, so an id is matched through its
-//! [`js_key`] (the file and the test's path of titles): a result's absolute file matches a
-//! listed relative file it ends in, component-wise (`/home/me/proj/src/a.test.js` ends in
-//! `src/a.test.js`). Never the other way: a listed absolute file is matched by its own id
-//! only, since a relative result's root is unknown and a root-level `a.test.js` would stand in
-//! for the listed `/home/me/proj/src/a.test.js` (found by an attack on the build).
+//! [`js_key`] (the file and the test's path of titles), and an absolute file is read relative
+//! to the directory gapscore runs in (the project root, where the operator runs it): only
+//! `/home/me/proj/src/a.test.js` matches a listed `src/a.test.js` when run in `/home/me/proj`.
+//! Never by a mere suffix: a copy at `/home/me/proj/mine/src/a.test.js` also ends in
+//! `src/a.test.js`, and with the sealed file kept from running it would stand in for it (found
+//! by an attack on the build). Never the other way either: a listed absolute file is matched by
+//! its own id only, since a relative result's root is unknown and a root-level `a.test.js`
+//! would stand in for the listed `/home/me/proj/src/a.test.js`.
 
 use std::collections::HashMap;
 
@@ -26,7 +29,13 @@ pub(crate) fn js_key(id: &str) -> Option<(String, String)> {
     if !EXTENSIONS.iter().any(|e| file.ends_with(e)) {
         return None;
     }
-    let file = file.replace('\\', "/");
+    // A Windows path (`C:\p\a.test.js`) in forward slashes; elsewhere a backslash is part
+    // of a file's name (a file named `sealed\a.test.js` is not `sealed/a.test.js`).
+    let file = if windows_absolute(file) {
+        file.replace('\\', "/")
+    } else {
+        file.to_owned()
+    };
     let file = file.strip_prefix("./").unwrap_or(&file).to_owned();
     let titles: Vec<&str> = rest
         .split(" > ")
@@ -39,17 +48,28 @@ pub(crate) fn js_key(id: &str) -> Option<(String, String)> {
     Some((file, titles.join(" > ")))
 }
 
+/// `C:\x` or `C:/x`.
+fn windows_absolute(file: &str) -> bool {
+    let b = file.as_bytes();
+    b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/')
+}
+
 /// `/x/y` or `C:/x/y`.
 fn absolute(file: &str) -> bool {
     let b = file.as_bytes();
     file.starts_with('/') || (b.len() > 2 && b[0].is_ascii_alphabetic() && &b[1..3] == b":/")
 }
 
-/// The component-wise suffixes of an absolute path, shortest first: `a.js`, `x/a.js`, ...
-fn suffixes(file: &str) -> impl Iterator<Item = &str> {
-    file.rmatch_indices('/')
-        .map(move |(at, _)| &file[at + 1..])
-        .filter(|s| !s.is_empty())
+/// The directory gapscore runs in, spelt as results' absolute paths spell it (forward slashes,
+/// no trailing one): the root an absolute test file is read relative to.
+fn working_root() -> Option<String> {
+    let dir = std::env::current_dir().ok()?;
+    Some(
+        dir.to_str()?
+            .replace('\\', "/")
+            .trim_end_matches('/')
+            .to_owned(),
+    )
 }
 
 fn joined(file: &str, test: &str) -> String {
@@ -62,6 +82,9 @@ fn joined(file: &str, test: &str) -> String {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct JsKeys {
     relative: HashMap<String, Vec<u32>>,
+    /// The root absolute result files are read relative to ([`working_root`]), taken when the
+    /// first listed id is added.
+    root: Option<String>,
 }
 
 impl JsKeys {
@@ -69,6 +92,9 @@ impl JsKeys {
         let Some((file, test)) = js_key(id) else {
             return;
         };
+        if self.root.is_none() {
+            self.root = working_root();
+        }
         if !absolute(&file) {
             self.relative
                 .entry(joined(&file, &test))
@@ -82,11 +108,10 @@ impl JsKeys {
     }
 
     /// The listed positions a result id may stand for, each once, in listed order: an absolute
-    /// file finds the listed relative files it ends in, a relative file the listed relative
-    /// file it is (the other form of the test). A listed absolute file is found by neither: a
-    /// relative result's root is unknown, and two checkouts share no root to compare from.
-    /// Two results finding one listed test (`/p/test/a.test.js` and a copy at
-    /// `/p/z/test/a.test.js`, both ending in `test/a.test.js`) both count for it, the worse
+    /// file under the root finds the listed relative file it is from the root, a relative file
+    /// the listed relative file it is (the other form of the test). A listed absolute file is
+    /// found by neither: a relative result's root is unknown, and two checkouts share no root
+    /// to compare from. Two results finding one listed test both count for it, the worse
     /// standing (the manifest's surplus rule).
     pub(crate) fn candidates(&self, id: &str) -> Vec<u32> {
         let Some((file, test)) = js_key(id) else {
@@ -95,8 +120,13 @@ impl JsKeys {
         let mut out: Vec<u32> = Vec::new();
         let mut take = |found: Option<&Vec<u32>>| out.extend(found.into_iter().flatten());
         if absolute(&file) {
-            for s in suffixes(&file) {
-                take(self.relative.get(&joined(s, &test)));
+            let from_root = self
+                .root
+                .as_deref()
+                .and_then(|root| file.strip_prefix(root))
+                .and_then(|rest| rest.strip_prefix('/'));
+            if let Some(rel) = from_root {
+                take(self.relative.get(&joined(rel, &test)));
             }
         } else {
             take(self.relative.get(&joined(&file, &test)));
@@ -119,23 +149,38 @@ mod tests {
         assert_eq!(junit, ("src/a.test.js".into(), "adds > inner > one".into()));
         // jest-junit's `{classname} > {title}` of a top-level test, and `./` or `\`.
         assert_eq!(
-            js_key(".\\src\\a.test.ts:: > one"),
+            js_key("./src/a.test.ts:: > one"),
             Some(("src/a.test.ts".into(), "one".into()))
+        );
+        // A Windows path in forward slashes; elsewhere a backslash is part of a name (attack
+        // 35: a root file named `sealed\calc.spec.js` stood in for `sealed/calc.spec.js`).
+        assert_eq!(
+            js_key("C:\\p\\src\\a.test.ts > one"),
+            Some(("C:/p/src/a.test.ts".into(), "one".into()))
+        );
+        assert_eq!(
+            js_key("sealed\\calc.spec.js::one"),
+            Some(("sealed\\calc.spec.js".into(), "one".into()))
         );
         assert_eq!(js_key("sealed/test_calc.py::test_sub"), None);
         assert_eq!(js_key("a.test.js::"), None);
     }
 
     #[test]
-    fn a_path_is_matched_by_whole_components_and_two_listed_files_are_ambiguous() {
+    fn an_absolute_path_is_matched_from_the_root_only() {
         let mut k = JsKeys::default();
+        k.root = Some("/home/p".into());
         k.add("a/x.test.js::t", 0);
         k.add("b/a/x.test.js::t", 1);
         k.add("/ci/p/src/y.test.ts > d::t", 2);
         k.add("src/z.test.js::t", 3);
-        assert_eq!(k.candidates("/home/p/c/a/x.test.js > t"), [0]);
-        assert_eq!(k.candidates("/home/p/b/a/x.test.js > t"), [0, 1]);
-        assert!(k.candidates("/home/p/ba/x.test.js > t").is_empty());
+        assert_eq!(k.candidates("/home/p/a/x.test.js > t"), [0]);
+        assert_eq!(k.candidates("/home/p/b/a/x.test.js > t"), [1]);
+        // A copy deeper in the project ends in a listed path but is not that file from the
+        // root; a file outside the root is nothing.
+        assert!(k.candidates("/home/p/c/a/x.test.js > t").is_empty());
+        assert!(k.candidates("/elsewhere/a/x.test.js > t").is_empty());
+        assert!(k.candidates("/home/pa/x.test.js > t").is_empty());
         assert!(k.candidates("/home/p/a/x.test.js > other").is_empty());
         // A listed absolute file is never found through a relative result: its root is
         // unknown, so `y.test.ts` at the root could stand in for `/ci/p/src/y.test.ts`.

@@ -1,0 +1,1 @@
+package Calc; sub add { return 0 } 1;
