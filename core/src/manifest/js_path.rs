@@ -168,8 +168,10 @@ mod tests {
 
     #[test]
     fn an_absolute_path_is_matched_from_the_root_only() {
-        let mut k = JsKeys::default();
-        k.root = Some("/home/p".into());
+        let mut k = JsKeys {
+            root: Some("/home/p".into()),
+            ..JsKeys::default()
+        };
         k.add("a/x.test.js::t", 0);
         k.add("b/a/x.test.js::t", 1);
         k.add("/ci/p/src/y.test.ts > d::t", 2);
