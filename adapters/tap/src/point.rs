@@ -74,12 +74,20 @@ impl Parser<'_> {
             self.warn(Code::MalformedStructure, w);
         }
         let status = match (&pt.directive, pt.ok) {
+            // Two verdicts on one line: the worst wins.
+            _ if pt.glued_failure => Status::Failed,
             (Directive::Skip(_), _) => Status::Skipped,
             (Directive::Todo(_), true) => Status::Xpassed,
             (Directive::Todo(_), false) => Status::Todo,
             (Directive::None, true) => Status::Passed,
             (Directive::None, false) => Status::Failed,
         };
+        if pt.glued_failure {
+            let msg = format!(
+                "line {line_no}: an `ok` line that ends in another `not ok` (text printed before the harness's own verdict, without a newline) read as failed"
+            );
+            self.warn(Code::ContradictoryStatus, msg);
+        }
         if matches!(pt.directive, Directive::Skip(_)) && !pt.ok {
             let msg = format!("line {line_no}: `not ok` with a SKIP directive read as skipped");
             self.warn(Code::ContradictoryStatus, msg);

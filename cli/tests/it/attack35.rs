@@ -405,3 +405,62 @@ fn c2_control_characters_in_names_and_messages_are_shown_never_obeyed() {
         "{out}"
     );
 }
+
+/// Attacker C, finding 4: the implementation prints `ok N # time=` (or `# TODO `) without a
+/// newline right before Test::More's own `not ok N`, and exits 0 before Test::Builder can
+/// fail the process: the glued line holds two verdicts, and the harness's failure wins.
+#[test]
+fn c4_a_failure_glued_onto_a_printed_pass_still_fails() {
+    if !runner_available("prove", &["--version"]) {
+        return;
+    }
+    let dir = fixture("prove-glued");
+    let p = dir.path();
+    fs::copy(p.join("impl/Impl.pm.stub"), p.join("impl/Impl.pm")).unwrap();
+    let seal = run_in(
+        p,
+        &[
+            "seal",
+            "t/sealed",
+            "--expect-run",
+            "--results",
+            "-",
+            "-o",
+            "seal.json",
+            "--",
+            "prove",
+            "-v",
+            "t/sealed",
+        ],
+    );
+    assert_eq!(code(&seal), 0, "{}", stderr(&seal));
+    for attack in ["Impl.pm.attack", "Impl.pm.attack_todo"] {
+        fs::copy(p.join("impl").join(attack), p.join("impl/Impl.pm")).unwrap();
+        let o = run_in(
+            p,
+            &[
+                "run",
+                "--seal",
+                "seal.json",
+                "--sealed-dir",
+                "t/sealed",
+                "--results",
+                "-",
+                "--format",
+                "json",
+                "--",
+                "prove",
+                "-v",
+                "t/sealed",
+            ],
+        );
+        let r = json_of(&o);
+        assert_eq!(r["sealed_tests"]["failed"], 2, "{attack}: {r}");
+        assert_eq!(r["report"]["shadow_score"], 50.0, "{attack}: {r}");
+        assert!(
+            stderr(&o).contains("ends in another `not ok`"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
