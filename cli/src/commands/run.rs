@@ -104,20 +104,7 @@ fn announce_copy(size: CopySize) {
     io::note(&format!(
         "copying {} files ({:.1} MB) into a disposable workspace before the run; `--workspace \
          inplace` runs in the project itself, without the copy's protection (docs/run.md)",
-        thousands(size.files),
+        gapscore_core::render::numbers::grouped_usize(size.files),
         size.bytes as f64 / 1e6
     ));
-}
-
-/// `n` with a comma between each group of three digits (`20,000`).
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
