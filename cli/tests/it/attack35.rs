@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{code, json_of, repo_path, run_in, runner_available, stderr, stdout};
+use crate::common::{code, copy_dir, json_of, repo_path, run_in, runner_available, stderr, stdout};
 
 /// A temporary directory holding `cli/tests/data/attack35/<topic>`'s files.
 fn fixture(topic: &str) -> tempfile::TempDir {
@@ -19,19 +19,6 @@ fn fixture(topic: &str) -> tempfile::TempDir {
         dir.path(),
     );
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 fn seal(dir: &Path, sealed_dir: &str, expect: &str, record: &str) {

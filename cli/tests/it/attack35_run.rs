@@ -6,20 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{code, repo_path, run_in, runner_available, stderr};
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), target).unwrap();
-        }
-    }
-}
+use crate::common::{code, copy_dir, repo_path, run_in, runner_available, stderr};
 
 fn project(name: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -80,3 +80,18 @@ pub fn runner_available(program: &str, args: &[&str]) -> bool {
     }
     ok
 }
+
+/// Copies the directory tree `from` into `to` (created), for a test that works on a copy of
+/// fixtures shipped in the repository.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
