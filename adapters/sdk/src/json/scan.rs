@@ -14,9 +14,15 @@ use super::stream::{Position, StreamError};
 /// Bytes taken from the reader per refill, at most.
 const CHUNK: usize = 256 * 1024;
 
-/// Objects and arrays nested deeper than this are refused, as serde_json refuses them (its
-/// recursion limit): the scanner recurses once per level.
+/// Objects and arrays nested deeper than this around a value the caller wants (descends into,
+/// takes whole) are refused, as serde_json refuses them (its recursion limit): the walk that
+/// hands values over recurses once per level.
 pub(crate) const MAX_DEPTH: usize = 127;
+
+/// Nesting inside a value that is only checked is not limited by serde_json's skip; here it is
+/// limited far beyond any test report (a frame per open object, so that a file of `[[[[...`
+/// cannot hold memory without end).
+pub(crate) const MAX_NESTING: usize = 1 << 16;
 
 /// Why a scan stopped early.
 #[derive(Debug)]
@@ -142,6 +148,8 @@ pub(crate) struct Scanner<'r, R: BufRead + ?Sized> {
     line: usize,
     line_start: u64,
     keys: Keys,
+    /// The arrays and objects open inside the value being skipped (`true`: an object).
+    nest: Vec<bool>,
     /// The last decoded key, for the caller.
     pub(crate) key: Vec<u8>,
 }
@@ -158,6 +166,7 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
             line: 1,
             line_start: 0,
             keys: Keys::default(),
+            nest: Vec::new(),
             key: Vec::new(),
         }
     }
@@ -299,42 +308,66 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
     }
 
     /// Skips one value of any kind, checking it; the value must start at the next
-    /// non-whitespace byte. `depth` is the number of arrays and objects around it.
+    /// non-whitespace byte. `depth` is the number of arrays and objects around it. A loop
+    /// over a stack of the open arrays and objects, not a recursion: serde_json's skip of an
+    /// unread value has no nesting limit either, so neither has this one but [`MAX_NESTING`].
     pub(crate) fn skip_value(&mut self, depth: usize) -> Scan<()> {
-        match self.skip_ws_some()? {
-            b'{' => {
-                self.enter(depth)?;
-                self.open_object();
-                if self.object_first_key(false)? {
-                    loop {
-                        self.skip_value(depth + 1)?;
-                        if !self.object_next_key(false)? {
-                            break;
-                        }
+        // The open containers (`true` for an object) above this call's base, in a stack kept
+        // between calls.
+        let base = self.nest.len();
+        let r = self.skip_nested(depth, base);
+        self.nest.truncate(base);
+        r
+    }
+
+    fn skip_nested(&mut self, depth: usize, base: usize) -> Scan<()> {
+        loop {
+            // A value starts here.
+            match self.skip_ws_some()? {
+                b'{' => {
+                    self.enter_nested(depth + self.nest.len() - base)?;
+                    self.open_object();
+                    if self.object_first_key(false)? {
+                        self.nest.push(true);
+                        continue;
                     }
                 }
-                Ok(())
-            }
-            b'[' => {
-                self.enter(depth)?;
-                self.pos += 1;
-                if self.array_first()? {
-                    loop {
-                        self.skip_value(depth + 1)?;
-                        if !self.array_next()? {
-                            break;
-                        }
+                b'[' => {
+                    self.enter_nested(depth + self.nest.len() - base)?;
+                    self.pos += 1;
+                    if self.array_first()? {
+                        self.nest.push(false);
+                        continue;
                     }
                 }
-                Ok(())
+                b'"' => self.string()?,
+                b'-' | b'0'..=b'9' => self.number()?,
+                b't' => self.ident(b"true")?,
+                b'f' => self.ident(b"false")?,
+                b'n' => self.ident(b"null")?,
+                _ => return Err(self.syntax("expected value")),
             }
-            b'"' => self.string(),
-            b'-' | b'0'..=b'9' => self.number(),
-            b't' => self.ident(b"true"),
-            b'f' => self.ident(b"false"),
-            b'n' => self.ident(b"null"),
-            _ => Err(self.syntax("expected value")),
+            // A value ended: close what it ended, until another value is due.
+            loop {
+                let more = match self.nest.get(base..).and_then(<[bool]>::last) {
+                    None => return Ok(()),
+                    Some(true) => self.object_next_key(false)?,
+                    Some(false) => self.array_next()?,
+                };
+                if more {
+                    break;
+                }
+                self.nest.pop();
+            }
         }
+    }
+
+    /// Refuses one level of skipped nesting too many, at its opening bracket.
+    fn enter_nested(&self, depth: usize) -> Scan<()> {
+        if depth >= MAX_NESTING {
+            return Err(self.syntax("recursion limit exceeded"));
+        }
+        Ok(())
     }
 
     /// Refuses one level too many, at its opening bracket.
@@ -748,7 +781,14 @@ mod tests {
         };
         let mut text = b"abcdefgh".repeat(5);
         assert_eq!(plain_ascii_prefix(&text), 40);
-        for (at, stop) in [(0, b'"'), (9, b'\\'), (17, 0x1F), (23, 0x80), (31, 0x00), (39, b'\n')] {
+        for (at, stop) in [
+            (0, b'"'),
+            (9, b'\\'),
+            (17, 0x1F),
+            (23, 0x80),
+            (31, 0x00),
+            (39, b'\n'),
+        ] {
             let mut t = text.clone();
             t[at] = stop;
             assert_eq!(plain_ascii_prefix(&t), naive(&t), "{at}");
