@@ -8,6 +8,7 @@ pub mod explain;
 pub mod feedback;
 pub mod harden;
 pub mod parse;
+pub mod plugin_serve;
 pub mod run;
 pub mod schema;
 pub mod score;
@@ -34,5 +35,6 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Completions(args) => completions::run(&args),
         Command::Man(args) => completions::man(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::PluginServe(args) => Ok(plugin_serve::run(&args)),
     }
 }
