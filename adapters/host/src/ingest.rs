@@ -16,8 +16,8 @@ use gapscore_adapter_sdk::{
 };
 use rayon::prelude::*;
 
-use crate::choose::{Choice, choose};
 pub use crate::choose::SURE;
+use crate::choose::{Choice, choose};
 use crate::loader::PluginAdapter;
 use crate::registry::{DetectError, Origin, Registry};
 use crate::split::{
@@ -500,9 +500,21 @@ where
         opts.format.as_deref(),
     ) {
         Choice::Read { entry, format, .. } => (entry, format),
-        Choice::LeftOut { reason } => return Outcome::LeftOut { path: shown, reason },
-        Choice::Skipped { reason } => return Outcome::Skipped { path: shown, reason },
-        Choice::Failed(error) => return Outcome::Failed(IngestError::Detect { path: shown, error }),
+        Choice::LeftOut { reason } => {
+            return Outcome::LeftOut {
+                path: shown,
+                reason,
+            };
+        }
+        Choice::Skipped { reason } => {
+            return Outcome::Skipped {
+                path: shown,
+                reason,
+            };
+        }
+        Choice::Failed(error) => {
+            return Outcome::Failed(IngestError::Detect { path: shown, error });
+        }
     };
     let info = entry.adapter.info();
     let mut popts = ParseOptions::with_source(shown.clone());

@@ -107,8 +107,14 @@ fn detection(prefix: &[u8], why: &mut Why) -> u8 {
     if total && why.check("a \"testResults\" key (98)", has_key(p, b"\"testResults\"")) {
         98
     } else if total
-        && why.check("a \"numFailedTests\" key", has_key(p, b"\"numFailedTests\""))
-        && why.check("a \"numPassedTests\" key (85)", has_key(p, b"\"numPassedTests\""))
+        && why.check(
+            "a \"numFailedTests\" key",
+            has_key(p, b"\"numFailedTests\""),
+        )
+        && why.check(
+            "a \"numPassedTests\" key (85)",
+            has_key(p, b"\"numPassedTests\""),
+        )
     {
         85
     } else {

@@ -87,7 +87,10 @@ fn detection(prefix: &[u8], why: &mut Why) -> u8 {
             match r.find("?>") {
                 Some(i) => rest = r[i + 2..].trim_start(),
                 None => {
-                    why.check("the XML declaration or processing instruction is closed", false);
+                    why.check(
+                        "the XML declaration or processing instruction is closed",
+                        false,
+                    );
                     return 0;
                 }
             }

@@ -143,7 +143,10 @@ fn detection(prefix: &[u8], why: &mut Why) -> u8 {
     if why.is_recording() {
         why.check("the first line is a plan `1..N`", is_plan(first));
         why.check("a plan before the first test point", plan_first);
-        why.check("the first line is a numbered test point (`ok 1`, `not ok 1`)", first_point);
+        why.check(
+            "the first line is a numbered test point (`ok 1`, `not ok 1`)",
+            first_point,
+        );
         why.check_with(
             || format!("{points} numbered test points in the first 400 lines"),
             points > 0,
@@ -153,7 +156,9 @@ fn detection(prefix: &[u8], why: &mut Why) -> u8 {
     }
     let (score, rule) = match (plan_first, points) {
         (true, p) if p > 0 && is_plan(first) => (90, "a plan first, then test points"),
-        _ if header && (plan_first || points > 0) => (85, "a prove header with a plan or test points"),
+        _ if header && (plan_first || points > 0) => {
+            (85, "a prove header with a plan or test points")
+        }
         (_, p) if first_point && p >= 2 => (85, "a test point first, and another"),
         (true, p) if p > 0 => (80, "a plan before test points"),
         _ if is_plan(first) => (75, "a plan first"),

@@ -78,7 +78,9 @@ fn origin(o: &Origin) -> (&'static str, Option<String>) {
 
 fn json(
     registry: &gapscore_adapters::Registry,
-    files: Option<&[Result<gapscore_adapters::FileExplanation<'_>, gapscore_adapters::IngestError>]>,
+    files: Option<
+        &[Result<gapscore_adapters::FileExplanation<'_>, gapscore_adapters::IngestError>],
+    >,
 ) -> Result<String> {
     let adapters = registry
         .entries()

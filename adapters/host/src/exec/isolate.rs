@@ -78,8 +78,14 @@ pub(super) fn failure(adapter: &ExecAdapter, status: ExitStatus, stderr: &[u8]) 
 
 /// The crash, when a child that failed the event stream was killed by a signal: a stream cut
 /// by a crash is the crash. Waits briefly for the child to be reaped.
-pub(super) fn crash_of(adapter: &ExecAdapter, child: &mut std::process::Child) -> Option<AdapterError> {
-    let status = wait_until(child, Instant::now() + std::time::Duration::from_millis(500))?;
+pub(super) fn crash_of(
+    adapter: &ExecAdapter,
+    child: &mut std::process::Child,
+) -> Option<AdapterError> {
+    let status = wait_until(
+        child,
+        Instant::now() + std::time::Duration::from_millis(500),
+    )?;
     let signal = signal_of(status)?;
     Some(adapter.fail(PluginFault::Crashed {
         signal,
@@ -157,7 +163,10 @@ pub(super) fn explain_detect(
         ),
         Err(reason) => Detection::score_only(
             0,
-            format!("plugin `{}`: {reason}; counted as no claim (0)", adapter.info.name),
+            format!(
+                "plugin `{}`: {reason}; counted as no claim (0)",
+                adapter.info.name
+            ),
         ),
     }
 }

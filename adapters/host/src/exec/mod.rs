@@ -465,10 +465,8 @@ impl ExecAdapter {
                     break;
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    failure = Some(self.fail(format!(
-                        "did not finish within {}; stopped",
-                        self.limit()
-                    )));
+                    failure =
+                        Some(self.fail(format!("did not finish within {}; stopped", self.limit())));
                 }
             }
         }

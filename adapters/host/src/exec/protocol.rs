@@ -78,7 +78,10 @@ impl Rule {
         }
         let contains: Vec<String> = match &r.prefix_contains {
             None => Vec::new(),
-            Some(OneOrMany::One(s)) => vec![s.clone()].into_iter().filter(|s| !s.is_empty()).collect(),
+            Some(OneOrMany::One(s)) => vec![s.clone()]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect(),
             Some(OneOrMany::Many(v)) => {
                 if v.is_empty() || v.iter().any(String::is_empty) {
                     return Err(format!(

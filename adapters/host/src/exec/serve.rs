@@ -9,8 +9,8 @@ use std::io::{BufRead as _, BufWriter, Read as _, Write};
 use std::path::Path;
 
 use gapscore_adapter_sdk::{
-    Adapter, AdapterError, Code, DETECT_PREFIX_LEN, EventSink, InputError, Location,
-    ParseOptions, Problem, Producer, TestCase,
+    Adapter, AdapterError, Code, DETECT_PREFIX_LEN, EventSink, InputError, Location, ParseOptions,
+    Problem, Producer, TestCase,
 };
 use serde::Serialize;
 

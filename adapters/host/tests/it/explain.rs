@@ -66,7 +66,12 @@ fn every_explained_score_is_the_detect_score_and_the_choice_is_ingests() {
                     a.entry.name()
                 );
                 // A built-in says why: at least one condition for every score.
-                assert!(!a.detection.checks.is_empty(), "{}: {}", path.display(), a.entry.name());
+                assert!(
+                    !a.detection.checks.is_empty(),
+                    "{}: {}",
+                    path.display(),
+                    a.entry.name()
+                );
             }
         }
         let chosen = match &e.decision {
@@ -102,7 +107,11 @@ fn a_guess_found_in_a_directory_is_left_out_by_both() {
         panic!("{:?}", e.decision);
     };
     assert!(reason.contains("only as a guess (20/100"), "{reason}");
-    let simple = e.adapters.iter().find(|a| a.entry.name() == "simple").unwrap();
+    let simple = e
+        .adapters
+        .iter()
+        .find(|a| a.entry.name() == "simple")
+        .unwrap();
     assert_eq!(simple.detection.score, 20);
     assert!(
         simple
@@ -118,7 +127,10 @@ fn a_guess_found_in_a_directory_is_left_out_by_both() {
     });
     assert!(matches!(read[0], Outcome::LeftOut { .. }));
     // Named, the same file is read.
-    let e = explain(&reg, &[Input::new(&file, true)]).pop().unwrap().unwrap();
+    let e = explain(&reg, &[Input::new(&file, true)])
+        .pop()
+        .unwrap()
+        .unwrap();
     assert!(matches!(&e.decision, Decision::Read { adapter, .. } if adapter == "simple"));
 }
 
@@ -189,14 +201,19 @@ fn a_bad_rule_refuses_the_adapter_at_load_naming_the_rule() {
     }
     let dir = tempfile::tempdir().unwrap();
     let err = |detect: &str| load_exec(&rules_adapter(dir.path(), detect)).unwrap_err();
-    let e = err(r#"[{"confidence": 50, "file_suffix": ".r"}, {"confidence": 60, "prefix_regex": "(unclosed"}]"#);
+    let e = err(
+        r#"[{"confidence": 50, "file_suffix": ".r"}, {"confidence": 60, "prefix_regex": "(unclosed"}]"#,
+    );
     assert!(
         e.starts_with("detect[1].prefix_regex is not a valid regular expression: "),
         "{e}"
     );
     // Over the size limit: refused, not compiled into a huge program.
     let e = err(r#"[{"confidence": 60, "prefix_regex": "([a-z]{100}){1000}"}]"#);
-    assert!(e.starts_with("detect[0].prefix_regex is not a valid regular expression: "), "{e}");
+    assert!(
+        e.starts_with("detect[0].prefix_regex is not a valid regular expression: "),
+        "{e}"
+    );
     assert!(e.contains("size limit"), "{e}");
     assert_eq!(
         err(r#"[{"confidence": 60, "prefix_contains": []}]"#),
@@ -207,5 +224,11 @@ fn a_bad_rule_refuses_the_adapter_at_load_naming_the_rule() {
         "detect[0] names no condition (file_suffix, prefix_contains or prefix_regex)"
     );
     // A version 1 info document of before (one string) still loads.
-    assert!(load_exec(&rules_adapter(dir.path(), r#"[{"confidence": 60, "prefix_contains": "X"}]"#)).is_ok());
+    assert!(
+        load_exec(&rules_adapter(
+            dir.path(),
+            r#"[{"confidence": 60, "prefix_contains": "X"}]"#
+        ))
+        .is_ok()
+    );
 }

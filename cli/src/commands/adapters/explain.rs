@@ -4,7 +4,9 @@
 
 use std::fmt::Write as _;
 
-use gapscore_adapters::{DETECT_PREFIX_LEN, Decision, FileExplanation, IngestError, Registry, SURE};
+use gapscore_adapters::{
+    DETECT_PREFIX_LEN, Decision, FileExplanation, IngestError, Registry, SURE,
+};
 use serde::Serialize;
 
 use super::origin;

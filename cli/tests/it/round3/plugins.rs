@@ -51,7 +51,10 @@ fn item05_explain_shows_every_score_its_reasons_and_the_choice() {
     let o = run_in(dir.path(), &["adapters", "--explain", s(&file)]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.contains("(named on the command line; UTF-8;"), "{text}");
+    assert!(
+        text.contains("(named on the command line; UTF-8;"),
+        "{text}"
+    );
     let jest = text
         .lines()
         .find(|l| l.trim_start().starts_with("jest "))
@@ -103,7 +106,11 @@ fn item05_explain_a_directory_says_what_is_left_out_and_what_was_decoded() {
         "truth.json",
         r#"{"tests": [{"name": "a", "status": "passed"}], "expected": 0}"#,
     );
-    write(&results, "README.md", "# Notes\n\nHow these results were made.\n");
+    write(
+        &results,
+        "README.md",
+        "# Notes\n\nHow these results were made.\n",
+    );
     std::fs::copy(
         repo_path("adapters/junit/tests/fixtures/valid/utf16le-bom.xml"),
         results.join("utf16.xml"),
@@ -141,8 +148,14 @@ fn item05_explain_a_directory_says_what_is_left_out_and_what_was_decoded() {
     // The text says the threshold.
     let o = run_in(dir.path(), &["adapters", "--explain", "results"]);
     let text = stdout(&o);
-    assert!(text.contains("UTF-16LE, decoded to UTF-8 before detection"), "{text}");
-    assert!(text.contains("A file found in a directory needs 50 or more."), "{text}");
+    assert!(
+        text.contains("UTF-16LE, decoded to UTF-8 before detection"),
+        "{text}"
+    );
+    assert!(
+        text.contains("A file found in a directory needs 50 or more."),
+        "{text}"
+    );
 }
 
 /// Before: `prefix_contains` took one string and an array (or `prefix_regex`) refused the
@@ -171,16 +184,29 @@ fn item05_process_rules_take_several_substrings_or_a_regex() {
     // One of the two strings is not enough.
     let o = run_in(dir.path(), &["parse", "--plugin-exec", &cmd, s(&one)]);
     assert_eq!(code(&o), 2, "{}", stdout(&o));
-    assert!(stderr(&o).contains("no adapter recognises this file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no adapter recognises this file"),
+        "{}",
+        stderr(&o)
+    );
     let o = run_in(
         dir.path(),
         &["adapters", "--plugin-exec", &cmd, "--explain", s(&one)],
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.contains("no   detect[0]: the first 64 KiB contain \"RULES-A\""), "{text}");
-    assert!(text.contains("no   rule detect[0] matches (confidence 88)"), "{text}");
-    assert!(text.contains("no   detect[1]: the file name ends with \".rules\""), "{text}");
+    assert!(
+        text.contains("no   detect[0]: the first 64 KiB contain \"RULES-A\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("no   rule detect[0] matches (confidence 88)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("no   detect[1]: the file name ends with \".rules\""),
+        "{text}"
+    );
 }
 
 /// Before: the limit was 600 s, fixed. After: `--plugin-exec-timeout SECS`, named in the error.
@@ -248,14 +274,19 @@ fn item06_isolate_contains_a_crash_to_its_file_and_keeps_the_others() {
         .collect();
     assert_eq!(names, ["adds", "subtracts"], "{}", stdout(&o));
     let err = stderr(&o);
-    for (file, signal) in [("segv.crash", "11 (SIGSEGV)"), ("abort.crash", "6 (SIGABRT)")] {
+    for (file, signal) in [
+        ("segv.crash", "11 (SIGSEGV)"),
+        ("abort.crash", "6 (SIGABRT)"),
+    ] {
         let line = err
             .lines()
             .find(|l| l.contains(file))
             .unwrap_or_else(|| panic!("{file}: {err}"));
         assert!(line.contains("plugin `v2_crash` ("), "{line}");
         assert!(
-            line.contains(&format!("crashed in its isolated process (--plugin-isolate): killed by signal {signal}")),
+            line.contains(&format!(
+                "crashed in its isolated process (--plugin-isolate): killed by signal {signal}"
+            )),
             "{line}"
         );
     }
@@ -331,7 +362,11 @@ fn item06_a_crash_in_detect_is_contained_and_explained() {
         ],
     );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
-    assert!(stderr(&o).contains("bad.crash: no adapter recognises this file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad.crash: no adapter recognises this file"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(json_of(&o)[0]["tests"][0]["name"], "adds", "{}", stdout(&o));
 }
 
@@ -356,7 +391,10 @@ fn item06_err_parse_without_error_names_the_plugin() {
         let o = run_in(dir.path(), &args);
         assert_eq!(code(&o), 2, "{}", stdout(&o));
         let err = stderr(&o);
-        assert!(err.contains("x.txt: plugin `v2_silent_parse_error` ("), "{err}");
+        assert!(
+            err.contains("x.txt: plugin `v2_silent_parse_error` ("),
+            "{err}"
+        );
         assert!(
             err.contains("returned GAPSCORE_ERR_PARSE without calling error(); no reason given"),
             "{err}"
