@@ -284,6 +284,9 @@ fn capped_ref<'a>(t: &'a Option<Text<'_>>, slot: &'a mut Option<String>) -> Opti
 }
 
 /// One event line.
+// One lives at a time, on the stack, per line read: boxing the large variant would add an
+// allocation to every test.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 enum Event<'a> {
