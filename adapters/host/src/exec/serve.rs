@@ -5,7 +5,7 @@
 //! `--gapscore-detect [NAME]` reads a file's first 64 KiB on stdin and prints the plugin's
 //! confidence.
 
-use std::io::{BufRead as _, BufWriter, Read as _, Write};
+use std::io::{BufWriter, Read as _, Write};
 use std::path::Path;
 
 use gapscore_adapter_sdk::{
@@ -93,12 +93,9 @@ fn parse(plugin: &dyn Adapter, opts: &ParseOptions, out: impl Write) -> Served {
         tests: 0,
         broken: false,
     };
+    // What the plugin leaves unread is not drained: the parent stops writing when the pipe
+    // closes, as for any executable adapter.
     let result = plugin.parse_reader(&mut input, opts, &mut sink);
-    // Whatever the plugin left unread, read to the end: the parent writes the whole file.
-    while input.fill_buf().is_ok_and(|b| !b.is_empty()) {
-        let n = input.buffer().len();
-        input.consume(n);
-    }
     let status = match result {
         Ok(()) => {
             let tests = sink.tests;
