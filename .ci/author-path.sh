@@ -48,15 +48,18 @@ export PATH="${work}/bin:${PATH}"
 # The Rust builds share one target directory of their own (never the checkout's).
 export CARGO_TARGET_DIR="${work}/target"
 
-# Points a crate copied out at the unpacked crates, with the workspace's lock file.
+# Points a crate copied out at the unpacked crates, with the workspace's lock file (cargo adds
+# the crate's own entry and drops what it does not use; the versions stay the lock's).
 patch_crates() {
-  cat >> "$1/Cargo.toml" <<EOF
-
-[patch.crates-io]
-gapscore-model = { path = "${work}/crates/gapscore-model" }
-gapscore-adapter-sdk = { path = "${work}/crates/gapscore-adapter-sdk" }
-gapscore-adapter-testing = { path = "${work}/crates/gapscore-adapter-testing" }
-EOF
+  {
+    echo
+    echo "[patch.crates-io]"
+    echo "gapscore-model = { path = \"${work}/crates/gapscore-model\" }"
+    echo "gapscore-adapter-sdk = { path = \"${work}/crates/gapscore-adapter-sdk\" }"
+    if grep -q '^gapscore-adapter-testing' "$1/Cargo.toml"; then
+      echo "gapscore-adapter-testing = { path = \"${work}/crates/gapscore-adapter-testing\" }"
+    fi
+  } >> "$1/Cargo.toml"
   cp "${repo}/Cargo.lock" "$1/Cargo.lock"
 }
 
@@ -119,7 +122,7 @@ cd "${work}"
 echo "--> gapscore new-adapter demo-rs --lang rust"
 gapscore new-adapter demo-rs --lang rust --dir new-rust
 patch_crates new-rust
-(cd new-rust && cargo test --locked && cargo build --locked --release)
+(cd new-rust && cargo test && cargo build --release)
 gapscore score --plugin "${CARGO_TARGET_DIR}/release/libgapscore_adapter_demo_rs.so" \
   --sealed new-rust/tests/fixtures/valid/example.demo-rs --format json -o new-rust.json
 check_report new-rust.json 3 1
