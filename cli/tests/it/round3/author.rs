@@ -18,8 +18,7 @@ const STANDALONE: [&str; 4] = [
 
 fn toml_file(relative: &str) -> toml::Table {
     let text = fs::read_to_string(repo_path(relative)).unwrap();
-    text.parse()
-        .unwrap_or_else(|e| panic!("{relative}: {e}"))
+    text.parse().unwrap_or_else(|e| panic!("{relative}: {e}"))
 }
 
 /// A dependency's version requirement and features, whether written `"1.0"` or as a table.
@@ -37,7 +36,7 @@ fn version_and_features(dep: &toml::Value) -> (Option<String>, Vec<String>) {
                 })
                 .unwrap_or_default(),
         ),
-        other => panic!("a dependency written as {other}"),
+        other => panic!("a dependency written as {other:?}"),
     }
 }
 
@@ -81,15 +80,17 @@ fn item01_standalone_manifests_agree_with_the_workspace() {
             };
             for (name, dep) in deps {
                 let (version, features) = version_and_features(dep);
-                let (want, want_features) = version_and_features(
-                    shared
-                        .get(name)
-                        .unwrap_or_else(|| panic!("{relative}: `{name}` is not a workspace dependency")),
-                );
+                let (want, want_features) =
+                    version_and_features(shared.get(name).unwrap_or_else(|| {
+                        panic!("{relative}: `{name}` is not a workspace dependency")
+                    }));
                 assert_eq!(version, want, "{relative}: [{section}] {name}'s version");
                 // Our own crates' features are chosen per use (the testing crate's `score`).
                 if !name.starts_with("gapscore") {
-                    assert_eq!(features, want_features, "{relative}: [{section}] {name}'s features");
+                    assert_eq!(
+                        features, want_features,
+                        "{relative}: [{section}] {name}'s features"
+                    );
                 }
             }
         }
@@ -112,15 +113,28 @@ fn item01_new_adapter_writes_a_skeleton_in_each_language() {
         ),
         (
             "c",
-            &["adapter.c", "gapscore_adapter.h", "Makefile", "test.sh", "tests/expected.json"][..],
+            &[
+                "adapter.c",
+                "gapscore_adapter.h",
+                "Makefile",
+                "test.sh",
+                "tests/expected.json",
+            ][..],
         ),
-        ("python", &["adapter.py", "test_adapter.py", "README.md"][..]),
+        (
+            "python",
+            &["adapter.py", "test_adapter.py", "README.md"][..],
+        ),
     ] {
         let name = format!("my-{lang}_1");
         let o = run_in(tmp.path(), &["new-adapter", &name, "--lang", lang]);
         assert_eq!(code(&o), 0, "{lang}: {}", stderr(&o));
         let dir = tmp.path().join(format!("gapscore-adapter-{name}"));
-        assert!(stdout(&o).contains(&format!("gapscore-adapter-{name}")), "{}", stdout(&o));
+        assert!(
+            stdout(&o).contains(&format!("gapscore-adapter-{name}")),
+            "{}",
+            stdout(&o)
+        );
         for file in want
             .iter()
             .copied()
@@ -128,7 +142,10 @@ fn item01_new_adapter_writes_a_skeleton_in_each_language() {
         {
             let text = fs::read_to_string(dir.join(file))
                 .unwrap_or_else(|e| panic!("{lang}: {file}: {e}"));
-            assert!(!text.contains("@NAME@") && !text.contains("@SYMBOL@"), "{lang}: {file}");
+            assert!(
+                !text.contains("@NAME@") && !text.contains("@SYMBOL@"),
+                "{lang}: {file}"
+            );
         }
         let symbol = format!("gapscore_adapter_my_{lang}_1");
         let main = match lang {
@@ -144,12 +161,18 @@ fn item01_new_adapter_writes_a_skeleton_in_each_language() {
         #[cfg(unix)]
         if lang == "python" {
             use std::os::unix::fs::PermissionsExt;
-            let mode = fs::metadata(dir.join("adapter.py")).unwrap().permissions().mode();
+            let mode = fs::metadata(dir.join("adapter.py"))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o111, 0o111, "adapter.py is executable");
         }
     }
     // The C skeleton compiles against the header this gapscore loads.
-    let header = fs::read_to_string(tmp.path().join("gapscore-adapter-my-c_1/gapscore_adapter.h"));
+    let header = fs::read_to_string(
+        tmp.path()
+            .join("gapscore-adapter-my-c_1/gapscore_adapter.h"),
+    );
     assert_eq!(
         header.unwrap(),
         fs::read_to_string(repo_path("adapters/sdk/include/gapscore_adapter.h")).unwrap()
@@ -164,14 +187,24 @@ fn item01_new_adapter_refuses_a_directory_that_is_not_empty() {
     fs::write(dir.join("keep.txt"), "mine").unwrap();
     let o = run_in(tmp.path(), &["new-adapter", "x", "--dir", "taken"]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("`taken` exists and is not empty"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`taken` exists and is not empty"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
     assert_eq!(fs::read_to_string(dir.join("keep.txt")).unwrap(), "mine");
     // A file in the way is refused too; an empty directory is filled.
     fs::write(tmp.path().join("file"), "").unwrap();
-    assert_eq!(code(&run_in(tmp.path(), &["new-adapter", "x", "--dir", "file"])), 2);
+    assert_eq!(
+        code(&run_in(tmp.path(), &["new-adapter", "x", "--dir", "file"])),
+        2
+    );
     fs::create_dir(tmp.path().join("empty")).unwrap();
-    let o = run_in(tmp.path(), &["new-adapter", "x", "--lang", "python", "--dir", "empty"]);
+    let o = run_in(
+        tmp.path(),
+        &["new-adapter", "x", "--lang", "python", "--dir", "empty"],
+    );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(tmp.path().join("empty/adapter.py").is_file());
     // Nothing staged is left beside them.
@@ -187,8 +220,16 @@ fn item01_new_adapter_refuses_a_directory_that_is_not_empty() {
 fn item01_new_adapter_validates_the_name() {
     let tmp = tempfile::tempdir().unwrap();
     let long = "a".repeat(65);
-    for name in ["My-csv", "-csv", "_csv", "a/b", "a.b", "名前", long.as_str()] {
-        let o = run_in(tmp.path(), &["new-adapter", name]);
+    for name in [
+        "My-csv",
+        "-csv",
+        "_csv",
+        "a/b",
+        "a.b",
+        "名前",
+        long.as_str(),
+    ] {
+        let o = run_in(tmp.path(), &["new-adapter", "--", name]);
         assert_eq!(code(&o), 2, "{name}");
         assert!(
             stderr(&o).contains("is not an adapter name"),
@@ -196,7 +237,11 @@ fn item01_new_adapter_validates_the_name() {
             stderr(&o)
         );
     }
-    assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0, "nothing written");
+    assert_eq!(
+        fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
 }
 
 fn doc(relative: &str) -> String {
@@ -223,7 +268,10 @@ fn item02_the_sdk_readme_is_the_crates_front_page_with_both_rules() {
         "BufReader",
         "json::stream",
     ] {
-        assert!(readme.contains(needle), "the SDK README says nothing of `{needle}`");
+        assert!(
+            readme.contains(needle),
+            "the SDK README says nothing of `{needle}`"
+        );
     }
     // Its example never maps an unknown status to a guess.
     assert!(!readme.contains("unwrap_or(Status::"), "a guessed status");
@@ -249,7 +297,10 @@ fn event_sink_methods() -> Vec<String> {
 #[test]
 fn item02_writing_an_adapter_lists_every_event_sink_method() {
     let methods = event_sink_methods();
-    assert!(methods.contains(&"test_finished_ref".to_owned()), "{methods:?}");
+    assert!(
+        methods.contains(&"test_finished_ref".to_owned()),
+        "{methods:?}"
+    );
     let text = doc("docs/writing-an-adapter.md");
     let block = text
         .split_once("pub trait EventSink {")
@@ -274,7 +325,10 @@ fn item02_the_abi_size_rule_is_stated_once_and_followed() {
     assert!(abi.contains("GAPSCORE_HOST_BASE_SIZE"));
     for (file, text) in [
         ("docs/abi.md", abi.as_str()),
-        ("docs/writing-an-adapter.md", &doc("docs/writing-an-adapter.md")),
+        (
+            "docs/writing-an-adapter.md",
+            &doc("docs/writing-an-adapter.md"),
+        ),
         (
             "adapters/examples/c-lines/gapscore_adapter_c_lines.c",
             &doc("adapters/examples/c-lines/gapscore_adapter_c_lines.c"),
@@ -293,14 +347,23 @@ fn item02_the_abi_size_rule_is_stated_once_and_followed() {
 #[test]
 fn item02_the_examples_and_score_md_say_what_gapscore_does_today() {
     let c_lines = doc("adapters/examples/c-lines/README.md");
-    assert!(!c_lines.contains("{\"format\":\"lines\",\"tests\""), "v1 output");
-    assert!(!c_lines.contains("`--format lines`"), "the deprecated spelling");
+    assert!(
+        !c_lines.contains("{\"format\":\"lines\",\"tests\""),
+        "v1 output"
+    );
+    assert!(
+        !c_lines.contains("`--format lines`"),
+        "the deprecated spelling"
+    );
     let score = doc("docs/score.md");
     for flag in ["--plugin-exec", "--plugin-debug"] {
         assert!(score.contains(flag), "score.md does not mention {flag}");
     }
     let guide = doc("docs/writing-an-adapter.md");
     assert!(!guide.contains("example.invalid"));
-    assert!(guide.contains("[patch.crates-io]"), "the way that works today");
+    assert!(
+        guide.contains("[patch.crates-io]"),
+        "the way that works today"
+    );
     assert!(Path::new(&repo_path(".ci/author-path.sh")).is_file());
 }
