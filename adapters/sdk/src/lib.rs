@@ -25,8 +25,8 @@
 //! The canonical model ([`TestRun`], [`TestCase`], [`Status`], ...) is re-exported from
 //! `gapscore-model`, the versioned crate of what crosses the boundary, so an adapter crate
 //! depends on this crate alone. Test and benchmark helpers for adapter crates (the fixture
-//! harness, the real-corpus truth checks, the bench harness) are in the dev-only crate
-//! `gapscore-adapter-testing`, so no plugin compiles them.
+//! harness, the real-corpus truth checks, the bench harness) are in
+//! `gapscore-adapter-testing`, a dev-dependency, so no plugin compiles them.
 
 #![deny(missing_docs)]
 
