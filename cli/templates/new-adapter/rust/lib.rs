@@ -43,7 +43,9 @@ impl Adapter for Reader {
     /// comment starts with a status word, 80 with the file name ending in `.@NAME@` too.
     fn detect(&self, prefix: &[u8], file_name: Option<&str>) -> u8 {
         let text = String::from_utf8_lossy(prefix.strip_prefix(BOM).unwrap_or(prefix));
-        let first = text.lines().find(|l| !l.trim().is_empty() && !l.starts_with('#'));
+        let first = text
+            .lines()
+            .find(|l| !l.trim().is_empty() && !l.starts_with('#'));
         let looks_like = first
             .and_then(|l| l.split_once(' '))
             .is_some_and(|(word, _)| word.parse::<Status>().is_ok());
@@ -65,7 +67,12 @@ impl Adapter for Reader {
         let text = std::str::from_utf8(input).map_err(|e| {
             let before = &input[..e.valid_up_to()];
             let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-            let column = before.len() - before.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1) + 1;
+            let column = before.len()
+                - before
+                    .iter()
+                    .rposition(|b| *b == b'\n')
+                    .map_or(0, |p| p + 1)
+                + 1;
             error(line, column, "invalid UTF-8".to_owned())
         })?;
         for (i, raw) in text.lines().enumerate() {

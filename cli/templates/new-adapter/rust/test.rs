@@ -3,11 +3,13 @@
 
 use std::path::Path;
 
-use @SYMBOL@::Reader;
 use gapscore_adapter_sdk::{Adapter, ParseOptions, Status, parse_to_run};
+use @SYMBOL@::Reader;
 
 fn fixture(path: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -26,7 +28,11 @@ fn reads_the_valid_fixture() {
         got,
         [
             ("adds two numbers", Status::Passed, None),
-            ("divides by zero", Status::Failed, Some("expected an error, got 0")),
+            (
+                "divides by zero",
+                Status::Failed,
+                Some("expected an error, got 0")
+            ),
             ("uploads a file", Status::Skipped, Some("needs network")),
         ]
     );
@@ -37,5 +43,8 @@ fn reads_the_valid_fixture() {
 fn refuses_an_unknown_status_at_its_place() {
     let bytes = fixture("invalid/unknown-status.@NAME@");
     let err = parse_to_run(&Reader::new(), &bytes, &ParseOptions::default()).unwrap_err();
-    assert!(err.to_string().starts_with("2:1: unknown status `great`"), "{err}");
+    assert!(
+        err.to_string().starts_with("2:1: unknown status `great`"),
+        "{err}"
+    );
 }
