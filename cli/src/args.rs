@@ -20,7 +20,7 @@ pub use envelope::{
 };
 pub use report::{DeclaredProvenance, DialectArg, IsolationArg, ProvenanceArgs, SpecVersionArg};
 pub use tips::add_tip;
-pub use tools::{CompletionsArgs, ExplainArgs, ManArgs, Shell};
+pub use tools::{AdapterLang, CompletionsArgs, ExplainArgs, ManArgs, NewAdapterArgs, Shell};
 
 /// What `gapscore --version` prints after the name: the version and the commit it was built
 /// from (cli/build.rs says where that comes from).
@@ -85,6 +85,9 @@ pub enum Command {
     /// Explain a warning, problem, error or refusal code: what went wrong and what to do
     /// (docs/codes.md lists every code).
     Explain(ExplainArgs),
+    /// Write a working adapter skeleton (Rust, C or Python) with a fixture and a test
+    /// (docs/writing-an-adapter.md).
+    NewAdapter(NewAdapterArgs),
     /// Serves one adapter plugin to a parent gapscore (`--plugin-isolate`): not for people.
     #[command(name = "__plugin-serve", hide = true)]
     PluginServe(PluginServeArgs),

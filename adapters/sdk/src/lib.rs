@@ -1,4 +1,6 @@
-//! The adapter SDK: everything needed to write a gapscore adapter, built in or as a plugin.
+#![doc = include_str!("../README.md")]
+//!
+//! ## Modules
 //!
 //! - [`Adapter`]: the trait every adapter implements — [`AdapterInfo`] (name, version, format
 //!   ids), [`Adapter::detect`] (a 0–100 confidence from a file's first bytes and name) and
@@ -25,36 +27,8 @@
 //! The canonical model ([`TestRun`], [`TestCase`], [`Status`], ...) is re-exported from
 //! `gapscore-model`, the versioned crate of what crosses the boundary, so an adapter crate
 //! depends on this crate alone. Test and benchmark helpers for adapter crates (the fixture
-//! harness, the real-corpus truth checks, the bench harness) are in the dev-only crate
-//! `gapscore-adapter-testing`, so no plugin compiles them.
-//!
-//! A tiny adapter for a `<status> <name>` line format, run with [`parse_to_run`]:
-//!
-//! ```
-//! use gapscore_adapter_sdk::{parse_to_run, Adapter, AdapterError, AdapterInfo, EventSink};
-//! use gapscore_adapter_sdk::{ParseOptions, Status, TestCase};
-//!
-//! struct Lines(AdapterInfo);
-//! impl Adapter for Lines {
-//!     fn info(&self) -> &AdapterInfo { &self.0 }
-//!     fn detect(&self, _prefix: &[u8], _name: Option<&str>) -> u8 { 10 }
-//!     fn parse(&self, input: &[u8], _: &ParseOptions, sink: &mut dyn EventSink)
-//!         -> Result<(), AdapterError> {
-//!         for line in String::from_utf8_lossy(input).lines() {
-//!             let (status, name) = line.split_once(' ').unwrap_or((line, ""));
-//!             let status = Status::parse_lenient(status).unwrap_or(Status::Errored);
-//!             sink.test_finished(TestCase::new(None, name, status));
-//!         }
-//!         Ok(())
-//!     }
-//! }
-//!
-//! let adapter = Lines(AdapterInfo::new("lines", "0.1.0", &["lines"]));
-//! let run = parse_to_run(&adapter, b"passed adds\nfailed divides", &ParseOptions::default())?;
-//! assert_eq!(run.tests.len(), 2);
-//! assert_eq!(run.tests[1].status, Status::Failed);
-//! # Ok::<(), AdapterError>(())
-//! ```
+//! harness, the real-corpus truth checks, the bench harness) are in
+//! `gapscore-adapter-testing`, a dev-dependency, so no plugin compiles them.
 
 #![deny(missing_docs)]
 
