@@ -11,6 +11,8 @@
 //!   turns an [`Adapter`] into a loadable v2 plugin (its `parse_reader` streams; its
 //!   [`Adapter::parse_in_parts`] may read a large file on several threads, [`abi::parts`]),
 //!   and [`abi::c_header`], from which the committed `include/gapscore_adapter.h` is generated.
+//! - [`detect`]: why an adapter claims a file ([`detect::Detection`], [`detect::Why`]), for
+//!   [`Adapter::explain_detect`] and `gapscore adapters --explain FILE`.
 //! - [`text`]: capped text ([`text::push_capped`], [`text::TEXT_CAP`], [`text::CUT_NOTE`]):
 //!   messages and output kept per test are cut at 64 KiB with a note.
 //! - [`json`]: what every JSON reader refuses the same way: a key given twice in one object
@@ -31,6 +33,7 @@
 #![deny(missing_docs)]
 
 pub mod abi;
+pub mod detect;
 pub mod encoding;
 pub mod json;
 pub use gapscore_model::{Code, codes};
@@ -189,6 +192,17 @@ pub trait Adapter: Send + Sync {
     /// How sure the adapter is that it can read a file, 0 (no) to 100 (certain), from at most
     /// the first 64 KiB (`prefix`) and the file name (which may be absent).
     fn detect(&self, prefix: &[u8], file_name: Option<&str>) -> u8;
+
+    /// [`Adapter::detect`]'s score for a file, with the conditions it checked and their
+    /// outcomes, for `gapscore adapters --explain FILE`. The default gives the score only and
+    /// says so; an adapter that writes its detection once over a [`detect::Why`] answers both
+    /// from the same code.
+    fn explain_detect(&self, prefix: &[u8], file_name: Option<&str>) -> detect::Detection {
+        detect::Detection::score_only(
+            self.detect(prefix, file_name),
+            "this adapter gives its score only, not the conditions behind it",
+        )
+    }
 
     /// For an adapter reading several formats: which of its format ids a file it detected is
     /// in, from the same prefix and name. The host passes it as [`ParseOptions::format_id`]

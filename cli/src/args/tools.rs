@@ -140,11 +140,12 @@ Examples:
 
 /// The closing help of `gapscore adapters`.
 pub(crate) const ADAPTERS_HELP: &str = "\
-Exit codes: 0 ok, 2 a plugin could not be loaded.
+Exit codes: 0 ok, 2 a plugin could not be loaded (or, with --explain, a file could not be read).
 
 Examples:
   gapscore adapters
-  gapscore adapters --format json";
+  gapscore adapters --format json
+  gapscore adapters --explain adapters/junit/tests/fixtures/valid/bare-testsuite.xml";
 
 /// The closing help of `gapscore seal`.
 pub(crate) const SEAL_HELP: &str = "\

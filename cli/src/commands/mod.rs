@@ -9,6 +9,7 @@ pub mod feedback;
 pub mod harden;
 pub mod new_adapter;
 pub mod parse;
+pub mod plugin_serve;
 pub mod run;
 pub mod schema;
 pub mod score;
@@ -36,5 +37,6 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Man(args) => completions::man(&args),
         Command::Explain(args) => explain::run(&args),
         Command::NewAdapter(args) => new_adapter::run(&args),
+        Command::PluginServe(args) => Ok(plugin_serve::run(&args)),
     }
 }
