@@ -1,6 +1,8 @@
-//! Issue 36 ("an adapter author's path outside this repository, and flat memory for every
-//! built-in format"): one module per part, each test named after its item (`itemNN_…`). Every
-//! gapscore invocation goes through `crate::common::bin()`, so the tests can be pointed at an
-//! older build with `GAPSCORE_TEST_BIN` to show which fail there.
+//! Issue 36 ("an adapter author's path that works outside this repository, flat memory for every
+//! built-in format"): one test (or more) per item, named `itemNN_…`, each failing on dbe9709 where
+//! that makes sense. Every gapscore invocation goes through `crate::common::bin()`, so they can be
+//! pointed at an older build with `GAPSCORE_TEST_BIN`.
 
+mod author;
+mod plugins;
 mod stream;
