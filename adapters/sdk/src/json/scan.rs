@@ -19,10 +19,12 @@ const CHUNK: usize = 256 * 1024;
 /// hands values over recurses once per level.
 pub(crate) const MAX_DEPTH: usize = 127;
 
-/// Nesting inside a value that is only checked is not limited by serde_json's skip; here it is
-/// limited far beyond any test report (a frame per open object, so that a file of `[[[[...`
-/// cannot hold memory without end).
-pub(crate) const MAX_NESTING: usize = 1 << 16;
+/// Nesting inside a value that is only checked is not limited by serde_json's skip (gapscore
+/// reads 100,000 levels in an unread field: `cli/tests/it/bad_input.rs`); here it is limited
+/// at a million levels, far beyond any test report, so that a file of `{"k":{"k":...` cannot
+/// hold memory without end (at the limit: about 1 MiB of array levels, or some 50 MiB of open
+/// objects' key frames).
+pub(crate) const MAX_NESTING: usize = 1 << 20;
 
 /// Why a scan stopped early.
 #[derive(Debug)]
