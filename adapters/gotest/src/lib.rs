@@ -116,7 +116,7 @@ fn sniff(prefix: &[u8]) -> Option<(&'static str, u8)> {
 
 /// [`sniff`], recording what it found in `why` (`explain_detect`).
 fn sniff_why(prefix: &[u8], why: &mut Why) -> Option<(&'static str, u8)> {
-    let prefix = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+    let prefix = gapscore_adapter_sdk::encoding::strip_bom(prefix);
     let mut text = 0;
     for line in prefix.split(|&b| b == b'\n').take(DETECT_LINES) {
         if is_event_line(line) {

@@ -111,7 +111,7 @@ fn is_event_line(line: &[u8]) -> bool {
 
 /// [`Libtest::detect`]'s rule, recording its check in `why` (`explain_detect`).
 fn detection(prefix: &[u8], why: &mut Why) -> u8 {
-    let prefix = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+    let prefix = gapscore_adapter_sdk::encoding::strip_bom(prefix);
     let found = prefix
         .split(|&b| b == b'\n')
         .take(DETECT_LINES)

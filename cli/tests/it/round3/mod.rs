@@ -5,3 +5,4 @@
 
 mod author;
 mod plugins;
+mod stream;
