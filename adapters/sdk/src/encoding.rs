@@ -65,6 +65,74 @@ pub fn sniff(prefix: &[u8]) -> Encoding {
     }
 }
 
+/// The UTF-8 byte order mark (`EF BB BF`).
+pub const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without a leading UTF-8 byte order mark. The host passes a UTF-8 file's mark on to
+/// the adapter as it is (only UTF-16 and Latin-1 files are decoded, and their mark dropped), so
+/// a reader that looks at the first byte calls this first.
+///
+/// ```
+/// use gapscore_adapter_sdk::encoding::strip_bom;
+/// assert_eq!(strip_bom(b"\xEF\xBB\xBF{}"), b"{}");
+/// assert_eq!(strip_bom(b"{}"), b"{}");
+/// ```
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes)
+}
+
+/// Consumes a UTF-8 byte order mark at the start of `reader`, if there is one, and says
+/// whether it did: the streaming twin of [`strip_bom`]. Only a whole mark is consumed; a
+/// stream that starts with part of one is left as it was. A file offset counted after this
+/// call is 3 short when it returns `true`.
+///
+/// ```
+/// use gapscore_adapter_sdk::encoding::skip_bom;
+/// use std::io::BufRead;
+/// let mut r = &b"\xEF\xBB\xBF{}"[..];
+/// assert!(skip_bom(&mut r)?);
+/// assert_eq!(r.fill_buf()?, b"{}");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn skip_bom(reader: &mut dyn io::BufRead) -> io::Result<bool> {
+    let mut have = 0;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return if have == 0 {
+                Ok(false)
+            } else {
+                Err(part_of_a_mark())
+            };
+        }
+        // A reader may hand over fewer than 3 bytes per call: the mark is consumed as it
+        // agrees, byte by byte.
+        let take = (3 - have).min(buf.len());
+        if buf[..take] != UTF8_BOM[have..have + take] {
+            // Nothing consumed yet: the stream is as it was. After a consumed `EF` (or `EF BB`)
+            // the bytes cannot be given back, and they are not UTF-8 anyway: refused, never
+            // dropped unseen.
+            return if have == 0 {
+                Ok(false)
+            } else {
+                Err(part_of_a_mark())
+            };
+        }
+        reader.consume(take);
+        have += take;
+        if have == 3 {
+            return Ok(true);
+        }
+    }
+}
+
+fn part_of_a_mark() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        "invalid UTF-8 at byte 0: the input starts with part of a byte order mark (EF BB BF)",
+    )
+}
+
 /// The labels that name windows-1252 in the WHATWG Encoding Standard, which treats ISO-8859-1
 /// and US-ASCII as windows-1252 too.
 const LATIN1_LABELS: &[&str] = &[

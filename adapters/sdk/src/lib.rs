@@ -12,13 +12,19 @@
 //! - [`text`]: capped text ([`text::push_capped`], [`text::TEXT_CAP`], [`text::CUT_NOTE`]):
 //!   messages and output kept per test are cut at 64 KiB with a note.
 //! - [`json`]: what every JSON reader refuses the same way: a key given twice in one object
-//!   ([`json::check_unique_keys`], at the second key's line and column).
+//!   ([`json::check_unique_keys`], at the second key's line and column); and
+//!   [`json::stream`], one JSON document read from a stream in bounded memory, the elements
+//!   of an array handed over one at a time ([`json::stream::for_each_element`]), syntax,
+//!   UTF-8 and duplicate keys checked as it reads, a cut document kept up to the cut.
+//!   (`serde_json::from_reader` on a `&mut dyn BufRead` makes a virtual call per byte: wrap
+//!   the reader in a [`std::io::BufReader`], or use [`json::stream`].)
 //! - [`lines`]: line-based streams ([`lines::LineReader`]): one line at a time from one reused
 //!   buffer, each with its file offset, number and whether it ended in `\n`; line 1's UTF-8
 //!   byte order mark left out of its bytes but counted in columns ([`lines::Line::column`]).
 //! - [`encoding`]: result files in UTF-16 or XML declared Latin-1 ([`encoding::sniff`],
 //!   [`encoding::Utf16Reader`], [`encoding::Latin1Reader`]), which the host decodes to UTF-8
-//!   before any adapter sees them.
+//!   before any adapter sees them. A UTF-8 file's byte order mark does reach the adapter:
+//!   [`encoding::strip_bom`] and [`encoding::skip_bom`] take it off.
 //!
 //! The canonical model ([`TestRun`], [`TestCase`], [`Status`], ...) is re-exported from
 //! `gapscore-model`, the versioned crate of what crosses the boundary, so an adapter crate

@@ -30,7 +30,7 @@ use crate::json::find_duplicate_key;
 use gapscore_model::{InputError, Location};
 
 /// The UTF-8 byte order mark, taken off the start of line 1.
-pub const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+pub use crate::encoding::UTF8_BOM;
 
 /// Reads lines from a [`BufRead`] into one reused buffer; see the [module](self) docs.
 #[derive(Debug)]

@@ -8,3 +8,4 @@
 
 mod encoding;
 mod header;
+mod json_stream;

@@ -1,14 +1,5 @@
-//! JSON helpers shared by the JSON readers: [`find_duplicate_key`] and [`check_unique_keys`].
-//!
-//! A key given twice in one object (`{"status":"failed","status":"passed"}`) is contradictory
-//! evidence: serde_json keeps one of the two (the last, or an error only for the fields a typed
-//! reader knows), another tool may keep the other. gapscore reads neither: every JSON reader
-//! calls [`check_unique_keys`] on its input (or on each line of a JSON-lines stream), which
-//! refuses the document at the second key's place, in any object at any depth, keys compared by
-//! their decoded text (`"a"` and `"\u0061"` are the same key).
-//!
-//! The scan is one pass over the bytes and decides nothing else: on anything that is not JSON
-//! it stops and answers "no duplicate", so the reader's own parser reports the syntax error.
+//! The duplicate-key scan of a JSON text held in memory: [`find_duplicate_key`] and
+//! [`check_unique_keys`]. The streaming reader (`json::stream`) checks the same rule as it reads.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -33,17 +24,26 @@ impl DuplicateKey {
     pub fn to_input_error(&self, input: &[u8], line_offset: usize) -> InputError {
         let (line, column) = line_col(input, self.offset);
         let (first_line, first_column) = line_col(input, self.first_offset);
-        InputError::Content {
-            location: Location::LineCol {
-                line: line + line_offset,
-                column,
-            },
-            message: format!(
-                "duplicate key `{}` in one object (first at {}:{first_column}): the file gives two values for one field, and gapscore reads neither",
-                self.key,
-                first_line + line_offset
-            ),
-        }
+        duplicate_key_error(
+            &self.key,
+            (line + line_offset, column),
+            (first_line + line_offset, first_column),
+        )
+    }
+}
+
+/// The one error for a key given twice, at the second key's line and column, naming the
+/// first's: shared by the scan of a text in memory and the streaming reader.
+pub(crate) fn duplicate_key_error(
+    key: &str,
+    (line, column): (usize, usize),
+    (first_line, first_column): (usize, usize),
+) -> InputError {
+    InputError::Content {
+        location: Location::LineCol { line, column },
+        message: format!(
+            "duplicate key `{key}` in one object (first at {first_line}:{first_column}): the file gives two values for one field, and gapscore reads neither"
+        ),
     }
 }
 
@@ -68,7 +68,7 @@ pub fn check_unique_keys(input: &[u8]) -> Result<(), InputError> {
 }
 
 /// Objects with more keys than this are checked through a hash set rather than a scan.
-const SCAN_KEYS: usize = 16;
+pub(crate) const SCAN_KEYS: usize = 16;
 
 /// One open object: where its keys start in the shared list, and its set once it is large.
 struct Frame<'a> {
@@ -194,7 +194,7 @@ fn string_end(input: &[u8], at: usize) -> Option<(usize, bool)> {
 }
 
 /// The text of a key with escapes; `None` for an escape JSON does not allow.
-fn unescape(raw: &[u8]) -> Option<String> {
+pub(crate) fn unescape(raw: &[u8]) -> Option<String> {
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {

@@ -1,0 +1,648 @@
+//! The byte-level scanner under `json::stream`: one pass over a JSON document read from a
+//! [`BufRead`] into one buffer, which keeps only what a caller asked to hold (the value being
+//! handed over, the key being read), validating as serde_json does (structure, strings and
+//! their escapes, numbers, literals, UTF-8) and checking the duplicate-key rule in every
+//! object. Strings are crossed with `memchr` for their quote or backslash; newlines can only
+//! stand between tokens in JSON, so lines are counted while skipping whitespace, for free.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead};
+
+use super::keys::{SCAN_KEYS, unescape};
+use super::stream::{Position, StreamError};
+
+/// Bytes taken from the reader per refill, at most.
+const CHUNK: usize = 256 * 1024;
+
+/// Objects and arrays nested deeper than this are refused, as serde_json refuses them (its
+/// recursion limit): the scanner recurses once per level.
+pub(crate) const MAX_DEPTH: usize = 127;
+
+/// Why a scan stopped early.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// The input ended before the value did.
+    Eof,
+    /// Bad input, or a read error.
+    Error(StreamError),
+}
+
+impl From<StreamError> for Stop {
+    fn from(e: StreamError) -> Self {
+        Stop::Error(e)
+    }
+}
+
+pub(crate) type Scan<T> = Result<T, Stop>;
+
+/// One key of an open object: its decoded bytes in [`Keys::arena`] and its place.
+struct Key {
+    start: usize,
+    end: usize,
+    at: Position,
+}
+
+/// One open object's keys: where they start in the shared lists, and a map once it is large.
+struct Frame {
+    first_key: usize,
+    first_byte: usize,
+    map: Option<HashMap<Box<[u8]>, Position>>,
+}
+
+/// The keys of every open object, innermost last, in one arena: memory holds the open
+/// objects' keys and nothing else.
+#[derive(Default)]
+struct Keys {
+    arena: Vec<u8>,
+    keys: Vec<Key>,
+    frames: Vec<Frame>,
+}
+
+impl Keys {
+    fn open(&mut self) {
+        self.frames.push(Frame {
+            first_key: self.keys.len(),
+            first_byte: self.arena.len(),
+            map: None,
+        });
+    }
+
+    fn close(&mut self) {
+        if let Some(f) = self.frames.pop() {
+            self.keys.truncate(f.first_key);
+            self.arena.truncate(f.first_byte);
+        }
+    }
+
+    /// Adds a key to the innermost object; the first occurrence's place when it is there.
+    fn add(&mut self, key: &[u8], at: Position) -> Option<Position> {
+        let frame = self.frames.last_mut()?;
+        let held = &self.keys[frame.first_key..];
+        if let Some(map) = &mut frame.map {
+            if let Some(first) = map.get(key) {
+                return Some(*first);
+            }
+            map.insert(key.into(), at);
+        } else {
+            if let Some(k) = held.iter().find(|k| &self.arena[k.start..k.end] == key) {
+                return Some(k.at);
+            }
+            if held.len() >= SCAN_KEYS {
+                let mut map: HashMap<Box<[u8]>, Position> = held
+                    .iter()
+                    .map(|k| (self.arena[k.start..k.end].into(), k.at))
+                    .collect();
+                map.insert(key.into(), at);
+                frame.map = Some(map);
+            }
+        }
+        if frame.map.is_none() {
+            let start = self.arena.len();
+            self.arena.extend_from_slice(key);
+            self.keys.push(Key {
+                start,
+                end: self.arena.len(),
+                at,
+            });
+        }
+        None
+    }
+}
+
+/// The scanner; see the module docs.
+pub(crate) struct Scanner<'r, R: BufRead + ?Sized> {
+    reader: &'r mut R,
+    /// Bytes read and not yet dropped; `buf[0]` is at file offset `base`.
+    pub(crate) buf: Vec<u8>,
+    /// The next byte to scan.
+    pub(crate) pos: usize,
+    base: u64,
+    /// Bytes from here on are kept across refills (the value being handed over).
+    pin: Option<usize>,
+    line: usize,
+    line_start: u64,
+    keys: Keys,
+    /// The last decoded key, for the caller.
+    pub(crate) key: Vec<u8>,
+}
+
+impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
+    pub(crate) fn new(reader: &'r mut R) -> Self {
+        Scanner {
+            reader,
+            buf: Vec::new(),
+            pos: 0,
+            base: 0,
+            pin: None,
+            line: 1,
+            line_start: 0,
+            keys: Keys::default(),
+            key: Vec::new(),
+        }
+    }
+
+    /// The place of `buf[index]`.
+    pub(crate) fn position(&self, index: usize) -> Position {
+        let offset = self.base + index as u64;
+        Position {
+            offset,
+            line: self.line,
+            column: usize::try_from(offset - self.line_start).unwrap_or(usize::MAX) + 1,
+        }
+    }
+
+    /// The place serde_json gives the end of the input: the column of the last byte of the
+    /// last line (0 when the input ends with a newline).
+    pub(crate) fn end_position(&self) -> Position {
+        let mut p = self.position(self.buf.len());
+        p.column -= 1;
+        p
+    }
+
+    /// Keeps the bytes from `buf[index]` on until [`Self::unpin`].
+    pub(crate) fn pin(&mut self, index: usize) {
+        self.pin = Some(index);
+    }
+
+    pub(crate) fn unpin(&mut self) {
+        self.pin = None;
+    }
+
+    pub(crate) fn pinned(&self) -> Option<usize> {
+        self.pin
+    }
+
+    /// Reads more bytes; `false` at the end of the input.
+    fn fill(&mut self) -> Scan<bool> {
+        let keep = self.pin.unwrap_or(self.pos).min(self.pos);
+        if keep > 0 {
+            self.buf.drain(..keep);
+            self.base += keep as u64;
+            self.pos -= keep;
+            if let Some(p) = &mut self.pin {
+                *p -= keep;
+            }
+        }
+        let chunk = loop {
+            match self.reader.fill_buf() {
+                Ok(c) => break c,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Stop::Error(StreamError::Io(e))),
+            }
+        };
+        if chunk.is_empty() {
+            return Ok(false);
+        }
+        let n = chunk.len().min(CHUNK);
+        self.buf.extend_from_slice(&chunk[..n]);
+        self.reader.consume(n);
+        Ok(true)
+    }
+
+    /// The next byte, unread; `None` at the end of the input.
+    #[inline]
+    pub(crate) fn peek(&mut self) -> Scan<Option<u8>> {
+        loop {
+            if let Some(&b) = self.buf.get(self.pos) {
+                return Ok(Some(b));
+            }
+            if !self.fill()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The next byte, unread; the input ending here is [`Stop::Eof`].
+    #[inline]
+    fn peek_some(&mut self) -> Scan<u8> {
+        self.peek()?.ok_or(Stop::Eof)
+    }
+
+    /// Skips whitespace, counting lines; the next byte, unread.
+    pub(crate) fn skip_ws(&mut self) -> Scan<Option<u8>> {
+        loop {
+            match self.peek()? {
+                Some(b'\n') => {
+                    self.pos += 1;
+                    self.line += 1;
+                    self.line_start = self.base + self.pos as u64;
+                }
+                Some(b' ' | b'\t' | b'\r') => self.pos += 1,
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// Skips whitespace; the next byte, unread, which must be there.
+    pub(crate) fn skip_ws_some(&mut self) -> Scan<u8> {
+        self.skip_ws()?.ok_or(Stop::Eof)
+    }
+
+    /// A syntax error at the byte `buf[pos]`, in serde_json's words.
+    pub(crate) fn syntax(&self, message: &'static str) -> Stop {
+        Stop::Error(StreamError::Syntax {
+            at: self.position(self.pos),
+            message,
+        })
+    }
+
+    /// Skips one value of any kind, checking it; the value must start at the next
+    /// non-whitespace byte. `depth` is the number of arrays and objects around it.
+    pub(crate) fn skip_value(&mut self, depth: usize) -> Scan<()> {
+        match self.skip_ws_some()? {
+            b'{' => {
+                self.enter(depth)?;
+                self.open_object();
+                if self.object_first_key()? {
+                    loop {
+                        self.skip_value(depth + 1)?;
+                        if !self.object_next_key()? {
+                            break;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            b'[' => {
+                self.enter(depth)?;
+                self.pos += 1;
+                if self.array_first()? {
+                    loop {
+                        self.skip_value(depth + 1)?;
+                        if !self.array_next()? {
+                            break;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            b'"' => self.string(),
+            b'-' | b'0'..=b'9' => self.number(),
+            b't' => self.ident(b"true"),
+            b'f' => self.ident(b"false"),
+            b'n' => self.ident(b"null"),
+            _ => Err(self.syntax("expected value")),
+        }
+    }
+
+    /// Refuses one level too many, at its opening bracket.
+    pub(crate) fn enter(&self, depth: usize) -> Scan<()> {
+        if depth >= MAX_DEPTH {
+            return Err(self.syntax("recursion limit exceeded"));
+        }
+        Ok(())
+    }
+
+    /// Consumes the `{` at `pos` and opens its key set.
+    pub(crate) fn open_object(&mut self) {
+        self.pos += 1;
+        self.keys.open();
+    }
+
+    /// After `{`: `true` with the first key read (into [`Self::key`]) and its `:` consumed,
+    /// `false` for an empty object (its `}` consumed, its key set closed).
+    pub(crate) fn object_first_key(&mut self) -> Scan<bool> {
+        match self.skip_ws_some()? {
+            b'}' => {
+                self.pos += 1;
+                self.keys.close();
+                Ok(false)
+            }
+            b'"' => {
+                self.object_key()?;
+                Ok(true)
+            }
+            _ => Err(self.syntax("key must be a string")),
+        }
+    }
+
+    /// After a member's value: `true` with the next key read and its `:` consumed, `false` at
+    /// the object's `}` (consumed, its key set closed).
+    pub(crate) fn object_next_key(&mut self) -> Scan<bool> {
+        match self.skip_ws_some()? {
+            b',' => {
+                self.pos += 1;
+                match self.skip_ws_some()? {
+                    b'"' => {
+                        self.object_key()?;
+                        Ok(true)
+                    }
+                    b'}' => Err(self.syntax("trailing comma")),
+                    _ => Err(self.syntax("key must be a string")),
+                }
+            }
+            b'}' => {
+                self.pos += 1;
+                self.keys.close();
+                Ok(false)
+            }
+            _ => Err(self.syntax("expected `,` or `}`")),
+        }
+    }
+
+    /// After `[` (consumed): `true` when an element follows, `false` for an empty array (its
+    /// `]` consumed).
+    pub(crate) fn array_first(&mut self) -> Scan<bool> {
+        if self.skip_ws_some()? == b']' {
+            self.pos += 1;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// After an element: `true` when another follows (the `,` consumed), `false` at the
+    /// array's `]` (consumed).
+    pub(crate) fn array_next(&mut self) -> Scan<bool> {
+        match self.skip_ws_some()? {
+            b',' => {
+                self.pos += 1;
+                if self.skip_ws_some()? == b']' {
+                    return Err(self.syntax("trailing comma"));
+                }
+                Ok(true)
+            }
+            b']' => {
+                self.pos += 1;
+                Ok(false)
+            }
+            _ => Err(self.syntax("expected `,` or `]`")),
+        }
+    }
+
+    /// Reads a key (the `"` at `pos`), checks it against its object's other keys, and
+    /// consumes the `:` after it.
+    fn object_key(&mut self) -> Scan<()> {
+        let start = self.pos;
+        let at = self.position(start);
+        // The key's bytes are kept while it is read: under the caller's pin, or its own.
+        let outer = self.pin;
+        let pin = *self.pin.get_or_insert(start);
+        let from_pin = start - pin;
+        let escaped = self.string_inner()?;
+        // A refill moves the bytes, the pin with them.
+        let start = self.pin.unwrap_or(0) + from_pin;
+        let raw = &self.buf[start + 1..self.pos - 1];
+        self.key.clear();
+        if escaped {
+            match unescape(raw) {
+                Some(k) => self.key.extend_from_slice(k.as_bytes()),
+                None => {
+                    return Err(Stop::Error(StreamError::Syntax {
+                        at,
+                        message: "lone leading surrogate in hex escape",
+                    }));
+                }
+            }
+        } else {
+            self.key.extend_from_slice(raw);
+        }
+        if outer.is_none() {
+            self.unpin();
+        }
+        if let Some(first) = self.keys.add(&self.key, at) {
+            return Err(Stop::Error(StreamError::DuplicateKey {
+                key: String::from_utf8_lossy(&self.key).into_owned(),
+                at,
+                first,
+            }));
+        }
+        if self.skip_ws_some()? != b':' {
+            return Err(self.syntax("expected `:`"));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Skips a string (the `"` at `pos`).
+    pub(crate) fn string(&mut self) -> Scan<()> {
+        self.string_inner().map(|_| ())
+    }
+
+    /// Crosses a string from its opening quote at `pos` to just past its closing quote,
+    /// checking its escapes, control characters and UTF-8; whether it holds an escape.
+    fn string_inner(&mut self) -> Scan<bool> {
+        self.pos += 1;
+        let mut escaped = false;
+        loop {
+            let rest = &self.buf[self.pos..];
+            let found = memchr::memchr2(b'"', b'\\', rest);
+            let span = &rest[..found.unwrap_or(rest.len())];
+            self.check_text(span, found.is_none())?;
+            match found {
+                None => {
+                    // Keep a character cut by the refill for the next check.
+                    let whole = utf8_whole_prefix(span);
+                    self.pos += whole;
+                    let hold = self.pin.is_none();
+                    if hold {
+                        self.pin(self.pos);
+                    }
+                    let more = self.fill()?;
+                    if hold {
+                        self.unpin();
+                    }
+                    if !more {
+                        return Err(Stop::Eof);
+                    }
+                }
+                Some(i) => {
+                    self.pos += i;
+                    if self.buf[self.pos] == b'"' {
+                        self.pos += 1;
+                        return Ok(escaped);
+                    }
+                    escaped = true;
+                    self.escape()?;
+                }
+            }
+        }
+    }
+
+    /// Refuses a control character or invalid UTF-8 in `span`, the string bytes from `pos`;
+    /// `open` when the span ends only because the buffer does (a character may be cut there).
+    fn check_text(&self, span: &[u8], open: bool) -> Scan<()> {
+        if let Some(i) = span.iter().position(|&b| b < 0x20) {
+            // serde_json places it just after the character: the character's own column, or
+            // column 0 of the next line after a newline.
+            let mut at = self.position(self.pos + i);
+            if span[i] == b'\n' {
+                at.line += 1;
+                at.column = 0;
+            }
+            return Err(Stop::Error(StreamError::Syntax {
+                at,
+                message: "control character (\\u0000-\\u001F) found while parsing a string",
+            }));
+        }
+        if span.is_ascii() {
+            return Ok(());
+        }
+        if let Err(e) = std::str::from_utf8(span)
+            && !(open && e.error_len().is_none())
+        {
+            return Err(Stop::Error(StreamError::InvalidUtf8 {
+                at: self.position(self.pos + e.valid_up_to()),
+            }));
+        }
+        Ok(())
+    }
+
+    /// Checks the escape whose backslash is at `pos` and moves past it.
+    fn escape(&mut self) -> Scan<()> {
+        self.pos += 1;
+        match self.peek_some()? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                self.pos += 1;
+                Ok(())
+            }
+            b'u' => {
+                self.pos += 1;
+                // serde_json reads all four before it judges them, and places the error
+                // after them: at the fourth's column.
+                let mut hex = true;
+                for _ in 0..4 {
+                    hex &= self.peek_some()?.is_ascii_hexdigit();
+                    self.pos += 1;
+                }
+                if !hex {
+                    self.pos -= 1;
+                    return Err(self.syntax("invalid escape"));
+                }
+                Ok(())
+            }
+            _ => Err(self.syntax("invalid escape")),
+        }
+    }
+
+    /// Checks `true`, `false` or `null` at `pos`.
+    fn ident(&mut self, word: &[u8]) -> Scan<()> {
+        for &want in word {
+            if self.peek_some()? != want {
+                return Err(self.syntax("expected ident"));
+            }
+            self.pos += 1;
+        }
+        Ok(())
+    }
+
+    /// Checks a number at `pos` (JSON's grammar, as serde_json reads it).
+    fn number(&mut self) -> Scan<()> {
+        if self.peek_some()? == b'-' {
+            self.pos += 1;
+        }
+        match self.peek_some()? {
+            b'0' => {
+                self.pos += 1;
+                if matches!(self.peek()?, Some(b'0'..=b'9')) {
+                    return Err(self.syntax("invalid number"));
+                }
+            }
+            b'1'..=b'9' => self.digits()?,
+            _ => return Err(self.syntax("invalid number")),
+        }
+        if self.peek()? == Some(b'.') {
+            self.pos += 1;
+            if !self.peek_some()?.is_ascii_digit() {
+                return Err(self.syntax("invalid number"));
+            }
+            self.digits()?;
+        }
+        if matches!(self.peek()?, Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(self.peek_some()?, b'+' | b'-') {
+                self.pos += 1;
+            }
+            if !self.peek_some()?.is_ascii_digit() {
+                return Err(self.syntax("invalid number"));
+            }
+            self.digits()?;
+        }
+        Ok(())
+    }
+
+    fn digits(&mut self) -> Scan<()> {
+        while matches!(self.peek()?, Some(b'0'..=b'9')) {
+            self.pos += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The length of the longest prefix of `span` that does not end inside a UTF-8 character.
+fn utf8_whole_prefix(span: &[u8]) -> usize {
+    // A character is at most 4 bytes: look back at most 3 for the start of a cut one.
+    let n = span.len();
+    for back in 1..=3.min(n) {
+        let b = span[n - back];
+        if b & 0xC0 != 0x80 {
+            let len = match b {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF7 => 4,
+                _ => 1,
+            };
+            return if len > back { n - back } else { n };
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A JSON array of `n` small objects, generated as it is read.
+    struct Generated {
+        n: usize,
+        i: usize,
+        chunk: Vec<u8>,
+        at: usize,
+    }
+
+    impl io::Read for Generated {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.fill_buf()?.len().min(out.len());
+            out[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+            self.consume(n);
+            Ok(n)
+        }
+    }
+
+    impl BufRead for Generated {
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            if self.at == self.chunk.len() && self.i <= self.n {
+                self.chunk.clear();
+                self.at = 0;
+                let open = if self.i == 0 { "[" } else { "," };
+                self.chunk.extend_from_slice(open.as_bytes());
+                if self.i == self.n {
+                    self.chunk.extend_from_slice(b"{}]");
+                } else {
+                    let text = format!("{{\"title\":\"test {} é\",\"status\":\"passed\"}}", self.i);
+                    self.chunk.extend_from_slice(text.as_bytes());
+                }
+                self.i += 1;
+            }
+            Ok(&self.chunk[self.at..])
+        }
+        fn consume(&mut self, n: usize) {
+            self.at += n;
+        }
+    }
+
+    #[test]
+    fn memory_does_not_grow_with_the_document() {
+        let mut r = Generated {
+            n: 400_000, // About 18 MB.
+            i: 0,
+            chunk: Vec::new(),
+            at: 0,
+        };
+        let mut scan = Scanner::new(&mut r);
+        assert!(scan.skip_value(0).is_ok());
+        assert!(scan.skip_ws().ok().flatten().is_none());
+        assert!(scan.base > 15_000_000, "{}", scan.base);
+        assert!(scan.buf.capacity() <= 4 * CHUNK, "{}", scan.buf.capacity());
+        assert!(scan.keys.arena.capacity() < 1024);
+    }
+}
