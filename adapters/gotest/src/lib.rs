@@ -110,7 +110,7 @@ fn is_event_line(line: &[u8]) -> bool {
 /// Which format the prefix shows: JSON on a test2json event line; text on `=== RUN`/`--- PASS:`
 /// lines (strong) or only `ok`/`FAIL` package lines (weak).
 fn sniff(prefix: &[u8]) -> Option<(&'static str, u8)> {
-    let prefix = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+    let prefix = gapscore_adapter_sdk::encoding::strip_bom(prefix);
     let mut text = 0;
     for line in prefix.split(|&b| b == b'\n').take(DETECT_LINES) {
         if is_event_line(line) {

@@ -10,7 +10,7 @@ const DOTNET_JUNIT: &str = "rerun with `dotnet test --logger junit` (the JunitXm
 /// Describes a file no adapter recognises, from its first bytes (decoded to UTF-8) and its
 /// name; `None` when it is nothing gapscore can name.
 pub(crate) fn describe(prefix: &[u8], file_name: Option<&str>) -> Option<String> {
-    let text = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+    let text = gapscore_adapter_sdk::encoding::strip_bom(prefix);
     if text.is_empty() {
         return Some(
             "the file is empty: a result file holds at least one test; did the test run write it, or fail before it could?"

@@ -1,9 +1,10 @@
 //! gapscore adapter for Jest's `--json` output and Vitest's Jest-compatible JSON
 //! (`--reporter=json`).
 //!
-//! [`Jest`] implements [`Adapter`]; [`reader::parse`] reads one document with typed, borrowed
-//! serde structs, pushing each test file's `assertionResults` into the sink as soon as that file's
-//! object is complete. Statuses map onto the canonical ones (pending/skipped/disabled → skipped,
+//! [`Jest`] implements [`Adapter`]; [`reader::parse_reader`] reads one document as a stream,
+//! one test file (`testResults[]` entry) at a time with typed, borrowed serde structs, pushing
+//! the file's `assertionResults` into the sink as soon as that file's object is complete, so
+//! memory holds the largest test file entry, not the document. Statuses map onto the canonical ones (pending/skipped/disabled → skipped,
 //! todo → todo, `test.failing` → xfailed/xpassed), `retryReasons` become failed attempts, a file
 //! that failed to run (no failing test, a `message`, a `testExecError`) is a `suite-error`
 //! problem, a run the runner calls unsuccessful or interrupted is never clean, declared counts
@@ -33,6 +34,7 @@ mod assertion;
 mod declared;
 pub mod message;
 pub mod reader;
+mod state;
 
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
@@ -71,7 +73,7 @@ impl Adapter for Jest {
     /// prefix); 0 otherwise. Neither document has a `"tests"` key, so the simple adapter does
     /// not compete.
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+        let p = gapscore_adapter_sdk::encoding::strip_bom(prefix);
         let Some(first) = p.iter().position(|b| !b.is_ascii_whitespace()) else {
             return 0;
         };
@@ -95,6 +97,16 @@ impl Adapter for Jest {
         sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
         reader::parse(input, sink).map_err(AdapterError::from)
+    }
+
+    /// Streams: memory holds one `testResults[]` entry at a time ([`reader::parse_reader`]).
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        _opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        reader::parse_reader(reader, sink)
     }
 }
 

@@ -1,29 +1,31 @@
 //! The reader for Jest `--json` and Vitest `--reporter=json` documents.
 //!
-//! One pass of serde_json over the bytes with typed structs whose strings borrow from the input
-//! (a string is copied only when it has escapes). Each `testResults[]` entry (a test file) is
-//! read whole — Jest writes a file's `name` after its `assertionResults`, so its tests wait until
-//! the file's object ends — then its tests go to the sink. A document cut short therefore keeps
-//! every test read before the cut and reports `truncated`; see [`parse`].
+//! The document is read as a stream ([`gapscore_adapter_sdk::json::stream`]): the root's
+//! counters and flags are taken whole, and each `testResults[]` entry (a test file) is handed
+//! over on its own and parsed with typed, borrowed serde structs (a string is copied only when
+//! it has escapes). A file is held whole until its object ends — Jest writes a file's `name`
+//! after its `assertionResults` — then its tests go to the sink ([`crate::state`]). Memory
+//! therefore holds one test file's entry, never the document. A document cut short keeps every
+//! test read before the cut and reports `truncated`; see [`parse`].
 
-use gapscore_adapter_sdk::Code;
-use std::borrow::Cow;
 use std::fmt;
+use std::io::BufRead;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use gapscore_adapter_sdk::{
-    Attempt, Category, DeclaredCount, EventSink, InputError, Location, Problem, ProblemKind,
-    Producer, Status, TestCase, TestCaseRef,
-};
+use gapscore_adapter_sdk::json::stream::{self, Position, StreamError, Want};
+use gapscore_adapter_sdk::{AdapterError, DeclaredCount, EventSink, InputError};
 
-use crate::assertion::{AssertionSeed, Extra, RawAssertion, RawStatus, Str};
-use crate::declared::{self, RootCounts};
-use crate::message::{expected_actual, first_line, strip_ansi};
+use crate::assertion::{AssertionSeed, Str};
+use crate::declared;
+use crate::message::{first_line, strip_ansi};
+use crate::state::{FileAcc, State};
 
-/// Reads one Jest or Vitest JSON document and pushes every test, problem and warning into `sink`.
+/// Reads one Jest or Vitest JSON document held in memory and pushes every test, problem and
+/// warning into `sink`: [`parse_reader`] on the bytes, with an error at a byte offset (invalid
+/// UTF-8) placed at its line and column.
 ///
 /// A document that ends before it is complete is not an error: the tests of every file read
 /// before the cut (and those of the file being read, without their file name when it had not
@@ -31,513 +33,182 @@ use crate::message::{expected_actual, first_line, strip_ansi};
 /// malformed input is an error with its line and column; the sink may then already hold the
 /// tests read before it.
 pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
-    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
-    if input.iter().all(u8::is_ascii_whitespace) {
-        return Err(InputError::Empty(
-            "empty file: expected a Jest or Vitest JSON document".into(),
-        ));
+    match parse_reader(&mut &input[..], sink) {
+        Ok(()) => Ok(()),
+        Err(AdapterError::Input(e)) => Err(stream::locate(input, e)),
+        // A slice cannot fail to read.
+        Err(e) => Err(InputError::Unlocated(e.to_string())),
     }
-    // One UTF-8 check of the whole input is several times cheaper than serde_json's check of
-    // each string it borrows; reading from a `str` then skips the per-string check.
-    let text = match std::str::from_utf8(input) {
-        Ok(t) => t,
-        Err(e) => return Err(invalid_utf8(input, &e)),
-    };
-    // A key given twice in one object says two things about one field: refused, at any depth.
-    gapscore_adapter_sdk::json::check_unique_keys(input)?;
+}
+
+/// Reads one Jest or Vitest JSON document from a stream, in memory bounded by its largest test
+/// file entry; see [`parse`]. Invalid UTF-8 is placed by its byte offset
+/// ([`gapscore_adapter_sdk::Location::Offset`]), which the host turns into a line and column.
+pub fn parse_reader<R: BufRead + ?Sized>(
+    reader: &mut R,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
     let mut st = State::new(sink);
-    let mut de = serde_json::Deserializer::from_str(text);
-    let res = RootSeed { st: &mut st }
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
-    match res {
-        Ok(()) => {
-            st.finish_complete();
+    let mut root = Root {
+        st: &mut st,
+        seen: false,
+        jest_key: false,
+    };
+    match stream::visit(reader, Want::Descend, &mut root) {
+        Ok(outcome) => {
+            match outcome.truncated_at() {
+                None => st.finish_complete(),
+                Some(end) => st.finish_truncated(end),
+            }
             Ok(())
         }
-        Err(e) if e.classify() == serde_json::error::Category::Eof => {
-            st.finish_truncated(&e);
-            Ok(())
-        }
-        Err(e) => Err(json_error(e)),
+        Err(StreamError::Empty) => Err(InputError::Empty(
+            "empty file: expected a Jest or Vitest JSON document".into(),
+        )
+        .into()),
+        Err(e) => Err(e.into()),
     }
 }
 
-/// Invalid UTF-8: the line and column (in characters) of the first bad byte.
-fn invalid_utf8(input: &[u8], e: &std::str::Utf8Error) -> InputError {
-    let at = e.valid_up_to();
-    let good = input.get(..at).unwrap_or_default();
-    let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let column = good
-        .get(line_start..)
-        .map_or(0, |l| l.iter().filter(|&&b| b & 0xC0 != 0x80).count())
-        + 1;
-    InputError::Syntax {
-        location: Location::LineCol { line, column },
-        message: format!("invalid UTF-8 at byte {at}"),
-    }
+/// The root object's members: what the reader wants of each.
+struct Root<'a, 's> {
+    st: &'a mut State<'s>,
+    /// `testResults` was met.
+    seen: bool,
+    /// The member being read is one only Jest writes; it counts once the value is read whole.
+    jest_key: bool,
 }
 
-fn json_error(e: serde_json::Error) -> InputError {
-    InputError::from_json(&e, 0)
-}
-
-/// Counts by the runner's own statuses, to compare with the declared `num*Tests`.
-#[derive(Debug, Default)]
-struct Counts {
-    total: u64,
-    passed: u64,
-    failed: u64,
-    /// pending, skipped and disabled.
-    pending: u64,
-    todo: u64,
-}
-
-/// The root's declared numbers and flags.
-#[derive(Debug, Default)]
-struct Header {
-    counts: RootCounts,
-    failed_suites: Option<u64>,
-    runtime_error_suites: Option<u64>,
-    success: Option<bool>,
-    interrupted: Option<bool>,
-    snapshot_failure: Option<bool>,
-}
-
-/// The test file (`testResults[]` entry) being read.
-#[derive(Default)]
-struct FileAcc<'de> {
-    name: Option<Cow<'de, str>>,
-    status: Option<Cow<'de, str>>,
-    message: Option<Cow<'de, str>>,
-    exec_error: Option<String>,
-    /// `numFailingTests` of the raw (unformatted) result shape, which has no `status`.
-    num_failing: Option<DeclaredCount>,
-    assertions: Vec<RawAssertion<'de>>,
-    /// The `ancestorTitles` of every test in `assertions`, one after the other.
-    titles: Vec<Str<'de>>,
-    open: bool,
-}
-
-struct State<'de, 's> {
-    sink: &'s mut dyn EventSink,
-    header: Header,
-    read: Counts,
-    /// Keys only Jest writes (`numRuntimeErrorTestSuites`, `openHandles`, `wasInterrupted`).
-    jest_keys: bool,
-    /// A test with Vitest's `meta` key.
-    vitest_meta: bool,
-    files: u64,
-    /// Complete files whose `status` is `passed`.
-    files_passed: u64,
-    /// Files with a `testExecError`.
-    exec_errors: u64,
-    /// Tests whose `passed` status their failure records contradict.
-    contradicted: u64,
-    suite_errors: u64,
-    problems: u64,
-    file: FileAcc<'de>,
-    /// The current test's suite path and id, written here and kept for the next test.
-    suite_buf: String,
-    id_buf: String,
-}
-
-impl<'de, 's> State<'de, 's> {
-    fn new(sink: &'s mut dyn EventSink) -> Self {
-        State {
-            sink,
-            header: Header::default(),
-            read: Counts::default(),
-            jest_keys: false,
-            vitest_meta: false,
-            files: 0,
-            files_passed: 0,
-            exec_errors: 0,
-            contradicted: 0,
-            suite_errors: 0,
-            problems: 0,
-            file: FileAcc::default(),
-            suite_buf: String::new(),
-            id_buf: String::new(),
+impl Root<'_, '_> {
+    /// The last member's value was read: a key only Jest writes counts now.
+    fn member_read(&mut self) {
+        if std::mem::take(&mut self.jest_key) {
+            self.st.jest_keys = true;
         }
     }
+}
 
-    fn problem(&mut self, p: Problem) {
-        self.problems += 1;
-        self.sink.problem(p);
-    }
-
-    /// Sends the tests of the file just read, then its problem if it failed to run.
-    fn close_file(&mut self, complete: bool) {
-        let mut assertions = std::mem::take(&mut self.file.assertions);
-        let mut titles = std::mem::take(&mut self.file.titles);
-        let name = self.file.name.take().filter(|n| !n.is_empty());
-        let mut failed_here = 0u64;
-        let tests_here = assertions.len() as u64;
-        let contradicted_before = self.contradicted;
-        for a in assertions.drain(..) {
-            if a.status == RawStatus::Failed {
-                failed_here += 1;
+impl stream::Visitor for Root<'_, '_> {
+    fn member(&mut self, path: &[String], key: &str) -> Want {
+        self.member_read();
+        if !path.is_empty() {
+            return Want::Skip;
+        }
+        match key {
+            "testResults" => {
+                self.seen = true;
+                Want::Elements
             }
-            let ancestors = titles.get(a.ancestors.clone()).unwrap_or_default();
-            self.send_test(name.as_deref(), ancestors, a);
-        }
-        // Keep the buffers' capacity for the next file.
-        titles.clear();
-        self.file.assertions = assertions;
-        self.file.titles = titles;
-        self.file.open = false;
-        let status = self.file.status.take();
-        let message = self.file.message.take();
-        let exec_error = self.file.exec_error.take();
-        let num_failing = self.file.num_failing.take();
-        if !complete {
-            return;
-        }
-        self.files += 1;
-        if let Some(n) = num_failing.clone() {
-            let failed = failed_here + self.contradicted - contradicted_before;
-            let e = declared::file(name.as_deref(), n, tests_here, failed);
-            self.problems += e.judge().problems.len() as u64;
-            self.sink.evidence(e);
-        }
-        // Jest's own rule for a file's status, applied to the raw shape that has none.
-        let passed = match status.as_deref() {
-            Some(s) => s == "passed",
-            None => {
-                num_failing == Some(DeclaredCount::Number(0))
-                    && exec_error.is_none()
-                    && message.is_none()
+            "numTotalTests"
+            | "numFailedTests"
+            | "numPendingTests"
+            | "numTodoTests"
+            | "numTotalTestSuites"
+            | "numFailedTestSuites"
+            | "success"
+            | "snapshot" => Want::Whole,
+            "numRuntimeErrorTestSuites" | "wasInterrupted" => {
+                self.jest_key = true;
+                Want::Whole
             }
-        };
-        if passed {
-            self.files_passed += 1;
-        }
-        if exec_error.is_some() {
-            self.exec_errors += 1;
-        }
-        let failed_file = status.as_deref() == Some("failed");
-        let detail = if let Some(err) = exec_error {
-            Some(format!("test file failed to run: {}", first_line(&err)))
-        } else if failed_file && failed_here == 0 {
-            let text = message.as_deref().map(strip_ansi).unwrap_or_default();
-            let line = first_line(&text);
-            Some(if line.is_empty() {
-                "test file failed but no test in it failed, and it gives no message".to_owned()
-            } else {
-                format!("test file failed to run: {line}")
-            })
-        } else {
-            None
-        };
-        if let Some(detail) = detail {
-            self.suite_errors += 1;
-            let mut p = Problem::new(ProblemKind::SuiteError, detail);
-            p.suite = name.map(Cow::into_owned);
-            self.problem(p);
+            "openHandles" => {
+                self.jest_key = true;
+                Want::Skip
+            }
+            _ => Want::Skip,
         }
     }
 
-    /// Counts one test and hands it to the sink: borrowed when it has nothing but its name,
-    /// suite, status, place and time (most tests), owned otherwise.
-    fn send_test(&mut self, file: Option<&str>, ancestors: &[Str<'_>], a: RawAssertion<'de>) {
-        self.read.total += 1;
-        match a.status {
-            RawStatus::Passed => self.read.passed += 1,
-            RawStatus::Failed => self.read.failed += 1,
-            RawStatus::Pending | RawStatus::Skipped | RawStatus::Disabled => {
-                self.read.pending += 1;
+    fn element(&mut self, _: &[String], element: stream::Value<'_>) -> Result<(), StreamError> {
+        let mut file = FileAcc::default();
+        let mut de = serde_json::Deserializer::from_str(element.text);
+        let seed = FileSeed {
+            st: &mut *self.st,
+            file: &mut file,
+        };
+        match seed.deserialize(&mut de) {
+            Ok(()) => Ok(()),
+            // The file the input ended in: its tests read before the cut are kept.
+            Err(e) if e.is_eof() && !element.complete => {
+                self.st.close_file(&mut file, false);
+                Ok(())
             }
-            RawStatus::Todo => self.read.todo += 1,
-            RawStatus::Focused => {}
-        }
-        if a.meta {
-            self.vitest_meta = true;
-        }
-        let failing = a.failing;
-        // `passed` beside the runner's own failure records says two things: never a pass.
-        let contradicted = a.status == RawStatus::Passed
-            && a.extra
-                .as_ref()
-                .is_some_and(|e| !e.failure_messages.is_empty() || e.has_details);
-        let status = match a.status {
-            RawStatus::Passed if contradicted => Status::Failed,
-            RawStatus::Passed if failing => Status::Xfailed,
-            RawStatus::Passed => Status::Passed,
-            RawStatus::Failed if failing => Status::Xpassed,
-            RawStatus::Failed => Status::Failed,
-            RawStatus::Pending | RawStatus::Skipped | RawStatus::Disabled => Status::Skipped,
-            RawStatus::Todo => Status::Todo,
-            // A status that says the test was focused and nothing about its outcome.
-            RawStatus::Focused => Status::Errored,
-        };
-        // The suite path: the file, then the describe blocks, joined by ` > `.
-        self.suite_buf.clear();
-        if let Some(f) = file {
-            self.suite_buf.push_str(f);
-        }
-        for t in ancestors {
-            if !self.suite_buf.is_empty() {
-                self.suite_buf.push_str(" > ");
-            }
-            self.suite_buf.push_str(&t.0);
-        }
-        let title = if a.title.0.is_empty() {
-            a.full_name.map(|f| f.0).unwrap_or_default()
-        } else {
-            a.title.0
-        };
-        let category = Category::from_title(&title).or_else(|| {
-            ancestors
-                .iter()
-                .rev()
-                .find_map(|t| Category::from_title(&t.0))
-        });
-        let duration = a
-            .duration
-            .filter(|d| d.is_finite() && *d >= 0.0)
-            .map(|ms| ms / 1000.0);
-        // The common test (no failure text, retries or `focused`; a contradicted `passed` has
-        // failure records) goes out borrowed: its suite and id are written into buffers kept
-        // for the next test, its name and file borrow from the input.
-        if a.extra.is_none() && a.invocations <= 1 && a.status != RawStatus::Focused {
-            let suite = (!self.suite_buf.is_empty()).then_some(self.suite_buf.as_str());
-            TestCase::make_id_into(&mut self.id_buf, suite, &title);
-            let mut test = TestCaseRef::new(suite, &title, &self.id_buf, status);
-            test.category = category;
-            test.file = file;
-            test.line = a.line;
-            test.duration = duration;
-            self.sink.test_finished_ref(test);
-            return;
-        }
-        let suite = (!self.suite_buf.is_empty()).then(|| self.suite_buf.clone());
-        if contradicted {
-            self.contradicted += 1;
-            let (messages, details) = a
-                .extra
-                .as_ref()
-                .map_or((0, false), |e| (e.failure_messages.len(), e.has_details));
-            let what = match (messages, details) {
-                (0, _) => "entries in `failureDetails`".to_owned(),
-                (n, false) => format!("{n} `failureMessages`"),
-                (n, true) => format!("{n} `failureMessages` and `failureDetails`"),
-            };
-            self.sink.coded_warning(
-                Code::ContradictoryStatus,
-                format!(
-                    "`{}` in {}: status `passed` with {what}: contradictory, counted as failed",
-                    title,
-                    file.unwrap_or("(unnamed file)")
-                ),
-            );
-        }
-        let mut test = TestCase::new(suite, title.into_owned(), status);
-        test.category = category;
-        test.file = file.map(str::to_owned);
-        test.line = a.line;
-        test.duration = duration;
-        let Some(extra) = a.extra else {
-            if a.invocations > 1 {
-                add_attempts(&mut test, a.invocations, &[]);
-            }
-            if a.status == RawStatus::Focused {
-                test.message = Some(FOCUSED.to_owned());
-            }
-            self.sink.test_finished(test);
-            return;
-        };
-        let Extra {
-            failure_messages,
-            details,
-            retry_reasons,
-            retry_messages,
-            has_details: _,
-        } = *extra;
-        let message = join_messages(&failure_messages);
-        if status == Status::Failed {
-            let (mut expected, mut actual) =
-                details.map_or((None, None), |m| (m.expected, m.actual));
-            if (expected.is_none() || actual.is_none())
-                && let Some(m) = &message
-            {
-                let (e, r) = expected_actual(m);
-                expected = expected.or(e);
-                actual = actual.or(r);
-            }
-            test.expected = expected;
-            test.actual = actual;
-        }
-        test.message = match (message, a.status) {
-            (None, RawStatus::Focused) => Some(FOCUSED.to_owned()),
-            (m, _) => m,
-        };
-        let reasons = if retry_reasons.is_empty() {
-            retry_messages
-        } else {
-            retry_reasons
-        };
-        add_attempts(&mut test, a.invocations, &reasons);
-        self.sink.test_finished(test);
-    }
-
-    /// After a complete document: the producer, the declared numbers, the run's own verdict.
-    fn finish_complete(&mut self) {
-        let producer = self.producer();
-        let vitest = producer == Some("vitest");
-        if let Some(p) = producer {
-            self.sink.producer(Producer::new(p));
-        }
-        let mut h = std::mem::take(&mut self.header);
-        let read = declared::Read {
-            total: self.read.total,
-            failed: self.read.failed + self.contradicted,
-            not_run: self.read.pending + self.read.todo,
-            files: self.files,
-            suite_errors: self.suite_errors,
-        };
-        for e in declared::root(std::mem::take(&mut h.counts), read, vitest) {
-            self.problems += e.judge().problems.len() as u64;
-            self.sink.evidence(e);
-        }
-        if let Some(n) = h.runtime_error_suites
-            && n > self.suite_errors
-        {
-            self.problem(Problem::new(
-                ProblemKind::SuiteError,
-                format!(
-                    "`numRuntimeErrorTestSuites` says {n} test file(s) failed to run; the file shows {}",
-                    self.suite_errors
-                ),
-            ));
-        }
-        if h.interrupted == Some(true) {
-            self.problem(Problem::new(
-                ProblemKind::Aborted,
-                "the run was interrupted (`wasInterrupted: true`): not every test ran",
-            ));
-        }
-        if h.success == Some(false) && self.read.failed == 0 && self.problems == 0 {
-            self.success_false(&h);
+            Err(e) => Err(element.json_error(&e).into()),
         }
     }
 
-    /// `success: false` though no test failed and nothing else is wrong. A reporter's copy of
-    /// the results has it whenever every test passed: Jest sets `success` only after its
-    /// reporters ran. It is not a failure only when everything else agrees: every test passed,
-    /// no test file failed or errored (`numFailedTestSuites` and `numRuntimeErrorTestSuites`
-    /// say 0, every file's status is `passed`, none has a `testExecError`) and no snapshot
-    /// check failed. Anything else stays a `suite-error`.
-    fn success_false(&mut self, h: &Header) {
-        let all_passed =
-            self.read.total > 0 && self.read.passed == self.read.total && self.contradicted == 0;
-        let files_fine = h.failed_suites == Some(0)
-            && h.runtime_error_suites == Some(0)
-            && self.files > 0
-            && self.files_passed == self.files
-            && self.exec_errors == 0;
-        if all_passed && files_fine && h.snapshot_failure != Some(true) {
-            self.sink.coded_warning(Code::ExitStatusMismatch, format!(
-                "the file says `success: false` though all {} tests passed and no test file failed (`numFailedTestSuites` and `numRuntimeErrorTestSuites` are 0): written by a reporter before Jest set `success`; not counted as a failure",
-                self.read.total
-            ));
-            return;
+    fn whole(&mut self, path: &[String], value: stream::Value<'_>) -> Result<(), StreamError> {
+        let mut de = serde_json::Deserializer::from_str(value.text);
+        let h = &mut self.st.header;
+        let r = match path {
+            // Not an object, or `testResults` not an array: refused in the reader's words.
+            [] => de.deserialize_map(Shape(ROOT)),
+            [k] if k == "testResults" => de.deserialize_seq(Shape(FILES)),
+            [k] => match k.as_str() {
+                "numTotalTests" => Count::deserialize(&mut de).map(|c| h.counts.total = c.0),
+                "numFailedTests" => Count::deserialize(&mut de).map(|c| h.counts.failed = c.0),
+                "numPendingTests" => Count::deserialize(&mut de).map(|c| h.counts.pending = c.0),
+                "numTodoTests" => Count::deserialize(&mut de).map(|c| h.counts.todo = c.0),
+                "numTotalTestSuites" => {
+                    Count::deserialize(&mut de).map(|c| h.counts.total_suites = c.0)
+                }
+                "numFailedTestSuites" => Option::deserialize(&mut de).map(|n| h.failed_suites = n),
+                "numRuntimeErrorTestSuites" => {
+                    Option::deserialize(&mut de).map(|n| h.runtime_error_suites = n)
+                }
+                "success" => Option::deserialize(&mut de).map(|b| h.success = b),
+                "wasInterrupted" => Option::deserialize(&mut de).map(|b| h.interrupted = b),
+                "snapshot" => Option::<Snapshot>::deserialize(&mut de)
+                    .map(|s| h.snapshot_failure = s.and_then(|s| s.failure)),
+                _ => Ok(()),
+            },
+            _ => Ok(()),
+        };
+        match r {
+            Ok(()) => Ok(()),
+            // A value the input ended in: nothing more to read of it.
+            Err(e) if e.is_eof() && !value.complete => Ok(()),
+            Err(e) => Err(value.json_error(&e).into()),
         }
-        let why = if h.snapshot_failure == Some(true) {
-            " (its snapshot check failed)"
-        } else {
-            ""
-        };
-        let detail = if self.read.total == 0 {
-            format!(
-                "the runner reports `success: false`{why} and the file holds no test results (no tests found, or an error before any ran)"
-            )
-        } else {
-            format!(
-                "the runner reports `success: false`{why} though no test in the file failed: an error outside the tests"
-            )
-        };
-        self.problem(Problem::new(ProblemKind::SuiteError, detail));
     }
 
-    /// After a document that ends early: what was read is kept, the cut is a problem.
-    fn finish_truncated(&mut self, e: &serde_json::Error) {
-        let partial = self.file.open;
-        let unnamed = partial && self.file.name.is_none() && !self.file.assertions.is_empty();
-        if partial {
-            self.close_file(false);
+    fn end(&mut self, path: &[String], at: Position) -> Result<(), StreamError> {
+        self.member_read();
+        if path.is_empty() && !self.seen {
+            return Err(InputError::Content {
+                location: gapscore_adapter_sdk::Location::LineCol {
+                    line: at.line,
+                    column: at.column,
+                },
+                message: "missing `testResults` array".into(),
+            }
+            .into());
         }
-        if let Some(p) = self.producer() {
-            self.sink.producer(Producer::new(p));
-        }
-        let mut detail = format!(
-            "the document ends at line {} column {} before it is complete (the runner was killed or the file was cut): {} tests read before the cut are kept",
-            e.line(),
-            e.column(),
-            self.read.total
-        );
-        if let Some(DeclaredCount::Number(t)) = self.header.counts.total {
-            detail.push_str(&format!(", the document declares {t}"));
-        }
-        if unnamed {
-            detail.push_str("; the tests of the last test file are kept without their file name, which comes after them");
-        }
-        self.problem(Problem::new(ProblemKind::Truncated, detail));
-    }
-
-    fn producer(&self) -> Option<&'static str> {
-        if self.jest_keys {
-            Some("jest")
-        } else if self.vitest_meta {
-            Some("vitest")
-        } else {
-            None
-        }
+        Ok(())
     }
 }
 
-const FOCUSED: &str =
-    "the runner's status is `focused`, which records no outcome: not counted as a pass";
+const ROOT: &str = "a JSON object with a `testResults` array (Jest --json or Vitest json)";
+const FILES: &str = "`testResults` to be an array of test file objects";
 
-/// Earlier runs of a retried test (`jest.retryTimes`): each failed, or it would not have been
-/// retried. `invocations` counts every run, the reasons only those that kept one.
-fn add_attempts(test: &mut TestCase, invocations: u64, reasons: &[Str<'_>]) {
-    let earlier = usize::try_from(invocations.saturating_sub(1))
-        .unwrap_or(usize::MAX)
-        .max(reasons.len());
-    if earlier == 0 {
-        return;
-    }
-    // Bounded: a made-up `invocations` must not allocate without end.
-    let unnamed = (earlier - reasons.len()).min(1000);
-    test.attempts.reserve(unnamed + reasons.len());
-    for _ in 0..unnamed {
-        test.attempts.push(Attempt::new(Status::Failed));
-    }
-    for r in reasons {
-        let mut at = Attempt::new(Status::Failed);
-        let text = strip_ansi(&r.0);
-        at.message = (!text.trim().is_empty()).then(|| text.into_owned());
-        test.attempts.push(at);
-    }
-}
+/// A value of the wrong shape, refused with what was expected (a value of the right shape is
+/// never given to it).
+struct Shape(&'static str);
 
-/// Joins failure messages (ANSI codes out) with a blank line; `None` when there is no text.
-fn join_messages(messages: &[Str<'_>]) -> Option<String> {
-    let mut out = String::new();
-    for m in messages {
-        let text = strip_ansi(&m.0);
-        let text = text.trim_end();
-        if text.trim().is_empty() {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str("\n\n");
-        }
-        out.push_str(text);
+impl<'de> Visitor<'de> for Shape {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
     }
-    (!out.is_empty()).then_some(out)
+
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+        Ok(())
+    }
 }
 
 #[derive(Deserialize)]
@@ -546,102 +217,9 @@ struct Snapshot {
     failure: Option<bool>,
 }
 
-struct RootSeed<'a, 'de, 's> {
-    st: &'a mut State<'de, 's>,
-}
-
-impl<'de> DeserializeSeed<'de> for RootSeed<'_, 'de, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for RootSeed<'_, 'de, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON object with a `testResults` array (Jest --json or Vitest json)")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let st = self.st;
-        let mut seen = false;
-        while let Some(key) = map.next_key::<Str<'de>>()? {
-            let h = &mut st.header;
-            match key.0.as_ref() {
-                "testResults" => {
-                    if seen {
-                        return Err(de::Error::custom("duplicate key `testResults`"));
-                    }
-                    seen = true;
-                    map.next_value_seed(FilesSeed { st: &mut *st })?;
-                }
-                "numTotalTests" => h.counts.total = map.next_value::<Count>()?.0,
-                "numFailedTests" => h.counts.failed = map.next_value::<Count>()?.0,
-                "numPendingTests" => h.counts.pending = map.next_value::<Count>()?.0,
-                "numTodoTests" => h.counts.todo = map.next_value::<Count>()?.0,
-                "numTotalTestSuites" => h.counts.total_suites = map.next_value::<Count>()?.0,
-                "numFailedTestSuites" => h.failed_suites = map.next_value()?,
-                "numRuntimeErrorTestSuites" => {
-                    h.runtime_error_suites = map.next_value()?;
-                    st.jest_keys = true;
-                }
-                "success" => h.success = map.next_value()?,
-                "wasInterrupted" => {
-                    h.interrupted = map.next_value()?;
-                    st.jest_keys = true;
-                }
-                "openHandles" => {
-                    map.next_value::<IgnoredAny>()?;
-                    st.jest_keys = true;
-                }
-                "snapshot" => {
-                    h.snapshot_failure = map
-                        .next_value::<Option<Snapshot>>()?
-                        .and_then(|s| s.failure);
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        if !seen {
-            return Err(de::Error::custom("missing `testResults` array"));
-        }
-        Ok(())
-    }
-}
-
-struct FilesSeed<'a, 'de, 's> {
-    st: &'a mut State<'de, 's>,
-}
-
-impl<'de> DeserializeSeed<'de> for FilesSeed<'_, 'de, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for FilesSeed<'_, 'de, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("`testResults` to be an array of test file objects")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq
-            .next_element_seed(FileSeed { st: &mut *self.st })?
-            .is_some()
-        {}
-        Ok(())
-    }
-}
-
 struct FileSeed<'a, 'de, 's> {
-    st: &'a mut State<'de, 's>,
+    st: &'a mut State<'s>,
+    file: &'a mut FileAcc<'de>,
 }
 
 impl<'de> DeserializeSeed<'de> for FileSeed<'_, 'de, '_> {
@@ -659,40 +237,39 @@ impl<'de> Visitor<'de> for FileSeed<'_, 'de, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let st = self.st;
-        st.file.open = true;
+        let file = self.file;
         while let Some(key) = map.next_key::<Str<'de>>()? {
             match key.0.as_ref() {
                 // `testResults` and `testFilePath`: the raw (unformatted) result a custom
                 // reporter may write.
                 "assertionResults" | "testResults" => {
-                    map.next_value_seed(AssertionsSeed { st: &mut *st })?;
+                    map.next_value_seed(AssertionsSeed { file: &mut *file })?;
                 }
                 "name" | "testFilePath" => {
                     if let Some(n) = map.next_value::<Option<Str<'de>>>()? {
-                        st.file.name = Some(n.0);
+                        file.name = Some(n.0);
                     }
                 }
-                "status" => st.file.status = map.next_value::<Option<Str<'de>>>()?.map(|s| s.0),
+                "status" => file.status = map.next_value::<Option<Str<'de>>>()?.map(|s| s.0),
                 "message" | "failureMessage" => {
                     if let Some(m) = map.next_value::<Option<Str<'de>>>()?
                         && !m.0.trim().is_empty()
-                        && st.file.message.is_none()
+                        && file.message.is_none()
                     {
-                        st.file.message = Some(m.0);
+                        file.message = Some(m.0);
                     }
                 }
-                "numFailingTests" => st.file.num_failing = map.next_value::<Count>()?.0,
+                "numFailingTests" => file.num_failing = map.next_value::<Count>()?.0,
                 "testExecError" => {
                     let v = map.next_value::<Value>()?;
-                    st.file.exec_error = exec_error_text(v);
+                    file.exec_error = exec_error_text(v);
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
-        st.close_file(true);
+        self.st.close_file(file, true);
         Ok(())
     }
 }
@@ -717,18 +294,18 @@ fn exec_error_text(v: Value) -> Option<String> {
     })
 }
 
-struct AssertionsSeed<'a, 'de, 's> {
-    st: &'a mut State<'de, 's>,
+struct AssertionsSeed<'a, 'de> {
+    file: &'a mut FileAcc<'de>,
 }
 
-impl<'de> DeserializeSeed<'de> for AssertionsSeed<'_, 'de, '_> {
+impl<'de> DeserializeSeed<'de> for AssertionsSeed<'_, 'de> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for AssertionsSeed<'_, 'de, '_> {
+impl<'de> Visitor<'de> for AssertionsSeed<'_, 'de> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -736,8 +313,8 @@ impl<'de> Visitor<'de> for AssertionsSeed<'_, 'de, '_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(a) = seq.next_element_seed(AssertionSeed(&mut self.st.file.titles))? {
-            self.st.file.assertions.push(a);
+        while let Some(a) = seq.next_element_seed(AssertionSeed(&mut self.file.titles))? {
+            self.file.assertions.push(a);
         }
         Ok(())
     }

@@ -81,7 +81,7 @@ impl Adapter for JUnit {
                     .collect()
             }
             _ => {
-                let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+                let p = gapscore_adapter_sdk::encoding::strip_bom(prefix);
                 String::from_utf8_lossy(&p[..p.len().min(16 * 1024)]).into_owned()
             }
         };

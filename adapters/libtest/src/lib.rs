@@ -116,7 +116,7 @@ impl Adapter for Libtest {
     /// 97 when a line among the first ones is a libtest event (`{"type": "suite", "event":
     /// "started", ...}`), even after cargo's status lines; 0 otherwise.
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        let prefix = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+        let prefix = gapscore_adapter_sdk::encoding::strip_bom(prefix);
         let found = prefix
             .split(|&b| b == b'\n')
             .take(DETECT_LINES)

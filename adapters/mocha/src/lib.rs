@@ -2,9 +2,10 @@
 //! `--reporter-option output=FILE`).
 //!
 //! [`Mocha`] implements [`Adapter`] for one format id, [`FORMAT`]. The document is
-//! `{stats, tests, pending, failures, passes}`; [`reader::parse`] reads it in one pass of serde
-//! over borrowed strings and sends each entry of `tests` to the sink as soon as it is read, so
-//! memory does not grow with the passing tests. A test is `failed` when its `err` holds
+//! `{stats, tests, pending, failures, passes}`; [`reader::parse_reader`] reads it as a stream,
+//! one array entry at a time over borrowed strings, and sends each entry of `tests` to the sink
+//! as soon as it is read, so memory does not grow with the file (it holds one entry, and a
+//! fingerprint of each failed and pending test for the cross-checks). A test is `failed` when its `err` holds
 //! anything, `passed` when it has a duration, `skipped` otherwise (Mocha's pending tests:
 //! `it.skip` and `it` without a function). A test that passed after `this.retries` is flaky
 //! (its `currentRetry` earlier attempts failed). The other three arrays and `stats` are
@@ -78,7 +79,7 @@ impl Adapter for Mocha {
     /// counters `"passes"` and `"pending"` (in `stats`, or the arrays of those names); 0
     /// otherwise. Jest's document has no `"stats"`; the simple format's tests have no `title`.
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+        let p = gapscore_adapter_sdk::encoding::strip_bom(prefix);
         let Some(first) = p.iter().position(|b| !b.is_ascii_whitespace()) else {
             return 0;
         };
@@ -103,6 +104,16 @@ impl Adapter for Mocha {
         sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
         reader::parse(input, sink).map_err(AdapterError::from)
+    }
+
+    /// Streams: memory holds one test entry at a time ([`reader::parse_reader`]).
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        _opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        reader::parse_reader(reader, sink)
     }
 }
 

@@ -1,88 +1,90 @@
 //! The reader for Mocha's JSON reporter.
 //!
-//! One pass of serde_json over the bytes with typed structs whose strings borrow from the input
-//! (a string is copied only when it has escapes). Each entry of `tests` goes to the sink as soon
-//! as it is read; the side arrays (`pending`, `failures`, `passes`) and `stats` are held against
-//! them at the end (private module `lists`). A document cut short keeps every test read before
-//! the cut and reports `truncated`; see [`parse`].
+//! The document is read as a stream ([`gapscore_adapter_sdk::json::stream`]): each entry of
+//! `tests` and of the side arrays (`pending`, `failures`, `passes`) is handed over on its own
+//! and parsed with typed structs whose strings borrow from it (a string is copied only when it
+//! has escapes). An entry of `tests` goes to the sink as soon as it is read; of the side arrays'
+//! entries and `stats` only what the cross-checks need is kept (a fingerprint of each failed
+//! and pending test, counts: private module `lists`), and they are held against the tests at
+//! the end. Memory holds one entry and those fingerprints, never the document. A document cut
+//! short keeps every test read before the cut and reports `truncated`; see [`parse`].
 
 use std::borrow::Cow;
 use std::fmt;
 
+use std::io::BufRead;
+
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use gapscore_adapter_sdk::json::stream::{self, Position, StreamError, Want};
 use gapscore_adapter_sdk::{
-    Attempt, Category, Code, DeclaredCount, EventSink, InputError, Location, Problem, ProblemKind,
-    Producer, Status, TestCase,
+    AdapterError, Attempt, Category, Code, DeclaredCount, EventSink, InputError, Location, Problem,
+    ProblemKind, Producer, Status, TestCase,
 };
 
 use crate::lists::{self, Ledger, List, Stats};
 
-/// Reads one Mocha JSON document and pushes every test, problem and warning into `sink`.
+/// Reads one Mocha JSON document held in memory and pushes every test, problem and warning
+/// into `sink`: [`parse_reader`] on the bytes, with an error at a byte offset (invalid UTF-8)
+/// placed at its line and column.
 ///
 /// A document that ends before it is complete is not an error: the tests read before the cut
 /// are kept and a `truncated` problem says where the input ends. Any other malformed input is
 /// an error with its line and column; the sink may then already hold the tests read before it.
 pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
-    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
-    if input.iter().all(u8::is_ascii_whitespace) {
-        return Err(InputError::Empty(
-            "empty file: expected a Mocha JSON document (mocha --reporter json)".into(),
-        ));
+    match parse_reader(&mut &input[..], sink) {
+        Ok(()) => Ok(()),
+        Err(AdapterError::Input(e)) => Err(stream::locate(input, e)),
+        // A slice cannot fail to read.
+        Err(e) => Err(InputError::Unlocated(e.to_string())),
     }
-    let text = match std::str::from_utf8(input) {
-        Ok(t) => t,
-        Err(e) => return Err(invalid_utf8(input, &e)),
-    };
-    // A key given twice in one object says two things about one field: refused, at any depth.
-    gapscore_adapter_sdk::json::check_unique_keys(input)?;
-    sink.producer(Producer::new("mocha"));
+}
+
+/// Reads one Mocha JSON document from a stream, in memory bounded by its largest test entry
+/// (and a fingerprint of each failed and pending test); see [`parse`]. Invalid UTF-8 is placed
+/// by its byte offset, which the host turns into a line and column.
+pub fn parse_reader<R: BufRead + ?Sized>(
+    reader: &mut R,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
     let mut st = State {
         sink,
         ledger: Ledger::default(),
         stats: None,
         suite_buf: String::new(),
         id_buf: String::new(),
+        producer: false,
     };
-    let mut de = serde_json::Deserializer::from_str(text);
-    let res = RootSeed { st: &mut st }
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
-    match res {
-        Ok(()) => {
-            st.finish();
+    let mut root = Root {
+        st: &mut st,
+        saw_tests: false,
+        unknown: Vec::new(),
+    };
+    match stream::visit(reader, Want::Descend, &mut root) {
+        Ok(outcome) => {
+            match outcome.truncated_at() {
+                None => st.finish(),
+                Some(end) => {
+                    st.producer();
+                    let detail = format!(
+                        "the document ends at line {} column {} before it is complete (the runner was killed or the file was cut): {} tests read before the cut are kept",
+                        end.line,
+                        end.column,
+                        st.ledger.total()
+                    );
+                    st.sink
+                        .problem(Problem::new(ProblemKind::Truncated, detail));
+                }
+            }
             Ok(())
         }
-        Err(e) if e.classify() == serde_json::error::Category::Eof => {
-            let detail = format!(
-                "the document ends at line {} column {} before it is complete (the runner was killed or the file was cut): {} tests read before the cut are kept",
-                e.line(),
-                e.column(),
-                st.ledger.total()
-            );
-            st.sink
-                .problem(Problem::new(ProblemKind::Truncated, detail));
-            Ok(())
-        }
-        Err(e) => Err(InputError::from_json(&e, 0)),
-    }
-}
-
-/// Invalid UTF-8: the line and column (in characters) of the first bad byte.
-fn invalid_utf8(input: &[u8], e: &std::str::Utf8Error) -> InputError {
-    let at = e.valid_up_to();
-    let good = input.get(..at).unwrap_or_default();
-    let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let column = good
-        .get(line_start..)
-        .map_or(0, |l| l.iter().filter(|&&b| b & 0xC0 != 0x80).count())
-        + 1;
-    InputError::Syntax {
-        location: Location::LineCol { line, column },
-        message: format!("invalid UTF-8 at byte {at}"),
+        Err(StreamError::Empty) => Err(InputError::Empty(
+            "empty file: expected a Mocha JSON document (mocha --reporter json)".into(),
+        )
+        .into()),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -185,9 +187,18 @@ struct State<'s> {
     stats: Option<Stats>,
     suite_buf: String,
     id_buf: String,
+    /// The producer was said (before the first test, as the reader has always said it).
+    producer: bool,
 }
 
 impl State<'_> {
+    /// Says the producer, once.
+    fn producer(&mut self) {
+        if !std::mem::replace(&mut self.producer, true) {
+            self.sink.producer(Producer::new("mocha"));
+        }
+    }
+
     /// The suite path: the file, then the describe blocks (as one title: Mocha joins them with
     /// spaces, so they cannot be told apart), joined by ` > `.
     fn suite(&mut self, t: &RawTest<'_>) -> Option<String> {
@@ -297,6 +308,7 @@ impl State<'_> {
     }
 
     fn finish(&mut self) {
+        self.producer();
         let stats = self.stats.take().unwrap_or_default();
         let (problems, evidence, warnings) = self.ledger.judge(stats);
         for p in problems {
@@ -344,68 +356,98 @@ fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DeclaredCount>, D::Er
     }))
 }
 
-struct RootSeed<'a, 's> {
+/// The root object's members: what the reader wants of each.
+struct Root<'a, 's> {
     st: &'a mut State<'s>,
+    saw_tests: bool,
+    /// Top-level keys Mocha's reporter never writes.
+    unknown: Vec<String>,
 }
 
-impl<'de> DeserializeSeed<'de> for RootSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for RootSeed<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a Mocha JSON document (an object with `stats` and `tests`)")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut saw_tests = false;
-        let mut unknown: Vec<String> = Vec::new();
-        while let Some(k) = map.next_key::<Cow<'de, str>>()? {
-            match &*k {
-                "stats" => {
-                    let s: RawStats = map.next_value()?;
-                    self.st.stats = Some(Stats {
-                        tests: s.tests,
-                        passes: s.passes,
-                        pending: s.pending,
-                        failures: s.failures,
-                    });
-                }
-                "tests" => {
-                    saw_tests = true;
-                    map.next_value_seed(ArraySeed {
-                        st: self.st,
-                        list: None,
-                    })?;
-                }
-                other => match List::from_key(other) {
-                    Some(list) => map.next_value_seed(ArraySeed {
-                        st: self.st,
-                        list: Some(list),
-                    })?,
-                    None => {
-                        map.next_value::<IgnoredAny>()?;
-                        unknown.push(other.to_owned());
-                    }
-                },
+impl stream::Visitor for Root<'_, '_> {
+    fn member(&mut self, path: &[String], key: &str) -> Want {
+        if !path.is_empty() {
+            return Want::Skip;
+        }
+        match key {
+            "stats" => Want::Whole,
+            "tests" => {
+                self.saw_tests = true;
+                Want::Elements
+            }
+            other if List::from_key(other).is_some() => Want::Elements,
+            other => {
+                self.unknown.push(other.to_owned());
+                Want::Skip
             }
         }
-        if !saw_tests {
-            return Err(de::Error::missing_field("tests"));
+    }
+
+    fn element(&mut self, path: &[String], element: stream::Value<'_>) -> Result<(), StreamError> {
+        let t = match serde_json::from_str::<RawTest<'_>>(element.text) {
+            Ok(t) => t,
+            // The entry the input ended in: nothing of it is kept.
+            Err(e) if e.is_eof() && !element.complete => return Ok(()),
+            Err(e) => return Err(element.json_error(&e).into()),
+        };
+        self.st.producer();
+        match path.first().map(String::as_str).and_then(List::from_key) {
+            None => self.st.test(t),
+            Some(list) => self.st.listed(list, t),
+        }
+        Ok(())
+    }
+
+    fn whole(&mut self, path: &[String], value: stream::Value<'_>) -> Result<(), StreamError> {
+        let mut de = serde_json::Deserializer::from_str(value.text);
+        let r = match path {
+            // Not an object, or an array of tests that is not an array: refused in the
+            // reader's words.
+            [] => de.deserialize_map(Shape(
+                "a Mocha JSON document (an object with `stats` and `tests`)",
+            )),
+            [k] if k == "stats" => RawStats::deserialize(&mut de).map(|s| {
+                self.st.stats = Some(Stats {
+                    tests: s.tests,
+                    passes: s.passes,
+                    pending: s.pending,
+                    failures: s.failures,
+                });
+            }),
+            _ => de.deserialize_seq(Shape("an array of tests")),
+        };
+        match r {
+            Ok(()) => Ok(()),
+            // A value the input ended in: nothing more to read of it.
+            Err(e) if e.is_eof() && !value.complete => Ok(()),
+            Err(e) => Err(value.json_error(&e).into()),
+        }
+    }
+
+    fn end(&mut self, path: &[String], at: Position) -> Result<(), StreamError> {
+        if !path.is_empty() {
+            return Ok(());
+        }
+        if !self.saw_tests {
+            return Err(InputError::Content {
+                location: Location::LineCol {
+                    line: at.line,
+                    column: at.column,
+                },
+                message: "missing field `tests`".into(),
+            }
+            .into());
         }
         // Mocha's reporter writes exactly stats, tests, pending, failures and passes. Another
         // key is someone else's writing: a forged document printed before Mocha's own can make
         // Mocha's (with its failures) the value of a key no reader looks at.
-        if !unknown.is_empty() {
-            let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
+        if !self.unknown.is_empty() {
+            let names: Vec<String> = self.unknown.iter().map(|k| format!("`{k}`")).collect();
             self.st.sink.problem(Problem::new(
                 ProblemKind::ForeignContent,
                 format!(
                     "top-level {} {} Mocha's JSON reporter never writes: something other than Mocha wrote into the document",
-                    if unknown.len() == 1 { "key" } else { "keys" },
+                    if self.unknown.len() == 1 { "key" } else { "keys" },
                     names.join(", "),
                 ),
             ));
@@ -414,31 +456,22 @@ impl<'de> Visitor<'de> for RootSeed<'_, '_> {
     }
 }
 
-/// `tests` (`list` is `None`) or one of the side arrays.
-struct ArraySeed<'a, 's> {
-    st: &'a mut State<'s>,
-    list: Option<List>,
-}
+/// A value of the wrong shape, refused with what was expected (a value of the right shape is
+/// never given to it).
+struct Shape(&'static str);
 
-impl<'de> DeserializeSeed<'de> for ArraySeed<'_, '_> {
+impl<'de> Visitor<'de> for Shape {
     type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
 
-impl<'de> Visitor<'de> for ArraySeed<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of tests")
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(t) = seq.next_element::<RawTest<'de>>()? {
-            match self.list {
-                None => self.st.test(t),
-                Some(list) => self.st.listed(list, t),
-            }
-        }
+
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<(), A::Error> {
         Ok(())
     }
 }

@@ -8,7 +8,8 @@
 //! `truth.json`), [`compare_leaves`] / [`compare_tests`] (tests one for one with an accepted
 //! status) and [`compare_problems`] (problem kinds, with explained exceptions).
 //! The wild corpus (files other projects committed) is checked by [`check_wild`] against
-//! hand-written expectations.
+//! hand-written expectations. A streaming reader is checked by [`assert_stream_agrees`]: the
+//! same run read whole and a few bytes at a time ([`Trickle`]).
 //! Everything here panics on failure: it is for tests and benches, never for library code.
 //!
 //! Matching read tests against truth entries, and counting events with a [`NullSink`]:
@@ -31,9 +32,11 @@
 //! ```
 
 pub mod sinks;
+pub mod stream;
 pub mod wild;
 
 pub use sinks::{EventLog, NullSink, RouteSink};
+pub use stream::{Trickle, assert_stream_agrees};
 pub use wild::check_wild;
 
 use std::fmt;

@@ -8,4 +8,5 @@ mod borrowed;
 mod fixtures;
 mod issue18;
 mod real;
+mod stream;
 mod wild;

@@ -6,3 +6,4 @@
 
 mod fixtures;
 mod real;
+mod stream;

@@ -79,14 +79,17 @@ impl Position {
     /// its place in the file (the same place and message serde_json gives reading the whole
     /// file): a wrong value or shape is a content error, anything else a syntax error.
     pub fn json_error(self, e: &serde_json::Error) -> InputError {
+        // serde_json counts a column from 0 before a line's first byte; the text's first line
+        // starts part way into the file's line.
         let line = e.line().max(1);
+        let column = if line == 1 {
+            self.column - 1 + e.column()
+        } else {
+            e.column()
+        };
         let location = Location::LineCol {
             line: self.line + line - 1,
-            column: if line == 1 {
-                self.column - 1 + e.column().max(1)
-            } else {
-                e.column().max(1)
-            },
+            column: column.max(1),
         };
         let full = e.to_string();
         let suffix = format!(" at line {} column {}", e.line(), e.column());
@@ -256,6 +259,16 @@ pub enum Outcome {
     },
 }
 
+impl Outcome {
+    /// Where the input ends when it ended inside the document; `None` when it is complete.
+    pub fn truncated_at(&self) -> Option<Position> {
+        match self {
+            Outcome::Complete => None,
+            Outcome::Truncated { end } => Some(*end),
+        }
+    }
+}
+
 /// The caller's side of [`visit`]: what it wants of each member and what it does with the
 /// values handed over. `path` is the keys from the root to the object or array concerned.
 pub trait Visitor {
@@ -273,7 +286,7 @@ pub trait Visitor {
         Ok(())
     }
 
-    /// An object descended into has closed, complete.
+    /// An object descended into has closed, complete; `at` is its closing brace.
     fn end(&mut self, path: &[String], at: Position) -> Result<(), StreamError> {
         let _ = (path, at);
         Ok(())
@@ -401,7 +414,8 @@ impl<R: BufRead + ?Sized> Driver<'_, R> {
             r?;
             more = self.scan.object_next_key()?;
         }
-        let at = self.scan.position(self.scan.pos);
+        // The closing brace, consumed.
+        let at = self.scan.position(self.scan.pos - 1);
         v.end(&self.path, at).map_err(Stop::Error)
     }
 

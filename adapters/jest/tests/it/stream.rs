@@ -1,0 +1,52 @@
+//! The reader streams: every fixture (and every cut of a real one) reads the same whole and a
+//! few bytes at a time, however the reads split it.
+
+use std::path::Path;
+
+use gapscore_adapter_jest::Jest;
+use gapscore_adapter_testing::{assert_stream_agrees, each_fixture};
+
+const SPLITS: &[&[usize]] = &[&[usize::MAX], &[1], &[2, 7], &[4096, 3]];
+
+#[test]
+fn every_fixture_reads_the_same_as_a_stream() {
+    let adapter = Jest::new();
+    for kind in ["valid", "invalid", "real", "wild", "issue31"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(kind);
+        if !dir.is_dir() {
+            continue;
+        }
+        for entry in walk(&dir) {
+            let bytes = std::fs::read(&entry).unwrap();
+            assert_stream_agrees(&adapter, &bytes, SPLITS, &entry.display().to_string());
+        }
+    }
+    // The harness's own folders, so a renamed one cannot make this pass on nothing.
+    assert!(each_fixture(env!("CARGO_MANIFEST_DIR"), "valid", |_, _| {}) > 0);
+}
+
+#[test]
+fn every_cut_of_a_document_keeps_the_same_tests_as_a_stream() {
+    let adapter = Jest::new();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/valid/all-statuses.json");
+    let bytes = std::fs::read(path).unwrap();
+    for cut in (1..bytes.len()).step_by(7) {
+        assert_stream_agrees(&adapter, &bytes[..cut], &[&[3]], &format!("cut at {cut}"));
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else if p.extension().is_some_and(|x| x == "json") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
