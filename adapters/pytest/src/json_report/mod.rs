@@ -105,13 +105,16 @@ fn at(line: usize, column: usize, message: String) -> InputError {
     }
 }
 
-/// A value of the wrong shape, refused in the typed reader's words (`expected ...`).
-fn refused<'t, S: DeserializeSeed<'t>>(value: &stream::Value<'t>, seed: S) -> StreamError {
+/// A value of the wrong shape, refused in the typed reader's words (`expected ...`); a cut
+/// one is `truncated`, as reading the whole document found it.
+fn refused<'t, S: DeserializeSeed<'t>>(
+    value: &stream::Value<'t>,
+    seed: S,
+) -> Result<(), StreamError> {
     let mut de = serde_json::Deserializer::from_str(value.text);
     match seed.deserialize(&mut de) {
-        Err(e) if !e.is_eof() || value.complete => value.json_error(&e).into(),
-        // Unreachable for a value of the wrong shape; a cut one is `truncated`.
-        _ => StreamError::Empty,
+        Err(e) if !e.is_eof() || value.complete => Err(value.json_error(&e).into()),
+        _ => Ok(()),
     }
 }
 
@@ -413,15 +416,12 @@ impl stream::Visitor for Root<'_> {
 
     fn whole(&mut self, path: &[String], value: stream::Value<'_>) -> Result<(), StreamError> {
         match path.first().map(String::as_str) {
-            None => Err(refused(&value, RootShape)),
-            Some("collectors") => Err(refused(
+            None => refused(&value, RootShape),
+            Some("collectors") => refused(
                 &value,
                 Shape("`collectors` to be an array of collector objects"),
-            )),
-            Some("tests") => Err(refused(
-                &value,
-                Shape("`tests` to be an array of test objects"),
-            )),
+            ),
+            Some("tests") => refused(&value, Shape("`tests` to be an array of test objects")),
             Some("exitcode") => {
                 self.state.exitcode = parsed::<Option<i64>>(&value)?.flatten();
                 Ok(())
