@@ -13,7 +13,7 @@
 //! - `summary` counts → evidence beside the tests, judged by the one rule (worse: a problem).
 //!
 //! Here: [`parse`] and [`parse_reader`], the visitor that says what each member is wanted for
-//! (root, `results`, `results.tests`) and `State`, which turns each test read into events. The typed records those seeds read and the
+//! (root, `results`, `results.tests`) and `State`, which turns each test read into events. The typed records it reads and the
 //! status mapping are in document.rs, which imports nothing from here.
 
 use gapscore_adapter_sdk::Code;

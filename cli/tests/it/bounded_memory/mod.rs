@@ -174,10 +174,18 @@ fn every_built_in_format_scores_1_gb_under_64_mib() {
         if formats != [format.detected] {
             wrong.push(format!("read as {formats:?}, not {}", format.detected));
         }
-        if !r.gapscore.problems.is_empty() || !r.gapscore.warning_counts.is_empty() {
+        // Past 16,384 suites the rest are counted together, with a warning (W219): expected
+        // at this size; any other warning or a problem says the generator or the reader is off.
+        let warnings: Vec<_> = r
+            .gapscore
+            .warning_counts
+            .iter()
+            .filter(|w| w["code"] != "W219")
+            .collect();
+        if !r.gapscore.problems.is_empty() || !warnings.is_empty() {
             wrong.push(format!(
-                "problems {:?}, warnings {:?}",
-                r.gapscore.problems, r.gapscore.warning_counts
+                "problems {:?}, warnings {warnings:?}",
+                r.gapscore.problems
             ));
         }
         if (r.sealed_tests.total, r.sealed_tests.failed) != (made.tests, counted_failed) {
