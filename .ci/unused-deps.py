@@ -58,11 +58,15 @@ def main():
         text = "\n".join(p.read_text(errors="replace") for p in sources(crate, member_dirs))
         for kind, table in dependency_tables(manifest):
             for key, spec in table.items():
+                # A path is the workspace root's in [workspace.dependencies], else the crate's
+                # own (the manifests that stand alone, issue 36).
+                base = crate
                 if isinstance(spec, dict) and spec.get("workspace"):
                     spec = ws_deps.get(key, spec)
+                    base = ROOT
                 name = key.replace("-", "_")
                 if isinstance(spec, dict) and "path" in spec:
-                    dep_manifest = tomllib.loads((ROOT / spec["path"] / "Cargo.toml").read_text())
+                    dep_manifest = tomllib.loads((base / spec["path"] / "Cargo.toml").read_text())
                     name = dep_manifest.get("lib", {}).get("name", name)
                 folder = str(crate.relative_to(ROOT))
                 if (folder, key) in IGNORE:

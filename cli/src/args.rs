@@ -20,7 +20,7 @@ pub use envelope::{
 };
 pub use report::{DeclaredProvenance, DialectArg, IsolationArg, ProvenanceArgs, SpecVersionArg};
 pub use tips::add_tip;
-pub use tools::{CompletionsArgs, ExplainArgs, ManArgs, Shell};
+pub use tools::{AdapterLang, CompletionsArgs, ExplainArgs, ManArgs, NewAdapterArgs, Shell};
 
 /// What `gapscore --version` prints after the name: the version and the commit it was built
 /// from (cli/build.rs says where that comes from).
@@ -85,6 +85,26 @@ pub enum Command {
     /// Explain a warning, problem, error or refusal code: what went wrong and what to do
     /// (docs/codes.md lists every code).
     Explain(ExplainArgs),
+    /// Write a working adapter skeleton (Rust, C or Python) with a fixture and a test
+    /// (docs/writing-an-adapter.md).
+    NewAdapter(NewAdapterArgs),
+    /// Serves one adapter plugin to a parent gapscore (`--plugin-isolate`): not for people.
+    #[command(name = "__plugin-serve", hide = true)]
+    PluginServe(PluginServeArgs),
+}
+
+/// `gapscore __plugin-serve [--plugin-debug] FILE VERB…`: the child of `--plugin-isolate`,
+/// speaking the executable adapter protocol for the plugin `FILE`.
+#[derive(Debug, Args)]
+pub struct PluginServeArgs {
+    /// Show what the plugin returned when it is rejected.
+    #[arg(long = "plugin-debug")]
+    pub plugin_debug: bool,
+    /// The plugin file.
+    pub file: PathBuf,
+    /// `--gapscore-info`, `--gapscore-detect [NAME]` or `--gapscore-parse OPTIONS_JSON`.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub verb: Vec<String>,
 }
 
 /// Where adapter plugins come from, and how many threads read inputs.
@@ -106,6 +126,17 @@ pub struct HostArgs {
     /// When a plugin's output is rejected, show what it returned (escaped, bounded).
     #[arg(help_heading = "Plugins", long = "plugin-debug")]
     pub plugin_debug: bool,
+
+    /// Run `--plugin`/`--plugin-dir` plugins in a child gapscore process (same ABI, results
+    /// over a pipe): a plugin that crashes fails the file it was reading, naming the plugin and
+    /// the signal, and the other files are read. Contains crashes, not malice (docs/abi.md).
+    #[arg(help_heading = "Plugins", long = "plugin-isolate")]
+    pub plugin_isolate: bool,
+
+    /// How long a `--plugin-exec` program (or an isolated plugin) may take to read one file,
+    /// in seconds; it is stopped after that.
+    #[arg(help_heading = "Plugins", long = "plugin-exec-timeout", value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub plugin_exec_timeout: u64,
 
     /// Threads reading input files (default: one per core). Output order never depends on it.
     #[arg(help_heading = "Inputs", long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
@@ -176,6 +207,11 @@ pub struct AdaptersArgs {
         help_heading = "Output"
     )]
     pub output: Option<PathBuf>,
+
+    /// For each file (directories and globs expanded as for reading), every adapter's detection
+    /// score and why, and which adapter gapscore would choose and why, instead of the list.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub explain: Vec<PathBuf>,
 
     /// The list's format: `text`, a table; `json`, one object whose field names are stable
     /// (docs/score.md, under the table of built-in adapters).

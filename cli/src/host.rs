@@ -16,13 +16,27 @@ pub fn registry(args: &HostArgs) -> (Registry, usize) {
     let search = PluginSearch::new(args.plugins.clone(), args.plugin_dirs.clone())
         .with_env_dirs(std::env::var_os(PLUGIN_PATH_ENV).as_deref())
         .with_execs(args.plugin_execs.clone())
-        .with_debug(args.plugin_debug);
+        .with_debug(args.plugin_debug)
+        .with_exec_timeout(Some(std::time::Duration::from_secs(
+            args.plugin_exec_timeout,
+        )))
+        .with_isolation(args.plugin_isolate.then(serve_command));
     let mut registry = Registry::builtin();
     let errors = registry.load_plugins(&search);
     for e in &errors {
         io::error(&e.to_string());
     }
     (registry, errors.len())
+}
+
+/// The command a child gapscore serves an isolated plugin with: this very binary, so parent
+/// and child always speak the same protocol.
+fn serve_command() -> Vec<String> {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.to_str().map(str::to_owned))
+        .unwrap_or_else(|| "gapscore".to_owned());
+    vec![exe, gapscore_adapters::exec::SERVE_COMMAND.to_owned()]
 }
 
 /// Ingestion options from the command line.

@@ -36,6 +36,7 @@ mod document;
 mod reader;
 pub mod writer;
 
+use gapscore_adapter_sdk::detect::{Detection, Why};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
 pub use reader::{parse, parse_reader};
@@ -65,6 +66,34 @@ impl Default for Ctrf {
     }
 }
 
+/// [`Ctrf::detect`]'s rule, recording its checks in `why` (`explain_detect`).
+fn detection(prefix: &[u8], why: &mut Why) -> u8 {
+    let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+    let first = p.iter().position(|b| !b.is_ascii_whitespace());
+    if !why.check(
+        "the document opens with `{`",
+        first.is_some_and(|i| p[i] == b'{'),
+    ) || !why.check(
+        "a \"results\" key holding an object",
+        key_then(p, b"\"results\"", b"{"),
+    ) {
+        return 0;
+    }
+    if why.check(
+        "\"reportFormat\": \"CTRF\" (98)",
+        key_then(p, b"\"reportFormat\"", b"\"CTRF\""),
+    ) || why.check("a \"tool\" key (98)", key_then(p, b"\"tool\"", b""))
+    {
+        98
+    } else if why.check("a \"summary\" key", key_then(p, b"\"summary\"", b""))
+        && why.check("a \"tests\" key (95)", key_then(p, b"\"tests\"", b""))
+    {
+        95
+    } else {
+        0
+    }
+}
+
 impl Adapter for Ctrf {
     fn info(&self) -> &AdapterInfo {
         &self.info
@@ -75,20 +104,13 @@ impl Adapter for Ctrf {
     /// beat the `simple` adapter (80/90 on any object with a `"tests"` key). `results` must hold
     /// an object, which keeps SARIF (`"results": [`, also with a `"tool"` key) out.
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
-        let Some(first) = p.iter().position(|b| !b.is_ascii_whitespace()) else {
-            return 0;
-        };
-        if p[first] != b'{' || !key_then(p, b"\"results\"", b"{") {
-            return 0;
-        }
-        if key_then(p, b"\"reportFormat\"", b"\"CTRF\"") || key_then(p, b"\"tool\"", b"") {
-            98
-        } else if key_then(p, b"\"summary\"", b"") && key_then(p, b"\"tests\"", b"") {
-            95
-        } else {
-            0
-        }
+        detection(prefix, &mut Why::silent())
+    }
+
+    fn explain_detect(&self, prefix: &[u8], _file_name: Option<&str>) -> Detection {
+        let mut why = Why::recording();
+        let score = detection(prefix, &mut why);
+        why.finish(score)
     }
 
     fn parse(

@@ -417,7 +417,7 @@ static int32_t c_lines_parse_stream(const GapscoreHost *host, const uint8_t *opt
 
     /* The members from `parts` on (reading in parts) are newer and unused here: a host table
      * that ends before them is accepted. */
-    if (host == NULL || host->struct_size < offsetof(GapscoreHost, parts) || host->read == NULL ||
+    if (host == NULL || host->struct_size < GAPSCORE_HOST_BASE_SIZE || host->read == NULL ||
         host->test_finished == NULL || host->error == NULL) {
         return GAPSCORE_ERR_INVALID_ARG;
     }

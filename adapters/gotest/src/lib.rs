@@ -44,6 +44,7 @@ pub mod json;
 mod rerun;
 pub mod text;
 
+use gapscore_adapter_sdk::detect::{Detection, Why};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
 /// The format id of `go test -json` streams.
@@ -110,10 +111,19 @@ fn is_event_line(line: &[u8]) -> bool {
 /// Which format the prefix shows: JSON on a test2json event line; text on `=== RUN`/`--- PASS:`
 /// lines (strong) or only `ok`/`FAIL` package lines (weak).
 fn sniff(prefix: &[u8]) -> Option<(&'static str, u8)> {
+    sniff_why(prefix, &mut Why::silent())
+}
+
+/// [`sniff`], recording what it found in `why` (`explain_detect`).
+fn sniff_why(prefix: &[u8], why: &mut Why) -> Option<(&'static str, u8)> {
     let prefix = gapscore_adapter_sdk::encoding::strip_bom(prefix);
     let mut text = 0;
     for line in prefix.split(|&b| b == b'\n').take(DETECT_LINES) {
         if is_event_line(line) {
+            why.check_with(
+                || format!("a test2json event line (`{{\"Action\": …, \"Package\": …}}`) in the first {DETECT_LINES} lines (97)"),
+                true,
+            );
             return Some((JSON_FORMAT, 97));
         }
         let s = String::from_utf8_lossy(line);
@@ -126,6 +136,17 @@ fn sniff(prefix: &[u8]) -> Option<(&'static str, u8)> {
         } else if common::summary_line(s).is_some() && text == 0 {
             text = 60;
         }
+    }
+    why.check_with(
+        || format!("a test2json event line in the first {DETECT_LINES} lines (97)"),
+        false,
+    );
+    why.check(
+        "`=== RUN` or `--- PASS: X (0.00s)` text lines (65)",
+        text == 65,
+    );
+    if text != 65 {
+        why.check("`ok`/`FAIL` package lines alone (60)", text == 60);
     }
     (text > 0).then_some((TEXT_FORMAT, text))
 }
@@ -140,6 +161,16 @@ impl Adapter for GoTest {
     /// alone (a go 1.19 stream in which every package failed to build); 0 otherwise.
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
         sniff(prefix).map_or(0, |(_, c)| c)
+    }
+
+    fn explain_detect(&self, prefix: &[u8], _file_name: Option<&str>) -> Detection {
+        let mut why = Why::recording();
+        let found = sniff_why(prefix, &mut why);
+        let d = why.finish(found.map_or(0, |(_, n)| n));
+        match found {
+            Some((format, _)) => d.with_note(format!("format {format}")),
+            None => d,
+        }
     }
 
     fn detect_format(&self, prefix: &[u8], _file_name: Option<&str>) -> Option<String> {

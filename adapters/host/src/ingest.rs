@@ -16,6 +16,8 @@ use gapscore_adapter_sdk::{
 };
 use rayon::prelude::*;
 
+pub use crate::choose::SURE;
+use crate::choose::{Choice, choose};
 use crate::loader::PluginAdapter;
 use crate::registry::{DetectError, Origin, Registry};
 use crate::split::{
@@ -82,11 +84,6 @@ impl PartialEq for Input {
 }
 
 impl Eq for Input {}
-
-/// The detection confidence below which a file found in a directory is left out rather than
-/// read: adapters answer under it for documents they can read but that are not plainly result
-/// files (the simple adapter for a JSON object with a `tests` array and other top-level data).
-pub const SURE: u8 = 50;
 
 /// How standard input is named in messages and reports.
 pub const STDIN_NAME: &str = "<stdin>";
@@ -495,60 +492,31 @@ where
         }
     };
     let file_name = input.path.file_name().and_then(|n| n.to_str());
-    let chosen = match &opts.format {
-        Some(id) => registry.by_format(id).map(|e| (e, 100)),
-        None => registry.detect_scored(&prefix, file_name),
-    };
-    let entry = match chosen {
-        Ok((e, confidence)) if confidence < SURE && !input.explicit => {
+    let (entry, format) = match choose(
+        registry,
+        &prefix,
+        file_name,
+        input.explicit,
+        opts.format.as_deref(),
+    ) {
+        Choice::Read { entry, format, .. } => (entry, format),
+        Choice::LeftOut { reason } => {
             return Outcome::LeftOut {
                 path: shown,
-                reason: format!(
-                    "the `{}` adapter would read it only as a guess ({confidence}/100: it holds more than results, like metadata or a summary), so it is not read as a second copy of the results; name the file to read it",
-                    e.name()
-                ),
+                reason,
             };
         }
-        Ok((e, _)) => e,
-        Err(DetectError::NoMatch { .. })
-            if !input.explicit
-                && crate::notes::is_documentation(
-                    file_name,
-                    &prefix,
-                    // A full prefix may have more behind it, unchecked.
-                    prefix.len() < DETECT_PREFIX_LEN,
-                ) =>
-        {
-            return Outcome::LeftOut {
-                path: shown,
-                reason: "documentation (a README or notes), not results".to_owned(),
-            };
-        }
-        Err(DetectError::NoMatch { .. }) if !input.explicit => {
-            return Outcome::Skipped {
-                path: shown,
-                reason: "no adapter recognises it".to_owned(),
-            };
-        }
-        Err(DetectError::NotResults { reason }) if !input.explicit => {
+        Choice::Skipped { reason } => {
             return Outcome::Skipped {
                 path: shown,
                 reason,
             };
         }
-        Err(error) => return Outcome::Failed(IngestError::Detect { path: shown, error }),
+        Choice::Failed(error) => {
+            return Outcome::Failed(IngestError::Detect { path: shown, error });
+        }
     };
     let info = entry.adapter.info();
-    let known = |id: &String| info.formats.iter().any(|f| f == id);
-    let format = match &opts.format {
-        Some(id) if known(id) => id.clone(),
-        _ => entry
-            .adapter
-            .detect_format(&prefix, file_name)
-            .filter(known)
-            .or_else(|| info.formats.first().cloned())
-            .unwrap_or_default(),
-    };
     let mut popts = ParseOptions::with_source(shown.clone());
     popts.format_id = Some(format.clone());
     // The built-in JUnit reader: its parts give its one pass's events. A v2 plugin is offered
@@ -603,12 +571,12 @@ where
 
 /// A result file opened for reading: UTF-8 as it is on disk, or UTF-16 or Latin-1 decoded to
 /// UTF-8 as it streams (the adapters read UTF-8 only).
-type Source = Box<dyn std::io::Read + Send>;
+pub(crate) type Source = Box<dyn std::io::Read + Send>;
 
 /// Opens a file and reads up to [`DETECT_PREFIX_LEN`] bytes of it (decoded, when it is UTF-16
 /// or declared Latin-1);
 /// a directory, FIFO, unreadable file or UTF-32 file is an error with a plain reason.
-fn open_with_prefix(path: &Path) -> Result<(Vec<u8>, Source, Encoding), String> {
+pub(crate) fn open_with_prefix(path: &Path) -> Result<(Vec<u8>, Source, Encoding), String> {
     let meta = fs::metadata(path).map_err(|e| crate::io_reason(&e))?;
     if meta.is_dir() {
         return Err("is a directory, not a result file".to_owned());

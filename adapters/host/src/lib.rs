@@ -27,8 +27,11 @@
 #![deny(unsafe_code)] // Allowed in `loader` (and its submodules) only, where each block carries its SAFETY argument.
 #![deny(missing_docs)]
 
+mod choose;
 mod debug;
 pub mod exec;
+mod explain;
+mod fault;
 mod ingest;
 pub mod loader;
 mod notes;
@@ -37,6 +40,8 @@ mod split;
 mod unread;
 
 pub use exec::ExecAdapter;
+pub use explain::{AdapterDetection, Decision, FileExplanation, explain};
+pub use fault::PluginFault;
 pub use ingest::{
     IngestError, IngestOptions, Input, Outcome, Parsed, STDIN_NAME, SURE, expand_inputs, ingest,
     ingest_appendable,
@@ -46,6 +51,8 @@ pub use registry::{DetectError, Origin, Registered, Registry};
 pub use split::{AppendParts, MAX_PARTS, MIN_PART_BYTES, SplitOptions};
 // The type of `IngestOptions::relative_to`.
 pub use gapscore_adapter_sdk::PathRoot;
+// The prefix detection judges, which `adapters --explain` states.
+pub use gapscore_adapter_sdk::DETECT_PREFIX_LEN;
 
 /// An I/O error as a message in gapscore's style: the OS text lowercased, without
 /// "(os error N)" or a path suffix (the caller names the file).

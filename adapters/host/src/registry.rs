@@ -206,7 +206,20 @@ impl Registry {
     /// naming its file and reason) and skipped; the others are registered.
     pub fn load_plugins(&mut self, search: &PluginSearch) -> Vec<PluginError> {
         let (files, mut errors) = search.discover();
+        let timeout = search.exec_timeout.unwrap_or(crate::exec::PARSE_TIMEOUT);
         for path in files {
+            if let Some(serve) = &search.isolate {
+                match crate::exec::load_isolated(serve, &path, search.debug) {
+                    Ok(a) => {
+                        let a = Arc::new(a.with_timeout(timeout));
+                        if let Err(reason) = self.add(a, Origin::Plugin(path.clone())) {
+                            errors.push(PluginError { path, reason });
+                        }
+                    }
+                    Err(reason) => errors.push(PluginError { path, reason }),
+                }
+                continue;
+            }
             match load_plugin(&path) {
                 Ok(p) => {
                     let p = p.with_debug(search.debug);
@@ -221,7 +234,7 @@ impl Registry {
             let path = PathBuf::from(cmd);
             match crate::exec::load_exec(cmd) {
                 Ok(a) => {
-                    let a = a.with_debug(search.debug);
+                    let a = a.with_debug(search.debug).with_timeout(timeout);
                     if let Err(reason) = self.add(Arc::new(a), Origin::Exec(cmd.clone())) {
                         errors.push(PluginError { path, reason });
                     }

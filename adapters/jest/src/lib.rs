@@ -36,6 +36,7 @@ pub mod message;
 pub mod reader;
 mod state;
 
+use gapscore_adapter_sdk::detect::{Detection, Why};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
 /// The format id.
@@ -73,21 +74,13 @@ impl Adapter for Jest {
     /// prefix); 0 otherwise. Neither document has a `"tests"` key, so the simple adapter does
     /// not compete.
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        let p = gapscore_adapter_sdk::encoding::strip_bom(prefix);
-        let Some(first) = p.iter().position(|b| !b.is_ascii_whitespace()) else {
-            return 0;
-        };
-        if p[first] != b'{' {
-            return 0;
-        }
-        let total = has_key(p, b"\"numTotalTests\"");
-        if total && has_key(p, b"\"testResults\"") {
-            98
-        } else if total && has_key(p, b"\"numFailedTests\"") && has_key(p, b"\"numPassedTests\"") {
-            85
-        } else {
-            0
-        }
+        detection(prefix, &mut Why::silent())
+    }
+
+    fn explain_detect(&self, prefix: &[u8], _file_name: Option<&str>) -> Detection {
+        let mut why = Why::recording();
+        let score = detection(prefix, &mut why);
+        why.finish(score)
     }
 
     fn parse(
@@ -111,6 +104,35 @@ impl Adapter for Jest {
 }
 
 use gapscore_adapter_sdk::json_has_key as has_key;
+
+/// [`Jest::detect`]'s rule, recording its checks in `why` (`explain_detect`).
+fn detection(prefix: &[u8], why: &mut Why) -> u8 {
+    let p = gapscore_adapter_sdk::encoding::strip_bom(prefix);
+    let first = p.iter().position(|b| !b.is_ascii_whitespace());
+    if !why.check(
+        "the document opens with `{`",
+        first.is_some_and(|i| p[i] == b'{'),
+    ) {
+        return 0;
+    }
+    let total = why.check("a \"numTotalTests\" key", has_key(p, b"\"numTotalTests\""));
+    if total && why.check("a \"testResults\" key (98)", has_key(p, b"\"testResults\"")) {
+        98
+    } else if total
+        && why.check(
+            "a \"numFailedTests\" key",
+            has_key(p, b"\"numFailedTests\""),
+        )
+        && why.check(
+            "a \"numPassedTests\" key (85)",
+            has_key(p, b"\"numPassedTests\""),
+        )
+    {
+        85
+    } else {
+        0
+    }
+}
 
 gapscore_adapter_sdk::export_adapter!("jest" as gapscore_adapter_jest => Jest, Jest::new());
 

@@ -31,6 +31,7 @@
 
 pub mod parser;
 
+use gapscore_adapter_sdk::detect::{Detection, Why};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
 /// The format id.
@@ -57,6 +58,82 @@ impl Default for JUnit {
     }
 }
 
+/// [`JUnit::detect`]'s rule, recording its checks in `why` (`explain_detect`).
+fn detection(prefix: &[u8], why: &mut Why) -> u8 {
+    let text: String = match prefix {
+        [0xFF, 0xFE, rest @ ..] | [0xFE, 0xFF, rest @ ..] => {
+            let be = prefix[0] == 0xFE;
+            let units = rest.chunks_exact(2).map(|c| {
+                if be {
+                    u16::from_be_bytes([c[0], c[1]])
+                } else {
+                    u16::from_le_bytes([c[0], c[1]])
+                }
+            });
+            char::decode_utf16(units)
+                .map_while(Result::ok)
+                .take(4096)
+                .collect()
+        }
+        _ => {
+            let p = gapscore_adapter_sdk::encoding::strip_bom(prefix);
+            String::from_utf8_lossy(&p[..p.len().min(16 * 1024)]).into_owned()
+        }
+    };
+    let mut rest = text.trim_start();
+    // Skip the declaration, comments, processing instructions and a DOCTYPE.
+    loop {
+        if let Some(r) = rest.strip_prefix("<?") {
+            match r.find("?>") {
+                Some(i) => rest = r[i + 2..].trim_start(),
+                None => {
+                    why.check(
+                        "the XML declaration or processing instruction is closed",
+                        false,
+                    );
+                    return 0;
+                }
+            }
+        } else if let Some(r) = rest.strip_prefix("<!--") {
+            match r.find("-->") {
+                Some(i) => rest = r[i + 3..].trim_start(),
+                None => {
+                    why.check("the comment before the root element is closed", false);
+                    return 0;
+                }
+            }
+        } else if let Some(r) = rest.strip_prefix("<!DOCTYPE") {
+            // An internal subset (`[ ... ]`) may hold `>` characters of its own.
+            let end = match (r.find('['), r.find('>')) {
+                (Some(b), Some(g)) if b < g => r.find("]>").map(|i| i + 2),
+                (_, g) => g.map(|i| i + 1),
+            };
+            match end {
+                Some(i) => rest = r[i..].trim_start(),
+                None => {
+                    why.check("the DOCTYPE is closed", false);
+                    return 0;
+                }
+            }
+        } else {
+            break;
+        }
+    }
+    let is_root = |tag: &str| {
+        rest.strip_prefix(tag)
+            .and_then(|r| r.chars().next())
+            .is_some_and(|c| c.is_whitespace() || c == '>' || c == '/')
+    };
+    if why.check(
+        "the root element (after the declaration, comments and DOCTYPE) is <testsuites> or <testsuite> (95)",
+        is_root("<testsuites") || is_root("<testsuite"),
+    ) {
+        95
+    } else {
+        0
+    }
+}
+
 impl Adapter for JUnit {
     fn info(&self) -> &AdapterInfo {
         &self.info
@@ -65,63 +142,13 @@ impl Adapter for JUnit {
     /// 95 when a `<testsuites>` or `<testsuite>` element opens the document (after the
     /// declaration and comments), in UTF-8 or UTF-16; 0 otherwise.
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        let text: String = match prefix {
-            [0xFF, 0xFE, rest @ ..] | [0xFE, 0xFF, rest @ ..] => {
-                let be = prefix[0] == 0xFE;
-                let units = rest.chunks_exact(2).map(|c| {
-                    if be {
-                        u16::from_be_bytes([c[0], c[1]])
-                    } else {
-                        u16::from_le_bytes([c[0], c[1]])
-                    }
-                });
-                char::decode_utf16(units)
-                    .map_while(Result::ok)
-                    .take(4096)
-                    .collect()
-            }
-            _ => {
-                let p = gapscore_adapter_sdk::encoding::strip_bom(prefix);
-                String::from_utf8_lossy(&p[..p.len().min(16 * 1024)]).into_owned()
-            }
-        };
-        let mut rest = text.trim_start();
-        // Skip the declaration, comments, processing instructions and a DOCTYPE.
-        loop {
-            if let Some(r) = rest.strip_prefix("<?") {
-                match r.find("?>") {
-                    Some(i) => rest = r[i + 2..].trim_start(),
-                    None => return 0,
-                }
-            } else if let Some(r) = rest.strip_prefix("<!--") {
-                match r.find("-->") {
-                    Some(i) => rest = r[i + 3..].trim_start(),
-                    None => return 0,
-                }
-            } else if let Some(r) = rest.strip_prefix("<!DOCTYPE") {
-                // An internal subset (`[ ... ]`) may hold `>` characters of its own.
-                let end = match (r.find('['), r.find('>')) {
-                    (Some(b), Some(g)) if b < g => r.find("]>").map(|i| i + 2),
-                    (_, g) => g.map(|i| i + 1),
-                };
-                match end {
-                    Some(i) => rest = r[i..].trim_start(),
-                    None => return 0,
-                }
-            } else {
-                break;
-            }
-        }
-        let is_root = |tag: &str| {
-            rest.strip_prefix(tag)
-                .and_then(|r| r.chars().next())
-                .is_some_and(|c| c.is_whitespace() || c == '>' || c == '/')
-        };
-        if is_root("<testsuites") || is_root("<testsuite") {
-            95
-        } else {
-            0
-        }
+        detection(prefix, &mut Why::silent())
+    }
+
+    fn explain_detect(&self, prefix: &[u8], _file_name: Option<&str>) -> Detection {
+        let mut why = Why::recording();
+        let score = detection(prefix, &mut why);
+        why.finish(score)
     }
 
     fn parse(

@@ -49,6 +49,7 @@ mod lines;
 mod message;
 mod reader;
 
+use gapscore_adapter_sdk::detect::{Detection, Why};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
 /// The format id of libtest JSON streams (cargo test and cargo nextest alike).
@@ -108,6 +109,24 @@ fn is_event_line(line: &[u8]) -> bool {
     }
 }
 
+/// [`Libtest::detect`]'s rule, recording its check in `why` (`explain_detect`).
+fn detection(prefix: &[u8], why: &mut Why) -> u8 {
+    let prefix = gapscore_adapter_sdk::encoding::strip_bom(prefix);
+    let found = prefix
+        .split(|&b| b == b'\n')
+        .take(DETECT_LINES)
+        .any(is_event_line);
+    let found = why.check_with(
+        || {
+            format!(
+                "a libtest JSON event line (`{{\"type\": \"suite\"|\"test\", \"event\": …}}` or a bench line) in the first {DETECT_LINES} lines (97)"
+            )
+        },
+        found,
+    );
+    if found { 97 } else { 0 }
+}
+
 impl Adapter for Libtest {
     fn info(&self) -> &AdapterInfo {
         &self.info
@@ -116,12 +135,13 @@ impl Adapter for Libtest {
     /// 97 when a line among the first ones is a libtest event (`{"type": "suite", "event":
     /// "started", ...}`), even after cargo's status lines; 0 otherwise.
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        let prefix = gapscore_adapter_sdk::encoding::strip_bom(prefix);
-        let found = prefix
-            .split(|&b| b == b'\n')
-            .take(DETECT_LINES)
-            .any(is_event_line);
-        if found { 97 } else { 0 }
+        detection(prefix, &mut Why::silent())
+    }
+
+    fn explain_detect(&self, prefix: &[u8], _file_name: Option<&str>) -> Detection {
+        let mut why = Why::recording();
+        let score = detection(prefix, &mut why);
+        why.finish(score)
     }
 
     fn parse(

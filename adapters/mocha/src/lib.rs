@@ -44,6 +44,7 @@
 mod lists;
 pub mod reader;
 
+use gapscore_adapter_sdk::detect::{Detection, Why};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
 /// The format id.
@@ -70,6 +71,27 @@ impl Default for Mocha {
     }
 }
 
+/// [`Mocha::detect`]'s rule, recording its checks in `why` (`explain_detect`).
+fn detection(prefix: &[u8], why: &mut Why) -> u8 {
+    let p = gapscore_adapter_sdk::encoding::strip_bom(prefix);
+    let first = p.iter().position(|b| !b.is_ascii_whitespace());
+    if !why.check(
+        "the document opens with `{`",
+        first.is_some_and(|i| p[i] == b'{'),
+    ) {
+        return 0;
+    }
+    let mocha = [
+        ("a \"stats\" key", &b"\"stats\""[..]),
+        ("a \"tests\" key", b"\"tests\""),
+        ("a \"passes\" key", b"\"passes\""),
+        ("a \"pending\" key (all four: 96)", b"\"pending\""),
+    ]
+    .iter()
+    .all(|(what, k)| why.check(what, has_key(p, k)));
+    if mocha { 96 } else { 0 }
+}
+
 impl Adapter for Mocha {
     fn info(&self) -> &AdapterInfo {
         &self.info
@@ -79,22 +101,13 @@ impl Adapter for Mocha {
     /// counters `"passes"` and `"pending"` (in `stats`, or the arrays of those names); 0
     /// otherwise. Jest's document has no `"stats"`; the simple format's tests have no `title`.
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        let p = gapscore_adapter_sdk::encoding::strip_bom(prefix);
-        let Some(first) = p.iter().position(|b| !b.is_ascii_whitespace()) else {
-            return 0;
-        };
-        if p[first] != b'{' {
-            return 0;
-        }
-        let mocha = [
-            &b"\"stats\""[..],
-            b"\"tests\"",
-            b"\"passes\"",
-            b"\"pending\"",
-        ]
-        .iter()
-        .all(|k| has_key(p, k));
-        if mocha { 96 } else { 0 }
+        detection(prefix, &mut Why::silent())
+    }
+
+    fn explain_detect(&self, prefix: &[u8], _file_name: Option<&str>) -> Detection {
+        let mut why = Why::recording();
+        let score = detection(prefix, &mut why);
+        why.finish(score)
     }
 
     fn parse(

@@ -34,6 +34,7 @@ pub mod json_report;
 pub mod reportlog;
 pub mod text;
 
+use gapscore_adapter_sdk::detect::{Detection, Why};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
 use common::has_key;
@@ -72,33 +73,54 @@ impl Default for Pytest {
 
 /// Which format a prefix is in, with the confidence.
 fn sniff(prefix: &[u8]) -> Option<(&'static str, u8)> {
+    sniff_why(prefix, &mut Why::silent())
+}
+
+/// [`sniff`], recording its checks in `why` (`explain_detect`).
+fn sniff_why(prefix: &[u8], why: &mut Why) -> Option<(&'static str, u8)> {
     let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
     let first = p.iter().position(|b| !b.is_ascii_whitespace());
     if let Some(i) = first
-        && p[i] == b'{'
+        && why.check("the document opens with `{` (JSON)", p[i] == b'{')
     {
         let body = &p[i..];
         // A reportlog's every line is a record tagged with `$report_type`; look at the first.
         let line_end = body.iter().position(|&b| b == b'\n').unwrap_or(body.len());
-        if has_key(&body[..line_end], b"\"$report_type\"") {
+        if why.check(
+            "a \"$report_type\" key on the first line (pytest-reportlog, 98)",
+            has_key(&body[..line_end], b"\"$report_type\""),
+        ) {
             return Some((FORMAT_REPORTLOG, 98));
         }
         // pytest-json-report's root keys (`exitcode`, `summary`, `collectors`, `root`) or its
         // tests' (`nodeid` with `outcome`). Above the simple format's 90, which any document
         // with a `tests` key and a `status` somewhere would get.
-        let root = has_key(body, b"\"exitcode\"")
-            && (has_key(body, b"\"summary\"")
-                || has_key(body, b"\"collectors\"")
-                || has_key(body, b"\"root\""));
+        let root = why.check("an \"exitcode\" key", has_key(body, b"\"exitcode\""))
+            && why.check(
+                "a \"summary\", \"collectors\" or \"root\" key (pytest-json-report, 97)",
+                has_key(body, b"\"summary\"")
+                    || has_key(body, b"\"collectors\"")
+                    || has_key(body, b"\"root\""),
+            );
         if root {
             return Some((FORMAT_JSON_REPORT, 97));
         }
-        if has_key(body, b"\"nodeid\"") && has_key(body, b"\"outcome\"") {
+        if why.check("a \"nodeid\" key", has_key(body, b"\"nodeid\""))
+            && why.check(
+                "an \"outcome\" key (pytest-json-report tests, 95)",
+                has_key(body, b"\"outcome\""),
+            )
+        {
             return Some((FORMAT_JSON_REPORT, 95));
         }
         return None;
     }
-    match text::detect(p) {
+    let n = text::detect(p);
+    why.check(
+        "console text: the `test session starts` banner or the `platform … -- Python …, pytest-…` line (60)",
+        n > 0,
+    );
+    match n {
         0 => None,
         n => Some((FORMAT_TEXT, n)),
     }
@@ -115,6 +137,16 @@ impl Adapter for Pytest {
     /// `test session starts` banner or the `platform ... -- Python ..., pytest-...` line.
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
         sniff(prefix).map_or(0, |(_, n)| n)
+    }
+
+    fn explain_detect(&self, prefix: &[u8], _file_name: Option<&str>) -> Detection {
+        let mut why = Why::recording();
+        let found = sniff_why(prefix, &mut why);
+        let d = why.finish(found.map_or(0, |(_, n)| n));
+        match found {
+            Some((format, _)) => d.with_note(format!("format {format}")),
+            None => d,
+        }
     }
 
     fn detect_format(&self, prefix: &[u8], _file_name: Option<&str>) -> Option<String> {

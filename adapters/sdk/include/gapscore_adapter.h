@@ -226,6 +226,12 @@ typedef struct GapscoreHost {
     GapscoreWarningCodedFn warning_coded;
 } GapscoreHost;
 
+/* The size rule (docs/abi.md, "Versioning and negotiation"): a plugin accepts any host
+ * table at least this long (the first v2 members, up to error) and reads a member after
+ * error only when host->struct_size covers it. Never require sizeof(GapscoreHost): an older
+ * host's table is shorter. */
+#define GAPSCORE_HOST_BASE_SIZE offsetof(GapscoreHost, parts)
+
 /* Read one document through host->read and report it through host's functions. */
 typedef int32_t (*GapscoreParseStreamFn)(const GapscoreHost *host, const uint8_t *options_json,
                                         size_t options_len);

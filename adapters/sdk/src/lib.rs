@@ -1,4 +1,6 @@
-//! The adapter SDK: everything needed to write a gapscore adapter, built in or as a plugin.
+#![doc = include_str!("../README.md")]
+//!
+//! ## Modules
 //!
 //! - [`Adapter`]: the trait every adapter implements — [`AdapterInfo`] (name, version, format
 //!   ids), [`Adapter::detect`] (a 0–100 confidence from a file's first bytes and name) and
@@ -9,6 +11,8 @@
 //!   turns an [`Adapter`] into a loadable v2 plugin (its `parse_reader` streams; its
 //!   [`Adapter::parse_in_parts`] may read a large file on several threads, [`abi::parts`]),
 //!   and [`abi::c_header`], from which the committed `include/gapscore_adapter.h` is generated.
+//! - [`detect`]: why an adapter claims a file ([`detect::Detection`], [`detect::Why`]), for
+//!   [`Adapter::explain_detect`] and `gapscore adapters --explain FILE`.
 //! - [`text`]: capped text ([`text::push_capped`], [`text::TEXT_CAP`], [`text::CUT_NOTE`]):
 //!   messages and output kept per test are cut at 64 KiB with a note.
 //! - [`json`]: what every JSON reader refuses the same way: a key given twice in one object
@@ -29,40 +33,13 @@
 //! The canonical model ([`TestRun`], [`TestCase`], [`Status`], ...) is re-exported from
 //! `gapscore-model`, the versioned crate of what crosses the boundary, so an adapter crate
 //! depends on this crate alone. Test and benchmark helpers for adapter crates (the fixture
-//! harness, the real-corpus truth checks, the bench harness) are in the dev-only crate
-//! `gapscore-adapter-testing`, so no plugin compiles them.
-//!
-//! A tiny adapter for a `<status> <name>` line format, run with [`parse_to_run`]:
-//!
-//! ```
-//! use gapscore_adapter_sdk::{parse_to_run, Adapter, AdapterError, AdapterInfo, EventSink};
-//! use gapscore_adapter_sdk::{ParseOptions, Status, TestCase};
-//!
-//! struct Lines(AdapterInfo);
-//! impl Adapter for Lines {
-//!     fn info(&self) -> &AdapterInfo { &self.0 }
-//!     fn detect(&self, _prefix: &[u8], _name: Option<&str>) -> u8 { 10 }
-//!     fn parse(&self, input: &[u8], _: &ParseOptions, sink: &mut dyn EventSink)
-//!         -> Result<(), AdapterError> {
-//!         for line in String::from_utf8_lossy(input).lines() {
-//!             let (status, name) = line.split_once(' ').unwrap_or((line, ""));
-//!             let status = Status::parse_lenient(status).unwrap_or(Status::Errored);
-//!             sink.test_finished(TestCase::new(None, name, status));
-//!         }
-//!         Ok(())
-//!     }
-//! }
-//!
-//! let adapter = Lines(AdapterInfo::new("lines", "0.1.0", &["lines"]));
-//! let run = parse_to_run(&adapter, b"passed adds\nfailed divides", &ParseOptions::default())?;
-//! assert_eq!(run.tests.len(), 2);
-//! assert_eq!(run.tests[1].status, Status::Failed);
-//! # Ok::<(), AdapterError>(())
-//! ```
+//! harness, the real-corpus truth checks, the bench harness) are in
+//! `gapscore-adapter-testing`, a dev-dependency, so no plugin compiles them.
 
 #![deny(missing_docs)]
 
 pub mod abi;
+pub mod detect;
 pub mod encoding;
 pub mod json;
 pub use gapscore_model::{Code, codes};
@@ -221,6 +198,17 @@ pub trait Adapter: Send + Sync {
     /// How sure the adapter is that it can read a file, 0 (no) to 100 (certain), from at most
     /// the first 64 KiB (`prefix`) and the file name (which may be absent).
     fn detect(&self, prefix: &[u8], file_name: Option<&str>) -> u8;
+
+    /// [`Adapter::detect`]'s score for a file, with the conditions it checked and their
+    /// outcomes, for `gapscore adapters --explain FILE`. The default gives the score only and
+    /// says so; an adapter that writes its detection once over a [`detect::Why`] answers both
+    /// from the same code.
+    fn explain_detect(&self, prefix: &[u8], file_name: Option<&str>) -> detect::Detection {
+        detect::Detection::score_only(
+            self.detect(prefix, file_name),
+            "this adapter gives its score only, not the conditions behind it",
+        )
+    }
 
     /// For an adapter reading several formats: which of its format ids a file it detected is
     /// in, from the same prefix and name. The host passes it as [`ParseOptions::format_id`]

@@ -26,6 +26,7 @@
 
 mod reader;
 
+use gapscore_adapter_sdk::detect::{Detection, Why};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
 pub use reader::{SimpleOptions, parse, parse_reader};
@@ -54,6 +55,66 @@ impl Default for Simple {
     }
 }
 
+/// [`Simple::detect`]'s rule, recording its checks in `why` (`explain_detect`).
+fn detection(prefix: &[u8], why: &mut Why) -> u8 {
+    let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+    let first = p.iter().position(|b| !b.is_ascii_whitespace());
+    let Some(first) = first.filter(|&i| p[i] == b'{') else {
+        why.check("the document opens with `{`", false);
+        return 0;
+    };
+    why.check("the document opens with `{`", true);
+    let only_own_keys = || {
+        top_level_keys(&p[first..])
+            .iter()
+            .all(|k| matches!(k.as_slice(), b"tests" | b"problems"))
+    };
+    // The format's own shape: a `tests` array whose first entry is an object with a
+    // `name`. Another format's `tests` (Mocha's entries have a `title`, beside `stats`) is
+    // not claimed, so it reaches its own reader or the "no adapter recognises this file"
+    // error, never a parse error of this one. A document with nothing but the format's
+    // own keys is still claimed, weakly, so a broken simple file gets the reader's error
+    // at its line and column.
+    if !why.check(
+        "the first entry of \"tests\" is an object with a \"name\"",
+        first_test_has_name(&p[first..]),
+    ) {
+        return if why.check("a \"tests\" key", has_key(p, b"\"tests\""))
+            && why.check(
+                "no top-level keys but \"tests\" and \"problems\" (10: a broken simple file gets this reader's error)",
+                only_own_keys(),
+            ) {
+            10
+        } else {
+            0
+        };
+    }
+    let tests = why.check("a \"tests\" key", has_key(p, b"\"tests\""));
+    // A `.json` name alone is no evidence: claiming every JSON file would make an
+    // unrelated file found in a directory (a package.json) fail the run.
+    if !tests {
+        return 0;
+    }
+    let sure = if why.check(
+        "a \"status\" key (90; 80 without)",
+        has_key(p, b"\"status\""),
+    ) {
+        90
+    } else {
+        80
+    };
+    // A document that holds more than the format's `tests` and `problems` (a corpus case's
+    // truth.json, a summary with a copy of the results) is read only as a guess: found in a
+    // directory beside the real result file, it must not count the same tests twice.
+    if !why.check(
+        "no top-level keys but \"tests\" and \"problems\" (20 otherwise: read only as a guess)",
+        only_own_keys(),
+    ) {
+        return 20;
+    }
+    sure
+}
+
 impl Adapter for Simple {
     fn info(&self) -> &AdapterInfo {
         &self.info
@@ -62,48 +123,13 @@ impl Adapter for Simple {
     /// A JSON object whose prefix has a `"tests"` key: 80, 90 when a `"status"` key is there too
     /// (formats with their own adapter, such as pytest-json-report, score higher there).
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
-        let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
-        let Some(first) = p.iter().position(|b| !b.is_ascii_whitespace()) else {
-            return 0;
-        };
-        if p[first] != b'{' {
-            return 0;
-        }
-        let only_own_keys = || {
-            top_level_keys(&p[first..])
-                .iter()
-                .all(|k| matches!(k.as_slice(), b"tests" | b"problems"))
-        };
-        // The format's own shape: a `tests` array whose first entry is an object with a
-        // `name`. Another format's `tests` (Mocha's entries have a `title`, beside `stats`) is
-        // not claimed, so it reaches its own reader or the "no adapter recognises this file"
-        // error, never a parse error of this one. A document with nothing but the format's
-        // own keys is still claimed, weakly, so a broken simple file gets the reader's error
-        // at its line and column.
-        if !first_test_has_name(&p[first..]) {
-            return if has_key(p, b"\"tests\"") && only_own_keys() {
-                10
-            } else {
-                0
-            };
-        }
-        let sure = match (has_key(p, b"\"tests\""), has_key(p, b"\"status\"")) {
-            (true, true) => 90,
-            (true, false) => 80,
-            // A `.json` name alone is no evidence: claiming every JSON file would make an
-            // unrelated file found in a directory (a package.json) fail the run.
-            _ => return 0,
-        };
-        // A document that holds more than the format's `tests` and `problems` (a corpus case's
-        // truth.json, a summary with a copy of the results) is read only as a guess: found in a
-        // directory beside the real result file, it must not count the same tests twice.
-        if top_level_keys(&p[first..])
-            .iter()
-            .any(|k| !matches!(k.as_slice(), b"tests" | b"problems"))
-        {
-            return 20;
-        }
-        sure
+        detection(prefix, &mut Why::silent())
+    }
+
+    fn explain_detect(&self, prefix: &[u8], _file_name: Option<&str>) -> Detection {
+        let mut why = Why::recording();
+        let score = detection(prefix, &mut why);
+        why.finish(score)
     }
 
     fn parse(

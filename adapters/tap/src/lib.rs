@@ -39,6 +39,7 @@ mod plan;
 mod point;
 pub mod yaml;
 
+use gapscore_adapter_sdk::detect::{Detection, Why};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
 /// The format id.
@@ -67,6 +68,11 @@ impl Default for Tap {
 
 /// How sure the prefix of a file is TAP, 0–98 (see [`Adapter::detect`] on [`Tap`]).
 pub fn detect_confidence(prefix: &[u8]) -> u8 {
+    detection(prefix, &mut Why::silent())
+}
+
+/// [`detect_confidence`], recording what it found in `why` (`explain_detect`).
+fn detection(prefix: &[u8], why: &mut Why) -> u8 {
     let prefix = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
     let text = String::from_utf8_lossy(&prefix[..prefix.len().min(16 * 1024)]);
     let mut lines = text
@@ -74,14 +80,21 @@ pub fn detect_confidence(prefix: &[u8]) -> u8 {
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .filter(|l| !l.trim().is_empty());
     let Some(first) = lines.next() else {
+        why.check("a non-blank line", false);
         return 0;
     };
     let first_t = first.trim_start();
     // XML and JSON belong to other adapters, whatever follows.
-    if first_t.starts_with(['<', '{', '[']) {
+    if why.check(
+        "the first line opens like XML or JSON (`<`, `{`, `[`): not TAP",
+        first_t.starts_with(['<', '{', '[']),
+    ) {
         return 0;
     }
-    if first_t.starts_with("TAP version ") || first_t.starts_with("TAP Version ") {
+    if why.check(
+        "the first line is `TAP version N` (98)",
+        first_t.starts_with("TAP version ") || first_t.starts_with("TAP Version "),
+    ) {
         return 98;
     }
     let is_plan = |l: &str| {
@@ -127,17 +140,37 @@ pub fn detect_confidence(prefix: &[u8]) -> u8 {
             plan_first = true;
         }
     }
-    match (plan_first, points) {
-        (true, p) if p > 0 && is_plan(first) => 90,
-        _ if header && (plan_first || points > 0) => 85,
-        (_, p) if first_point && p >= 2 => 85,
-        (true, p) if p > 0 => 80,
-        _ if is_plan(first) => 75,
-        _ if first_point => 70,
-        (_, p) if p >= 3 => 70,
-        _ if runner_log => 60,
-        _ => 0,
+    if why.is_recording() {
+        why.check("the first line is a plan `1..N`", is_plan(first));
+        why.check("a plan before the first test point", plan_first);
+        why.check(
+            "the first line is a numbered test point (`ok 1`, `not ok 1`)",
+            first_point,
+        );
+        why.check_with(
+            || format!("{points} numbered test points in the first 400 lines"),
+            points > 0,
+        );
+        why.check("the first line is a prove file header (`t/x.t ..`)", header);
+        why.check("a node-tap 0.x runner log line (60)", runner_log);
     }
+    let (score, rule) = match (plan_first, points) {
+        (true, p) if p > 0 && is_plan(first) => (90, "a plan first, then test points"),
+        _ if header && (plan_first || points > 0) => {
+            (85, "a prove header with a plan or test points")
+        }
+        (_, p) if first_point && p >= 2 => (85, "a test point first, and another"),
+        (true, p) if p > 0 => (80, "a plan before test points"),
+        _ if is_plan(first) => (75, "a plan first"),
+        _ if first_point => (70, "a test point first"),
+        (_, p) if p >= 3 => (70, "three test points or more"),
+        _ if runner_log => (60, "a node-tap runner log"),
+        _ => (0, ""),
+    };
+    if score > 0 {
+        why.check_with(|| format!("rule: {rule} ({score})"), true);
+    }
+    score
 }
 
 impl Adapter for Tap {
@@ -150,6 +183,12 @@ impl Adapter for Tap {
     /// anything opening like XML or JSON.
     fn detect(&self, prefix: &[u8], _file_name: Option<&str>) -> u8 {
         detect_confidence(prefix)
+    }
+
+    fn explain_detect(&self, prefix: &[u8], _file_name: Option<&str>) -> Detection {
+        let mut why = Why::recording();
+        let score = detection(prefix, &mut why);
+        why.finish(score)
     }
 
     fn parse(

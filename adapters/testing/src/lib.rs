@@ -43,11 +43,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
-
-use gapscore_core::failures::DEFAULT_BUDGET;
-use gapscore_core::{Spill, StatusPolicy, Tally};
 
 use gapscore_adapter_sdk::{Adapter, Normalizer, ParseOptions, RunCollector, TestCase, TestRun};
 
@@ -276,7 +272,8 @@ pub fn anonymous_temp_file() -> std::io::Result<File> {
 /// Reads the file at `path` `runs` times through `adapter.parse_reader` (a 64 KiB `BufReader`,
 /// as `gapscore` reads files) in one mode, and keeps the best times:
 /// - `null`: into a [`NullSink`], the reader's own cost;
-/// - `score`: through a [`Normalizer`] into a `Tally` (default policy, then `Tally::finish`), what
+/// - `score` (with the crate's `score` feature, which brings in `gapscore-core`): through a
+///   [`Normalizer`] into a `Tally` (default policy, then `Tally::finish`), what
 ///   `gapscore score` keeps (failure entries past the CLI's budget spilled to a temporary
 ///   file, as the CLI does); its test count is the tally's total, problems included;
 /// - `parse`: through a [`Normalizer`] into `RunCollector::new(format_id, None)`, every test
@@ -305,10 +302,16 @@ pub fn run_mode(
                 .unwrap_or_else(fail);
             (sink.tests, sink.problems, sink.warnings)
         }
+        #[cfg(feature = "score")]
         "score" => {
+            use gapscore_core::failures::DEFAULT_BUDGET;
+            use gapscore_core::{Spill, StatusPolicy, Tally};
             let mut tally = Tally::new(StatusPolicy::default());
             // As `gapscore score` does: failure entries past the budget go to a temporary file.
-            tally.spill_failures(Spill::new(DEFAULT_BUDGET, Arc::new(anonymous_temp_file)));
+            tally.spill_failures(Spill::new(
+                DEFAULT_BUDGET,
+                std::sync::Arc::new(anonymous_temp_file),
+            ));
             let mut sink = Normalizer::new(&mut tally);
             adapter
                 .parse_reader(&mut open(), opts, &mut sink)
@@ -330,6 +333,8 @@ pub fn run_mode(
             let run = sink.finish().into_run();
             (run.tests.len(), run.problems.len(), run.warnings.len())
         }
+        #[cfg(not(feature = "score"))]
+        "score" => panic!("mode `score` needs gapscore-adapter-testing's `score` feature"),
         other => panic!("unknown mode `{other}` (null, score or parse)"),
     });
     let (tests, problems, warnings) = timed.value;

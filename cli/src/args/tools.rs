@@ -56,6 +56,44 @@ pub struct ExplainArgs {
     pub markdown: bool,
 }
 
+/// `gapscore new-adapter`.
+#[derive(Debug, Args)]
+#[command(after_help = NEW_ADAPTER_HELP)]
+pub struct NewAdapterArgs {
+    /// The adapter's name: lower-case letters, digits, `-` and `_` (`my-csv`). It names the
+    /// plugin file and its entry symbol (`gapscore_adapter_my_csv`).
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// The language of the skeleton.
+    #[arg(long, value_enum, default_value_t = AdapterLang::Rust)]
+    pub lang: AdapterLang,
+
+    /// Write into this directory (new, or empty) instead of `./gapscore-adapter-NAME`.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// The languages `gapscore new-adapter` writes a skeleton in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AdapterLang {
+    /// A Rust crate on gapscore-adapter-sdk, built as a plugin (cdylib).
+    Rust,
+    /// A C plugin (C ABI v2) with the header, a Makefile and a test script.
+    C,
+    /// An executable adapter in Python 3 (the NDJSON protocol), with a unittest.
+    Python,
+}
+
+/// The closing help of `gapscore new-adapter`.
+pub(crate) const NEW_ADAPTER_HELP: &str = "\
+Exit codes: 0 written, 2 invalid name, a directory that is not empty, or a write error.
+
+Examples:
+  gapscore new-adapter my-csv
+  gapscore new-adapter my-lines --lang c --dir my-lines-plugin
+  gapscore new-adapter my-py --lang python";
+
 /// The closing help of `gapscore explain`.
 pub(crate) const EXPLAIN_HELP: &str = "\
 Exit codes: 0 ok, 2 unknown code.
@@ -102,11 +140,12 @@ Examples:
 
 /// The closing help of `gapscore adapters`.
 pub(crate) const ADAPTERS_HELP: &str = "\
-Exit codes: 0 ok, 2 a plugin could not be loaded.
+Exit codes: 0 ok, 2 a plugin could not be loaded (or, with --explain, a file could not be read).
 
 Examples:
   gapscore adapters
-  gapscore adapters --format json";
+  gapscore adapters --format json
+  gapscore adapters --explain adapters/junit/tests/fixtures/valid/bare-testsuite.xml";
 
 /// The closing help of `gapscore seal`.
 pub(crate) const SEAL_HELP: &str = "\

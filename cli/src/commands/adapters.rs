@@ -1,4 +1,7 @@
-//! `gapscore adapters`: list built-in adapters and loaded plugins, as a table or as JSON.
+//! `gapscore adapters`: list built-in adapters and loaded plugins, as a table or as JSON; with
+//! `--explain FILE…`, each adapter's detection of each file and the choice ([`explain`]).
+
+mod explain;
 
 use std::fmt::Write as _;
 
@@ -18,6 +21,9 @@ const LISTING_VERSION: u32 = 1;
 struct Listing<'a> {
     version: u32,
     adapters: Vec<Entry<'a>>,
+    /// With `--explain FILE…`: each file's detections and the choice (added in version 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<Vec<explain::ExplainedFile<'a>>>,
 }
 
 /// One adapter in the JSON listing.
@@ -34,10 +40,24 @@ struct Entry<'a> {
 
 /// Prints one line per adapter (name, version, formats, origin), or the JSON listing.
 pub fn run(args: &AdaptersArgs) -> Result<ExitCode> {
-    let (registry, failed) = host::registry(&args.host);
-    let out = match args.format {
-        AdaptersFormat::Text => table(&registry),
-        AdaptersFormat::Json => json(&registry)?,
+    let (registry, mut failed) = host::registry(&args.host);
+    let out = if args.explain.is_empty() {
+        match args.format {
+            AdaptersFormat::Text => table(&registry),
+            AdaptersFormat::Json => json(&registry, None)?,
+        }
+    } else {
+        // Expanded as for reading, so a directory's files are judged as found in one.
+        let (inputs, errors) = gapscore_adapters::expand_inputs(&args.explain);
+        for e in &errors {
+            io::error(&e.to_string());
+        }
+        let files = gapscore_adapters::explain(&registry, &inputs);
+        failed += errors.len() + files.iter().filter(|f| f.is_err()).count();
+        match args.format {
+            AdaptersFormat::Text => explain::text(&registry, &files),
+            AdaptersFormat::Json => json(&registry, Some(&files))?,
+        }
     };
     io::write_output(args.output.as_deref(), &out)?;
     Ok(if failed > 0 {
@@ -47,17 +67,27 @@ pub fn run(args: &AdaptersArgs) -> Result<ExitCode> {
     })
 }
 
-fn json(registry: &gapscore_adapters::Registry) -> Result<String> {
+/// The origin as the JSON listing names it, and its path or command line.
+fn origin(o: &Origin) -> (&'static str, Option<String>) {
+    match o {
+        Origin::BuiltIn => ("built-in", None),
+        Origin::Plugin(p) => ("plugin", Some(p.display().to_string())),
+        Origin::Exec(c) => ("plugin-exec", Some(c.clone())),
+    }
+}
+
+fn json(
+    registry: &gapscore_adapters::Registry,
+    files: Option<
+        &[Result<gapscore_adapters::FileExplanation<'_>, gapscore_adapters::IngestError>],
+    >,
+) -> Result<String> {
     let adapters = registry
         .entries()
         .iter()
         .map(|e| {
             let info = e.adapter.info();
-            let (origin, path) = match &e.origin {
-                Origin::BuiltIn => ("built-in", None),
-                Origin::Plugin(p) => ("plugin", Some(p.display().to_string())),
-                Origin::Exec(c) => ("plugin-exec", Some(c.clone())),
-            };
+            let (origin, path) = origin(&e.origin);
             Entry {
                 name: &info.name,
                 version: &info.version,
@@ -70,6 +100,8 @@ fn json(registry: &gapscore_adapters::Registry) -> Result<String> {
     let listing = Listing {
         version: LISTING_VERSION,
         adapters,
+        // A file that could not be read was reported on stderr.
+        files: files.map(|f| f.iter().flatten().map(explain::json_file).collect()),
     };
     let mut out = serde_json::to_string_pretty(&listing)?;
     out.push('\n');

@@ -7,7 +7,9 @@ pub mod completions;
 pub mod explain;
 pub mod feedback;
 pub mod harden;
+pub mod new_adapter;
 pub mod parse;
+pub mod plugin_serve;
 pub mod run;
 pub mod schema;
 pub mod score;
@@ -34,5 +36,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Completions(args) => completions::run(&args),
         Command::Man(args) => completions::man(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::NewAdapter(args) => new_adapter::run(&args),
+        Command::PluginServe(args) => Ok(plugin_serve::run(&args)),
     }
 }

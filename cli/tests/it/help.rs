@@ -23,6 +23,7 @@ const COMMANDS: &[&[&str]] = &[
     &["completions"],
     &["man"],
     &["explain"],
+    &["new-adapter"],
 ];
 
 /// The examples at the end of a help text: `  gapscore ...` after `Examples`, each going on

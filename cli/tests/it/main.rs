@@ -54,6 +54,7 @@ mod properties;
 mod real_runs;
 mod recipes;
 mod round2;
+mod round3;
 mod run;
 mod run_console;
 mod run_env;

@@ -9,6 +9,7 @@
 
 use std::ffi::c_char;
 
+pub mod crash;
 pub mod parts;
 pub mod v2;
 

@@ -10,7 +10,9 @@
 //! exit or a timeout fails the parse with an error naming the command (and the line): never a
 //! silent partial pass.
 
+mod isolate;
 mod protocol;
+mod serve;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
@@ -21,8 +23,12 @@ use gapscore_adapter_sdk::{
     Adapter, AdapterError, AdapterInfo, EventSink, InputError, Location, ParseOptions,
 };
 
-pub use protocol::EXEC_PROTOCOL_VERSION;
-use protocol::{DetectRule, Info, Stream};
+pub use isolate::{SERVE_COMMAND, load_isolated};
+pub use protocol::{EXEC_PROTOCOL_VERSION, REGEX_SIZE_LIMIT};
+pub use serve::{Served, serve_plugin};
+
+use gapscore_adapter_sdk::detect::{Detection, Why};
+use protocol::{Info, Rule, Stream};
 
 /// How long `CMD --gapscore-info` may take.
 pub const INFO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -44,9 +50,12 @@ pub struct ExecAdapter {
     /// The directory the program was loaded from: every later start runs there, so relative
     /// paths in the command mean what they meant when it was given.
     dir: Option<std::path::PathBuf>,
-    rules: Vec<DetectRule>,
+    rules: Vec<Rule>,
     timeout: Duration,
     debug: bool,
+    /// Set when the program is gapscore itself serving a C-ABI plugin (`--plugin-isolate`):
+    /// the plugin file, which errors name, and detection asks the program.
+    isolated: Option<std::path::PathBuf>,
 }
 
 /// Splits a command line into words: whitespace separates, `'…'` and `"…"` quote (no escapes
@@ -117,6 +126,13 @@ pub fn load_exec(command: &str) -> Result<ExecAdapter, String> {
     // relative `PATH` entry) must not resolve elsewhere when a later read runs from another
     // directory (`gapscore run` reads its results from the workspace the implementer wrote).
     argv[0] = absolute_program(&argv[0]);
+    load_argv(argv, command, false)
+}
+
+/// [`load_exec`] for a command already split into words, its program absolute.
+/// `isolated`: the program is gapscore serving a plugin ([`load_isolated`]), whose failure to
+/// load is said on its stderr, in the words of an in-process load.
+fn load_argv(argv: Vec<String>, command: &str, isolated: bool) -> Result<ExecAdapter, String> {
     let dir = std::env::current_dir().ok();
     let mut child = spawn(&argv, dir.as_deref(), &["--gapscore-info"], false)?;
     let mut out = Vec::new();
@@ -140,6 +156,17 @@ pub fn load_exec(command: &str) -> Result<ExecAdapter, String> {
         out = b;
     }
     let stderr = stderr.join().unwrap_or_default();
+    if !status.success() && isolated {
+        let said = String::from_utf8_lossy(&stderr).trim().to_owned();
+        return Err(if said.is_empty() {
+            format!(
+                "could not be loaded in its isolated process ({})",
+                describe(status)
+            )
+        } else {
+            said
+        });
+    }
     if !status.success() {
         return Err(format!(
             "`--gapscore-info` failed ({}){}",
@@ -154,15 +181,17 @@ pub fn load_exec(command: &str) -> Result<ExecAdapter, String> {
         )
     })?;
     info.check()?;
+    let rules = info.rules()?;
     let formats: Vec<&str> = info.formats.iter().map(String::as_str).collect();
     Ok(ExecAdapter {
         info: AdapterInfo::new(info.name.clone(), info.version.clone(), &formats),
         command: command.to_owned(),
         argv,
         dir,
-        rules: info.detect,
+        rules,
         timeout: PARSE_TIMEOUT,
         debug: false,
+        isolated: None,
     })
 }
 
@@ -289,10 +318,43 @@ impl ExecAdapter {
     }
 
     fn fail(&self, reason: impl std::fmt::Display) -> AdapterError {
-        AdapterError::Plugin(format!(
-            "plugin-exec `{}` ({}): {reason}",
-            self.command, self.info.name
-        ))
+        match &self.isolated {
+            // As the plugin loaded in-process is named (`PluginAdapter`).
+            Some(path) => AdapterError::Plugin(format!(
+                "plugin `{}` ({}): {reason}",
+                self.info.name,
+                path.display()
+            )),
+            None => AdapterError::Plugin(format!(
+                "plugin-exec `{}` ({}): {reason}",
+                self.command, self.info.name
+            )),
+        }
+    }
+
+    /// The confidence: the highest of the matching rules', each rule's checks recorded in
+    /// `why` (every rule is checked, so the explanation shows each one).
+    fn score(&self, prefix: &[u8], file_name: Option<&str>, why: &mut Why) -> u8 {
+        let mut best = 0;
+        for (i, r) in self.rules.iter().enumerate() {
+            let matched = r.matches(i, prefix, file_name, why);
+            why.check_with(
+                || format!("rule detect[{i}] matches (confidence {})", r.confidence),
+                matched,
+            );
+            if matched {
+                best = best.max(r.confidence.min(100));
+            }
+        }
+        best
+    }
+
+    /// How long, and which flag raises it, for a timeout's message.
+    fn limit(&self) -> String {
+        format!(
+            "{} s (--plugin-exec-timeout SECS sets the limit)",
+            self.timeout.as_secs()
+        )
     }
 }
 
@@ -403,15 +465,19 @@ impl ExecAdapter {
                     break;
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    failure = Some(self.fail(format!(
-                        "did not finish within {} s; stopped",
-                        self.timeout.as_secs()
-                    )));
+                    failure =
+                        Some(self.fail(format!("did not finish within {}; stopped", self.limit())));
                 }
             }
         }
         drop(chunk_tx);
         if let Some(f) = failure {
+            // A stream cut by an isolated plugin's crash is the crash.
+            if self.isolated.is_some()
+                && let Some(crash) = isolate::crash_of(self, &mut child)
+            {
+                return Err(crash);
+            }
             let _ = child.kill();
             let _ = child.wait();
             return Err(f);
@@ -419,8 +485,8 @@ impl ExecAdapter {
         debug_assert!(saw_end_of_stdout);
         let Some(status) = wait_until(&mut child, deadline) else {
             return Err(self.fail(format!(
-                "did not exit within {} s after closing its output; stopped",
-                self.timeout.as_secs()
+                "did not exit within {} after closing its output; stopped",
+                self.limit()
             )));
         };
         let stderr = stderr.join().unwrap_or_default();
@@ -443,6 +509,9 @@ impl ExecAdapter {
             }));
         }
         if !status.success() {
+            if self.isolated.is_some() {
+                return Err(isolate::failure(self, status, &stderr));
+            }
             return Err(self.fail(format!(
                 "failed ({}){}",
                 describe(status),
@@ -506,12 +575,24 @@ impl Adapter for ExecAdapter {
     }
 
     fn detect(&self, prefix: &[u8], file_name: Option<&str>) -> u8 {
-        self.rules
-            .iter()
-            .filter(|r| r.matches(prefix, file_name))
-            .map(|r| r.confidence.min(100))
-            .max()
-            .unwrap_or(0)
+        if self.isolated.is_some() {
+            return isolate::detect(self, prefix, file_name).unwrap_or(0);
+        }
+        self.score(prefix, file_name, &mut Why::silent())
+    }
+
+    fn explain_detect(&self, prefix: &[u8], file_name: Option<&str>) -> Detection {
+        if self.isolated.is_some() {
+            return isolate::explain_detect(self, prefix, file_name);
+        }
+        let mut why = Why::recording();
+        let score = self.score(prefix, file_name, &mut why);
+        let d = why.finish(score);
+        if self.rules.is_empty() {
+            d.with_note("no detection rules: only --input-format reaches this adapter")
+        } else {
+            d.with_note("the highest confidence of the matching rules; 0 when none matches")
+        }
     }
 
     fn parse(

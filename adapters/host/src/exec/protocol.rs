@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use gapscore_adapter_sdk::detect::Why;
 use gapscore_adapter_sdk::text::{TEXT_CAP, push_capped};
 use gapscore_adapter_sdk::{
     Attempt, Category, EventSink, Problem, Producer, Status, TestCase, TestCaseRef,
@@ -25,8 +26,9 @@ pub(super) struct Info {
     pub detect: Vec<DetectRule>,
 }
 
-/// A detection rule: it matches when every condition it names holds; the adapter's confidence
-/// for a file is the highest of its matching rules, 0 when none matches.
+/// A detection rule as written in the info document: it matches when every condition it
+/// names holds; the adapter's confidence for a file is the highest of its matching rules, 0
+/// when none matches. Compiled into a [`Rule`] at load.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct DetectRule {
@@ -34,9 +36,119 @@ pub(super) struct DetectRule {
     /// The file name ends with this.
     #[serde(default)]
     pub file_suffix: Option<String>,
-    /// The first 64 KiB of the file contain these bytes (as UTF-8).
+    /// The first 64 KiB of the file contain this string, or every string of this array (as
+    /// UTF-8).
     #[serde(default)]
-    pub prefix_contains: Option<String>,
+    pub prefix_contains: Option<OneOrMany>,
+    /// The first 64 KiB of the file match this regular expression (the `regex` crate's
+    /// syntax, on bytes; compiled once, at load, with a size limit).
+    #[serde(default)]
+    pub prefix_regex: Option<String>,
+}
+
+/// `prefix_contains`: one string, or several that must all occur.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(super) enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// The largest compiled program a `prefix_regex` may become (the `regex` crate's size limits):
+/// the pattern is the adapter author's, but a huge one must not cost every file's detection.
+pub const REGEX_SIZE_LIMIT: usize = 1024 * 1024;
+
+/// A detection rule, checked and compiled.
+#[derive(Debug, Clone)]
+pub(super) struct Rule {
+    pub confidence: u8,
+    file_suffix: Option<String>,
+    prefix_contains: Vec<String>,
+    prefix_regex: Option<regex::bytes::Regex>,
+}
+
+impl Rule {
+    /// Checks and compiles `detect[index]`; the error is the reason, naming the rule.
+    fn compile(index: usize, r: &DetectRule) -> Result<Rule, String> {
+        if r.confidence > 100 {
+            return Err(format!(
+                "detect[{index}].confidence is {} (0 to 100)",
+                r.confidence
+            ));
+        }
+        let contains: Vec<String> = match &r.prefix_contains {
+            None => Vec::new(),
+            Some(OneOrMany::One(s)) => vec![s.clone()]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect(),
+            Some(OneOrMany::Many(v)) => {
+                if v.is_empty() || v.iter().any(String::is_empty) {
+                    return Err(format!(
+                        "detect[{index}].prefix_contains is an empty array or holds an empty string"
+                    ));
+                }
+                v.clone()
+            }
+        };
+        let regex = match r.prefix_regex.as_deref() {
+            None | Some("") => None,
+            Some(pattern) => Some(
+                regex::bytes::RegexBuilder::new(pattern)
+                    .size_limit(REGEX_SIZE_LIMIT)
+                    .dfa_size_limit(REGEX_SIZE_LIMIT)
+                    .build()
+                    .map_err(|e| {
+                        format!(
+                            "detect[{index}].prefix_regex is not a valid regular expression: {}",
+                            e.to_string().replace('\n', "\n    ")
+                        )
+                    })?,
+            ),
+        };
+        let suffix = r.file_suffix.clone().filter(|s| !s.is_empty());
+        if suffix.is_none() && contains.is_empty() && regex.is_none() {
+            return Err(format!(
+                "detect[{index}] names no condition (file_suffix, prefix_contains or prefix_regex)"
+            ));
+        }
+        Ok(Rule {
+            confidence: r.confidence,
+            file_suffix: suffix,
+            prefix_contains: contains,
+            prefix_regex: regex,
+        })
+    }
+
+    /// Whether every condition holds (checked in order, stopping at the first that fails),
+    /// recording each one checked in `why`.
+    pub fn matches(
+        &self,
+        index: usize,
+        prefix: &[u8],
+        file_name: Option<&str>,
+        why: &mut Why,
+    ) -> bool {
+        let suffix_ok = self.file_suffix.as_deref().is_none_or(|s| {
+            why.check_with(
+                || format!("detect[{index}]: the file name ends with {s:?}"),
+                file_name.is_some_and(|n| n.ends_with(s)),
+            )
+        });
+        suffix_ok
+            && self.prefix_contains.iter().all(|p| {
+                why.check_with(
+                    || format!("detect[{index}]: the first 64 KiB contain {p:?}"),
+                    memchr::memmem::find(prefix, p.as_bytes()).is_some(),
+                )
+            })
+            && self.prefix_regex.as_ref().is_none_or(|re| {
+                why.check_with(
+                    || format!("detect[{index}]: the first 64 KiB match /{}/", re.as_str()),
+                    re.is_match(prefix),
+                )
+            })
+    }
 }
 
 impl Info {
@@ -73,35 +185,16 @@ impl Info {
                 return Err(format!("format id `{f}` is listed twice"));
             }
         }
-        for (i, r) in self.detect.iter().enumerate() {
-            if r.confidence > 100 {
-                return Err(format!(
-                    "detect[{i}].confidence is {} (0 to 100)",
-                    r.confidence
-                ));
-            }
-            let empty = |s: &Option<String>| s.as_deref().is_none_or(str::is_empty);
-            if empty(&r.file_suffix) && empty(&r.prefix_contains) {
-                return Err(format!(
-                    "detect[{i}] names no condition (file_suffix or prefix_contains)"
-                ));
-            }
-        }
         Ok(())
     }
-}
 
-impl DetectRule {
-    pub fn matches(&self, prefix: &[u8], file_name: Option<&str>) -> bool {
-        let suffix_ok = self
-            .file_suffix
-            .as_deref()
-            .is_none_or(|s| file_name.is_some_and(|n| n.ends_with(s)));
-        let prefix_ok = self
-            .prefix_contains
-            .as_deref()
-            .is_none_or(|p| memchr::memmem::find(prefix, p.as_bytes()).is_some());
-        suffix_ok && prefix_ok
+    /// The detection rules, checked and compiled; the error names the first bad rule.
+    pub fn rules(&self) -> Result<Vec<Rule>, String> {
+        self.detect
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Rule::compile(i, r))
+            .collect()
     }
 }
 
@@ -158,6 +251,10 @@ struct WireTest<'a> {
     file: Option<Text<'a>>,
     #[serde(default)]
     line: Option<u32>,
+    /// Read since protocol 1 was first published (an older host ignored it, as any unknown
+    /// member): an isolated v2 plugin's tests carry it.
+    #[serde(default, borrow)]
+    decided_at: Option<Text<'a>>,
     #[serde(default, borrow)]
     output: Option<Text<'a>>,
     #[serde(default)]
@@ -187,6 +284,9 @@ fn capped_ref<'a>(t: &'a Option<Text<'_>>, slot: &'a mut Option<String>) -> Opti
 }
 
 /// One event line.
+// One lives at a time, on the stack, per line read: boxing the large variant would add an
+// allocation to every test.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 enum Event<'a> {
@@ -312,6 +412,7 @@ impl Stream {
                 t.category = test.category;
                 t.file = text(&test.file);
                 t.line = test.line;
+                t.decided_at = text(&test.decided_at);
                 t.attempts = &test.attempts;
                 t.parent = test.parent;
                 t.parent_id = text(&test.parent_id);

@@ -18,6 +18,7 @@ use gapscore_adapter_sdk::abi::{
     DetectFn, EntryFn, GAPSCORE_ABI_VERSION, GAPSCORE_MAX_OUTPUT_LEN, GAPSCORE_MIN_ABI_VERSION,
     GapscoreAdapterV1, GapscoreAdapterV2,
 };
+use gapscore_adapter_sdk::detect::Detection;
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
 mod call;
@@ -66,6 +67,13 @@ pub struct PluginSearch {
     pub execs: Vec<String>,
     /// Show what a plugin returned when the host rejects it (`--plugin-debug`).
     pub debug: bool,
+    /// How long an executable adapter (or an isolated plugin) may take to read one file
+    /// (`--plugin-exec-timeout SECS`); `None` is [`crate::exec::PARSE_TIMEOUT`].
+    pub exec_timeout: Option<std::time::Duration>,
+    /// Read the plugin files in child processes instead of this one (`--plugin-isolate`): the
+    /// command that serves one (gapscore's own binary and
+    /// [`SERVE_COMMAND`](crate::exec::SERVE_COMMAND)), to which the plugin file is appended.
+    pub isolate: Option<Vec<String>>,
 }
 
 impl PluginSearch {
@@ -76,7 +84,25 @@ impl PluginSearch {
             dirs,
             execs: Vec::new(),
             debug: false,
+            exec_timeout: None,
+            isolate: None,
         }
+    }
+
+    /// Sets how long an executable adapter may take to read one file
+    /// (`--plugin-exec-timeout SECS`).
+    #[must_use]
+    pub fn with_exec_timeout(mut self, timeout: Option<std::time::Duration>) -> Self {
+        self.exec_timeout = timeout;
+        self
+    }
+
+    /// Reads the plugin files in child processes started with `serve` (`--plugin-isolate`;
+    /// see [`PluginSearch::isolate`]).
+    #[must_use]
+    pub fn with_isolation(mut self, serve: Option<Vec<String>>) -> Self {
+        self.isolate = serve;
+        self
     }
 
     /// Adds executable adapters (`--plugin-exec CMD`).
@@ -457,6 +483,13 @@ impl Adapter for PluginAdapter {
         // string, both for the duration of the call; the function pointer was checked at load.
         let c = unsafe { (self.detect)(prefix.as_ptr(), prefix.len(), name_ptr) };
         c.min(100) as u8
+    }
+
+    fn explain_detect(&self, prefix: &[u8], file_name: Option<&str>) -> Detection {
+        Detection::score_only(
+            self.detect(prefix, file_name),
+            "a C-ABI plugin gives its score only (the ABI has no way to say why)",
+        )
     }
 
     fn parse(

@@ -97,6 +97,9 @@ pub(super) fn parse(
             replay(&run, sink);
             Ok(())
         }
+        GAPSCORE_ERR_PARSE if text.trim().is_empty() => {
+            Err(plugin.fail(crate::fault::PluginFault::ParseWithoutDocument))
+        }
         GAPSCORE_ERR_PARSE => Err(decode_parse_error(text)),
         GAPSCORE_ERR_UNSUPPORTED => Err(AdapterError::Unsupported(error_message(text))),
         GAPSCORE_ERR_PANIC => Err(plugin.fail(format!("panicked: {}", error_message(text)))),

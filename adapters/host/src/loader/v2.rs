@@ -111,6 +111,9 @@ pub(super) fn run<'a>(
     };
     match status {
         GAPSCORE_OK => Ok(()),
+        GAPSCORE_ERR_PARSE if call.error.is_none() => {
+            Err(plugin.fail(crate::fault::PluginFault::ParseWithoutError))
+        }
         GAPSCORE_ERR_PARSE => {
             let message = message(&call);
             let location = match call.error {

@@ -154,7 +154,7 @@ fn broken_event_streams_fail_naming_the_command_and_the_line() {
     );
     assert_eq!(
         exec_error(d, "hangs", "time.sleep(30)"),
-        "did not finish within 2 s; stopped"
+        "did not finish within 2 s (--plugin-exec-timeout SECS sets the limit); stopped"
     );
 }
 

@@ -7,6 +7,7 @@
 mod c_plugin;
 mod detection;
 mod exec;
+mod explain;
 mod ingest;
 mod parts;
 mod plugins;

@@ -385,3 +385,15 @@ fn a_v2_plugin_s_warnings_keep_their_codes() {
     );
     assert_eq!(codes(&via_plugin), codes(&built_in));
 }
+
+/// Before: `input: no message`. A plugin that says the input is invalid without saying why is
+/// named, with what it did.
+#[test]
+fn err_parse_without_error_names_the_plugin_and_what_it_did() {
+    let m = plugin_error("gapscore_adapter_v2_silent_parse_error");
+    assert!(m.starts_with("plugin `v2_silent_parse_error` ("), "{m}");
+    assert!(
+        m.ends_with("): returned GAPSCORE_ERR_PARSE without calling error(); no reason given"),
+        "{m}"
+    );
+}

@@ -249,6 +249,10 @@ pub fn c_header() -> String {
     );
     let _ = writeln!(
         w,
+        "/* The size rule (docs/abi.md, \"Versioning and negotiation\"): a plugin accepts any host\n * table at least this long (the first v2 members, up to error) and reads a member after\n * error only when host->struct_size covers it. Never require sizeof(GapscoreHost): an older\n * host's table is shorter. */\n#define GAPSCORE_HOST_BASE_SIZE offsetof(GapscoreHost, parts)\n"
+    );
+    let _ = writeln!(
+        w,
         "/* Read one document through host->read and report it through host's functions. */\ntypedef int32_t (*GapscoreParseStreamFn)(const GapscoreHost *host, const uint8_t *options_json,\n                                        size_t options_len);\n"
     );
     write_struct(

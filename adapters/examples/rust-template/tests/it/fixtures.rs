@@ -6,6 +6,7 @@ use std::path::Path;
 
 use gapscore_adapter_sdk::{Adapter, ParseOptions, Status, parse_to_run};
 use gapscore_adapter_template::Template;
+use gapscore_adapter_testing::each_fixture;
 
 fn fixture(kind: &str, name: &str) -> Vec<u8> {
     fs::read(
@@ -65,4 +66,23 @@ fn invalid() {
         .unwrap_err();
         assert_eq!(err.to_string(), want, "{name}");
     }
+}
+
+/// Every fixture, through the testing crate's harness (one failing fixture does not hide the
+/// others): each valid one is detected and reads without a problem, each invalid one is refused.
+/// A fixture added to either folder is checked without a line here.
+#[test]
+fn every_fixture() {
+    let adapter = Template::new();
+    let valid = each_fixture(env!("CARGO_MANIFEST_DIR"), "valid", |path, bytes| {
+        let name = path.file_name().and_then(|n| n.to_str());
+        assert!(adapter.detect(bytes, name) >= 60, "not detected");
+        let run = parse_to_run(&adapter, bytes, &ParseOptions::default()).unwrap();
+        assert!(!run.tests.is_empty(), "no tests");
+        assert!(run.problems.is_empty(), "{:?}", run.problems);
+    });
+    let invalid = each_fixture(env!("CARGO_MANIFEST_DIR"), "invalid", |_, bytes| {
+        assert!(parse_to_run(&adapter, bytes, &ParseOptions::default()).is_err());
+    });
+    assert_eq!((valid, invalid), (1, 3));
 }
