@@ -14,7 +14,7 @@ use std::fmt;
 use std::io::BufRead;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde_json::Value;
 
 use gapscore_adapter_sdk::json::stream::{self, Position, StreamError, Want};
@@ -59,12 +59,14 @@ pub fn parse_reader<R: BufRead + ?Sized>(
         index: 0,
         cut: None,
     };
-    match stream::visit(reader, Want::Descend, &mut root) {
+    let mut last = Last {
+        inner: reader,
+        last: [b' '; 2],
+    };
+    match stream::visit(&mut last, Want::Descend, &mut root) {
         Ok(outcome) => match outcome.truncated_at() {
             None => Ok(()),
-            // In the words serde_json gives for the construct left open: the cut value's own
-            // parse said it, or the input ends between two values.
-            Some(end) => Err(eof_error(end, root.cut, root.in_tests).into()),
+            Some(end) => Err(eof_error(end, root.cut, root.in_tests, last.last).into()),
         },
         Err(StreamError::Empty) => Err(InputError::Empty(
             "empty file: expected a JSON object with a `tests` array".into(),
@@ -82,12 +84,23 @@ pub fn parse_reader<R: BufRead + ?Sized>(
 
 /// The error for input that ends inside the document, placed where serde_json places it: at
 /// the input's end (a cut value's text stops before a character the cut split, so its own
-/// parse would place the end a byte early).
-fn eof_error(end: Position, cut: Option<&'static str>, in_tests: bool) -> InputError {
-    let message = cut.unwrap_or(if in_tests {
-        "EOF while parsing a list"
-    } else {
-        "EOF while parsing an object"
+/// parse would place the end a byte early), in serde_json's words for what was left open: the
+/// cut value's own, or, between values, what the last bytes say (every value but the root and
+/// `tests` is handed over whole, so the input ends in one of those two, or in a key).
+fn eof_error(
+    end: Position,
+    cut: Option<&'static str>,
+    in_tests: bool,
+    last: [u8; 2],
+) -> InputError {
+    let [before, b] = last;
+    let message = cut.unwrap_or(match (in_tests, b) {
+        (_, b',' | b':') => "EOF while parsing a value",
+        (true, _) => "EOF while parsing a list",
+        // A key just opened, or one cut part way.
+        (false, b'"') if matches!(before, b'{' | b',') => "EOF while parsing a string",
+        (false, b'{' | b'}' | b']' | b'"') => "EOF while parsing an object",
+        (false, _) => "EOF while parsing a string",
     });
     InputError::Syntax {
         location: Location::LineCol {
@@ -95,6 +108,47 @@ fn eof_error(end: Position, cut: Option<&'static str>, in_tests: bool) -> InputE
             column: end.column.max(1),
         },
         message: message.into(),
+    }
+}
+
+/// The reader the stream reads through, keeping the last two bytes that are not whitespace.
+struct Last<'r, R: ?Sized> {
+    inner: &'r mut R,
+    last: [u8; 2],
+}
+
+impl<R: BufRead + ?Sized> std::io::Read for Last<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = {
+            let buf = self.fill_buf()?;
+            let n = buf.len().min(out.len());
+            out[..n].copy_from_slice(&buf[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead + ?Sized> BufRead for Last<'_, R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        // The bytes consumed are still the front of the inner buffer: no read happens here.
+        if let Ok(buf) = self.inner.fill_buf() {
+            let mut tail = buf[..n.min(buf.len())]
+                .iter()
+                .rev()
+                .filter(|b| !b.is_ascii_whitespace());
+            match (tail.next(), tail.next()) {
+                (Some(&b), Some(&a)) => self.last = [a, b],
+                (Some(&b), None) => self.last = [self.last[1], b],
+                _ => {}
+            }
+        }
+        self.inner.consume(n);
     }
 }
 
@@ -148,8 +202,8 @@ impl stream::Visitor for Root<'_> {
                 self.seen = true;
                 Want::Elements
             }
-            "problems" => Want::Whole,
-            _ => Want::Skip,
+            // Other members whole too, so that a cut inside one is told in its own words.
+            _ => Want::Whole,
         }
     }
 
@@ -177,14 +231,23 @@ impl stream::Visitor for Root<'_> {
                 TestsShape.deserialize(&mut de).map_err(placed)?;
                 Ok(())
             }
-            _ => {
+            Some("problems") => {
                 let problems = parsed::<Option<Vec<Problem>>>(&value, &mut self.cut)?;
                 for p in problems.flatten().unwrap_or_default() {
                     self.sink.problem(p);
                 }
                 Ok(())
             }
+            _ => {
+                parsed::<IgnoredAny>(&value, &mut self.cut)?;
+                Ok(())
+            }
         }
+    }
+
+    fn array_end(&mut self, _path: &[String], _at: Position) -> Result<(), StreamError> {
+        self.in_tests = false;
+        Ok(())
     }
 
     fn end(&mut self, _path: &[String], at: Position) -> Result<(), StreamError> {
