@@ -136,9 +136,15 @@ fn chosen_formats() -> Vec<&'static generate::Format> {
     let only = std::env::var("GAPSCORE_BOUNDED_FORMATS").ok();
     let chosen: Vec<_> = generate::FORMATS
         .iter()
-        .filter(|f| only.as_deref().is_none_or(|o| o.split(',').any(|n| n.trim() == f.file)))
+        .filter(|f| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|n| n.trim() == f.file))
+        })
         .collect();
-    assert!(!chosen.is_empty(), "GAPSCORE_BOUNDED_FORMATS names no file of FORMATS: {only:?}");
+    assert!(
+        !chosen.is_empty(),
+        "GAPSCORE_BOUNDED_FORMATS names no file of FORMATS: {only:?}"
+    );
     chosen
 }
 
@@ -186,7 +192,12 @@ fn every_built_in_format_scores_1_gb_under_64_mib() {
             bytes as f64 / 1e6,
             made.tests,
         );
-        let formats: Vec<&str> = r.gapscore.inputs.iter().map(|i| i.format.as_str()).collect();
+        let formats: Vec<&str> = r
+            .gapscore
+            .inputs
+            .iter()
+            .map(|i| i.format.as_str())
+            .collect();
         let mut wrong = Vec::new();
         if formats != [format.detected] {
             wrong.push(format!("read as {formats:?}, not {}", format.detected));
@@ -235,7 +246,9 @@ fn every_built_in_format_scores_1_gb_under_64_mib() {
                 wrong.push("markdown leaves failures out without a <details> count".into());
             }
             if md_peak >= LIMIT_MIB {
-                wrong.push(format!("as markdown: peak {md_peak:.1} MiB >= {LIMIT_MIB} MiB"));
+                wrong.push(format!(
+                    "as markdown: peak {md_peak:.1} MiB >= {LIMIT_MIB} MiB"
+                ));
             }
         }
         if keep.is_none() {

@@ -96,7 +96,11 @@ pub fn jest(o: &mut Out, tests: u64) {
     for (first, f, len) in groups(tests) {
         let file = format!("/ci/shop/src/__tests__/module{f}.test.js");
         let failed = Plan::range(first, len).failed > 0;
-        o.put(if f == 0 { "{\"assertionResults\":[" } else { ",{\"assertionResults\":[" });
+        o.put(if f == 0 {
+            "{\"assertionResults\":["
+        } else {
+            ",{\"assertionResults\":["
+        });
         for n in first..first + len {
             let title = format!("case {n}");
             let (status, messages, details) = match kind(n) {
@@ -153,7 +157,11 @@ pub fn vitest(o: &mut Out, tests: u64) {
     for (first, f, len) in groups(tests) {
         let file = format!("/ci/app/src/module{f}.test.ts");
         let failed = Plan::range(first, len).failed > 0;
-        o.put(if f == 0 { "{\"assertionResults\":[" } else { ",{\"assertionResults\":[" });
+        o.put(if f == 0 {
+            "{\"assertionResults\":["
+        } else {
+            ",{\"assertionResults\":["
+        });
         for n in first..first + len {
             let title = format!("case {n}");
             let (status, messages) = match kind(n) {
@@ -240,7 +248,9 @@ pub fn mocha(o: &mut Out, tests: u64) {
             Kind::Failed => format!(
                 "{head}      \"duration\": 1,\n      \"currentRetry\": 0,\n      \"err\": {{\n        \"stack\": \"AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\\n\\n2 !== 3\\n\\n    at Context.<anonymous> (test/module{f}.spec.js:8:12)\\n    at process.processImmediate (node:internal/timers:483:21)\",\n        \"message\": \"Expected values to be strictly equal:\\n\\n2 !== 3\\n\",\n        \"generatedMessage\": true,\n        \"name\": \"AssertionError\",\n        \"code\": \"ERR_ASSERTION\",\n        \"actual\": \"2\",\n        \"expected\": \"3\",\n        \"operator\": \"strictEqual\"\n      }}\n    }}"
             ),
-            Kind::Skipped => format!("{head}      \"currentRetry\": 0,\n      \"err\": {{}}\n    }}"),
+            Kind::Skipped => {
+                format!("{head}      \"currentRetry\": 0,\n      \"err\": {{}}\n    }}")
+            }
             Kind::Output | Kind::Passed => format!(
                 "{head}      \"duration\": 0,\n      \"currentRetry\": 0,\n      \"speed\": \"fast\",\n      \"err\": {{}}\n    }}"
             ),
@@ -260,5 +270,10 @@ pub fn mocha(o: &mut Out, tests: u64) {
     list(o, "tests", &|_| true, false);
     list(o, "pending", &|k| k == Kind::Skipped, false);
     list(o, "failures", &|k| k == Kind::Failed, false);
-    list(o, "passes", &|k| matches!(k, Kind::Output | Kind::Passed), true);
+    list(
+        o,
+        "passes",
+        &|k| matches!(k, Kind::Output | Kind::Passed),
+        true,
+    );
 }

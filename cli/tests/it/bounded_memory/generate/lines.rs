@@ -149,7 +149,11 @@ pub fn tap(o: &mut Out, tests: u64) {
     o.put(&format!(
         "Files={}, Tests={tests}, 12 wallclock secs\nResult: {}\n",
         tests.div_ceil(GROUP),
-        if failed_files.is_empty() { "PASS" } else { "FAIL" }
+        if failed_files.is_empty() {
+            "PASS"
+        } else {
+            "FAIL"
+        }
     ));
 }
 
@@ -174,7 +178,9 @@ pub fn libtest(o: &mut Out, tests: u64) {
                         "\nthread '{name}' panicked at src/lib.rs:42:9:\nassertion `left == right` failed\n  left: 2\n right: 3\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n"
                     ))
                 ),
-                Kind::Skipped => "\"event\": \"ignored\", \"message\": \"needs the network\"".into(),
+                Kind::Skipped => {
+                    "\"event\": \"ignored\", \"message\": \"needs the network\"".into()
+                }
                 Kind::Output => format!(
                     "\"event\": \"ok\", \"exec_time\": 0.000107, \"stdout\": {}",
                     js(CAPTURED)

@@ -10,8 +10,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write as _};
 use std::path::Path;
 
-pub use out::Plan;
 use out::Out;
+pub use out::Plan;
 
 /// One built-in format: the file name, the format `gapscore` must detect, and the generator
 /// (which writes tests 1..=n).
@@ -23,19 +23,71 @@ pub struct Format {
 
 /// Every built-in format (`gapscore adapters`), Vitest's shape of `jest-json` beside Jest's.
 pub const FORMATS: &[Format] = &[
-    Format { file: "junit.xml", detected: "junit-xml", generate: documents::junit },
-    Format { file: "go-test.jsonl", detected: "go-test-json", generate: lines::go_json },
-    Format { file: "go-test-v.txt", detected: "go-test-text", generate: lines::go_text },
-    Format { file: "prove.tap", detected: "tap", generate: lines::tap },
-    Format { file: "libtest.jsonl", detected: "libtest-json", generate: lines::libtest },
-    Format { file: "pytest-json-report.json", detected: "pytest-json-report", generate: pytest::json_report },
-    Format { file: "pytest-reportlog.jsonl", detected: "pytest-reportlog", generate: pytest::reportlog },
-    Format { file: "pytest-v.txt", detected: "pytest-text", generate: pytest::text },
-    Format { file: "jest.json", detected: "jest-json", generate: documents::jest },
-    Format { file: "vitest.json", detected: "jest-json", generate: documents::vitest },
-    Format { file: "ctrf.json", detected: "ctrf-json", generate: documents::ctrf },
-    Format { file: "mocha.json", detected: "mocha-json", generate: documents::mocha },
-    Format { file: "simple.json", detected: "simple", generate: documents::simple },
+    Format {
+        file: "junit.xml",
+        detected: "junit-xml",
+        generate: documents::junit,
+    },
+    Format {
+        file: "go-test.jsonl",
+        detected: "go-test-json",
+        generate: lines::go_json,
+    },
+    Format {
+        file: "go-test-v.txt",
+        detected: "go-test-text",
+        generate: lines::go_text,
+    },
+    Format {
+        file: "prove.tap",
+        detected: "tap",
+        generate: lines::tap,
+    },
+    Format {
+        file: "libtest.jsonl",
+        detected: "libtest-json",
+        generate: lines::libtest,
+    },
+    Format {
+        file: "pytest-json-report.json",
+        detected: "pytest-json-report",
+        generate: pytest::json_report,
+    },
+    Format {
+        file: "pytest-reportlog.jsonl",
+        detected: "pytest-reportlog",
+        generate: pytest::reportlog,
+    },
+    Format {
+        file: "pytest-v.txt",
+        detected: "pytest-text",
+        generate: pytest::text,
+    },
+    Format {
+        file: "jest.json",
+        detected: "jest-json",
+        generate: documents::jest,
+    },
+    Format {
+        file: "vitest.json",
+        detected: "jest-json",
+        generate: documents::vitest,
+    },
+    Format {
+        file: "ctrf.json",
+        detected: "ctrf-json",
+        generate: documents::ctrf,
+    },
+    Format {
+        file: "mocha.json",
+        detected: "mocha-json",
+        generate: documents::mocha,
+    },
+    Format {
+        file: "simple.json",
+        detected: "simple",
+        generate: documents::simple,
+    },
 ];
 
 /// Tests in the calibration run that sizes a file.

@@ -28,7 +28,9 @@ pub fn json_report(o: &mut Out, tests: u64) {
         if m > 0 {
             o.put(", ");
         }
-        o.put(&format!("{{\"nodeid\": \"tests/test_m{m}.py\", \"type\": \"Module\"}}"));
+        o.put(&format!(
+            "{{\"nodeid\": \"tests/test_m{m}.py\", \"type\": \"Module\"}}"
+        ));
     }
     o.put("]}");
     for m in 0..=tests / MODULE {
@@ -162,14 +164,12 @@ pub fn text(o: &mut Out, tests: u64) {
             Kind::Skipped => "SKIPPED (requires network access)",
             Kind::Output | Kind::Passed => "PASSED",
         };
-        o.put(&format!(
-            "{} {word} [{:3}%]\n",
-            nodeid(n),
-            n * 100 / tests
-        ));
+        o.put(&format!("{} {word} [{:3}%]\n", nodeid(n), n * 100 / tests));
     }
     if plan.failed > 0 {
-        o.put("\n=================================== FAILURES ===================================\n");
+        o.put(
+            "\n=================================== FAILURES ===================================\n",
+        );
         for n in (1..=tests).filter(|&n| kind(n) == Kind::Failed) {
             o.put(&format!(
                 "_______________________________ test_case_{n} ________________________________\n\n{LONGREPR}\n----------------------------- Captured stdout call -----------------------------\n{CAPTURED}"
