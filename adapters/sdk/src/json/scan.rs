@@ -23,13 +23,13 @@ pub(crate) const MAX_DEPTH: usize = 127;
 pub(crate) enum Stop {
     /// The input ended before the value did.
     Eof,
-    /// Bad input, or a read error.
-    Error(StreamError),
+    /// Bad input, or a read error (boxed: every scan step returns a `Result` with it).
+    Error(Box<StreamError>),
 }
 
 impl From<StreamError> for Stop {
     fn from(e: StreamError) -> Self {
-        Stop::Error(e)
+        Stop::Error(Box::new(e))
     }
 }
 
@@ -39,7 +39,20 @@ pub(crate) type Scan<T> = Result<T, Stop>;
 struct Key {
     start: usize,
     end: usize,
+    /// [`key_tag`] of the bytes: the keys of an object nearly always differ in it, and are
+    /// told apart without comparing bytes.
+    tag: u64,
     at: Position,
+}
+
+/// A key's length and first 7 bytes in one word.
+#[inline]
+fn key_tag(key: &[u8]) -> u64 {
+    let mut head = [0u8; 8];
+    let n = key.len().min(7);
+    head[..n].copy_from_slice(&key[..n]);
+    head[7] = key.len().min(255) as u8;
+    u64::from_le_bytes(head)
 }
 
 /// One open object's keys: where they start in the shared lists, and a map once it is large.
@@ -78,13 +91,17 @@ impl Keys {
     fn add(&mut self, key: &[u8], at: Position) -> Option<Position> {
         let frame = self.frames.last_mut()?;
         let held = &self.keys[frame.first_key..];
+        let tag = key_tag(key);
         if let Some(map) = &mut frame.map {
             if let Some(first) = map.get(key) {
                 return Some(*first);
             }
             map.insert(key.into(), at);
         } else {
-            if let Some(k) = held.iter().find(|k| &self.arena[k.start..k.end] == key) {
+            if let Some(k) = held
+                .iter()
+                .find(|k| k.tag == tag && &self.arena[k.start..k.end] == key)
+            {
                 return Some(k.at);
             }
             if held.len() >= SCAN_KEYS {
@@ -102,6 +119,7 @@ impl Keys {
             self.keys.push(Key {
                 start,
                 end: self.arena.len(),
+                tag,
                 at,
             });
         }
@@ -112,8 +130,10 @@ impl Keys {
 /// The scanner; see the module docs.
 pub(crate) struct Scanner<'r, R: BufRead + ?Sized> {
     reader: &'r mut R,
-    /// Bytes read and not yet dropped; `buf[0]` is at file offset `base`.
+    /// Bytes read and not yet dropped, `buf[..end]`; `buf[0]` is at file offset `base`. The
+    /// rest of `buf` is room the next read fills.
     pub(crate) buf: Vec<u8>,
+    pub(crate) end: usize,
     /// The next byte to scan.
     pub(crate) pos: usize,
     base: u64,
@@ -131,6 +151,7 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
         Scanner {
             reader,
             buf: Vec::new(),
+            end: 0,
             pos: 0,
             base: 0,
             pin: None,
@@ -154,7 +175,7 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
     /// The place serde_json gives the end of the input: the column of the last byte of the
     /// last line (0 when the input ends with a newline).
     pub(crate) fn end_position(&self) -> Position {
-        let mut p = self.position(self.buf.len());
+        let mut p = self.position(self.end);
         p.column -= 1;
         p
     }
@@ -172,39 +193,41 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
         self.pin
     }
 
-    /// Reads more bytes; `false` at the end of the input.
+    /// Reads more bytes; `false` at the end of the input. The bytes before the pin (or all
+    /// scanned bytes) are dropped first; the read goes straight into the buffer's room.
     fn fill(&mut self) -> Scan<bool> {
         let keep = self.pin.unwrap_or(self.pos).min(self.pos);
         if keep > 0 {
-            self.buf.drain(..keep);
+            self.buf.copy_within(keep..self.end, 0);
+            self.end -= keep;
             self.base += keep as u64;
             self.pos -= keep;
             if let Some(p) = &mut self.pin {
                 *p -= keep;
             }
         }
-        let chunk = loop {
-            match self.reader.fill_buf() {
-                Ok(c) => break c,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Stop::Error(StreamError::Io(e))),
-            }
-        };
-        if chunk.is_empty() {
-            return Ok(false);
+        if self.buf.len() - self.end < CHUNK / 2 {
+            self.buf.resize(self.end + CHUNK, 0);
         }
-        let n = chunk.len().min(CHUNK);
-        self.buf.extend_from_slice(&chunk[..n]);
-        self.reader.consume(n);
-        Ok(true)
+        loop {
+            match self.reader.read(&mut self.buf[self.end..]) {
+                Ok(0) => return Ok(false),
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Stop::from(StreamError::Io(e))),
+            }
+        }
     }
 
     /// The next byte, unread; `None` at the end of the input.
     #[inline]
     pub(crate) fn peek(&mut self) -> Scan<Option<u8>> {
         loop {
-            if let Some(&b) = self.buf.get(self.pos) {
-                return Ok(Some(b));
+            if self.pos < self.end {
+                return Ok(Some(self.buf[self.pos]));
             }
             if !self.fill()? {
                 return Ok(None);
@@ -219,28 +242,57 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
     }
 
     /// Skips whitespace, counting lines; the next byte, unread.
+    #[inline(never)]
     pub(crate) fn skip_ws(&mut self) -> Scan<Option<u8>> {
         loop {
-            match self.peek()? {
-                Some(b'\n') => {
-                    self.pos += 1;
-                    self.line += 1;
-                    self.line_start = self.base + self.pos as u64;
+            // Locals, not fields, in the loop: indented JSON is half whitespace.
+            let bytes = &self.buf[..self.end];
+            let mut i = self.pos;
+            let mut newline = None;
+            let mut lines = 0;
+            // Tests in order of frequency, not a `match`: a jump table a byte is slower.
+            while let Some(&b) = bytes.get(i) {
+                if b == b' ' {
+                    i += 1;
+                } else if b == b'\n' {
+                    lines += 1;
+                    newline = Some(i);
+                    i += 1;
+                } else if b == b'\t' || b == b'\r' {
+                    i += 1;
+                } else {
+                    break;
                 }
-                Some(b' ' | b'\t' | b'\r') => self.pos += 1,
-                other => return Ok(other),
+            }
+            self.pos = i;
+            if let Some(n) = newline {
+                self.line += lines;
+                self.line_start = self.base + n as u64 + 1;
+            }
+            if let Some(&b) = bytes.get(i) {
+                return Ok(Some(b));
+            }
+            if !self.fill()? {
+                return Ok(None);
             }
         }
     }
 
     /// Skips whitespace; the next byte, unread, which must be there.
+    #[inline(always)]
     pub(crate) fn skip_ws_some(&mut self) -> Scan<u8> {
+        // Compact JSON has no whitespace between tokens: that case first, without a loop.
+        if let Some(&b) = self.buf[..self.end].get(self.pos)
+            && b > b' '
+        {
+            return Ok(b);
+        }
         self.skip_ws()?.ok_or(Stop::Eof)
     }
 
     /// A syntax error at the byte `buf[pos]`, in serde_json's words.
     pub(crate) fn syntax(&self, message: &'static str) -> Stop {
-        Stop::Error(StreamError::Syntax {
+        Stop::from(StreamError::Syntax {
             at: self.position(self.pos),
             message,
         })
@@ -253,10 +305,10 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
             b'{' => {
                 self.enter(depth)?;
                 self.open_object();
-                if self.object_first_key()? {
+                if self.object_first_key(false)? {
                     loop {
                         self.skip_value(depth + 1)?;
-                        if !self.object_next_key()? {
+                        if !self.object_next_key(false)? {
                             break;
                         }
                     }
@@ -299,9 +351,9 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
         self.keys.open();
     }
 
-    /// After `{`: `true` with the first key read (into [`Self::key`]) and its `:` consumed,
-    /// `false` for an empty object (its `}` consumed, its key set closed).
-    pub(crate) fn object_first_key(&mut self) -> Scan<bool> {
+    /// After `{`: `true` with the first key read (into [`Self::key`] when `keep`) and its `:`
+    /// consumed, `false` for an empty object (its `}` consumed, its key set closed).
+    pub(crate) fn object_first_key(&mut self, keep: bool) -> Scan<bool> {
         match self.skip_ws_some()? {
             b'}' => {
                 self.pos += 1;
@@ -309,7 +361,7 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
                 Ok(false)
             }
             b'"' => {
-                self.object_key()?;
+                self.object_key(keep)?;
                 Ok(true)
             }
             _ => Err(self.syntax("key must be a string")),
@@ -318,13 +370,13 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
 
     /// After a member's value: `true` with the next key read and its `:` consumed, `false` at
     /// the object's `}` (consumed, its key set closed).
-    pub(crate) fn object_next_key(&mut self) -> Scan<bool> {
+    pub(crate) fn object_next_key(&mut self, keep: bool) -> Scan<bool> {
         match self.skip_ws_some()? {
             b',' => {
                 self.pos += 1;
                 match self.skip_ws_some()? {
                     b'"' => {
-                        self.object_key()?;
+                        self.object_key(keep)?;
                         Ok(true)
                     }
                     b'}' => Err(self.syntax("trailing comma")),
@@ -370,8 +422,8 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
     }
 
     /// Reads a key (the `"` at `pos`), checks it against its object's other keys, and
-    /// consumes the `:` after it.
-    fn object_key(&mut self) -> Scan<()> {
+    /// consumes the `:` after it; `keep` puts the decoded key in [`Self::key`].
+    fn object_key(&mut self, keep: bool) -> Scan<()> {
         let start = self.pos;
         let at = self.position(start);
         // The key's bytes are kept while it is read: under the caller's pin, or its own.
@@ -382,25 +434,28 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
         // A refill moves the bytes, the pin with them.
         let start = self.pin.unwrap_or(0) + from_pin;
         let raw = &self.buf[start + 1..self.pos - 1];
-        self.key.clear();
-        if escaped {
-            match unescape(raw) {
-                Some(k) => self.key.extend_from_slice(k.as_bytes()),
-                None => {
-                    return Err(Stop::Error(StreamError::Syntax {
-                        at,
-                        message: "lone leading surrogate in hex escape",
-                    }));
-                }
-            }
+        let decoded;
+        let key = if escaped {
+            decoded = unescape(raw).ok_or_else(|| {
+                Stop::from(StreamError::Syntax {
+                    at,
+                    message: "lone leading surrogate in hex escape",
+                })
+            })?;
+            decoded.as_bytes()
         } else {
-            self.key.extend_from_slice(raw);
+            raw
+        };
+        let first = self.keys.add(key, at);
+        if keep || first.is_some() {
+            self.key.clear();
+            self.key.extend_from_slice(key);
         }
         if outer.is_none() {
             self.unpin();
         }
-        if let Some(first) = self.keys.add(&self.key, at) {
-            return Err(Stop::Error(StreamError::DuplicateKey {
+        if let Some(first) = first {
+            return Err(Stop::from(StreamError::DuplicateKey {
                 key: String::from_utf8_lossy(&self.key).into_owned(),
                 at,
                 first,
@@ -424,11 +479,23 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
         self.pos += 1;
         let mut escaped = false;
         loop {
-            let rest = &self.buf[self.pos..];
-            let found = memchr::memchr2(b'"', b'\\', rest);
-            let span = &rest[..found.unwrap_or(rest.len())];
-            self.check_text(span, found.is_none())?;
-            match found {
+            // One pass to the next quote, backslash or control character, noting any byte
+            // that is not ASCII (most strings have none, and skip the UTF-8 check).
+            let rest = &self.buf[self.pos..self.end];
+            let plain = plain_ascii_prefix(rest);
+            let mut high = 0u8;
+            let stop = rest[plain..]
+                .iter()
+                .position(|&b| {
+                    high |= b;
+                    STRING_STOP[usize::from(b)]
+                })
+                .map(|i| plain + i);
+            let span = &rest[..stop.unwrap_or(rest.len())];
+            if high & 0x80 != 0 {
+                self.check_utf8(span, stop.is_none())?;
+            }
+            match stop {
                 None => {
                     // Keep a character cut by the refill for the next check.
                     let whole = utf8_whole_prefix(span);
@@ -447,40 +514,41 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
                 }
                 Some(i) => {
                     self.pos += i;
-                    if self.buf[self.pos] == b'"' {
-                        self.pos += 1;
-                        return Ok(escaped);
+                    match self.buf[self.pos] {
+                        b'"' => {
+                            self.pos += 1;
+                            return Ok(escaped);
+                        }
+                        b'\\' => {
+                            escaped = true;
+                            self.escape()?;
+                        }
+                        c => {
+                            // serde_json places a control character just after it: its own
+                            // column, or column 0 of the next line after a newline.
+                            let mut at = self.position(self.pos);
+                            if c == b'\n' {
+                                at.line += 1;
+                                at.column = 0;
+                            }
+                            return Err(Stop::from(StreamError::Syntax {
+                                at,
+                                message: "control character (\\u0000-\\u001F) found while parsing a string",
+                            }));
+                        }
                     }
-                    escaped = true;
-                    self.escape()?;
                 }
             }
         }
     }
 
-    /// Refuses a control character or invalid UTF-8 in `span`, the string bytes from `pos`;
-    /// `open` when the span ends only because the buffer does (a character may be cut there).
-    fn check_text(&self, span: &[u8], open: bool) -> Scan<()> {
-        if let Some(i) = span.iter().position(|&b| b < 0x20) {
-            // serde_json places it just after the character: the character's own column, or
-            // column 0 of the next line after a newline.
-            let mut at = self.position(self.pos + i);
-            if span[i] == b'\n' {
-                at.line += 1;
-                at.column = 0;
-            }
-            return Err(Stop::Error(StreamError::Syntax {
-                at,
-                message: "control character (\\u0000-\\u001F) found while parsing a string",
-            }));
-        }
-        if span.is_ascii() {
-            return Ok(());
-        }
+    /// Refuses invalid UTF-8 in `span`, the string bytes from `pos`; `open` when the span ends
+    /// only because the buffer does (a character may be cut there).
+    fn check_utf8(&self, span: &[u8], open: bool) -> Scan<()> {
         if let Err(e) = std::str::from_utf8(span)
             && !(open && e.error_len().is_none())
         {
-            return Err(Stop::Error(StreamError::InvalidUtf8 {
+            return Err(Stop::from(StreamError::InvalidUtf8 {
                 at: self.position(self.pos + e.valid_up_to()),
             }));
         }
@@ -568,6 +636,45 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
     }
 }
 
+/// How many bytes at the start of `text` are plain string text in ASCII (no quote, backslash,
+/// control character or byte above 127), found 8 at a time: most of a string's bytes.
+#[inline]
+fn plain_ascii_prefix(text: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Whether any byte of `v` is zero, or below `n` (n ≤ 128): exact for "any".
+    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
+    let mut i = 0;
+    while let Some(chunk) = text.get(i..i + 8) {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(chunk);
+        let v = u64::from_le_bytes(eight);
+        let stop = below(v ^ (ONES * u64::from(b'"')), 1)
+            | below(v ^ (ONES * u64::from(b'\\')), 1)
+            | below(v, 0x20)
+            | (v & HIGH);
+        if stop != 0 {
+            break;
+        }
+        i += 8;
+    }
+    i
+}
+
+/// The bytes that end a run of plain string text: the quote, the backslash and the control
+/// characters (which JSON refuses raw in a string).
+static STRING_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 /// The length of the longest prefix of `span` that does not end inside a UTF-8 character.
 fn utf8_whole_prefix(span: &[u8]) -> usize {
     // A character is at most 4 bytes: look back at most 3 for the start of a cut one.
@@ -628,6 +735,30 @@ mod tests {
         fn consume(&mut self, n: usize) {
             self.at += n;
         }
+    }
+
+    #[test]
+    fn the_plain_prefix_stops_at_the_first_eight_bytes_holding_a_stop_byte() {
+        let naive = |t: &[u8]| {
+            let first = t
+                .iter()
+                .position(|&b| STRING_STOP[usize::from(b)] || b >= 0x80)
+                .unwrap_or(t.len());
+            first - first % 8
+        };
+        let mut text = b"abcdefgh".repeat(5);
+        assert_eq!(plain_ascii_prefix(&text), 40);
+        for (at, stop) in [(0, b'"'), (9, b'\\'), (17, 0x1F), (23, 0x80), (31, 0x00), (39, b'\n')] {
+            let mut t = text.clone();
+            t[at] = stop;
+            assert_eq!(plain_ascii_prefix(&t), naive(&t), "{at}");
+        }
+        // Bytes just outside the stop set pass.
+        text[3] = b' ';
+        text[12] = 0x7F;
+        text[20] = b'#';
+        text[21] = b']';
+        assert_eq!(plain_ascii_prefix(&text), 40);
     }
 
     #[test]

@@ -336,7 +336,7 @@ pub fn visit<R: BufRead + ?Sized>(
                 end: d.scan.end_position(),
             });
         }
-        Err(Stop::Error(e)) => return Err(e),
+        Err(Stop::Error(e)) => return Err(*e),
     }
     match d.scan.skip_ws().map_err(stop)? {
         None => Ok(Outcome::Complete),
@@ -384,7 +384,7 @@ where
 
 fn stop(s: Stop) -> StreamError {
     match s {
-        Stop::Error(e) => e,
+        Stop::Error(e) => *e,
         // Only a `peek` or whitespace skip, which say the end without stopping.
         Stop::Eof => StreamError::Empty,
     }
@@ -411,7 +411,7 @@ impl<R: BufRead + ?Sized> Driver<'_, R> {
     fn descend(&mut self, depth: usize, v: &mut dyn Visitor) -> Result<(), Stop> {
         self.scan.enter(depth)?;
         self.scan.open_object();
-        let mut more = self.scan.object_first_key()?;
+        let mut more = self.scan.object_first_key(true)?;
         while more {
             let key = String::from_utf8_lossy(&self.scan.key).into_owned();
             let want = v.member(&self.path, &key);
@@ -419,11 +419,11 @@ impl<R: BufRead + ?Sized> Driver<'_, R> {
             let r = self.value(want, depth + 1, v);
             self.path.pop();
             r?;
-            more = self.scan.object_next_key()?;
+            more = self.scan.object_next_key(true)?;
         }
         // The closing brace, consumed.
         let at = self.scan.position(self.scan.pos - 1);
-        v.end(&self.path, at).map_err(Stop::Error)
+        v.end(&self.path, at).map_err(Stop::from)
     }
 
     fn elements(&mut self, depth: usize, v: &mut dyn Visitor) -> Result<(), Stop> {
@@ -455,7 +455,7 @@ impl<R: BufRead + ?Sized> Driver<'_, R> {
         let end = if complete {
             self.scan.pos
         } else {
-            self.scan.buf.len()
+            self.scan.end
         };
         let bytes = &self.scan.buf[start..end];
         // Checked as it was scanned; a cut value may end inside a character.
@@ -468,7 +468,7 @@ impl<R: BufRead + ?Sized> Driver<'_, R> {
             Hand::Element => v.element(&self.path, value),
             Hand::Whole => v.whole(&self.path, value),
         }
-        .map_err(Stop::Error)?;
+        .map_err(Stop::from)?;
         if complete { Ok(()) } else { Err(Stop::Eof) }
     }
 }
