@@ -436,7 +436,7 @@ impl<R: BufRead + ?Sized> Driver<'_, R> {
         }
         // The `]` is consumed.
         let at = self.scan.position(self.scan.pos - 1);
-        v.array_end(&self.path, at).map_err(Stop::Error)
+        v.array_end(&self.path, at).map_err(Stop::from)
     }
 
     /// A value kept whole (pinned while it is scanned) and handed over, cut or not.
