@@ -39,7 +39,7 @@ pub mod writer;
 use gapscore_adapter_sdk::detect::{Detection, Why};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
-pub use reader::parse;
+pub use reader::{parse, parse_reader};
 pub use writer::{ctrf_status, to_ctrf};
 
 /// The format id.
@@ -120,6 +120,16 @@ impl Adapter for Ctrf {
         sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
         parse(input, sink).map_err(AdapterError::from)
+    }
+
+    /// Streams: memory holds one `results.tests` entry at a time ([`parse_reader`]).
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        _opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        parse_reader(reader, sink)
     }
 }
 

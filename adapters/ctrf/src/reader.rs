@@ -1,5 +1,6 @@
-//! The CTRF reader: typed serde deserialisation over the input slice, strings borrowed where the
-//! JSON has no escapes, `results.tests` streamed element by element into the sink.
+//! The CTRF reader: the document read as a stream (`gapscore_adapter_sdk::json::stream`), each
+//! `results.tests` entry parsed on its own with typed serde deserialisation (strings borrowed
+//! where the JSON has no escapes) and pushed into the sink, so memory holds one entry.
 //!
 //! Rules (the crate README has the full tables):
 //! - status `passed`/`failed`/`skipped`/`pending`/`other`, refined by `rawStatus` (the tool's own
@@ -11,15 +12,17 @@
 //!   errors) → problems; a document cut short → a `truncated` problem after the complete tests;
 //! - `summary` counts → evidence beside the tests, judged by the one rule (worse: a problem).
 //!
-//! Here: [`parse`], the seeds that walk the document (root, `results`, `results.tests`) and
-//! `State`, which turns each test read into events. The typed records those seeds read and the
+//! Here: [`parse`] and [`parse_reader`], the visitor that says what each member is wanted for
+//! (root, `results`, `results.tests`) and `State`, which turns each test read into events. The typed records it reads and the
 //! status mapping are in document.rs, which imports nothing from here.
 
 use gapscore_adapter_sdk::Code;
 use std::borrow::Cow;
 use std::fmt;
+use std::io::BufRead;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde::de::{DeserializeSeed, Deserializer, Visitor};
 use serde_json::Value;
 
 use crate::document::{
@@ -27,10 +30,12 @@ use crate::document::{
     refine,
 };
 use crate::writer::ctrf_status;
+use gapscore_adapter_sdk::json::stream::{self, Position, StreamError, Want};
 use gapscore_adapter_sdk::text::{TEXT_CAP, push_capped};
 use gapscore_adapter_sdk::{
-    Attempt, Category, Declared, DeclaredCount, EventSink, Evidence, EvidenceSource, InputError,
-    Problem, ProblemKind, Producer, ReadCounts, Status, TestCase, TestCaseRef,
+    AdapterError, Attempt, Category, Declared, DeclaredCount, EventSink, Evidence, EvidenceSource,
+    InputError, Location, Problem, ProblemKind, Producer, ReadCounts, Status, TestCase,
+    TestCaseRef,
 };
 
 /// Attempts synthesised from a bare `retries` count are capped: the count is a number in the
@@ -43,14 +48,22 @@ const MAX_SYNTHETIC_ATTEMPTS: usize = 100;
 /// tests before the cut are kept and a `truncated` problem says where it ends. On any other
 /// error the sink may already hold the tests before the bad one.
 pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
-    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
-    if input.iter().all(u8::is_ascii_whitespace) {
-        return Err(InputError::Empty(
-            "empty file: expected a CTRF JSON document".into(),
-        ));
+    match parse_reader(&mut &input[..], sink) {
+        Ok(()) => Ok(()),
+        Err(AdapterError::Input(e)) => Err(stream::locate(input, e)),
+        // A slice cannot fail to read.
+        Err(e) => Err(InputError::Unlocated(e.to_string())),
     }
-    // A key given twice in one object says two things about one field: refused, at any depth.
-    gapscore_adapter_sdk::json::check_unique_keys(input)?;
+}
+
+/// Reads a CTRF document from a stream (`json::stream`): `results.tests` one entry at a time,
+/// the rest of `results` whole, so memory holds the largest test entry, never the document. See
+/// [`parse`]; invalid UTF-8 is placed by its byte offset, which the host (or [`parse`]) turns
+/// into a line and a column.
+pub fn parse_reader<R: BufRead + ?Sized>(
+    reader: &mut R,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
     let mut state = State {
         sink,
         tests: 0,
@@ -60,10 +73,14 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
         suite: String::new(),
         id: String::new(),
     };
-    let mut de = serde_json::Deserializer::from_slice(input);
-    let result = RootSeed { st: &mut state }
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
+    let mut tail = Tail::new(reader);
+    let mut root = Root {
+        st: &mut state,
+        results: false,
+        tests: false,
+        summary: None,
+    };
+    let result = stream::visit(&mut tail, Want::Descend, &mut root);
     if state.interrupted > 0 {
         let n = state.interrupted;
         state.sink.problem(Problem::new(
@@ -75,34 +92,96 @@ pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
         ));
     }
     match result {
-        Ok(()) => Ok(()),
-        Err(e) if e.classify() == serde_json::error::Category::Eof => {
-            let trimmed = input
-                .iter()
-                .rposition(|b| !b.is_ascii_whitespace())
-                .map_or(0, |p| p + 1);
-            let n = state.tests;
-            state.sink.problem(Problem::new(
-                ProblemKind::Truncated,
-                format!(
-                    "document ends at byte {trimmed} (line {}) inside {} after {n} complete test{}: the rest of the run is missing",
-                    e.line(),
-                    state.place.describe(),
-                    plural(n as u64),
-                ),
-            ));
+        Ok(outcome) => {
+            if let Some(end) = outcome.truncated_at() {
+                let n = state.tests;
+                state.sink.problem(Problem::new(
+                    ProblemKind::Truncated,
+                    format!(
+                        "document ends at byte {} (line {}) inside {} after {n} complete test{}: the rest of the run is missing",
+                        tail.content_end(),
+                        end.line,
+                        state.place.describe(),
+                        plural(n as u64),
+                    ),
+                ));
+            }
             Ok(())
         }
-        Err(e) => Err(json_error(e)),
+        Err(StreamError::Empty) => {
+            Err(InputError::Empty("empty file: expected a CTRF JSON document".into()).into())
+        }
+        // In serde_json's words, as the reader read a text in memory said it.
+        Err(StreamError::InvalidUtf8 { at }) => Err(InputError::Syntax {
+            location: Location::Offset(at.offset),
+            message: "invalid unicode code point".into(),
+        }
+        .into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The reader the stream reads through, noting where the last byte that is not whitespace
+/// ends (a cut document's `truncated` problem says so), a byte order mark not counted.
+struct Tail<'r, R: ?Sized> {
+    inner: &'r mut R,
+    consumed: u64,
+    content_end: u64,
+    bom: bool,
+}
+
+impl<'r, R: BufRead + ?Sized> Tail<'r, R> {
+    fn new(inner: &'r mut R) -> Self {
+        Tail {
+            inner,
+            consumed: 0,
+            content_end: 0,
+            bom: false,
+        }
+    }
+
+    fn content_end(&self) -> u64 {
+        self.content_end
+            .saturating_sub(if self.bom { 3 } else { 0 })
+    }
+}
+
+impl<R: BufRead + ?Sized> std::io::Read for Tail<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = {
+            let buf = self.fill_buf()?;
+            let n = buf.len().min(out.len());
+            out[..n].copy_from_slice(&buf[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead + ?Sized> BufRead for Tail<'_, R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        // The bytes consumed are still the front of the inner buffer: no read happens here.
+        if let Ok(buf) = self.inner.fill_buf() {
+            let taken = &buf[..n.min(buf.len())];
+            if self.consumed == 0 {
+                self.bom = taken.starts_with(b"\xEF\xBB\xBF");
+            }
+            if let Some(i) = taken.iter().rposition(|b| !b.is_ascii_whitespace()) {
+                self.content_end = self.consumed + i as u64 + 1;
+            }
+        }
+        self.consumed += n as u64;
+        self.inner.consume(n);
     }
 }
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-fn json_error(e: serde_json::Error) -> InputError {
-    InputError::from_json(&e, 0)
 }
 
 /// Where the reader is, for the `truncated` problem's detail.
@@ -137,123 +216,189 @@ struct State<'s> {
     id: String,
 }
 
-struct RootSeed<'a, 's> {
+/// What each member of the document is wanted for: the root's `results` and
+/// `reportFormat`, and in `results` its tests one at a time, `tool`, `summary` and `extra`
+/// whole. A key given twice is refused by the stream before its second value.
+struct Root<'a, 's> {
     st: &'a mut State<'s>,
+    results: bool,
+    tests: bool,
+    summary: Option<Summary>,
 }
 
-impl<'de> DeserializeSeed<'de> for RootSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for RootSeed<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a CTRF document: a JSON object with a `results` object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = false;
-        while let Some(key) = map.next_key::<BStr<'de>>()? {
-            match &*key {
-                "results" => {
-                    if seen {
-                        return Err(de::Error::custom("duplicate key `results`"));
-                    }
-                    seen = true;
-                    self.st.place = Place::Results;
-                    map.next_value_seed(ResultsSeed { st: &mut *self.st })?;
-                    self.st.place = Place::Root;
-                }
-                "reportFormat" => {
-                    let f = map.next_value::<Option<BStr<'de>>>()?;
-                    if let Some(f) = f
-                        && &*f != "CTRF"
-                    {
-                        return Err(de::Error::custom(format!(
-                            "`reportFormat` is `{}`, expected `CTRF`",
-                            &*f
-                        )));
-                    }
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+impl stream::Visitor for Root<'_, '_> {
+    fn member(&mut self, path: &[String], key: &str) -> Want {
+        match (path.len(), key) {
+            (0, "results") => {
+                self.results = true;
+                self.st.place = Place::Results;
+                Want::Descend
             }
+            (0, "reportFormat") => Want::Whole,
+            (1, "tests") => {
+                self.tests = true;
+                self.st.place = Place::Tests;
+                Want::Elements
+            }
+            (1, "tool" | "summary" | "totals" | "stats" | "extra") => Want::Whole,
+            _ => Want::Skip,
         }
-        if !seen {
-            return Err(de::Error::custom("missing `results` object"));
+    }
+
+    fn element(&mut self, _path: &[String], element: stream::Value<'_>) -> Result<(), StreamError> {
+        let mut de = serde_json::Deserializer::from_str(element.text);
+        match RawTestSeed(&mut self.st.suite).deserialize(&mut de) {
+            Ok(raw) => self.st.test(raw),
+            // The entry the input was cut in: the cut is reported as `truncated`.
+            Err(e) if !element.complete && e.is_eof() => {}
+            Err(e) => return Err(element.json_error(&e).into()),
         }
         Ok(())
     }
-}
 
-struct ResultsSeed<'a, 's> {
-    st: &'a mut State<'s>,
-}
-
-impl<'de> DeserializeSeed<'de> for ResultsSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ResultsSeed<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("`results` to be an object with a `tests` array")
+    fn array_end(&mut self, _path: &[String], _at: Position) -> Result<(), StreamError> {
+        self.st.place = Place::Results;
+        Ok(())
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut tests_seen = false;
-        let mut summary: Option<Summary> = None;
-        while let Some(key) = map.next_key::<BStr<'de>>()? {
-            match &*key {
-                "tests" => {
-                    if tests_seen {
-                        return Err(de::Error::custom("duplicate key `tests`"));
-                    }
-                    tests_seen = true;
-                    self.st.place = Place::Tests;
-                    map.next_value_seed(TestsSeed { st: &mut *self.st })?;
-                    self.st.place = Place::Results;
+    fn whole(&mut self, path: &[String], value: stream::Value<'_>) -> Result<(), StreamError> {
+        let key = path.last().map(String::as_str);
+        match (path.len(), key) {
+            (0, _) => refused(
+                &value,
+                Shape::Map("a CTRF document: a JSON object with a `results` object"),
+            ),
+            (1, Some("results")) => refused(
+                &value,
+                Shape::Map("`results` to be an object with a `tests` array"),
+            ),
+            (2, Some("tests")) => refused(
+                &value,
+                Shape::Seq("`results.tests` to be an array of test objects"),
+            ),
+            (1, _) => {
+                if let Some(f) = parsed::<Option<BStr<'_>>>(&value)?.flatten()
+                    && &*f != "CTRF"
+                {
+                    return Err(after(
+                        &value,
+                        format!("`reportFormat` is `{}`, expected `CTRF`", &*f),
+                    ));
                 }
-                "tool" => {
-                    if let Some(tool) = map.next_value::<Option<Tool<'de>>>()?
-                        && let Some(name) = tool.name.filter(|n| !n.trim().is_empty())
-                    {
-                        let mut p = Producer::new(name.0.into_owned());
-                        p.version = tool.version.map(|v| v.0).filter(|v| !v.is_empty());
-                        self.st.sink.producer(p);
-                    }
+                Ok(())
+            }
+            (_, Some("tool")) => {
+                if let Some(tool) = parsed::<Option<Tool<'_>>>(&value)?.flatten()
+                    && let Some(name) = tool.name.filter(|n| !n.trim().is_empty())
+                {
+                    let mut p = Producer::new(name.0.into_owned());
+                    p.version = tool.version.map(|v| v.0).filter(|v| !v.is_empty());
+                    self.st.sink.producer(p);
                 }
-                "summary" | "totals" | "stats" => {
-                    if let Some(s) = map.next_value::<Option<Summary>>()? {
-                        summary = Some(s);
-                    }
+                Ok(())
+            }
+            (_, Some("extra")) => {
+                if let Some(extra) = parsed::<Option<ResultsExtra>>(&value)?.flatten() {
+                    self.st.run_extra(extra);
                 }
-                "extra" => {
-                    if let Some(extra) = map.next_value::<Option<ResultsExtra>>()? {
-                        self.st.run_extra(extra);
-                    }
+                Ok(())
+            }
+            _ => {
+                if let Some(s) = parsed::<Option<Summary>>(&value)?.flatten() {
+                    self.summary = Some(s);
                 }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                Ok(())
             }
         }
-        if !tests_seen {
-            return Err(de::Error::custom("missing `results.tests` array"));
+    }
+
+    fn end(&mut self, path: &[String], at: Position) -> Result<(), StreamError> {
+        let missing = if path.is_empty() {
+            (!self.results).then_some("missing `results` object")
+        } else {
+            self.st.place = Place::Root;
+            (!self.tests).then_some("missing `results.tests` array")
+        };
+        if let Some(message) = missing {
+            // serde_json places a map's own error on its closing brace.
+            return Err(InputError::Content {
+                location: Location::LineCol {
+                    line: at.line,
+                    column: at.column,
+                },
+                message: message.into(),
+            }
+            .into());
         }
-        if let Some(s) = summary {
+        if !path.is_empty()
+            && let Some(s) = self.summary.take()
+        {
             self.st.check_summary(&s);
         }
         Ok(())
+    }
+}
+
+/// A value's typed parse, placed in the file on error; `None` for the value the input was cut
+/// in when its parse met the cut (reported as `truncated`).
+fn parsed<'t, T: Deserialize<'t>>(value: &stream::Value<'t>) -> Result<Option<T>, StreamError> {
+    match serde_json::from_str(value.text) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if !value.complete && e.is_eof() => Ok(None),
+        Err(e) => Err(value.json_error(&e).into()),
+    }
+}
+
+/// `message` placed where serde_json places an error a map visitor raises after reading a
+/// member's value: on the value's last byte (column in bytes, as serde_json counts).
+fn after(value: &stream::Value<'_>, message: String) -> StreamError {
+    let text = value.text.as_bytes();
+    let (line, column) = match text.iter().rposition(|&b| b == b'\n') {
+        None => (value.at.line, value.at.column + text.len() - 1),
+        Some(nl) => (
+            value.at.line + text.iter().filter(|&&b| b == b'\n').count(),
+            text.len() - nl - 1,
+        ),
+    };
+    InputError::Content {
+        location: Location::LineCol {
+            line,
+            column: column.max(1),
+        },
+        message,
+    }
+    .into()
+}
+
+/// A value of the wrong shape, refused in the typed reader's words (`expected ...`). A cut
+/// one is `truncated`, as reading the whole document found it.
+fn refused(value: &stream::Value<'_>, shape: Shape) -> Result<(), StreamError> {
+    let mut de = serde_json::Deserializer::from_str(value.text);
+    let r = match shape {
+        Shape::Map(_) => de.deserialize_map(shape),
+        Shape::Seq(_) => de.deserialize_seq(shape),
+    };
+    match r {
+        Err(e) if e.is_eof() && !value.complete => Ok(()),
+        Err(e) => Err(value.json_error(&e).into()),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// What the typed reader expected where a value of another shape stands.
+#[derive(Clone, Copy)]
+enum Shape {
+    Map(&'static str),
+    Seq(&'static str),
+}
+
+impl Visitor<'_> for Shape {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Shape::Map(s) | Shape::Seq(s) => f.write_str(s),
+        }
     }
 }
 
@@ -348,32 +493,6 @@ fn count(v: &Value) -> DeclaredCount {
     match v.as_u64() {
         Some(n) => DeclaredCount::Number(n),
         None => DeclaredCount::Unreadable(v.to_string()),
-    }
-}
-
-struct TestsSeed<'a, 's> {
-    st: &'a mut State<'s>,
-}
-
-impl<'de> DeserializeSeed<'de> for TestsSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for TestsSeed<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("`results.tests` to be an array of test objects")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(raw) = seq.next_element_seed(RawTestSeed(&mut self.st.suite))? {
-            self.st.test(raw);
-        }
-        Ok(())
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! [`Pytest`] implements [`Adapter`]: [`Adapter::detect`] and [`Adapter::detect_format`] tell
 //! the three formats apart ([`FORMAT_JSON_REPORT`], [`FORMAT_REPORTLOG`], [`FORMAT_TEXT`]); the
-//! readers are [`json_report::parse`], [`reportlog::parse_reader`] and [`text::parse_reader`].
+//! readers are [`json_report::parse_reader`], [`reportlog::parse_reader`] and [`text::parse_reader`].
 //! Every format folds a test's setup, call and teardown into one result (an error in setup or
 //! teardown makes it errored), keeps xfail/xpass, turns collection errors, interruptions,
 //! killed or cut-off runs into problems, and takes a test's category from a marker naming one
@@ -176,12 +176,15 @@ impl Adapter for Pytest {
         sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
         let peek = reader.fill_buf().map_err(AdapterError::io)?;
+        let told = opts.format_id.is_some() || sniff(peek).is_some();
         match format_of(opts, peek) {
             FORMAT_REPORTLOG => reportlog::parse_reader(reader, sink),
             FORMAT_TEXT => text::parse_reader(reader, sink),
+            // Streamed: memory holds one `collectors` or `tests` entry at a time.
+            _ if told => json_report::parse_reader(reader, sink),
             _ => {
-                // json-report, or a buffer too short to tell: the document is read whole,
-                // and then told apart on all of it.
+                // A buffer too short to tell: the input is read whole, and then told apart on
+                // all of it.
                 let mut input = Vec::new();
                 reader.read_to_end(&mut input).map_err(AdapterError::io)?;
                 self.parse(&input, opts, sink)

@@ -29,7 +29,7 @@ mod reader;
 use gapscore_adapter_sdk::detect::{Detection, Why};
 use gapscore_adapter_sdk::{Adapter, AdapterError, AdapterInfo, EventSink, ParseOptions};
 
-pub use reader::{SimpleOptions, parse};
+pub use reader::{SimpleOptions, parse, parse_reader};
 
 /// The format id.
 pub const FORMAT_ID: &str = "simple";
@@ -139,6 +139,16 @@ impl Adapter for Simple {
         sink: &mut dyn EventSink,
     ) -> Result<(), AdapterError> {
         parse(input, &SimpleOptions::default(), sink).map_err(AdapterError::from)
+    }
+
+    /// Streams: memory holds one `tests` entry at a time ([`reader::parse_reader`]).
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::BufRead,
+        _opts: &ParseOptions,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), AdapterError> {
+        parse_reader(reader, &SimpleOptions::default(), sink)
     }
 }
 

@@ -7,4 +7,5 @@
 mod borrowed;
 mod fixtures;
 mod semantics;
+mod stream;
 mod wild;

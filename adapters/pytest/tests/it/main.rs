@@ -10,4 +10,5 @@ mod fixtures;
 mod issue18;
 mod issue31;
 mod real;
+mod stream;
 mod wild;

@@ -291,6 +291,13 @@ pub trait Visitor {
         let _ = (path, at);
         Ok(())
     }
+
+    /// An array wanted as [`Want::Elements`] has closed, complete; `at` is its `]` (where
+    /// serde_json places an error a sequence visitor raises after its last element).
+    fn array_end(&mut self, path: &[String], at: Position) -> Result<(), StreamError> {
+        let _ = (path, at);
+        Ok(())
+    }
 }
 
 /// Reads one JSON document from `reader`, wanting `root` of it, and hands `visitor` what it
@@ -427,7 +434,9 @@ impl<R: BufRead + ?Sized> Driver<'_, R> {
             self.held(depth + 1, v, Hand::Element)?;
             more = self.scan.array_next()?;
         }
-        Ok(())
+        // The `]` is consumed.
+        let at = self.scan.position(self.scan.pos - 1);
+        v.array_end(&self.path, at).map_err(Stop::from)
     }
 
     /// A value kept whole (pinned while it is scanned) and handed over, cut or not.

@@ -412,3 +412,34 @@ proptest! {
         }
     }
 }
+
+/// `array_end` is told each array of elements that closes, at its `]`, where serde_json
+/// places an error a sequence visitor raises after the last element.
+#[test]
+fn array_end_is_placed_on_the_closing_bracket() {
+    struct Ends(Vec<(Vec<String>, usize, usize, u64)>);
+    impl Visitor for Ends {
+        fn member(&mut self, _: &[String], key: &str) -> Want {
+            if key == "tests" {
+                Want::Elements
+            } else {
+                Want::Skip
+            }
+        }
+        fn element(&mut self, _: &[String], _: Value<'_>) -> Result<(), StreamError> {
+            Ok(())
+        }
+        fn array_end(&mut self, path: &[String], at: Position) -> Result<(), StreamError> {
+            self.0.push((path.to_vec(), at.line, at.column, at.offset));
+            Ok(())
+        }
+    }
+    let doc = b"{\"other\": [1],\n \"tests\": [{\"a\": 1},\n  {\"b\": [2]}\n ]}";
+    let mut ends = Ends(Vec::new());
+    visit(&mut &doc[..], Want::Descend, &mut ends).unwrap();
+    let bracket = doc.iter().rposition(|&b| b == b']').unwrap() as u64;
+    assert_eq!(ends.0, [(vec!["tests".to_owned()], 4, 2, bracket)]);
+    // serde_json agrees: a visitor's error after the last element is placed there.
+    let e = serde_json::from_slice::<serde_json::Value>(&doc[..=bracket as usize]).unwrap_err();
+    assert_eq!((e.line(), e.column()), (4, 2));
+}

@@ -6,3 +6,4 @@
 #![allow(clippy::unwrap_used)] // Test code.
 
 mod fixtures;
+mod stream;

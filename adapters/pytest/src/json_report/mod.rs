@@ -8,66 +8,113 @@
 
 use gapscore_adapter_sdk::Code;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
+use std::io::BufRead;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
+use gapscore_adapter_sdk::json::stream::{self, StreamError, Want};
 use gapscore_adapter_sdk::text::push_capped;
 use gapscore_adapter_sdk::{
-    Category, Declared, DeclaredCount, EventSink, Evidence, EvidenceSource, InputError, Location,
-    Problem, ProblemKind, Producer, ReadCounts, Status,
+    AdapterError, Category, Declared, DeclaredCount, EventSink, Evidence, EvidenceSource,
+    InputError, Location, Problem, ProblemKind, Producer, ReadCounts, Status,
 };
 
 use crate::common::{
-    Markers, NodeId, Str, error_headline, exit_evidence, exit_problem, json_error, module_skipped,
-    skip_location_repr, skip_reason, skipped_collector,
+    NodeId, error_headline, exit_evidence, exit_problem, module_skipped, skip_location_repr,
+    skip_reason, skipped_collector,
 };
+
+mod entry;
+
+use entry::{RawTest, fold};
 
 /// Reads a pytest-json-report document and pushes what it holds into `sink`.
 pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
-    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
-    if input.iter().all(u8::is_ascii_whitespace) {
-        return Err(InputError::Empty(
-            "empty file: expected a pytest-json-report JSON object".into(),
-        ));
+    match parse_reader(&mut &input[..], sink) {
+        Ok(()) => Ok(()),
+        // Invalid UTF-8 stays at its byte offset, which the host places.
+        Err(AdapterError::Input(e)) => Err(e),
+        // A slice cannot fail to read.
+        Err(e) => Err(InputError::Unlocated(e.to_string())),
     }
+}
+
+/// Reads a pytest-json-report document from a stream (`json::stream`): the session's keys
+/// whole, each `collectors` and `tests` entry on its own, so memory holds the largest entry,
+/// never the document. A document cut off part way keeps every complete test and reports
+/// `truncated`; invalid UTF-8 is placed by its byte offset, which the host (or [`parse`])
+/// turns into a line and a column.
+pub fn parse_reader<R: BufRead + ?Sized>(
+    reader: &mut R,
+    sink: &mut dyn EventSink,
+) -> Result<(), AdapterError> {
     let mut state = State::default();
-    // One UTF-8 check of the whole input is cheaper than serde_json's check of each string.
-    // An incomplete character at the very end is a cut file: the JSON reader then reports
-    // the document as truncated.
-    let text = match std::str::from_utf8(input) {
-        Ok(t) => t,
-        Err(e) if e.error_len().is_none() => {
-            std::str::from_utf8(&input[..e.valid_up_to()]).unwrap_or_default()
-        }
-        Err(e) => {
-            return Err(InputError::Syntax {
-                location: Location::Offset(e.valid_up_to() as u64),
-                message: "invalid UTF-8".into(),
-            });
-        }
-    };
-    // A key given twice in one object says two things about one field: refused, at any depth.
-    gapscore_adapter_sdk::json::check_unique_keys(input)?;
-    let mut de = serde_json::Deserializer::from_str(text);
-    let result = RootSeed {
-        sink,
+    let mut root = Root {
+        sink: &mut *sink,
         state: &mut state,
+        refused: None,
+    };
+    let outcome = stream::visit(reader, Want::Descend, &mut root);
+    let refused = root.refused.take();
+    match outcome {
+        Ok(outcome) => {
+            if let (Some(message), Some(end)) = (refused, outcome.truncated_at()) {
+                // Refused after the last entry before the cut: placed at the end, as reading
+                // the whole document placed it.
+                return Err(at(end.line, end.column, message).into());
+            }
+            let cut_at = outcome.truncated_at().map(|end| end.offset);
+            finish(&state, sink, cut_at);
+            Ok(())
+        }
+        Err(StreamError::Empty) => Err(InputError::Empty(
+            "empty file: expected a pytest-json-report JSON object".into(),
+        )
+        .into()),
+        Err(StreamError::InvalidUtf8 { at }) => Err(InputError::Syntax {
+            location: Location::Offset(at.offset),
+            message: "invalid UTF-8".into(),
+        }
+        .into()),
+        Err(e) => Err(e.into()),
     }
-    .deserialize(&mut de)
-    .and_then(|()| de.end());
-    match result {
-        Ok(()) => {
-            finish(&state, sink, None);
-            Ok(())
-        }
-        Err(e) if e.is_eof() => {
-            finish(&state, sink, Some(input.len()));
-            Ok(())
-        }
-        Err(e) => Err(json_error(&e, 0)),
+}
+
+/// A value's typed parse, placed in the file on error. The value the input was cut in gives
+/// `None` when its parse met the cut (the cut is reported as `truncated`), as reading the
+/// whole document stopped there.
+fn parsed<'t, T: Deserialize<'t>>(value: &stream::Value<'t>) -> Result<Option<T>, StreamError> {
+    match serde_json::from_str(value.text) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if !value.complete && e.is_eof() => Ok(None),
+        Err(e) => Err(value.json_error(&e).into()),
+    }
+}
+
+/// An entry refused for what it says (an unknown outcome), at `line:column`.
+fn at(line: usize, column: usize, message: String) -> InputError {
+    InputError::Content {
+        location: Location::LineCol {
+            line,
+            column: column.max(1),
+        },
+        message,
+    }
+}
+
+/// A value of the wrong shape, refused in the typed reader's words (`expected ...`); a cut
+/// one is `truncated`, as reading the whole document found it.
+fn refused<'t, S: DeserializeSeed<'t>>(
+    value: &stream::Value<'t>,
+    seed: S,
+) -> Result<(), StreamError> {
+    let mut de = serde_json::Deserializer::from_str(value.text);
+    match seed.deserialize(&mut de) {
+        Err(e) if !e.is_eof() || value.complete => Err(value.json_error(&e).into()),
+        _ => Ok(()),
     }
 }
 
@@ -92,13 +139,11 @@ struct State {
     /// Tests with a setup phase and neither a call nor a teardown: the run stopped inside them
     /// (KeyboardInterrupt, `pytest.exit()`).
     stopped_in: Vec<String>,
-    /// Root keys seen, for the duplicate-key check.
-    root_keys: HashSet<String>,
     /// The current test's captured output, gathered here and kept for the next test.
     output: String,
 }
 
-fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<usize>) {
+fn finish(state: &State, sink: &mut dyn EventSink, cut_at: Option<u64>) {
     let mut producer = Producer::new("pytest");
     producer.version.clone_from(&state.pytest_version);
     sink.producer(producer);
@@ -321,57 +366,115 @@ impl<'de> Deserialize<'de> for Summary {
     }
 }
 
-struct RootSeed<'a> {
+/// The root object: what each member is wanted for. A key given twice is refused by the
+/// stream before its second value.
+struct Root<'a> {
     sink: &'a mut dyn EventSink,
     state: &'a mut State,
+    /// An entry refused for what it says, reported where serde_json reported it reading the
+    /// whole document: once the array goes on (the byte before the next entry) or closes
+    /// (its `]`), or the input ends.
+    refused: Option<String>,
 }
 
-impl<'de> DeserializeSeed<'de> for RootSeed<'_> {
+impl stream::Visitor for Root<'_> {
+    fn member(&mut self, path: &[String], key: &str) -> Want {
+        if !path.is_empty() {
+            return Want::Skip;
+        }
+        match key {
+            "exitcode" | "summary" | "environment" => Want::Whole,
+            "collectors" => Want::Elements,
+            "tests" => {
+                self.state.saw_tests = true;
+                Want::Elements
+            }
+            _ => Want::Skip,
+        }
+    }
+
+    fn element(&mut self, path: &[String], element: stream::Value<'_>) -> Result<(), StreamError> {
+        if let Some(message) = self.refused.take() {
+            let e = at(element.at.line, element.at.column - 1, message);
+            return Err(e.into());
+        }
+        self.refused = match path.first().map(String::as_str) {
+            Some("collectors") => parsed::<Collector<'_>>(&element)?
+                .and_then(|c| collector(c, self.state, self.sink).err()),
+            _ => parsed::<RawTest<'_>>(&element)?
+                .and_then(|raw| test(&raw, self.state, self.sink).err()),
+        };
+        Ok(())
+    }
+
+    fn array_end(&mut self, _path: &[String], end: stream::Position) -> Result<(), StreamError> {
+        match self.refused.take() {
+            Some(message) => Err(at(end.line, end.column, message).into()),
+            None => Ok(()),
+        }
+    }
+
+    fn whole(&mut self, path: &[String], value: stream::Value<'_>) -> Result<(), StreamError> {
+        match path.first().map(String::as_str) {
+            None => refused(&value, RootShape),
+            Some("collectors") => refused(
+                &value,
+                Shape("`collectors` to be an array of collector objects"),
+            ),
+            Some("tests") => refused(&value, Shape("`tests` to be an array of test objects")),
+            Some("exitcode") => {
+                self.state.exitcode = parsed::<Option<i64>>(&value)?.flatten();
+                Ok(())
+            }
+            Some("summary") => {
+                self.state.summary = parsed::<Option<Summary>>(&value)?.flatten();
+                Ok(())
+            }
+            _ => {
+                let env = parsed::<Option<Environment>>(&value)?.flatten();
+                self.state.pytest_version = env
+                    .and_then(|e| e.packages)
+                    .and_then(|mut p| p.remove("pytest"))
+                    .and_then(|v| v.as_str().map(str::to_owned));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The root as the typed reader expects it, for a root that is not an object.
+struct RootShape;
+
+impl<'de> DeserializeSeed<'de> for RootShape {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for RootSeed<'_> {
+impl<'de> Visitor<'de> for RootShape {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a pytest-json-report JSON object")
     }
+}
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            if !self.state.root_keys.insert(key.as_ref().to_owned()) {
-                return Err(de::Error::custom(format!("duplicate key `{key}`")));
-            }
-            match key.as_ref() {
-                "exitcode" => self.state.exitcode = map.next_value()?,
-                "summary" => self.state.summary = map.next_value()?,
-                "environment" => {
-                    let env: Option<Environment> = map.next_value()?;
-                    self.state.pytest_version = env
-                        .and_then(|e| e.packages)
-                        .and_then(|mut p| p.remove("pytest"))
-                        .and_then(|v| v.as_str().map(str::to_owned));
-                }
-                "collectors" => map.next_value_seed(CollectorsSeed {
-                    sink: &mut *self.sink,
-                    state: &mut *self.state,
-                })?,
-                "tests" => {
-                    self.state.saw_tests = true;
-                    map.next_value_seed(TestsSeed {
-                        sink: &mut *self.sink,
-                        state: &mut *self.state,
-                    })?;
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(())
+/// An array as the typed reader expects it, for a `collectors` or `tests` that is not one.
+struct Shape(&'static str);
+
+impl<'de> DeserializeSeed<'de> for Shape {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Shape {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
     }
 }
 
@@ -381,61 +484,38 @@ struct Environment {
     packages: Option<HashMap<String, serde_json::Value>>,
 }
 
-struct CollectorsSeed<'a> {
-    sink: &'a mut dyn EventSink,
-    state: &'a mut State,
-}
-
-impl<'de> DeserializeSeed<'de> for CollectorsSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for CollectorsSeed<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("`collectors` to be an array of collector objects")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(c) = seq.next_element::<Collector<'de>>()? {
-            self.state.collected_items +=
-                c.result.iter().filter(|item| item.is_test()).count() as u64;
-            match c.outcome.as_ref() {
-                "passed" => {}
-                "failed" | "error" => {
-                    self.state.failed_collectors += 1;
-                    let text = c.longrepr.as_deref().unwrap_or("");
-                    let head = error_headline(text);
-                    let mut detail = format!("collecting `{}` failed: {head}", c.nodeid);
-                    if !text.is_empty() && text.trim() != head {
-                        detail.push_str("\n\n");
-                        detail.push_str(text);
-                    }
-                    self.sink.problem(
-                        Problem::new(ProblemKind::CollectionError, detail)
-                            .with_suite(c.nodeid.into_owned()),
-                    );
-                }
-                "skipped" => {
-                    let reason = skip_reason(c.longrepr.as_deref().unwrap_or("no reason given"));
-                    self.sink.problem(module_skipped(&c.nodeid, reason));
-                    self.sink
-                        .test_finished(skipped_collector(&c.nodeid, reason));
-                }
-                other => {
-                    return Err(de::Error::custom(format!(
-                        "unknown collector outcome `{other}` for `{}`",
-                        c.nodeid
-                    )));
-                }
+/// One `collectors` entry: its items counted, a failed or skipped collector reported.
+fn collector(c: Collector<'_>, state: &mut State, sink: &mut dyn EventSink) -> Result<(), String> {
+    state.collected_items += c.result.iter().filter(|item| item.is_test()).count() as u64;
+    match c.outcome.as_ref() {
+        "passed" => {}
+        "failed" | "error" => {
+            state.failed_collectors += 1;
+            let text = c.longrepr.as_deref().unwrap_or("");
+            let head = error_headline(text);
+            let mut detail = format!("collecting `{}` failed: {head}", c.nodeid);
+            if !text.is_empty() && text.trim() != head {
+                detail.push_str("\n\n");
+                detail.push_str(text);
             }
+            sink.problem(
+                Problem::new(ProblemKind::CollectionError, detail)
+                    .with_suite(c.nodeid.into_owned()),
+            );
         }
-        Ok(())
+        "skipped" => {
+            let reason = skip_reason(c.longrepr.as_deref().unwrap_or("no reason given"));
+            sink.problem(module_skipped(&c.nodeid, reason));
+            sink.test_finished(skipped_collector(&c.nodeid, reason));
+        }
+        other => {
+            return Err(format!(
+                "unknown collector outcome `{other}` for `{}`",
+                c.nodeid
+            ));
+        }
     }
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -487,48 +567,21 @@ impl CollectItem<'_> {
     }
 }
 
-struct TestsSeed<'a> {
-    sink: &'a mut dyn EventSink,
-    state: &'a mut State,
-}
-
-impl<'de> DeserializeSeed<'de> for TestsSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
+/// One `tests` entry: counted, folded and handed to the sink.
+fn test(raw: &RawTest<'_>, state: &mut State, sink: &mut dyn EventSink) -> Result<(), String> {
+    count_outcome(state, &raw.outcome);
+    let (status, message) = fold(raw)?;
+    if raw.setup.is_some() && raw.call.is_none() && raw.teardown.is_none() {
+        state.stopped_in.push(raw.nodeid.clone().into_owned());
     }
-}
-
-impl<'de> Visitor<'de> for TestsSeed<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("`tests` to be an array of test objects")
+    if matches!(status, Status::Errored | Status::Failed)
+        && !matches!(raw.outcome.as_ref(), "error" | "failed")
+    {
+        state.folded_errors += 1;
     }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(raw) = seq.next_element::<RawTest<'de>>()? {
-            count_outcome(self.state, &raw.outcome);
-            let (status, message) = fold(&raw).map_err(de::Error::custom)?;
-            if raw.setup.is_some() && raw.call.is_none() && raw.teardown.is_none() {
-                self.state.stopped_in.push(raw.nodeid.clone().into_owned());
-            }
-            if matches!(status, Status::Errored | Status::Failed)
-                && !matches!(raw.outcome.as_ref(), "error" | "failed")
-            {
-                self.state.folded_errors += 1;
-            }
-            self.state.tests += 1;
-            send(
-                &raw,
-                status,
-                message.as_deref(),
-                &mut self.state.output,
-                &mut *self.sink,
-            );
-        }
-        Ok(())
-    }
+    state.tests += 1;
+    send(raw, status, message.as_deref(), &mut state.output, sink);
+    Ok(())
 }
 
 /// Hands one folded test to the sink, borrowed: its id, suite, name and file are slices of the
@@ -580,174 +633,6 @@ fn send(
         .category(nodeid)
         .or_else(|| Category::from_title(parts.name));
     sink.test_finished_ref(test);
-}
-
-#[derive(Deserialize)]
-struct RawTest<'a> {
-    #[serde(borrow)]
-    nodeid: Cow<'a, str>,
-    #[serde(default)]
-    lineno: Option<u32>,
-    #[serde(borrow)]
-    outcome: Cow<'a, str>,
-    #[serde(default, borrow)]
-    keywords: Markers<'a>,
-    #[serde(default, borrow)]
-    setup: Option<Phase<'a>>,
-    #[serde(default, borrow)]
-    call: Option<Phase<'a>>,
-    #[serde(default, borrow)]
-    teardown: Option<Phase<'a>>,
-}
-
-#[derive(Deserialize)]
-struct Phase<'a> {
-    #[serde(default)]
-    duration: Option<f64>,
-    #[serde(borrow)]
-    outcome: Cow<'a, str>,
-    #[serde(default, borrow)]
-    crash: Option<Crash<'a>>,
-    #[serde(default, borrow)]
-    longrepr: Option<Str<'a>>,
-    #[serde(default, borrow)]
-    stdout: Option<Str<'a>>,
-    #[serde(default, borrow)]
-    stderr: Option<Str<'a>>,
-}
-
-#[derive(Deserialize)]
-struct Crash<'a> {
-    #[serde(default, borrow)]
-    message: Option<Str<'a>>,
-}
-
-impl Phase<'_> {
-    fn failed(&self) -> bool {
-        matches!(self.outcome.as_ref(), "failed" | "error")
-    }
-
-    /// The phase's failure text: the full `longrepr` (the traceback pytest prints), else the
-    /// crash message.
-    fn message(&self) -> Option<&str> {
-        self.longrepr
-            .as_deref()
-            .filter(|s| !s.is_empty())
-            .or_else(|| self.crash.as_ref().and_then(|c| c.message.as_deref()))
-    }
-}
-
-/// Folds one test's phases into one status and message. A failed setup or teardown makes the
-/// test errored whatever its call did; a failed call followed by a failed teardown keeps both
-/// messages. The message borrows the phase's text unless the folding writes one.
-fn fold<'r>(raw: &'r RawTest<'_>) -> Result<(Status, Option<Cow<'r, str>>), String> {
-    let declared = match raw.outcome.as_ref() {
-        "passed" => Status::Passed,
-        "failed" => Status::Failed,
-        "error" => Status::Errored,
-        "skipped" => Status::Skipped,
-        "xfailed" => Status::Xfailed,
-        "xpassed" => Status::Xpassed,
-        other => {
-            return Err(format!(
-                "unknown outcome `{other}` for `{}` (expected passed, failed, error, skipped, xfailed or xpassed)",
-                raw.nodeid
-            ));
-        }
-    };
-    let setup_failed = raw.setup.as_ref().is_some_and(Phase::failed);
-    let teardown_failed = raw.teardown.as_ref().is_some_and(Phase::failed);
-    let (status, message): (Status, Option<Cow<'r, str>>) = if setup_failed {
-        (
-            Status::Errored,
-            raw.setup
-                .as_ref()
-                .and_then(Phase::message)
-                .map(Cow::Borrowed),
-        )
-    } else if teardown_failed {
-        let tear = raw.teardown.as_ref().and_then(Phase::message);
-        let call = raw
-            .call
-            .as_ref()
-            .filter(|c| c.failed())
-            .and_then(Phase::message);
-        let message = match (call, tear) {
-            (Some(c), Some(t)) => Some(Cow::Owned(format!("{c}\n\nerror at teardown:\n{t}"))),
-            (c, t) => t.or(c).map(Cow::Borrowed),
-        };
-        (Status::Errored, message)
-    } else {
-        let message = match declared {
-            Status::Skipped => raw
-                .call
-                .as_ref()
-                .or(raw.setup.as_ref())
-                .and_then(|p| p.longrepr.as_deref())
-                .map(skip_reason),
-            Status::Passed => None,
-            _ => raw
-                .call
-                .as_ref()
-                .and_then(Phase::message)
-                .or_else(|| raw.setup.as_ref().and_then(Phase::message)),
-        };
-        (declared, message.map(Cow::Borrowed))
-    };
-    Ok(match status {
-        Status::Passed | Status::Xpassed => contradiction(raw)
-            .map(|(s, m)| (s, m.map(Cow::Owned)))
-            .unwrap_or((status, message)),
-        _ => (status, message),
-    })
-}
-
-/// What a test whose outcome says it passed really did, when its phases say otherwise: a
-/// failed call phase, or a `crash` in any phase (pytest-json-report writes one only for a
-/// phase that failed), makes it failed (errored for setup or teardown); a setup without
-/// a call phase (the run stopped inside the test, or `--setup-only`) makes it errored, since
-/// its body never ran. `None` when the phases agree (or the test has none to read).
-fn contradiction(raw: &RawTest<'_>) -> Option<(Status, Option<String>)> {
-    // Not `longrepr` alone: under pytest-xdist every phase, passed ones too, carries one
-    // naming the worker (`[gw0] linux -- Python 3.11.7 ...`).
-    let evidence = |p: &Phase<'_>| p.failed() || p.crash.is_some();
-    if let Some(call) = raw.call.as_ref().filter(|c| evidence(c)) {
-        let said = call.message().unwrap_or_default();
-        return Some((
-            Status::Failed,
-            Some(format!(
-                "the report says `{}` but its call phase is `{}` with a failure:\n{said}",
-                raw.outcome, call.outcome
-            )),
-        ));
-    }
-    for (name, phase) in [("setup", &raw.setup), ("teardown", &raw.teardown)] {
-        if let Some(p) = phase.as_ref().filter(|p| evidence(p)) {
-            let said = p.message().unwrap_or_default();
-            return Some((
-                Status::Errored,
-                Some(format!(
-                    "the report says `{}` but its {name} phase holds a failure:\n{said}",
-                    raw.outcome
-                )),
-            ));
-        }
-    }
-    if raw.setup.is_some() && raw.call.is_none() {
-        let why = if raw.teardown.is_none() {
-            "the run stopped after its setup (KeyboardInterrupt or pytest.exit())"
-        } else {
-            "it has setup and teardown phases only (--setup-only or an edited report)"
-        };
-        return Some((
-            Status::Errored,
-            Some(format!(
-                "the report says `{}` but the test's call phase never ran: {why}",
-                raw.outcome
-            )),
-        ));
-    }
-    None
 }
 
 /// Counts the document's own outcome of a test, for the summary check: kept apart from the
