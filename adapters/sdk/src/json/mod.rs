@@ -20,6 +20,7 @@
 //! [`stream`] and parse each element with `serde_json::from_str`.
 
 mod keys;
+mod place;
 mod scan;
 pub mod stream;
 

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::{self, BufRead};
 
 use super::keys::{SCAN_KEYS, unescape};
-use super::stream::{Position, StreamError};
+use super::place::{Position, StreamError};
 
 /// Bytes taken from the reader per refill, at most.
 const CHUNK: usize = 256 * 1024;
