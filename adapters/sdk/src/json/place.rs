@@ -82,7 +82,7 @@ pub enum StreamError {
     /// The input ends before the document starts (empty, or whitespace only).
     #[error("the input holds no JSON document")]
     Empty,
-    /// A reader's own refusal, from a [`Visitor`] callback.
+    /// A reader's own refusal, from a [`Visitor`](super::stream::Visitor) callback.
     #[error(transparent)]
     Input(#[from] InputError),
 }
