@@ -155,9 +155,8 @@ impl Named {
             self.left += 1;
             self.index.remove(&t.id);
             let failure = matches!(t.status, Status::Failed | Status::Errored);
-            let size = size_of::<TestCase>()
-                + 3 * t.id.len()
-                + t.message.as_ref().map_or(0, String::len);
+            let size =
+                size_of::<TestCase>() + 3 * t.id.len() + t.message.as_ref().map_or(0, String::len);
             if failure && self.kept_bytes.saturating_add(size) <= self.kept_cap {
                 self.kept_bytes += size;
                 self.index.insert(t.id.clone(), Slot::Kept(self.kept.len()));

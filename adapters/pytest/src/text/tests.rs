@@ -93,7 +93,9 @@ fn verbose_run(n: usize, extra: &str, counts: &str) -> String {
     for i in 0..n {
         s.push_str(&format!("t.py::test_{i} PASSED [ 50%]\n"));
     }
-    s.push_str("=========================== short test summary info ============================\n");
+    s.push_str(
+        "=========================== short test summary info ============================\n",
+    );
     s.push_str(extra);
     s.push_str(&format!("============ {counts} in 0.50s =============\n"));
     s
@@ -113,7 +115,11 @@ fn a_summary_failure_for_an_emitted_pass_counts_as_failed_among_the_tests() {
     // The verbose line edited to PASSED, the summary and the counts line left: before, the test
     // read failed. Past the window it reads passed, with a summary-line problem counting it
     // among the tests read: the same failures of the same number of tests.
-    let input = verbose_run(10, "FAILED t.py::test_0 - assert 1 == 2\n", "1 failed, 9 passed");
+    let input = verbose_run(
+        10,
+        "FAILED t.py::test_0 - assert 1 == 2\n",
+        "1 failed, 9 passed",
+    );
     let whole = read(input.as_bytes(), Named::default());
     let windowed = read(input.as_bytes(), Named::with_limits(2, 0));
     assert_eq!(whole.tests.len(), 10);
@@ -133,7 +139,11 @@ fn a_summary_failure_for_an_emitted_pass_counts_as_failed_among_the_tests() {
 
 #[test]
 fn a_summary_pass_for_an_emitted_pass_is_no_new_test() {
-    let input = verbose_run(10, "PASSED t.py::test_0\nPASSED t.py::test_9\n", "10 passed");
+    let input = verbose_run(
+        10,
+        "PASSED t.py::test_0\nPASSED t.py::test_9\n",
+        "10 passed",
+    );
     let windowed = read(input.as_bytes(), Named::with_limits(2, 0));
     assert_eq!(windowed.tests.len(), 10);
     assert!(windowed.problems.is_empty(), "{:?}", windowed.problems);
