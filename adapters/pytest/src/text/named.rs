@@ -42,10 +42,10 @@ use std::hash::{BuildHasher, RandomState};
 use gapscore_adapter_sdk::{Status, TestCase};
 
 /// Tests held whole in first-named order before the oldest is kept or emitted.
-pub(super) const WINDOW: usize = 16_384;
+pub(super) const WINDOW: usize = 4096;
 /// The budget of failed and errored tests kept whole until the end (about their ids and
 /// messages); past it, failures are emitted as they leave the window.
-pub(super) const KEPT_BYTES: usize = 8 << 20;
+pub(super) const KEPT_BYTES: usize = 4 << 20;
 /// Distinct reasons of emitted skips remembered for the `-rs` places; past it, no skip still in
 /// memory is given a place (a place must belong to exactly one test).
 pub(super) const SKIP_REASONS: usize = 4096;
