@@ -134,8 +134,8 @@ pub struct HostArgs {
     pub plugin_isolate: bool,
 
     /// How long a `--plugin-exec` program (or an isolated plugin) may take to read one file,
-    /// in seconds; it is stopped after that.
-    #[arg(help_heading = "Plugins", long = "plugin-exec-timeout", value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    /// in seconds (1 to 604800, a week); it is stopped after that.
+    #[arg(help_heading = "Plugins", long = "plugin-exec-timeout", value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub plugin_exec_timeout: u64,
 
     /// Threads reading input files (default: one per core). Output order never depends on it.

@@ -6,10 +6,7 @@ use gapscore_adapter_sdk::DETECT_PREFIX_LEN;
 
 use crate::registry::{DetectError, Registered, Registry};
 
-/// The detection confidence below which a file found in a directory is left out rather than
-/// read: adapters answer under it for documents they can read but that are not plainly result
-/// files (the simple adapter for a JSON object with a `tests` array and other top-level data).
-pub const SURE: u8 = 50;
+pub use crate::registry::SURE;
 
 /// What the host does with one file, from its (decoded) prefix and name.
 #[derive(Debug)]
@@ -20,6 +17,8 @@ pub(crate) enum Choice<'r> {
         entry: &'r Registered,
         /// Its confidence (100 for a forced format).
         confidence: u8,
+        /// The head rule decided, on this many content lines ([`crate::head`]).
+        head_lines: Option<usize>,
         /// The format id passed to it.
         format: String,
     },
@@ -38,7 +37,8 @@ pub(crate) enum Choice<'r> {
 }
 
 /// Chooses the adapter for a file: the forced `format` when given; otherwise the highest
-/// detection score, alone at the top (a tie is an error). A file found in a directory
+/// detection score, alone at the top (a tie is an error), among the adapters that claim the
+/// file's head when any does (the head rule, [`crate::head`]). A file found in a directory
 /// (`explicit` false) is left out when the winner is below [`SURE`] or it is documentation,
 /// and skipped when nothing claims it.
 pub(crate) fn choose<'r>(
@@ -49,11 +49,13 @@ pub(crate) fn choose<'r>(
     format: Option<&str>,
 ) -> Choice<'r> {
     let chosen = match format {
-        Some(id) => registry.by_format(id).map(|e| (e, 100)),
-        None => registry.detect_scored(prefix, file_name),
+        Some(id) => registry.by_format(id).map(|e| (e, 100, None)),
+        None => registry
+            .detect_explained(prefix, file_name)
+            .map(|d| (d.entry, d.confidence, d.head_lines)),
     };
-    let (entry, confidence) = match chosen {
-        Ok((e, confidence)) if confidence < SURE && !explicit => {
+    let (entry, confidence, head_lines) = match chosen {
+        Ok((e, confidence, _)) if confidence < SURE && !explicit => {
             return Choice::LeftOut {
                 reason: format!(
                     "the `{}` adapter would read it only as a guess ({confidence}/100: it holds more than results, like metadata or a summary), so it is not read as a second copy of the results; name the file to read it",
@@ -99,6 +101,7 @@ pub(crate) fn choose<'r>(
     Choice::Read {
         entry,
         confidence,
+        head_lines,
         format,
     }
 }

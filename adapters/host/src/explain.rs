@@ -109,9 +109,15 @@ fn explain_one<'r>(
         Choice::Read {
             entry,
             confidence,
+            head_lines,
             format,
         } => {
-            let mut why = format!("the highest score ({confidence}), alone at the top");
+            let mut why = match head_lines {
+                Some(lines) => format!(
+                    "head rule: the highest score ({confidence}) among the adapters that claim the file's first {lines} line(s) alone at {SURE} or more, alone at the top"
+                ),
+                None => format!("the highest score ({confidence}), alone at the top"),
+            };
             if !input.explicit {
                 why.push_str(&format!(
                     "; found in a directory, a file needs {SURE} or more to be read"

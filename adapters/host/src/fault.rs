@@ -10,6 +10,14 @@ pub enum PluginFault {
     /// input is invalid by its word but there is no message, line or offset to show.
     #[error("returned GAPSCORE_ERR_PARSE without calling error(); no reason given")]
     ParseWithoutError,
+    /// A plugin called `error()` (the input is invalid, at a place) and then returned
+    /// `GAPSCORE_OK`: its own word says the file cannot be read, so it is not read as valid
+    /// with the tests handed over before the error.
+    #[error("called error() ({message}) but returned GAPSCORE_OK; the file is not read as valid")]
+    OkAfterError {
+        /// What the plugin said.
+        message: String,
+    },
     /// A v1 plugin returned `GAPSCORE_ERR_PARSE` with an empty output buffer: no error document.
     #[error("returned GAPSCORE_ERR_PARSE without an error document; no reason given")]
     ParseWithoutDocument,

@@ -32,6 +32,7 @@ mod debug;
 pub mod exec;
 mod explain;
 mod fault;
+mod head;
 mod ingest;
 pub mod loader;
 mod notes;
@@ -47,7 +48,7 @@ pub use ingest::{
     ingest_appendable,
 };
 pub use loader::{PLUGIN_PATH_ENV, PluginAdapter, PluginError, PluginSearch, load_plugin};
-pub use registry::{DetectError, Origin, Registered, Registry};
+pub use registry::{DetectError, Detected, Origin, Registered, Registry};
 pub use split::{AppendParts, MAX_PARTS, MIN_PART_BYTES, SplitOptions};
 // The type of `IngestOptions::relative_to`.
 pub use gapscore_adapter_sdk::PathRoot;

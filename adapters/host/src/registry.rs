@@ -6,7 +6,14 @@ use std::sync::Arc;
 
 use gapscore_adapter_sdk::Adapter;
 
+use crate::head::{HEAD_CONTENT_LINES, head};
 use crate::loader::{PluginAdapter, PluginError, PluginSearch, load_plugin};
+
+/// The detection confidence below which a file found in a directory is left out rather than
+/// read: adapters answer under it for documents they can read but that are not plainly result
+/// files (the simple adapter for a JSON object with a `tests` array and other top-level data).
+/// A claim on a file's head at it or more is a declaration ([`crate::head`]).
+pub const SURE: u8 = 50;
 
 /// Where an adapter comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -293,13 +300,23 @@ impl Registry {
         prefix: &[u8],
         file_name: Option<&str>,
     ) -> Result<(&Registered, u8), DetectError> {
+        self.detect_explained(prefix, file_name)
+            .map(|d| (d.entry, d.confidence))
+    }
+
+    /// The one detection rule, with whether the head rule decided it: every adapter scores the
+    /// whole prefix; when any claims the file's head alone (see [`crate::head`]) at [`SURE`] or
+    /// more, only those that do are candidates, so lines printed deeper in the file by the code
+    /// under test cannot outrank the format the runner declared on its first lines. The
+    /// highest full score among the candidates wins, alone at the top.
+    pub fn detect_explained(
+        &self,
+        prefix: &[u8],
+        file_name: Option<&str>,
+    ) -> Result<Detected<'_>, DetectError> {
         let mut scored: Vec<(u8, &Registered)> = Vec::with_capacity(self.entries.len());
         for e in &self.entries {
-            let score = e
-                .adapter
-                .try_detect(prefix, file_name)
-                .map_err(|reason| DetectError::DetectionFailed { reason })?;
-            scored.push((score.min(100), e));
+            scored.push((self.score(e, prefix, file_name)?, e));
         }
         let best = scored.iter().map(|(c, _)| *c).max().unwrap_or(0);
         if best == 0 {
@@ -310,17 +327,62 @@ impl Registry {
                 known: self.format_ids(),
             });
         }
+        let mut head_lines = None;
+        for lines in 1..=HEAD_CONTENT_LINES {
+            let Some(h) = head(prefix, lines).filter(|h| h.len() < prefix.len()) else {
+                break;
+            };
+            let mut claimed = Vec::new();
+            for &(full, e) in &scored {
+                if full > 0 && self.score(e, h, file_name)? >= SURE {
+                    claimed.push((full, e));
+                }
+            }
+            if !claimed.is_empty() {
+                scored = claimed;
+                head_lines = Some(lines);
+                break;
+            }
+        }
+        let best = scored.iter().map(|(c, _)| *c).max().unwrap_or(0);
         let top: Vec<&Registered> = scored
             .iter()
             .filter(|(c, _)| *c == best)
             .map(|(_, e)| *e)
             .collect();
         match top.as_slice() {
-            [one] => Ok((one, best)),
+            [one] => Ok(Detected {
+                entry: one,
+                confidence: best,
+                head_lines,
+            }),
             many => Err(DetectError::Tie {
                 candidates: many.iter().map(|e| format!("`{}`", e.name())).collect(),
                 confidence: best,
             }),
         }
     }
+
+    fn score(
+        &self,
+        e: &Registered,
+        prefix: &[u8],
+        file_name: Option<&str>,
+    ) -> Result<u8, DetectError> {
+        e.adapter
+            .try_detect(prefix, file_name)
+            .map(|s| s.min(100))
+            .map_err(|reason| DetectError::DetectionFailed { reason })
+    }
+}
+
+/// The adapter [`Registry::detect_explained`] picks.
+#[derive(Debug, Clone, Copy)]
+pub struct Detected<'r> {
+    /// The adapter.
+    pub entry: &'r Registered,
+    /// Its confidence on the whole prefix (1–100).
+    pub confidence: u8,
+    /// The head rule decided: how many content lines of the head were claimed.
+    pub head_lines: Option<usize>,
 }

@@ -2,11 +2,17 @@
 //! over the terminal output, a lower-confidence format than the JSON ones.
 //!
 //! Read line by line. Tests come from the verbose per-test lines (`path::test PASSED [ 10%]`)
-//! and the short test summary (`FAILED path::test - message`); they are kept until the end of
-//! the input because a test's lines can be far apart (a teardown error after its `PASSED`).
+//! and the short test summary (`FAILED path::test - message`). A test's lines can be far apart
+//! (a teardown error after its `PASSED`, the summary after every test), so tests are held in a
+//! window and what leaves it is kept or emitted with a compact memory of it (`named`), in
+//! bounded memory.
 //! Collection errors, interruptions and internal errors become problems; the final counts line
 //! is checked against what was named, and counted failures that no line names become a
 //! problem, since the output does not say which tests they were.
+
+mod named;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -21,6 +27,7 @@ use gapscore_adapter_sdk::{
 
 use crate::common::test_from_nodeid;
 use gapscore_adapter_sdk::text::strip_ansi;
+use named::{Emitted, Named};
 
 const STATUSES: &str = "PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS|RERUN";
 
@@ -79,8 +86,11 @@ pub(crate) fn detect(prefix: &[u8]) -> u8 {
 
 #[derive(Default)]
 struct Reading {
-    tests: Vec<TestCase>,
-    index: HashMap<String, usize>,
+    named: Named,
+    /// The summary's `FAILED`/`ERROR` lines for emitted tests that were not failures.
+    late_failures: u64,
+    /// Whether the producer has been sent (before the first test emitted early).
+    producer_sent: bool,
     banner: bool,
     version: Option<String>,
     section: String,
@@ -107,7 +117,18 @@ pub fn parse_reader(
     reader: &mut dyn BufRead,
     sink: &mut dyn EventSink,
 ) -> Result<(), AdapterError> {
-    let mut r = Reading::default();
+    read_with(reader, sink, Named::default())
+}
+
+fn read_with(
+    reader: &mut dyn BufRead,
+    sink: &mut dyn EventSink,
+    named: Named,
+) -> Result<(), AdapterError> {
+    let mut r = Reading {
+        named,
+        ..Reading::default()
+    };
     let mut buf = Vec::new();
     loop {
         buf.clear();
@@ -129,6 +150,9 @@ pub fn parse_reader(
         let raw = String::from_utf8_lossy(bytes);
         let line = strip_ansi(raw.trim_end_matches(['\n', '\r']));
         r.line(&line);
+        if r.in_run() {
+            r.emit_settled(sink);
+        }
     }
     r.finish(sink)
 }
@@ -149,14 +173,8 @@ impl Reading {
         }
         let status = status_of(word);
         let message = message.map(str::trim).filter(|m| !m.is_empty());
-        if let Some(&i) = self.index.get(nodeid) {
-            let t = &mut self.tests[i];
+        if let Some(t) = self.named.get_mut(nodeid) {
             // A later ERROR (teardown) outranks an earlier PASSED; FAILED outranks PASSED.
-            let rank = |s: Status| match s {
-                Status::Errored => 3,
-                Status::Failed => 2,
-                _ => 1,
-            };
             if rank(status) > rank(t.status) {
                 if status == Status::Errored {
                     // pytest counts this test twice: as passed or failed, and as an error.
@@ -174,11 +192,57 @@ impl Reading {
             }
             return;
         }
+        if self.named.any_emitted() {
+            // The test may have been emitted already (`named`): what the line changes is
+            // bookkept, never dropped; its message cannot reach the emitted test.
+            if let Some(s) = self.named.emitted_failure(nodeid) {
+                if rank(status) > rank(*s) {
+                    self.counted_twice += 1;
+                    if *s == Status::Failed {
+                        self.failed_and_errored += 1;
+                    }
+                    *s = status;
+                }
+                return;
+            }
+            if summary {
+                // Every test was named before the summary: this one was emitted and was not a
+                // failure. A failure here is read as before, as failed, counted among the tests.
+                if rank(status) > 1 {
+                    self.late_failures += 1;
+                    if status == Status::Errored {
+                        self.counted_twice += 1;
+                    }
+                }
+                return;
+            }
+        }
         let mut t = test_from_nodeid(nodeid, status);
         t.message = message.map(str::to_owned);
         t.category = Category::from_title(&t.name);
-        self.index.insert(nodeid.to_owned(), self.tests.len());
-        self.tests.push(t);
+        self.named.push(t);
+    }
+
+    fn in_run(&self) -> bool {
+        self.section.is_empty() || self.section == "test session starts"
+    }
+
+    /// Hands the tests that left the window to the sink (the producer first).
+    fn emit_settled(&mut self, sink: &mut dyn EventSink) {
+        while let Some(mut t) = self.named.next_to_emit() {
+            if !self.producer_sent {
+                self.producer_sent = true;
+                sink.producer(self.producer());
+            }
+            add_attempts(&self.reruns, &mut t);
+            sink.test_finished(t);
+        }
+    }
+
+    fn producer(&self) -> Producer {
+        let mut producer = Producer::new("pytest");
+        producer.version = self.version.clone();
+        producer
     }
 
     fn line(&mut self, line: &str) {
@@ -285,8 +349,7 @@ impl Reading {
             }
             return;
         }
-        let in_run = self.section.is_empty() || self.section == "test session starts";
-        if !in_run {
+        if !self.in_run() {
             return;
         }
         if let Some(c) = p.verbose.captures(line).or_else(|| p.xdist.captures(line)) {
@@ -328,30 +391,35 @@ impl Reading {
                 InputError::Empty("empty file: expected pytest console output".into()).into(),
             );
         }
-        if !self.banner && self.counts.is_none() && self.tests.is_empty() {
+        if !self.banner && self.counts.is_none() && self.named.total() == 0 {
             return Err(InputError::Unlocated(format!(
                 "no pytest console output found in {} line(s): no session banner, test lines or counts line",
                 self.lines
             ))
             .into());
         }
-        let mut producer = Producer::new("pytest");
-        producer.version = self.version;
-        sink.producer(producer);
-        let mut named: HashMap<Status, u64> = HashMap::new();
-        for t in &self.tests {
+        if !self.producer_sent {
+            sink.producer(self.producer());
+        }
+        let named_total = self.named.total();
+        let (mut tests, emitted) = self.named.finish();
+        let Emitted {
+            by_status: mut named,
+            skip_reasons,
+            ..
+        } = emitted;
+        for t in &tests {
             *named.entry(t.status).or_insert(0) += 1;
         }
-        let named_total = self.tests.len() as u64;
-        let mut tests = self.tests;
-        place_skips(&mut tests, &self.skip_places);
+        place_skips(&mut tests, &self.skip_places, skip_reasons.as_ref());
         for mut t in tests {
-            let (verbose, summary) = self.reruns.get(&t.id).copied().unwrap_or((0, 0));
-            for _ in 0..verbose.max(summary) {
-                t.attempts.push(Attempt::new(Status::Failed));
-            }
+            add_attempts(&self.reruns, &mut t);
             sink.test_finished(t);
         }
+        let have = |s: Status| named.get(&s).copied().unwrap_or(0);
+        // Failures the summary names for tests emitted as something else count as failed, as
+        // they did when every test was held: among the named failures, and as evidence below.
+        let named_failed = have(Status::Failed) + have(Status::Errored) + self.late_failures;
         for (what, exc) in &self.collection_errors {
             let detail = match exc {
                 Some(e) => format!("collecting `{what}` failed: {e}"),
@@ -393,10 +461,11 @@ impl Reading {
                     "the output ends before pytest's final counts line: the run did not finish or the output was cut{progress}"
                 ),
             ));
+            let read = ReadCounts::new(named_total, named_failed, have(Status::Skipped));
+            late_failures(sink, self.late_failures, read);
             return Ok(());
         };
         let get = |k: &str| counts.get(k).copied().unwrap_or(0);
-        let have = |s: Status| named.get(&s).copied().unwrap_or(0);
         let collection_errors = self.collection_errors.len() as u64;
         // pytest counts a collection error as an error, and a test that fails and then errors
         // at teardown once as failed and once as error: neither is a test of its own.
@@ -409,7 +478,6 @@ impl Reading {
         let declared_failed = (get("failed") + get("error"))
             .saturating_sub(collection_errors)
             .saturating_sub(self.failed_and_errored);
-        let named_failed = have(Status::Failed) + have(Status::Errored);
         let unattributed = counted.saturating_sub(named_total);
         // Which of the unattributed results were failures (first) and skips, as far as the
         // counts line tells.
@@ -433,6 +501,15 @@ impl Reading {
                 .with_count(unattributed),
             );
         }
+        late_failures(
+            sink,
+            self.late_failures,
+            ReadCounts::new(
+                named_total + unattributed,
+                named_failed + unnamed_failed,
+                have(Status::Skipped) + unnamed_skipped,
+            ),
+        );
         // The counts line as evidence beside the named results. The unattributed results are
         // read as what the problem above stands for (failures first), so only a counts line that
         // says worse than every result it could stand for is a `summary-line` problem.
@@ -456,6 +533,36 @@ impl Reading {
         );
         Ok(())
     }
+}
+
+/// A failed attempt for each rerun (`RERUN` lines; the verbose lines and the summary's, the
+/// larger count).
+fn add_attempts(reruns: &HashMap<String, (u32, u32)>, t: &mut TestCase) {
+    let (verbose, summary) = reruns.get(&t.id).copied().unwrap_or((0, 0));
+    for _ in 0..verbose.max(summary) {
+        t.attempts.push(Attempt::new(Status::Failed));
+    }
+}
+
+/// The short summary's failures for tests already emitted as something else (`named`), as
+/// evidence: `read` counts them failed, the records do not, so the difference is counted among
+/// the tests read (`summary-line`), exactly the failures holding every test gave.
+fn late_failures(sink: &mut dyn EventSink, late: u64, read: ReadCounts) {
+    if late == 0 {
+        return;
+    }
+    let records = ReadCounts::new(read.tests, read.failed - late, read.skipped);
+    sink.evidence(
+        Evidence::new(
+            EvidenceSource::ConsoleSummary,
+            format!(
+                "pytest's short test summary ({late} FAILED or ERROR line(s) for tests its per-test lines read otherwise, {} or more tests earlier)",
+                named::WINDOW
+            ),
+        )
+        .declaring(Declared::new().failed(DeclaredCount::Number(read.failed)))
+        .reading(records),
+    );
 }
 
 /// The counts as pytest wrote them, in its order, for a message.
@@ -486,22 +593,42 @@ fn counts_text(counts: &HashMap<String, u64>) -> String {
 /// Where each named skip was decided, from the `-rs` lines: a line for one skip whose reason
 /// starts with exactly one named skip's reason (the verbose line cuts long reasons with `...`)
 /// gives that test its `path:line`. A line standing for several skips names none of them.
-fn place_skips(tests: &mut [TestCase], places: &[(u64, String, String)]) {
+fn place_skips(
+    tests: &mut [TestCase],
+    places: &[(u64, String, String)],
+    emitted: Option<&HashMap<String, u64>>,
+) {
+    let fits = |m: &str, reason: &str| {
+        let m = m.strip_suffix("...").unwrap_or(m);
+        !m.is_empty() && reason.starts_with(m)
+    };
     for (n, at, reason) in places {
         if *n != 1 {
             continue;
         }
-        let mut fits = tests.iter_mut().filter(|t| {
+        // A skip already emitted may be the one the line stands for: then none is placed (and
+        // none is once too many reasons were emitted to remember).
+        let Some(emitted) = emitted else { return };
+        if emitted.keys().any(|m| fits(m, reason)) {
+            continue;
+        }
+        let mut candidates = tests.iter_mut().filter(|t| {
             t.status == Status::Skipped
                 && t.decided_at.is_none()
-                && t.message.as_deref().is_some_and(|m| {
-                    let m = m.strip_suffix("...").unwrap_or(m);
-                    !m.is_empty() && reason.starts_with(m)
-                })
+                && t.message.as_deref().is_some_and(|m| fits(m, reason))
         });
-        if let (Some(t), None) = (fits.next(), fits.next()) {
+        if let (Some(t), None) = (candidates.next(), candidates.next()) {
             t.decided_at = Some(at.clone());
         }
+    }
+}
+
+/// How bad a status is, for a test named twice: errored, failed, anything else.
+fn rank(s: Status) -> u8 {
+    match s {
+        Status::Errored => 3,
+        Status::Failed => 2,
+        _ => 1,
     }
 }
 

@@ -6,11 +6,13 @@
 
 use std::ffi::{CStr, c_char, c_void};
 
+use gapscore_adapter_sdk::abi::v2::GAPSCORE_NO_OFFSET;
 use gapscore_adapter_sdk::abi::{
-    GAPSCORE_ERR_PARSE, GAPSCORE_ERR_STOPPED, GAPSCORE_OK, GapscoreHost, GapscoreStr,
+    GAPSCORE_ERR_INTERNAL, GAPSCORE_ERR_PARSE, GAPSCORE_ERR_STOPPED, GAPSCORE_OK, GapscoreHost,
+    GapscoreStr,
 };
 
-use crate::v2::{Desc2, V2, desc, test};
+use crate::v2::{Desc2, V2, desc, s, test};
 
 /// Dies of a segmentation fault: a write to an unmapped, non-null address (null would trip
 /// the standard library's own precondition check first, which aborts instead).
@@ -81,6 +83,35 @@ unsafe extern "C" fn v2_crash(host: *const GapscoreHost, _: *const u8, _: usize)
 
 unsafe extern "C" fn v2_silent_parse_error(_: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
     GAPSCORE_ERR_PARSE
+}
+
+/// Says the input is invalid (`error()`) and then returns `GAPSCORE_OK`, after one test.
+unsafe extern "C" fn v2_error_then_ok(host: *const GapscoreHost, _: *const u8, _: usize) -> i32 {
+    // SAFETY: the host passes a valid table for the call.
+    let h = unsafe { &*host };
+    let Some(finished) = h.test_finished else {
+        return GAPSCORE_ERR_INTERNAL;
+    };
+    let t = test(s(b"adds"));
+    // SAFETY: valid table; the strings are static.
+    unsafe {
+        finished(h.ctx, &t);
+        (h.error.expect("table"))(
+            h.ctx,
+            s(b"unknown status `maybe`"),
+            2,
+            1,
+            GAPSCORE_NO_OFFSET,
+        )
+    };
+    GAPSCORE_OK
+}
+
+static ERROR_THEN_OK: Desc2 = desc(c"v2_error_then_ok", V2, Some(v2_error_then_ok));
+
+#[unsafe(no_mangle)]
+pub extern "C" fn gapscore_adapter_v2_error_then_ok() -> *const c_void {
+    (&raw const ERROR_THEN_OK.0).cast()
 }
 
 static CRASH: Desc2 = {

@@ -47,9 +47,13 @@ pub struct ExecAdapter {
     info: AdapterInfo,
     command: String,
     argv: Vec<String>,
-    /// The directory the program was loaded from: every later start runs there, so relative
-    /// paths in the command mean what they meant when it was given.
+    /// Where the program runs: an empty private directory, never the directory gapscore was
+    /// started in (for `gapscore run`, the implementer's project, where `npx NAME` or
+    /// `python3 -m NAME` would find the implementer's code). Relative paths in the command
+    /// were made absolute against the start directory when it was given.
     dir: Option<std::path::PathBuf>,
+    /// Keeps `dir` alive (removed with the adapter).
+    _home: Option<std::sync::Arc<tempfile::TempDir>>,
     rules: Vec<Rule>,
     timeout: Duration,
     debug: bool,
@@ -126,6 +130,20 @@ pub fn load_exec(command: &str) -> Result<ExecAdapter, String> {
     // relative `PATH` entry) must not resolve elsewhere when a later read runs from another
     // directory (`gapscore run` reads its results from the workspace the implementer wrote).
     argv[0] = absolute_program(&argv[0]);
+    // A relative path the command names (`python3 adapters/lines.py`) keeps its meaning once
+    // the program runs in its own directory.
+    for word in argv.iter_mut().skip(1) {
+        let p = std::path::Path::new(word.as_str());
+        if !word.starts_with('-')
+            && p.is_relative()
+            && p.exists()
+            && let Some(abs) = std::path::absolute(p)
+                .ok()
+                .and_then(|a| a.to_str().map(str::to_owned))
+        {
+            *word = abs;
+        }
+    }
     load_argv(argv, command, false)
 }
 
@@ -133,7 +151,13 @@ pub fn load_exec(command: &str) -> Result<ExecAdapter, String> {
 /// `isolated`: the program is gapscore serving a plugin ([`load_isolated`]), whose failure to
 /// load is said on its stderr, in the words of an in-process load.
 fn load_argv(argv: Vec<String>, command: &str, isolated: bool) -> Result<ExecAdapter, String> {
-    let dir = std::env::current_dir().ok();
+    // The program's own empty directory: nothing the start directory holds is found through
+    // it (issue 36's attack round: `npx` and `python3 -m` resolved the implementer's code).
+    let home = tempfile::Builder::new()
+        .prefix("gapscore-exec-")
+        .tempdir()
+        .map_err(|e| format!("cannot make its working directory: {e}"))?;
+    let dir = Some(home.path().to_path_buf());
     let mut child = spawn(&argv, dir.as_deref(), &["--gapscore-info"], false)?;
     let mut out = Vec::new();
     let stdout = child.stdout.take();
@@ -188,6 +212,7 @@ fn load_argv(argv: Vec<String>, command: &str, isolated: bool) -> Result<ExecAda
         command: command.to_owned(),
         argv,
         dir,
+        _home: Some(std::sync::Arc::new(home)),
         rules,
         timeout: PARSE_TIMEOUT,
         debug: false,

@@ -110,6 +110,11 @@ pub(super) fn run<'a>(
             .map_or_else(|| "no message".to_owned(), |e| e.0.clone())
     };
     match status {
+        GAPSCORE_OK if call.error.is_some() => {
+            Err(plugin.fail(crate::fault::PluginFault::OkAfterError {
+                message: message(&call),
+            }))
+        }
         GAPSCORE_OK => Ok(()),
         GAPSCORE_ERR_PARSE if call.error.is_none() => {
             Err(plugin.fail(crate::fault::PluginFault::ParseWithoutError))

@@ -232,3 +232,47 @@ fn a_bad_rule_refuses_the_adapter_at_load_naming_the_rule() {
         .is_ok()
     );
 }
+
+/// Every fixture's decision (adapter and format, or why none), one line per file, as recorded
+/// in `tests/data/chosen-formats.txt`: a change to how the host chooses (issue 36's head rule)
+/// must leave every real file read as it was; `(head)` marks the files the head rule decided.
+/// `GAPSCORE_UPDATE_CHOSEN=1` rewrites the record.
+#[test]
+fn every_fixtures_chosen_format_is_as_recorded() {
+    let reg = Registry::builtin();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let files = fixtures();
+    let inputs: Vec<Input> = files.iter().map(|p| Input::new(p, true)).collect();
+    let mut table = String::new();
+    for (path, e) in files.iter().zip(explain(&reg, &inputs)) {
+        let rel = path.strip_prefix(&root).unwrap().display().to_string();
+        let decision = match e.map(|e| e.decision) {
+            Ok(Decision::Read {
+                adapter,
+                format,
+                why,
+                ..
+            }) => {
+                let head = if why.contains("head rule") {
+                    " (head)"
+                } else {
+                    ""
+                };
+                format!("{adapter} {format}{head}")
+            }
+            Ok(Decision::Failed { .. }) | Err(_) => "failed".to_owned(),
+            Ok(other) => format!("{other:?}"),
+        };
+        table.push_str(&format!("{rel}\t{decision}\n"));
+    }
+    let record = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chosen-formats.txt");
+    if std::env::var_os("GAPSCORE_UPDATE_CHOSEN").is_some() {
+        fs::create_dir_all(record.parent().unwrap()).unwrap();
+        fs::write(&record, &table).unwrap();
+    }
+    let want = fs::read_to_string(&record).unwrap();
+    for (got, want) in table.lines().zip(want.lines()) {
+        assert_eq!(got, want, "a fixture's chosen format changed");
+    }
+    assert_eq!(table.lines().count(), want.lines().count());
+}

@@ -386,6 +386,19 @@ fn a_v2_plugin_s_warnings_keep_their_codes() {
     assert_eq!(codes(&via_plugin), codes(&built_in));
 }
 
+/// A plugin that calls `error()` and then returns `GAPSCORE_OK` is not read as valid: its own
+/// word says the input cannot be read (attack round, issue 36: the tests before the error
+/// were scored).
+#[test]
+fn ok_after_error_fails_the_file() {
+    let m = plugin_error("gapscore_adapter_v2_error_then_ok");
+    assert!(m.starts_with("plugin `v2_error_then_ok` ("), "{m}");
+    assert!(
+        m.ends_with("): called error() (unknown status `maybe`) but returned GAPSCORE_OK; the file is not read as valid"),
+        "{m}"
+    );
+}
+
 /// Before: `input: no message`. A plugin that says the input is invalid without saying why is
 /// named, with what it did.
 #[test]

@@ -187,7 +187,7 @@ pub(super) fn text(
     }
     let _ = writeln!(
         out,
-        "\nThe highest score alone at the top reads the file; a tie is an error (name one with --input-format ID). A file found in a directory needs {SURE} or more."
+        "\nThe highest score alone at the top reads the file (when adapters claim the file's first lines alone at {SURE} or more, the highest among them: the head rule); a tie is an error (name one with --input-format ID). A file found in a directory needs {SURE} or more."
     );
     out
 }

@@ -4,9 +4,7 @@
 //! spec's simple JSON), each with over ten thousand failures, stays under 64 MiB of resident
 //! memory and the report counts every test; JUnit and go test -json also as Markdown (a section
 //! for every failure it has room for). `gapscore run` reading 1 GB of a command's output and a
-//! file raising a million warnings stay under the same bound. One reader still grows with its
-//! input (`NOT_BOUNDED_YET`: pytest's console text): its file is a tenth of the size, every
-//! count is checked and its peak is printed, not checked.
+//! file raising a million warnings stay under the same bound.
 //!
 //! Slow (it writes 13 GB, a file at a time, and reads them back), so it is ignored by default;
 //! `.ci/run` runs it on an optimised build (the ignored tests of this module of the test binary
@@ -148,14 +146,6 @@ fn chosen_formats() -> Vec<&'static generate::Format> {
     chosen
 }
 
-/// Formats whose reader still grows with the file, each with why; printed, their peak not
-/// checked (everything else about them is). The one left is a follow-up of issue 36.
-const NOT_BOUNDED_YET: &[(&str, &str)] = &[(
-    "pytest-v.txt",
-    "pytest's console text reader keeps every test until the end (a test's lines can be far \
-     apart: PASSED, then a teardown ERROR or a short-summary line), 10 GB on 1 GB of output",
-)];
-
 /// Markdown, meant for people, streams its failures too: checked on the two formats that
 /// have always been in this test.
 const MARKDOWN_TOO: [&str; 2] = ["junit.xml", "go-test.jsonl"];
@@ -177,14 +167,7 @@ fn every_built_in_format_scores_1_gb_under_64_mib() {
             Some(k) => k.join(name),
             None => dir.path().join(name),
         };
-        let not_bounded = NOT_BOUNDED_YET.iter().find(|(f, _)| *f == name);
-        // A tenth of the size for a reader that grows with its input: a CI runner's memory.
-        let size = if not_bounded.is_some() {
-            target / 10
-        } else {
-            target
-        };
-        let (bytes, made) = format.write(&input, size);
+        let (bytes, made) = format.write(&input, target);
         let counted_failed = made.failed + made.skipped;
         let (peak, r) = score(&input, &dir.path().join("report.json"));
         eprintln!(
@@ -223,10 +206,7 @@ fn every_built_in_format_scores_1_gb_under_64_mib() {
             ));
         }
         if peak >= LIMIT_MIB {
-            match not_bounded {
-                Some((_, why)) => eprintln!("{name}: NOT BOUNDED YET, peak not checked: {why}"),
-                None => wrong.push(format!("peak {peak:.1} MiB >= {LIMIT_MIB} MiB")),
-            }
+            wrong.push(format!("peak {peak:.1} MiB >= {LIMIT_MIB} MiB"));
         }
         if MARKDOWN_TOO.contains(&name) {
             let (md_peak, sections, chars, details) =

@@ -425,3 +425,50 @@ fn item06_err_parse_without_error_names_the_plugin() {
         assert!(!err.contains("no message"), "{err}");
     }
 }
+
+/// Attack round (issue 36): a `--plugin-exec` program runs in its own empty directory, never in
+/// the directory gapscore was started in (for `gapscore run`, the implementer's project), so
+/// `python3 -m NAME` cannot import a module planted there; a relative path the command names
+/// still means what it meant.
+#[test]
+fn attack_exec_programs_never_resolve_code_from_the_start_directory() {
+    if !python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let proof = dir.path().join("planted-ran");
+    write(
+        dir.path(),
+        "gapscore_planted.py",
+        &format!(
+            "open({:?}, 'w').write('ran')\nraise SystemExit(1)\n",
+            proof.display().to_string()
+        ),
+    );
+    let input = write(dir.path(), "r.txt", "x\n");
+    let o = run_in(
+        dir.path(),
+        &[
+            "parse",
+            "--plugin-exec",
+            "python3 -m gapscore_planted",
+            s(&input),
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(!proof.exists(), "the planted module ran: {}", stderr(&o));
+    // A relative script path is the start directory's, made absolute when given.
+    let lines = repo_path("adapters/examples/python-lines/gapscore_python_lines.py");
+    std::fs::copy(&lines, dir.path().join("lines.py")).unwrap();
+    let o = run_in(
+        dir.path(),
+        &[
+            "adapters",
+            "--plugin-exec",
+            "python3 lines.py",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
