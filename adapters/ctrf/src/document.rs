@@ -132,6 +132,20 @@ pub(crate) struct Summary {
     pub(crate) other: Option<Value>,
 }
 
+impl Summary {
+    /// Each count by its key, given or not.
+    pub(crate) fn counts(&self) -> [(&'static str, Option<&Value>); 6] {
+        [
+            ("tests", self.tests.as_ref()),
+            ("passed", self.passed.as_ref()),
+            ("failed", self.failed.as_ref()),
+            ("skipped", self.skipped.as_ref()),
+            ("pending", self.pending.as_ref()),
+            ("other", self.other.as_ref()),
+        ]
+    }
+}
+
 /// The keys of `results.extra` that carry run-level trouble.
 #[derive(Deserialize)]
 pub(crate) struct ResultsExtra {

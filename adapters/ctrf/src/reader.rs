@@ -78,7 +78,7 @@ pub fn parse_reader<R: BufRead + ?Sized>(
         st: &mut state,
         results: false,
         tests: false,
-        summary: None,
+        summaries: Vec::new(),
     };
     let result = stream::visit(&mut tail, Want::Descend, &mut root);
     if state.interrupted > 0 {
@@ -223,7 +223,9 @@ struct Root<'a, 's> {
     st: &'a mut State<'s>,
     results: bool,
     tests: bool,
-    summary: Option<Summary>,
+    /// Each summary-like member of `results` (`summary`, `totals`, `stats`) by its key: every
+    /// one is held against the tests, the worst reading winning.
+    summaries: Vec<(String, Summary)>,
 }
 
 impl stream::Visitor for Root<'_, '_> {
@@ -305,7 +307,8 @@ impl stream::Visitor for Root<'_, '_> {
             }
             _ => {
                 if let Some(s) = parsed::<Option<Summary>>(&value)?.flatten() {
-                    self.summary = Some(s);
+                    self.summaries
+                        .push((key.unwrap_or("summary").to_owned(), s));
                 }
                 Ok(())
             }
@@ -330,10 +333,12 @@ impl stream::Visitor for Root<'_, '_> {
             }
             .into());
         }
-        if !path.is_empty()
-            && let Some(s) = self.summary.take()
-        {
-            self.st.check_summary(&s);
+        if !path.is_empty() {
+            let summaries = std::mem::take(&mut self.summaries);
+            for (key, s) in &summaries {
+                self.st.check_summary(key, s);
+            }
+            self.st.compare_summaries(&summaries);
         }
         Ok(())
     }
@@ -449,10 +454,10 @@ impl State<'_> {
         }
     }
 
-    /// `results.summary` as evidence beside the tests read, counted the way CTRF counts: by
-    /// each test's own `status`. `skipped`, `pending` and `other` are tests that did not pass
-    /// and did not fail: compared as one sum.
-    fn check_summary(&mut self, s: &Summary) {
+    /// `results.<key>` (`summary`, or `totals`/`stats` of early reporters) as evidence beside
+    /// the tests read, counted the way CTRF counts: by each test's own `status`. `skipped`,
+    /// `pending` and `other` are tests that did not pass and did not fail: compared as one sum.
+    fn check_summary(&mut self, key: &str, s: &Summary) {
         let total: u64 = self.seen.iter().sum();
         let mut declared = Declared::new();
         if let Some(t) = &s.tests {
@@ -473,7 +478,7 @@ impl State<'_> {
             declared = declared.passed(count(p));
         }
         self.sink.evidence(
-            Evidence::new(EvidenceSource::SummaryObject, "results.summary")
+            Evidence::new(EvidenceSource::SummaryObject, format!("results.{key}"))
                 .declaring(declared)
                 .reading(
                     ReadCounts::new(
@@ -484,6 +489,35 @@ impl State<'_> {
                     .with_passed(self.seen[0]),
                 ),
         );
+    }
+}
+
+impl State<'_> {
+    /// Two summaries giving one count differently contradict each other: said, beside each
+    /// one's own check against the tests (which already counts the worse), so not counted again.
+    fn compare_summaries(&mut self, summaries: &[(String, Summary)]) {
+        for (i, (a_key, a)) in summaries.iter().enumerate() {
+            for (b_key, b) in &summaries[i + 1..] {
+                let differ: Vec<&str> = a
+                    .counts()
+                    .into_iter()
+                    .zip(b.counts())
+                    .filter_map(|((name, x), (_, y))| match (x, y) {
+                        (Some(x), Some(y)) if x != y => Some(name),
+                        _ => None,
+                    })
+                    .collect();
+                if !differ.is_empty() {
+                    self.sink.coded_warning(
+                        Code::DeclaredCountMismatch,
+                        format!(
+                            "results.{a_key} and results.{b_key} give different counts (`{}`): the document contradicts itself; each is held against the tests read",
+                            differ.join("`, `")
+                        ),
+                    );
+                }
+            }
+        }
     }
 }
 

@@ -41,6 +41,7 @@
 #![deny(unsafe_code)] // `export_adapter!` needs `#[unsafe(no_mangle)]` on the entry symbol only.
 #![deny(missing_docs)]
 
+mod foreign;
 mod lists;
 pub mod reader;
 

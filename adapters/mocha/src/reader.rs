@@ -24,6 +24,7 @@ use gapscore_adapter_sdk::{
     ProblemKind, Producer, Status, TestCase,
 };
 
+use crate::foreign::{self, Foreign, OtherKeys};
 use crate::lists::{self, Ledger, List, Stats};
 
 /// Reads one Mocha JSON document held in memory and pushes every test, problem and warning
@@ -60,7 +61,7 @@ pub fn parse_reader<R: BufRead + ?Sized>(
     let mut root = Root {
         st: &mut st,
         saw_tests: false,
-        unknown: Vec::new(),
+        foreign: Foreign::default(),
     };
     match stream::visit(reader, Want::Descend, &mut root) {
         Ok(outcome) => {
@@ -104,6 +105,9 @@ struct RawTest<'a> {
     current_retry: Option<u64>,
     #[serde(default)]
     err: RawErr,
+    /// Keys Mocha never writes in a test entry (P024).
+    #[serde(flatten)]
+    other: OtherKeys,
 }
 
 impl RawTest<'_> {
@@ -335,19 +339,11 @@ fn hook_kind(title: &str) -> Option<&'static str> {
         })
 }
 
-/// `stats` as written; a count that is not a non-negative integer is kept as text.
+/// `stats` when it is not an object: refused in serde's words.
 #[derive(Deserialize)]
-struct RawStats {
-    #[serde(default, deserialize_with = "count")]
-    tests: Option<DeclaredCount>,
-    #[serde(default, deserialize_with = "count")]
-    passes: Option<DeclaredCount>,
-    #[serde(default, deserialize_with = "count")]
-    pending: Option<DeclaredCount>,
-    #[serde(default, deserialize_with = "count")]
-    failures: Option<DeclaredCount>,
-}
+struct RawStats {}
 
+/// One count of `stats` as written; one that is not a non-negative integer is kept as text.
 fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DeclaredCount>, D::Error> {
     let v = Option::<Value>::deserialize(d)?;
     Ok(v.map(|v| match v.as_u64() {
@@ -360,24 +356,41 @@ fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DeclaredCount>, D::Er
 struct Root<'a, 's> {
     st: &'a mut State<'s>,
     saw_tests: bool,
-    /// Top-level keys Mocha's reporter never writes.
-    unknown: Vec<String>,
+    /// What Mocha's reporter never writes, wherever it was found.
+    foreign: Foreign,
 }
 
 impl stream::Visitor for Root<'_, '_> {
     fn member(&mut self, path: &[String], key: &str) -> Want {
+        // `stats` is read member by member, so that a value Mocha never writes there (a
+        // swallowed document) is named and skipped, never held.
+        if let [p] = path
+            && p == "stats"
+        {
+            return match key {
+                "tests" | "passes" | "pending" | "failures" => Want::Whole,
+                k if foreign::STATS_UNREAD.contains(&k) => Want::Skip,
+                other => {
+                    self.foreign.key(format!("stats.{other}"));
+                    Want::Skip
+                }
+            };
+        }
         if !path.is_empty() {
             return Want::Skip;
         }
         match key {
-            "stats" => Want::Whole,
+            "stats" => {
+                self.st.stats.get_or_insert_default();
+                Want::Descend
+            }
             "tests" => {
                 self.saw_tests = true;
                 Want::Elements
             }
             other if List::from_key(other).is_some() => Want::Elements,
             other => {
-                self.unknown.push(other.to_owned());
+                self.foreign.key(other.to_owned());
                 Want::Skip
             }
         }
@@ -391,6 +404,13 @@ impl stream::Visitor for Root<'_, '_> {
             Err(e) => return Err(element.json_error(&e).into()),
         };
         self.st.producer();
+        let list = path.first().map_or("tests", String::as_str);
+        for k in &t.other.0 {
+            self.foreign.key(format!("{list}[].{k}"));
+        }
+        if foreign::nests_a_document(element.text) {
+            self.foreign.nested(list);
+        }
         match path.first().map(String::as_str).and_then(List::from_key) {
             None => self.st.test(t),
             Some(list) => self.st.listed(list, t),
@@ -406,13 +426,16 @@ impl stream::Visitor for Root<'_, '_> {
             [] => de.deserialize_map(Shape(
                 "a Mocha JSON document (an object with `stats` and `tests`)",
             )),
-            [k] if k == "stats" => RawStats::deserialize(&mut de).map(|s| {
-                self.st.stats = Some(Stats {
-                    tests: s.tests,
-                    passes: s.passes,
-                    pending: s.pending,
-                    failures: s.failures,
-                });
+            [k] if k == "stats" => RawStats::deserialize(&mut de).map(|_| ()),
+            [s, k] if s == "stats" => count(&mut de).map(|c| {
+                let stats = self.st.stats.get_or_insert_default();
+                let slot = match k.as_str() {
+                    "tests" => &mut stats.tests,
+                    "passes" => &mut stats.passes,
+                    "pending" => &mut stats.pending,
+                    _ => &mut stats.failures,
+                };
+                *slot = c;
             }),
             _ => de.deserialize_seq(Shape("an array of tests")),
         };
@@ -438,19 +461,12 @@ impl stream::Visitor for Root<'_, '_> {
             }
             .into());
         }
-        // Mocha's reporter writes exactly stats, tests, pending, failures and passes. Another
-        // key is someone else's writing: a forged document printed before Mocha's own can make
-        // Mocha's (with its failures) the value of a key no reader looks at.
-        if !self.unknown.is_empty() {
-            let names: Vec<String> = self.unknown.iter().map(|k| format!("`{k}`")).collect();
-            self.st.sink.problem(Problem::new(
-                ProblemKind::ForeignContent,
-                format!(
-                    "top-level {} {} Mocha's JSON reporter never writes: something other than Mocha wrote into the document",
-                    if self.unknown.len() == 1 { "key" } else { "keys" },
-                    names.join(", "),
-                ),
-            ));
+        // Mocha's reporter writes exactly stats, tests, pending, failures and passes, and a
+        // fixed set inside them. Anything else is someone else's writing: a forged document
+        // printed before Mocha's own can make Mocha's (with its failures) the value of a key
+        // no reader looks at, at any depth.
+        if let Some(p) = self.foreign.problem() {
+            self.st.sink.problem(p);
         }
         Ok(())
     }

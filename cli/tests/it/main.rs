@@ -8,6 +8,7 @@
 mod attack35;
 mod attack35_run;
 mod attack36;
+mod attack36_readers;
 mod common;
 
 mod bad_input;

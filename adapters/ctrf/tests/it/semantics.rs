@@ -155,6 +155,48 @@ fn summary_disagreement_is_a_warning_not_an_error() {
     assert!(agree.warnings.is_empty());
 }
 
+/// Issue 36, attack finding 3: every summary-like member is judged, in either order; a later
+/// `totals` saying no failure does not replace a `summary` saying one, and the two differing
+/// is said.
+#[test]
+fn every_summary_like_member_is_judged_the_worst_winning() {
+    let tests = r#""tests":[{"name":"a","status":"passed"},{"name":"b","status":"passed"},{"name":"c","status":"passed"}]"#;
+    let failing = r#"{"tests":3,"passed":2,"failed":1,"skipped":0,"pending":0,"other":0}"#;
+    let clean = r#"{"tests":3,"passed":3,"failed":0,"skipped":0,"pending":0,"other":0}"#;
+    for (first, second) in [
+        ("summary", "totals"),
+        ("totals", "summary"),
+        ("summary", "stats"),
+    ] {
+        for (a, b) in [(failing, clean), (clean, failing)] {
+            let run = read(&format!(
+                r#"{{"results":{{"tool":{{"name":"t"}},"{first}":{a},{tests},"{second}":{b}}}}}"#
+            ));
+            let kinds: Vec<ProblemKind> = run.problems.iter().map(|p| p.kind).collect();
+            assert_eq!(
+                kinds,
+                [ProblemKind::SummaryCounts],
+                "{first}/{second}: {run:?}"
+            );
+            assert!(
+                run.warnings
+                    .iter()
+                    .any(|w| w.contains("give different counts (`passed`, `failed`)")),
+                "{:?}",
+                run.warnings
+            );
+        }
+    }
+    // Two that agree: nothing said.
+    let run = read(&format!(
+        r#"{{"results":{{"summary":{clean},"totals":{clean},{tests}}}}}"#
+    ));
+    assert!(
+        run.problems.is_empty() && run.warnings.is_empty(),
+        "{run:?}"
+    );
+}
+
 #[test]
 fn truncation_keeps_complete_tests_and_says_so() {
     let full = r#"{"reportFormat":"CTRF","results":{"tool":{"name":"t"},"tests":[{"name":"a","status":"failed","duration":1},{"name":"b","status":"passed","duration":1}]}}"#;

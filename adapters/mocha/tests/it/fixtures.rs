@@ -92,3 +92,73 @@ fn a_test_titled_like_a_hook_stays_a_test() {
     assert_eq!(run.tests[0].status, Status::Failed);
     assert!(run.problems.is_empty(), "{:?}", run.problems);
 }
+
+/// A Mocha document with `entry` as its one test (in `tests` and `passes`) and `stats_extra`
+/// inside `stats`.
+fn doc(entry: &str, stats_extra: &str) -> TestRun {
+    let text = format!(
+        r#"{{"stats":{{"suites":1,"tests":1,"passes":1,"pending":0,"failures":0,"start":"2026-01-01T00:00:00.000Z","end":"2026-01-01T00:00:00.001Z","duration":1{stats_extra}}},
+        "tests":[{entry}],"pending":[],"failures":[],"passes":[{entry}]}}"#
+    );
+    parse_to_run(&Mocha::new(), text.as_bytes(), &ParseOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+const ENTRY: &str = r#"{"title":"adds","fullTitle":"calc adds","file":"t.js","duration":1,"currentRetry":0,"speed":"fast","err":{}"#;
+
+fn foreign(run: &TestRun) -> Vec<&str> {
+    run.problems
+        .iter()
+        .filter(|p| p.kind == ProblemKind::ForeignContent)
+        .map(|p| p.detail.as_str())
+        .collect()
+}
+
+/// Issue 36, attack findings 36A-1 and 36B-3: every key Mocha writes is known; a key it never
+/// writes inside `stats` or a test entry (where a forged document swallows Mocha's own) is
+/// foreign content, named once however many arrays repeat it.
+#[test]
+fn a_key_mocha_never_writes_below_the_top_is_foreign_content() {
+    let honest = doc(&format!("{ENTRY}}}"), "");
+    assert!(honest.problems.is_empty(), "{:?}", honest.problems);
+
+    let swallowed = r#","mocha":{"stats":{"tests":2,"failures":2},"tests":[],"failures":[]}"#;
+    let run = doc(&format!("{ENTRY}}}"), swallowed);
+    let found = foreign(&run);
+    assert_eq!(found.len(), 1, "{:?}", run.problems);
+    assert!(found[0].contains("`stats.mocha`"), "{found:?}");
+
+    let run = doc(&format!(r#"{ENTRY},"context":{{"x":1}}}}"#), "");
+    let found = foreign(&run);
+    assert_eq!(found.len(), 1, "{:?}", run.problems);
+    assert!(found[0].contains("`tests[].context`"), "{found:?}");
+    assert!(found[0].contains("`passes[].context`"), "{found:?}");
+}
+
+/// `err`'s members are the thrown error's own (any key), but a whole Mocha document inside
+/// one is foreign content; an error with ordinary extra properties is not.
+#[test]
+fn a_mocha_document_inside_an_error_is_foreign_content() {
+    let with_err = |err: &str| {
+        format!(
+            r#"{{"title":"adds","fullTitle":"calc adds","file":"t.js","duration":1,"currentRetry":0,"err":{err}}}"#
+        )
+    };
+    let text = |entry: &str| {
+        format!(
+            r#"{{"stats":{{"tests":1,"passes":0,"pending":0,"failures":1}},"tests":[{entry}],"pending":[],"failures":[{entry}],"passes":[]}}"#
+        )
+    };
+    let read =
+        |t: String| parse_to_run(&Mocha::new(), t.as_bytes(), &ParseOptions::default()).unwrap();
+    let plain = read(text(&with_err(
+        r#"{"message":"boom","code":"E1","showDiff":false,"stats":{"size":1}}"#,
+    )));
+    assert!(foreign(&plain).is_empty(), "{:?}", plain.problems);
+    let nested = read(text(&with_err(
+        r#"{"message":"boom","doc":{"stats":{"tests":2},"tests":[],"passes":[]}}"#,
+    )));
+    let found = foreign(&nested);
+    assert_eq!(found.len(), 1, "{:?}", nested.problems);
+    assert!(found[0].contains("a Mocha document"), "{found:?}");
+}
