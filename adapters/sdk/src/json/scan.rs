@@ -43,6 +43,8 @@ impl From<StreamError> for Stop {
 
 pub(crate) type Scan<T> = Result<T, Stop>;
 
+mod quick;
+
 /// One key of an open object: its decoded bytes in [`Keys::arena`] and its place.
 struct Key {
     start: usize,
