@@ -156,6 +156,8 @@ pub(crate) struct Scanner<'r, R: BufRead + ?Sized> {
     nest: Vec<bool>,
     /// The last decoded key, for the caller.
     pub(crate) key: Vec<u8>,
+    /// The quick pass's keys ([`quick`]).
+    quick_keys: quick::QuickKeys,
 }
 
 impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
@@ -172,6 +174,7 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
             keys: Keys::default(),
             nest: Vec::new(),
             key: Vec::new(),
+            quick_keys: quick::QuickKeys::default(),
         }
     }
 

@@ -544,6 +544,18 @@ fn the_quick_pass_agrees_with_the_full_check() {
     ] {
         assert_eq!(parsed_by(doc, &[3], true), parsed_by(doc, &[3], false));
     }
+    // Objects of more keys than the quick pass compares, with a key given twice or not.
+    let keys = |n: usize| (0..n).map(|k| format!("\"k{k}\": {k}")).collect::<Vec<_>>();
+    let mut twice = keys(40);
+    twice.push("\"k3\": 0".to_owned());
+    for members in [keys(40), twice] {
+        let doc = format!("{{\"tests\": [{{{}}}, {{}}]}}", members.join(", "));
+        let (quick, full) = (
+            parsed_by(doc.as_bytes(), &[7], true),
+            parsed_by(doc.as_bytes(), &[7], false),
+        );
+        assert_eq!(quick, full);
+    }
 }
 
 proptest! {

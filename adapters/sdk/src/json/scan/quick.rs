@@ -1,17 +1,52 @@
 //! The scanner's quick pass over an element a reader parses with serde_json anyway
 //! ([`Visitor::parses_elements`](crate::json::stream::Visitor::parses_elements)): it finds the
-//! element's end by its structure alone (brackets, strings crossed with `memchr2` on their
-//! quote or backslash) and checks the duplicate-key rule, leaving syntax, escapes and numbers
+//! element's end by its structure alone (brackets, and strings crossed to their quote, 8
+//! bytes at a time) and checks the duplicate-key rule, leaving syntax, escapes and numbers
 //! to the serde_json parse that reads the element. Checking them here too is what made the
 //! stream slower than reading the file whole (the full check cost as much as the parse). It
 //! gives up, to the full check, on anything it cannot follow: the input ending, brackets that
-//! do not match, a key given twice, an escape it cannot decode. Lines are counted once the
-//! end is found, in bulk.
+//! do not match, a key given twice, a key with an escape, an object of more than 32 keys.
+//! Lines are counted once the end is found, in bulk.
 
 use std::io::BufRead;
 
-use super::{MAX_NESTING, Scan, Scanner, unescape};
-use crate::json::place::Position;
+use super::{MAX_NESTING, Scan, Scanner, key_tag};
+
+/// Keys per object the quick pass compares one by one; an object with more is left to the
+/// full check (its hash map).
+const QUICK_KEYS: usize = 32;
+
+/// The keys of the objects open in the element being crossed: each key's [`key_tag`] and
+/// where it is from the pin (the element's first byte), not a copy.
+#[derive(Default)]
+pub(crate) struct QuickKeys {
+    keys: Vec<(u64, usize, usize)>,
+    /// Where each open object's keys start in `keys`.
+    frames: Vec<usize>,
+}
+
+impl QuickKeys {
+    /// Adds the key `held[from..from + len]` to the innermost object; `false` when that object
+    /// holds it already, or holds too many keys to compare.
+    #[inline]
+    fn add(&mut self, held: &[u8], from: usize, len: usize) -> bool {
+        let Some(&first) = self.frames.last() else {
+            return false;
+        };
+        let key = &held[from..from + len];
+        let tag = key_tag(key);
+        let open = &self.keys[first..];
+        if open.len() >= QUICK_KEYS
+            || open
+                .iter()
+                .any(|&(t, f, l)| t == tag && &held[f..f + l] == key)
+        {
+            return false;
+        }
+        self.keys.push((tag, from, len));
+        true
+    }
+}
 
 /// What a byte is to the quick pass.
 const PLAIN: u8 = 0;
@@ -37,7 +72,6 @@ static CLASS: [u8; 256] = {
 pub(crate) struct Mark {
     line: usize,
     line_start: u64,
-    frames: usize,
     nest: usize,
 }
 
@@ -54,7 +88,6 @@ impl<R: BufRead + ?Sized> Scanner<'_, R> {
         Mark {
             line: self.line,
             line_start: self.line_start,
-            frames: self.keys.frames.len(),
             nest: self.nest.len(),
         }
     }
@@ -64,9 +97,6 @@ impl<R: BufRead + ?Sized> Scanner<'_, R> {
         self.pos = self.pin.unwrap_or(0);
         self.line = mark.line;
         self.line_start = mark.line_start;
-        while self.keys.frames.len() > mark.frames {
-            self.keys.close();
-        }
         self.nest.truncate(mark.nest);
     }
 
@@ -85,20 +115,16 @@ impl<R: BufRead + ?Sized> Scanner<'_, R> {
         // element that is not JSON is checked in full again when its parse fails.
         let start = self.pin.unwrap_or(start);
         let text = &self.buf[start..self.pos];
-        let lines = text.iter().filter(|&&b| b == b'\n').count();
         if let Some(last) = memchr::memrchr(b'\n', text) {
-            self.line += lines;
+            self.line += text[..=last].iter().filter(|&&b| b == b'\n').count();
             self.line_start = self.base + (start + last) as u64 + 1;
         }
         Ok(true)
     }
 
     fn cross(&mut self, depth: usize, base: usize) -> Scan<bool> {
-        let unplaced = Position {
-            offset: 0,
-            line: 0,
-            column: 0,
-        };
+        self.quick_keys.keys.clear();
+        self.quick_keys.frames.clear();
         let mut want_key = false;
         let mut open: Option<Open> = None;
         loop {
@@ -120,25 +146,15 @@ impl<R: BufRead + ?Sized> Scanner<'_, R> {
                         }
                         break;
                     }
-                    let quote = self.pin.unwrap_or(0) + s.from_pin;
+                    let from_pin = s.from_pin + 1;
                     let escaped = s.escaped;
                     open = None;
                     if want_key {
                         want_key = false;
-                        let raw = &self.buf[quote + 1..i];
-                        let decoded;
-                        let key = if escaped {
-                            match unescape(raw) {
-                                Some(k) => {
-                                    decoded = k;
-                                    decoded.as_bytes()
-                                }
-                                None => return Ok(false),
-                            }
-                        } else {
-                            raw
-                        };
-                        if self.keys.add(key, unplaced).is_some() {
+                        // A key with an escape (rare) is compared decoded by the full check.
+                        let pin = self.pin.unwrap_or(0);
+                        let len = i - pin - from_pin;
+                        if escaped || !self.quick_keys.add(&self.buf[pin..], from_pin, len) {
                             return Ok(false);
                         }
                     }
@@ -169,7 +185,7 @@ impl<R: BufRead + ?Sized> Scanner<'_, R> {
                             let object = b == b'{';
                             self.nest.push(object);
                             if object {
-                                self.keys.open();
+                                self.quick_keys.frames.push(self.quick_keys.keys.len());
                             }
                             want_key = object;
                             i += 1;
@@ -180,8 +196,8 @@ impl<R: BufRead + ?Sized> Scanner<'_, R> {
                                 return Ok(false);
                             }
                             self.nest.pop();
-                            if object {
-                                self.keys.close();
+                            if object && let Some(first) = self.quick_keys.frames.pop() {
+                                self.quick_keys.keys.truncate(first);
                             }
                             want_key = false;
                             i += 1;
