@@ -82,6 +82,16 @@ pub enum DetectError {
         /// What the file is, and how to get results gapscore reads.
         reason: String,
     },
+    /// An adapter could not say whether it reads the file: a plugin isolated in a child
+    /// process crashed or hung while detecting (`--plugin-isolate`). The file is not read, and
+    /// never left out as unrecognised.
+    #[error(
+        "{reason}; the file is not read (a detection that failed is never taken as \"not this format\")"
+    )]
+    DetectionFailed {
+        /// The plugin, and what happened.
+        reason: String,
+    },
     /// A forced format id is unknown.
     #[error("unknown format `{id}` (known formats: {})", .known.join(", "))]
     UnknownFormat {
@@ -283,11 +293,14 @@ impl Registry {
         prefix: &[u8],
         file_name: Option<&str>,
     ) -> Result<(&Registered, u8), DetectError> {
-        let scored: Vec<(u8, &Registered)> = self
-            .entries
-            .iter()
-            .map(|e| (e.adapter.detect(prefix, file_name).min(100), e))
-            .collect();
+        let mut scored: Vec<(u8, &Registered)> = Vec::with_capacity(self.entries.len());
+        for e in &self.entries {
+            let score = e
+                .adapter
+                .try_detect(prefix, file_name)
+                .map_err(|reason| DetectError::DetectionFailed { reason })?;
+            scored.push((score.min(100), e));
+        }
         let best = scored.iter().map(|(c, _)| *c).max().unwrap_or(0);
         if best == 0 {
             if let Some(reason) = crate::unread::describe(prefix, file_name) {

@@ -199,6 +199,15 @@ pub trait Adapter: Send + Sync {
     /// the first 64 KiB (`prefix`) and the file name (which may be absent).
     fn detect(&self, prefix: &[u8], file_name: Option<&str>) -> u8;
 
+    /// [`Adapter::detect`], or why no score could be had at all: for a host, an adapter whose
+    /// detection runs elsewhere and can fail (a plugin isolated in a child process that crashed
+    /// or hung while detecting). The host fails the file with the reason rather than read a
+    /// failed detection as "no claim", which would leave a file found in a directory unread.
+    /// The default is [`Adapter::detect`], which cannot fail.
+    fn try_detect(&self, prefix: &[u8], file_name: Option<&str>) -> Result<u8, String> {
+        Ok(self.detect(prefix, file_name))
+    }
+
     /// [`Adapter::detect`]'s score for a file, with the conditions it checked and their
     /// outcomes, for `gapscore adapters --explain FILE`. The default gives the score only and
     /// says so; an adapter that writes its detection once over a [`detect::Why`] answers both

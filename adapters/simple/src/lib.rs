@@ -76,7 +76,7 @@ fn detection(prefix: &[u8], why: &mut Why) -> u8 {
     // own keys is still claimed, weakly, so a broken simple file gets the reader's error
     // at its line and column.
     if !why.check(
-        "the first entry of \"tests\" is an object with a \"name\"",
+        "no sign \"tests\" is another format's (its first entry, if any, is an object with a \"name\")",
         first_test_has_name(&p[first..]),
     ) {
         return if why.check("a \"tests\" key", has_key(p, b"\"tests\""))

@@ -6,8 +6,9 @@
 //! file is read as usual.
 //!
 //! Detection runs in a child too (`--gapscore-detect`, one short process per file and plugin):
-//! a plugin can crash in `detect` as well. A crash there counts as no claim (confidence 0),
-//! which `gapscore adapters --explain FILE` shows with the signal.
+//! a plugin can crash in `detect` as well. A detection that failed fails the file
+//! ([`Adapter::try_detect`](gapscore_adapter_sdk::Adapter::try_detect)), never "no claim",
+//! and `gapscore adapters --explain FILE` shows the signal.
 
 use std::io::{Read as _, Write as _};
 use std::path::Path;
@@ -164,7 +165,7 @@ pub(super) fn explain_detect(
         Err(reason) => Detection::score_only(
             0,
             format!(
-                "plugin `{}`: {reason}; counted as no claim (0)",
+                "plugin `{}`: {reason}; the file is not read (a failed detection is never \"not this format\")",
                 adapter.info.name
             ),
         ),

@@ -575,10 +575,18 @@ impl Adapter for ExecAdapter {
     }
 
     fn detect(&self, prefix: &[u8], file_name: Option<&str>) -> u8 {
+        self.try_detect(prefix, file_name).unwrap_or(0)
+    }
+
+    /// An isolated plugin's detection that failed (a crash, a hang, no answer) is an error the
+    /// host fails the file with, never "no claim": a file the plugin would have read must not
+    /// be left unread because its bytes crashed the plugin.
+    fn try_detect(&self, prefix: &[u8], file_name: Option<&str>) -> Result<u8, String> {
         if self.isolated.is_some() {
-            return isolate::detect(self, prefix, file_name).unwrap_or(0);
+            return isolate::detect(self, prefix, file_name)
+                .map_err(|reason| format!("plugin `{}`: {reason}", self.info.name));
         }
-        self.score(prefix, file_name, &mut Why::silent())
+        Ok(self.score(prefix, file_name, &mut Why::silent()))
     }
 
     fn explain_detect(&self, prefix: &[u8], file_name: Option<&str>) -> Detection {

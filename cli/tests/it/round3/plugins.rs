@@ -311,8 +311,10 @@ fn item06_isolate_contains_a_crash_to_its_file_and_keeps_the_others() {
     assert_eq!(score(true), score(false));
 }
 
-/// A plugin can crash in `detect` too: under isolation that is no claim (0), shown by
-/// `--explain`, and the other files are read.
+/// A plugin can crash in `detect` too: under isolation that fails the file (named, with the
+/// signal), shown by `--explain`, and the other files are read. Never "no claim": found in a
+/// directory, a file whose bytes crash the plugin's detection would otherwise be skipped as
+/// unrecognised, its failures uncounted.
 #[test]
 fn item06_a_crash_in_detect_is_contained_and_explained() {
     let dir = tempfile::tempdir().unwrap();
@@ -363,11 +365,32 @@ fn item06_a_crash_in_detect_is_contained_and_explained() {
     );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("bad.crash: no adapter recognises this file"),
+        stderr(&o).contains("bad.crash: plugin `v2_crash`")
+            && stderr(&o).contains("SIGSEGV")
+            && stderr(&o).contains("the file is not read"),
         "{}",
         stderr(&o)
     );
     assert_eq!(json_of(&o)[0]["tests"][0]["name"], "adds", "{}", stdout(&o));
+    // Found in a directory, the file is not skipped as unrecognised: `score` fails (exit 2)
+    // rather than score the other file alone.
+    let results = dir.path().join("results");
+    std::fs::create_dir(&results).unwrap();
+    std::fs::copy(&good, results.join("good.crash")).unwrap();
+    std::fs::copy(&bad, results.join("bad.crash")).unwrap();
+    let o = run_in(
+        dir.path(),
+        &[
+            "score",
+            "--plugin",
+            s(&plugin),
+            "--plugin-isolate",
+            "--sealed",
+            "results",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}\n{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("bad.crash"), "{}", stderr(&o));
 }
 
 /// Before: `good.crash: no message`. After: the plugin, its file and what it did.
