@@ -229,6 +229,11 @@ struct Root<'a, 's> {
 }
 
 impl stream::Visitor for Root<'_, '_> {
+    // `element` parses each element whole with serde_json, which judges its syntax.
+    fn parses_elements(&self) -> bool {
+        true
+    }
+
     fn member(&mut self, path: &[String], key: &str) -> Want {
         match (path.len(), key) {
             (0, "results") => {

@@ -89,6 +89,11 @@ impl Root<'_, '_> {
 }
 
 impl stream::Visitor for Root<'_, '_> {
+    // `element` parses each element whole with serde_json, which judges its syntax.
+    fn parses_elements(&self) -> bool {
+        true
+    }
+
     fn member(&mut self, path: &[String], key: &str) -> Want {
         self.member_read();
         if !path.is_empty() {

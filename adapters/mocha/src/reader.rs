@@ -361,6 +361,11 @@ struct Root<'a, 's> {
 }
 
 impl stream::Visitor for Root<'_, '_> {
+    // `element` parses each element whole with serde_json, which judges its syntax.
+    fn parses_elements(&self) -> bool {
+        true
+    }
+
     fn member(&mut self, path: &[String], key: &str) -> Want {
         // `stats` is read member by member, so that a value Mocha never writes there (a
         // swallowed document) is named and skipped, never held.

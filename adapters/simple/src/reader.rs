@@ -194,6 +194,11 @@ struct Root<'a> {
 }
 
 impl stream::Visitor for Root<'_> {
+    // `element` parses each element whole with serde_json, which judges its syntax.
+    fn parses_elements(&self) -> bool {
+        true
+    }
+
     fn member(&mut self, _path: &[String], key: &str) -> Want {
         self.in_tests = key == "tests";
         match key {

@@ -378,6 +378,11 @@ struct Root<'a> {
 }
 
 impl stream::Visitor for Root<'_> {
+    // `element` parses each element whole with serde_json, which judges its syntax.
+    fn parses_elements(&self) -> bool {
+        true
+    }
+
     fn member(&mut self, path: &[String], key: &str) -> Want {
         if !path.is_empty() {
             return Want::Skip;

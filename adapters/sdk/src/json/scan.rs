@@ -43,6 +43,8 @@ impl From<StreamError> for Stop {
 
 pub(crate) type Scan<T> = Result<T, Stop>;
 
+mod quick;
+
 /// One key of an open object: its decoded bytes in [`Keys::arena`] and its place.
 struct Key {
     start: usize,
@@ -154,6 +156,8 @@ pub(crate) struct Scanner<'r, R: BufRead + ?Sized> {
     nest: Vec<bool>,
     /// The last decoded key, for the caller.
     pub(crate) key: Vec<u8>,
+    /// The quick pass's keys ([`quick`]).
+    quick_keys: quick::QuickKeys,
 }
 
 impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
@@ -170,6 +174,7 @@ impl<'r, R: BufRead + ?Sized> Scanner<'r, R> {
             keys: Keys::default(),
             nest: Vec::new(),
             key: Vec::new(),
+            quick_keys: quick::QuickKeys::default(),
         }
     }
 

@@ -143,6 +143,18 @@ pub trait Visitor {
         Ok(())
     }
 
+    /// `true` when [`Visitor::element`] parses every complete element it is handed with
+    /// serde_json, whole (`from_str`, or a `Deserializer::from_str` read to the element's
+    /// end), and fails with serde_json's error when the parse does. The stream then finds an
+    /// element's end by its structure and checks its keys, and leaves its syntax to that parse
+    /// (checking it twice cost as much as the parse); when `element` fails, the element is
+    /// checked in full and a syntax or UTF-8 error found there is returned instead, so the
+    /// error is the one a full check first would give. `false` (the default): every element is
+    /// checked before it is handed over.
+    fn parses_elements(&self) -> bool {
+        false
+    }
+
     /// An array wanted as [`Want::Elements`] has closed, complete; `at` is its `]` (where
     /// serde_json places an error a sequence visitor raises after its last element).
     fn array_end(&mut self, path: &[String], at: Position) -> Result<(), StreamError> {
@@ -292,9 +304,17 @@ impl<R: BufRead + ?Sized> Driver<'_, R> {
 
     /// A value kept whole (pinned while it is scanned) and handed over, cut or not.
     fn held(&mut self, depth: usize, v: &mut dyn Visitor, hand: Hand) -> Result<(), Stop> {
-        self.scan.skip_ws_some()?;
+        let first = self.scan.skip_ws_some()?;
         let at = self.scan.position(self.scan.pos);
         self.scan.pin(self.scan.pos);
+        if matches!(hand, Hand::Element)
+            && matches!(first, b'{' | b'[')
+            && v.parses_elements()
+            && let Some(r) = self.quick(depth, v, at)
+        {
+            self.scan.unpin();
+            return r;
+        }
         let r = self.scan.skip_value(depth);
         let start = self.scan.pinned().unwrap_or(0);
         self.scan.unpin();
@@ -321,6 +341,48 @@ impl<R: BufRead + ?Sized> Driver<'_, R> {
         }
         .map_err(Stop::from)?;
         if complete { Ok(()) } else { Err(Stop::Eof) }
+    }
+}
+
+impl<R: BufRead + ?Sized> Driver<'_, R> {
+    /// An element crossed by its structure and handed to a visitor that parses it (see
+    /// [`Visitor::parses_elements`]); `None` when the quick pass gave up, the scanner back at
+    /// the element's start (pinned) to check it in full.
+    fn quick(
+        &mut self,
+        depth: usize,
+        v: &mut dyn Visitor,
+        at: Position,
+    ) -> Option<Result<(), Stop>> {
+        let mark = self.scan.mark();
+        match self.scan.cross_structure(depth) {
+            Ok(true) => {}
+            Ok(false) => {
+                self.scan.rewind(&mark);
+                return None;
+            }
+            Err(e) => return Some(Err(e)),
+        }
+        let start = self.scan.pinned().unwrap_or(0);
+        let Ok(text) = std::str::from_utf8(&self.scan.buf[start..self.scan.pos]) else {
+            self.scan.rewind(&mark);
+            return None;
+        };
+        let value = Value {
+            text,
+            at,
+            complete: true,
+        };
+        let Err(refused) = v.element(&self.path, value) else {
+            return Some(Ok(()));
+        };
+        // The element may not be JSON: what the full check finds comes first, as when it ran
+        // before the element was handed over.
+        self.scan.rewind(&mark);
+        Some(match self.scan.skip_value(depth) {
+            Err(Stop::Error(e)) => Err(Stop::Error(e)),
+            _ => Err(Stop::from(refused)),
+        })
     }
 }
 

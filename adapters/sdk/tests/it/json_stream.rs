@@ -443,3 +443,136 @@ fn array_end_is_placed_on_the_closing_bracket() {
     let e = serde_json::from_slice::<serde_json::Value>(&doc[..=bracket as usize]).unwrap_err();
     assert_eq!((e.line(), e.column()), (4, 2));
 }
+
+/// A reader of `{"tests": [...]}` that parses each element with serde_json, with or without
+/// the quick pass ([`Visitor::parses_elements`]); what it kept: each element parsed (text and
+/// place), or `cut` for the one the input ended in.
+struct Parses {
+    quick: bool,
+    kept: Vec<String>,
+}
+
+impl Visitor for Parses {
+    fn member(&mut self, path: &[String], key: &str) -> Want {
+        match (path.len(), key) {
+            (0, "tests") => Want::Elements,
+            (0, "nested") => Want::Descend,
+            (1, "tests") => Want::Elements,
+            _ => Want::Skip,
+        }
+    }
+    fn element(&mut self, _: &[String], e: Value<'_>) -> Result<(), StreamError> {
+        match serde_json::from_str::<serde_json::Value>(e.text) {
+            Ok(_) => self.kept.push(format!("{} at {:?}", e.text, e.at)),
+            Err(err) if err.is_eof() && !e.complete => self.kept.push("cut".to_owned()),
+            Err(err) => return Err(e.json_error(&err).into()),
+        }
+        Ok(())
+    }
+    fn parses_elements(&self) -> bool {
+        self.quick
+    }
+}
+
+/// What a reader sees of `doc`, with the quick pass or not.
+fn parsed_by(doc: &[u8], steps: &[usize], quick: bool) -> String {
+    let mut v = Parses {
+        quick,
+        kept: Vec::new(),
+    };
+    let r = visit(&mut Chunky::new(doc, steps), Want::Descend, &mut v);
+    let r = match r {
+        Err(e) => format!("{:?}", e.to_input_error().ok_or(e.to_string())),
+        Ok(o) => format!("{o:?}"),
+    };
+    format!("{:?} then {r}", v.kept)
+}
+
+/// Elements that are not JSON, each a different way, and some that are.
+const ELEMENTS: [&str; 22] = [
+    "{\"a\":1,}",
+    "{\"a\":[1,2,]}",
+    "{\"a\" 1}",
+    "{\"a\":1 \"b\":2}",
+    "[1 2]",
+    "{1:2}",
+    "{\"a\":tru}",
+    "{\"a\":-}",
+    "{\"a\":01}",
+    "{\"a\":1.}",
+    "{\"a\":\"x\\q\"}",
+    "{\"a\":\"x\\u12G4\"}",
+    "{\"a\":\"line\nbreak\"}",
+    "{\"a\":]}",
+    "[}",
+    "{\"a\":1,\"a\":2}",
+    "{\"a\":{\"x\":[1,}, \"a\":2}",
+    "{\"\\u0061\":1,\"a\":[}",
+    "{\"k\\u12\":1}",
+    "{\n  \"deep\": [[[{\"x\": [true, false, null]}]]],\n  \"s\": \"t\\u00e9st é \\\"q\\\\\"\n}",
+    "[{\"a\":1},\n {\"a\":\"]\"}]",
+    "{\"a\":\"\\ud800\"}",
+];
+
+/// The quick pass hands a reader the same elements and ends with the same result (the same
+/// error at the same place) as checking each element in full first, element by element, cut
+/// anywhere, however the reads split the input.
+#[test]
+fn the_quick_pass_agrees_with_the_full_check() {
+    for (i, element) in ELEMENTS.iter().enumerate() {
+        let doc = format!(
+            "{{\"tests\": [{{\"ok\": 1}},\n  {element} ,\n {{\"after\": [2]}}], \"nested\": {{\"tests\": [{element}]}}, \"x\": {}}}",
+            if i % 2 == 0 { "1" } else { "[}" }
+        );
+        for cut in (1..=doc.len()).filter(|&c| doc.is_char_boundary(c)) {
+            let d = &doc.as_bytes()[..cut];
+            // Whole reads and small ones in turn (a string or key cut by a refill).
+            let steps = [&[usize::MAX][..], &[1, 2, 5]][cut % 2];
+            assert_eq!(
+                parsed_by(d, steps, true),
+                parsed_by(d, steps, false),
+                "{:?} in reads of {steps:?}",
+                &doc[..cut]
+            );
+        }
+    }
+    // Invalid UTF-8 inside an element, and after it.
+    for doc in [
+        &b"{\"tests\": [{\"a\": \"\xC3\x28\"}]}"[..],
+        b"{\"tests\": [{\"a\": 1}, \xFF]}",
+        b"{\"tests\": [{\"\xE9\": 1}]}",
+    ] {
+        assert_eq!(parsed_by(doc, &[3], true), parsed_by(doc, &[3], false));
+    }
+    // Objects of more keys than the quick pass compares, with a key given twice or not.
+    let keys = |n: usize| (0..n).map(|k| format!("\"k{k}\": {k}")).collect::<Vec<_>>();
+    let mut twice = keys(40);
+    twice.push("\"k3\": 0".to_owned());
+    for members in [keys(40), twice] {
+        let doc = format!("{{\"tests\": [{{{}}}, {{}}]}}", members.join(", "));
+        let (quick, full) = (
+            parsed_by(doc.as_bytes(), &[7], true),
+            parsed_by(doc.as_bytes(), &[7], false),
+        );
+        assert_eq!(quick, full);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The same on random documents whose objects often give a key twice.
+    #[test]
+    fn the_quick_pass_agrees_with_the_full_check_on_random_elements(
+        a in doc(),
+        b in doc(),
+        cut in 0.0f64..1.0,
+        steps in prop::collection::vec(1usize..9, 1..4),
+    ) {
+        let d = format!("{{\"tests\": [{a},\n{b}], \"after\": {a}}}");
+        let n = (d.len() as f64 * cut) as usize;
+        for text in [d.as_bytes(), &d.as_bytes()[..n]] {
+            prop_assert_eq!(parsed_by(text, &steps, true), parsed_by(text, &steps, false));
+        }
+    }
+}
