@@ -137,7 +137,7 @@ codes! {
         "the runner's console summary, printed at the end of every complete run, is absent beside its result files",
         "let the runner print its summary (no `-qq`, a console reporter besides the file one: vitest `--reporter=default`); a run whose output was silenced or cut before it cannot be compared";
     ForeignContent = "P024", "readers",
-        "a result file holds what its runner never writes (a key Mocha's JSON reporter never writes, at the top, in `stats` or in a test entry, or a Mocha document nested in an entry; lines that are not TAP in a TAP stream on the command's output): something else wrote into it",
+        "a result file holds what its runner never writes (a key outside Mocha's JSON document, lines that are not TAP in a TAP stream on the command's output): something else wrote into it",
         "have the runner write its results to a file (`--reporter-option output=FILE`, `--test-reporter-destination=FILE`) and read that file, not the command's output the implementation can print to";
     DottedTwin = "P025", "run",
         "a Python module outside the sealed directory has a sealed test module's dotted path (`tests.sealed/test_calc.py` and `tests/sealed/test_calc.py`), so pytest's JUnit XML names their tests alike",
