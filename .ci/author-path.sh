@@ -27,6 +27,11 @@ export CARGO_INCREMENTAL=0
 export CARGO_NET_OFFLINE=true
 
 echo "--> packaging gapscore-model, gapscore-adapter-sdk, gapscore-adapter-testing"
+# cargo unpacks the packaged crates it verifies against into $CARGO_HOME/registry/src/<hash of the
+# overlay's path>/NAME-VERSION and reuses a copy already there: a checkout at the same path that
+# packaged an older gapscore-model of the same version would be verified against that one (seen
+# in CI, 2026-11-29). No gapscore crate comes from a registry, so their unpacked copies go first.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/gapscore-*
 cargo package --locked --offline -p gapscore-model -p gapscore-fold -p gapscore-adapter-sdk \
   -p gapscore-core -p gapscore-adapter-testing
 cargo build --locked -p gapscore
