@@ -73,7 +73,7 @@ pub fn parse_reader<R: BufRead + ?Sized>(
         suite: String::new(),
         id: String::new(),
     };
-    let mut tail = Tail::new(reader);
+    let mut tail = stream::Tail::new(reader);
     let mut root = Root {
         st: &mut state,
         results: false,
@@ -118,65 +118,6 @@ pub fn parse_reader<R: BufRead + ?Sized>(
         }
         .into()),
         Err(e) => Err(e.into()),
-    }
-}
-
-/// The reader the stream reads through, noting where the last byte that is not whitespace
-/// ends (a cut document's `truncated` problem says so), a byte order mark not counted.
-struct Tail<'r, R: ?Sized> {
-    inner: &'r mut R,
-    consumed: u64,
-    content_end: u64,
-    bom: bool,
-}
-
-impl<'r, R: BufRead + ?Sized> Tail<'r, R> {
-    fn new(inner: &'r mut R) -> Self {
-        Tail {
-            inner,
-            consumed: 0,
-            content_end: 0,
-            bom: false,
-        }
-    }
-
-    fn content_end(&self) -> u64 {
-        self.content_end
-            .saturating_sub(if self.bom { 3 } else { 0 })
-    }
-}
-
-impl<R: BufRead + ?Sized> std::io::Read for Tail<'_, R> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = {
-            let buf = self.fill_buf()?;
-            let n = buf.len().min(out.len());
-            out[..n].copy_from_slice(&buf[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead + ?Sized> BufRead for Tail<'_, R> {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, n: usize) {
-        // The bytes consumed are still the front of the inner buffer: no read happens here.
-        if let Ok(buf) = self.inner.fill_buf() {
-            let taken = &buf[..n.min(buf.len())];
-            if self.consumed == 0 {
-                self.bom = taken.starts_with(b"\xEF\xBB\xBF");
-            }
-            if let Some(i) = taken.iter().rposition(|b| !b.is_ascii_whitespace()) {
-                self.content_end = self.consumed + i as u64 + 1;
-            }
-        }
-        self.consumed += n as u64;
-        self.inner.consume(n);
     }
 }
 

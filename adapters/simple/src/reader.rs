@@ -59,14 +59,11 @@ pub fn parse_reader<R: BufRead + ?Sized>(
         index: 0,
         cut: None,
     };
-    let mut last = Last {
-        inner: reader,
-        last: [b' '; 2],
-    };
-    match stream::visit(&mut last, Want::Descend, &mut root) {
+    let mut tail = stream::Tail::new(reader);
+    match stream::visit(&mut tail, Want::Descend, &mut root) {
         Ok(outcome) => match outcome.truncated_at() {
             None => Ok(()),
-            Some(end) => Err(eof_error(end, root.cut, root.in_tests, last.last).into()),
+            Some(end) => Err(eof_error(end, root.cut, root.in_tests, tail.last()).into()),
         },
         Err(StreamError::Empty) => Err(InputError::Empty(
             "empty file: expected a JSON object with a `tests` array".into(),
@@ -108,47 +105,6 @@ fn eof_error(
             column: end.column.max(1),
         },
         message: message.into(),
-    }
-}
-
-/// The reader the stream reads through, keeping the last two bytes that are not whitespace.
-struct Last<'r, R: ?Sized> {
-    inner: &'r mut R,
-    last: [u8; 2],
-}
-
-impl<R: BufRead + ?Sized> std::io::Read for Last<'_, R> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = {
-            let buf = self.fill_buf()?;
-            let n = buf.len().min(out.len());
-            out[..n].copy_from_slice(&buf[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead + ?Sized> BufRead for Last<'_, R> {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, n: usize) {
-        // The bytes consumed are still the front of the inner buffer: no read happens here.
-        if let Ok(buf) = self.inner.fill_buf() {
-            let mut tail = buf[..n.min(buf.len())]
-                .iter()
-                .rev()
-                .filter(|b| !b.is_ascii_whitespace());
-            match (tail.next(), tail.next()) {
-                (Some(&b), Some(&a)) => self.last = [a, b],
-                (Some(&b), None) => self.last = [self.last[1], b],
-                _ => {}
-            }
-        }
-        self.inner.consume(n);
     }
 }
 

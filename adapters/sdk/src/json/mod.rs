@@ -23,5 +23,6 @@ mod keys;
 mod place;
 mod scan;
 pub mod stream;
+mod tail;
 
 pub use keys::{DuplicateKey, check_unique_keys, find_duplicate_key};

@@ -60,6 +60,7 @@ use gapscore_model::InputError;
 
 pub use super::place::{Position, StreamError, locate};
 use super::scan::{Scanner, Stop};
+pub use super::tail::Tail;
 
 /// What the caller wants of a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
