@@ -36,7 +36,7 @@ pub mod stream;
 pub mod wild;
 
 pub use sinks::{EventLog, NullSink, RouteSink};
-pub use stream::{Trickle, assert_stream_agrees};
+pub use stream::{SPLITS, Trickle, assert_stream_agrees, json_files};
 pub use wild::check_wild;
 
 use std::fmt;

@@ -1,8 +1,11 @@
 //! For streaming readers: [`Trickle`], a reader that hands its bytes over a few at a time (as
 //! a pipe may), and [`assert_stream_agrees`], which reads one input whole and as a trickle,
-//! however the reads split it, and fails unless both give the same run or the same error.
+//! however the reads split it, and fails unless both give the same run or the same error;
+//! [`SPLITS`], the read sizes the adapters' stream tests use, and [`json_files`], the JSON
+//! fixtures under a folder.
 
 use std::io::{BufRead, Read};
+use std::path::{Path, PathBuf};
 
 use gapscore_adapter_sdk::json::stream::locate;
 use gapscore_adapter_sdk::{Adapter, AdapterError, Normalizer, ParseOptions, RunCollector};
@@ -75,4 +78,27 @@ pub fn assert_stream_agrees(adapter: &dyn Adapter, input: &[u8], splits: &[&[usi
             "{what}: read in steps of {steps:?} gives\n{streamed}\nread whole gives\n{whole}"
         );
     }
+}
+
+/// The read sizes the adapters' stream tests split an input by: whole, a byte at a time, and two
+/// uneven mixes (one across the SDK's buffer size).
+pub const SPLITS: &[&[usize]] = &[&[usize::MAX], &[1], &[2, 7], &[4096, 3]];
+
+/// The `.json` files under `dir`, at any depth, sorted.
+pub fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
+    for e in entries {
+        let p = e
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+            .path();
+        if p.is_dir() {
+            out.extend(json_files(&p));
+        } else if p.extension().is_some_and(|x| x == "json") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
 }

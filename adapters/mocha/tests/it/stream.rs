@@ -4,9 +4,7 @@
 use std::path::Path;
 
 use gapscore_adapter_mocha::Mocha;
-use gapscore_adapter_testing::{assert_stream_agrees, each_fixture};
-
-const SPLITS: &[&[usize]] = &[&[usize::MAX], &[1], &[2, 7], &[4096, 3]];
+use gapscore_adapter_testing::{SPLITS, assert_stream_agrees, each_fixture, json_files};
 
 #[test]
 fn every_fixture_reads_the_same_as_a_stream() {
@@ -18,7 +16,7 @@ fn every_fixture_reads_the_same_as_a_stream() {
         if !dir.is_dir() {
             continue;
         }
-        for entry in walk(&dir) {
+        for entry in json_files(&dir) {
             let bytes = std::fs::read(&entry).unwrap();
             assert_stream_agrees(&adapter, &bytes, SPLITS, &entry.display().to_string());
         }
@@ -36,18 +34,4 @@ fn every_cut_of_a_document_keeps_the_same_tests_as_a_stream() {
     for cut in (1..bytes.len()).step_by(7) {
         assert_stream_agrees(&adapter, &bytes[..cut], &[&[3]], &format!("cut at {cut}"));
     }
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else if p.extension().is_some_and(|x| x == "json") {
-            out.push(p);
-        }
-    }
-    out.sort();
-    out
 }

@@ -1,17 +1,15 @@
 //! pytest-json-report streams: every JSON fixture (and every cut of a real report) reads the
 //! same whole and a few bytes at a time, however the reads split it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gapscore_adapter_pytest::Pytest;
-use gapscore_adapter_testing::assert_stream_agrees;
-
-const SPLITS: &[&[usize]] = &[&[usize::MAX], &[1], &[2, 7], &[4096, 3]];
+use gapscore_adapter_testing::{SPLITS, assert_stream_agrees, json_files};
 
 #[test]
 fn every_json_fixture_reads_the_same_as_a_stream() {
     let adapter = Pytest::new();
-    let files = json_fixtures(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"));
+    let files = json_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"));
     assert!(files.len() > 30, "{} fixtures", files.len());
     for path in files {
         let bytes = std::fs::read(&path).unwrap();
@@ -36,18 +34,4 @@ fn every_cut_of_a_real_report_reads_the_same_as_a_stream() {
     for cut in (1..bytes.len()).step_by(61) {
         assert_stream_agrees(&adapter, &bytes[..cut], &[&[5]], &format!("cut at {cut}"));
     }
-}
-
-fn json_fixtures(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(json_fixtures(&p));
-        } else if p.extension().is_some_and(|x| x == "json") {
-            out.push(p);
-        }
-    }
-    out.sort();
-    out
 }
