@@ -48,12 +48,7 @@ const MAX_SYNTHETIC_ATTEMPTS: usize = 100;
 /// tests before the cut are kept and a `truncated` problem says where it ends. On any other
 /// error the sink may already hold the tests before the bad one.
 pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
-    match parse_reader(&mut &input[..], sink) {
-        Ok(()) => Ok(()),
-        Err(AdapterError::Input(e)) => Err(stream::locate(input, e)),
-        // A slice cannot fail to read.
-        Err(e) => Err(InputError::Unlocated(e.to_string())),
-    }
+    stream::read_slice(input, |r| parse_reader(r, sink))
 }
 
 /// Reads a CTRF document from a stream (`json::stream`): `results.tests` one entry at a time,

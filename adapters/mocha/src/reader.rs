@@ -35,12 +35,7 @@ use crate::lists::{self, Ledger, List, Stats};
 /// are kept and a `truncated` problem says where the input ends. Any other malformed input is
 /// an error with its line and column; the sink may then already hold the tests read before it.
 pub fn parse(input: &[u8], sink: &mut dyn EventSink) -> Result<(), InputError> {
-    match parse_reader(&mut &input[..], sink) {
-        Ok(()) => Ok(()),
-        Err(AdapterError::Input(e)) => Err(stream::locate(input, e)),
-        // A slice cannot fail to read.
-        Err(e) => Err(InputError::Unlocated(e.to_string())),
-    }
+    stream::read_slice(input, |r| parse_reader(r, sink))
 }
 
 /// Reads one Mocha JSON document from a stream, in memory bounded by its largest test entry

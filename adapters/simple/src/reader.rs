@@ -36,12 +36,7 @@ pub fn parse(
     opts: &SimpleOptions,
     sink: &mut dyn EventSink,
 ) -> Result<(), InputError> {
-    match parse_reader(&mut &input[..], opts, sink) {
-        Ok(()) => Ok(()),
-        Err(AdapterError::Input(e)) => Err(stream::locate(input, e)),
-        // A slice cannot fail to read.
-        Err(e) => Err(InputError::Unlocated(e.to_string())),
-    }
+    stream::read_slice(input, |r| parse_reader(r, opts, sink))
 }
 
 /// Reads a simple-format document from a stream, one `tests` entry at a time: memory holds

@@ -131,6 +131,21 @@ impl From<StreamError> for crate::AdapterError {
     }
 }
 
+/// Reads a text in memory with a streaming reader (`read`, given the text as a `BufRead`), its
+/// input error at a byte offset placed at a line and column in `input` ([`locate`]): what a
+/// reader's `parse(&[u8])` is when its `parse_reader` streams. A slice cannot fail to read, so
+/// any other error keeps its words, without a place.
+pub fn read_slice(
+    input: &[u8],
+    read: impl FnOnce(&mut &[u8]) -> Result<(), crate::AdapterError>,
+) -> Result<(), InputError> {
+    match read(&mut &input[..]) {
+        Ok(()) => Ok(()),
+        Err(crate::AdapterError::Input(e)) => Err(locate(input, e)),
+        Err(e) => Err(InputError::Unlocated(e.to_string())),
+    }
+}
+
 /// An input error at a byte offset placed at its line and column in `input` (the column in
 /// characters), as the host places a streaming reader's error in a file: for a reader that
 /// also reads a whole text in memory. Any other error is returned as it is.

@@ -58,7 +58,7 @@ use std::io::BufRead;
 
 use gapscore_model::InputError;
 
-pub use super::place::{Position, StreamError, locate};
+pub use super::place::{Position, StreamError, locate, read_slice};
 use super::scan::{Scanner, Stop};
 pub use super::tail::Tail;
 
